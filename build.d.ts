@@ -1,0 +1,6 @@
+// Build-time feature flags, replaced by esbuild `define` from targets/<name>.json (see build.mjs). When running
+// from source (tests, tsx) they are undefined and src/features.ts treats every feature as on.
+declare const __FEATURE_PLANNING__: boolean | undefined
+declare const __FEATURE_REASONING__: boolean | undefined
+declare const __TEA_TARGET__: string | undefined
+declare const __TEA_VERSION__: string | undefined

@@ -1,0 +1,29 @@
+/** Where a command writes. The CLI is the only layer that prints; everything below returns values or emits events. */
+export interface Io {
+  out(text: string): void
+  err(text: string): void
+  /** stderr is a terminal: live progress lines are allowed. */
+  isTTY: boolean
+  env: NodeJS.ProcessEnv
+  cwd: string
+  /** Reads all of stdin (for `-` arguments). */
+  readStdin(): Promise<string>
+}
+
+export function processIo(): Io {
+  return {
+    out: (t) => void process.stdout.write(t),
+    err: (t) => void process.stderr.write(t),
+    isTTY: Boolean(process.stderr.isTTY),
+    env: process.env,
+    cwd: process.cwd(),
+    readStdin: async () => {
+      const chunks: Buffer[] = []
+      for await (const c of process.stdin) chunks.push(c as Buffer)
+      return Buffer.concat(chunks).toString('utf8')
+    },
+  }
+}
+
+/** A command: parsed argv in, exit code out. */
+export type Command = (argv: string[], io: Io) => Promise<number>

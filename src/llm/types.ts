@@ -1,0 +1,80 @@
+/**
+ * The model-provider port. Actions never talk to a provider directly: they call an `LlmClient`, which resolves
+ * the model string (`ollama:qwen2.5:1.5b`, `openai:gpt-4o-mini`), applies `settings.llm` defaults, the timeout
+ * and transient-only retries, and records or replays exchanges for cassettes.
+ */
+
+export type JsonSchema = Record<string, unknown>
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool'
+  content: string
+}
+
+/** `settings.llm` and the matching per-call parameters; every field optional, per-call wins. */
+export interface LlmSettings {
+  /** `provider:model`, e.g. `ollama:qwen2.5:1.5b`. */
+  model?: string
+  temperature?: number
+  /** Seconds for one attempt. Default 120. */
+  timeout?: number
+  /** Retries of transient failures after the first attempt. Default 2. */
+  max_retries?: number
+  /** Overrides OLLAMA_HOST / OPENAI_BASE_URL for this agent. */
+  base_url?: string
+  /** `json`, or a JSON Schema the reply must follow (structured output). */
+  format?: 'json' | JsonSchema
+  keep_alive?: string | number
+}
+
+export interface LlmRequest extends LlmSettings {
+  messages: ChatMessage[]
+  /** Called with each token as it arrives; a provider streams when this is set. */
+  onToken?: (token: string) => void
+  signal?: AbortSignal
+}
+
+export interface LlmUsage {
+  prompt_tokens: number
+  completion_tokens: number
+}
+
+export interface LlmResult {
+  content: string
+  /** Present when `format` was given and the reply parsed as JSON. */
+  parsed?: unknown
+  /** The model string actually used, `provider:model`. */
+  model: string
+  usage: LlmUsage
+  /** How many attempts it took (1 = first try). */
+  attempts: number
+}
+
+/** One provider: a single attempt, no retries (the client retries). */
+export interface LlmProvider {
+  readonly name: string
+  chat(request: ProviderRequest): Promise<ProviderReply>
+}
+
+export interface ProviderRequest {
+  model: string
+  messages: ChatMessage[]
+  temperature?: number
+  format?: 'json' | JsonSchema
+  keep_alive?: string | number
+  baseUrl?: string
+  timeoutMs: number
+  onToken?: (token: string) => void
+  signal?: AbortSignal
+}
+
+export interface ProviderReply {
+  content: string
+  usage: LlmUsage
+}
+
+export interface LlmClient {
+  call(request: LlmRequest): Promise<LlmResult>
+  /** Writes any pending cassette entries. */
+  close(): Promise<void>
+}
