@@ -54,6 +54,8 @@ export type ErrorCode =
   | 'AOF_TRANSITION'
   | 'AOF_LOCKED'
   | 'BUILD_ERROR'
+  | 'NATIVE_LOAD_FAILED'
+  | 'CACHE_DIR_UNUSABLE'
   | 'INTERNAL'
 
 export interface TeaErrorOptions {
