@@ -20,12 +20,17 @@ export type RunEvent =
   | { type: 'log'; node: string; message: string }
   | { type: 'complete'; state: State }
 
+/** An agent's `settings`, resolved with defaults. */
 export interface AgentSettingsView {
   llm: LlmSettings
-  workspace: string
   max_steps: number
+  /** Absolute folder that file.* actions are confined to. */
+  workspace: string
   allow_inline_code: boolean
-  [key: string]: unknown
+  /** Default time limit for `run:` code, seconds. */
+  run_timeout: number
+  checkpoint_keep: number
+  planner: Record<string, unknown>
 }
 
 export interface ActionContext {
@@ -38,6 +43,8 @@ export interface ActionContext {
   settings: AgentSettingsView
   llm: LlmClient
   store: Store
+  /** The run's data dir (`--data-dir`), for actions that keep files beside the store (AOF). */
+  dataDir?: string
   signal: AbortSignal
   emit(event: RunEvent): void
   /**
