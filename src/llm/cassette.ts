@@ -1,0 +1,123 @@
+/**
+ * Cassettes: recorded model exchanges, so agents and tests run offline and deterministically.
+ *
+ * Format: JSONL, one exchange per line, blank lines ignored:
+ *   {"request": {"model": "ollama:qwen2.5:1.5b", "messages": [{"role": "user", "content": "…"}],
+ *                "format"?: "json" | {JSON Schema}, "temperature"?: 0.2},
+ *    "response": {"content": "…", "usage": {"prompt_tokens": 12, "completion_tokens": 40}},
+ *    "tokens"?: ["…", "…"]}
+ * `tokens` is present when the call was streamed; replay feeds them to the token callback in order.
+ *
+ * Matching key: a SHA-256 of the bare model name (the part after `provider:`, so a cassette recorded through
+ * `ollama:` also answers `openai:` or `replay:` with the same model), the messages (role and content) and the
+ * format (key order ignored). Temperature, timeouts and retries are not part of the key.
+ */
+
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { TeaError, errorMessage } from '../core/errors.ts'
+import { isPlainObject } from '../core/util.ts'
+import { parseModelSpec } from './model-spec.ts'
+import type { ChatMessage, JsonSchema, LlmUsage } from './types.ts'
+
+export interface CassetteEntry {
+  request: { model: string; messages: ChatMessage[]; format?: 'json' | JsonSchema; temperature?: number }
+  response: { content: string; usage: LlmUsage }
+  tokens?: string[]
+}
+
+export interface LoadedEntry {
+  entry: CassetteEntry
+  key: string
+  /** 1-based line in the file, for messages. */
+  line: number
+}
+
+export function cassetteKey(model: string, messages: ChatMessage[], format: 'json' | JsonSchema | undefined): string {
+  const canonical = canonicalJson([bareModel(model), messages.map((m) => [m.role, m.content]), format ?? null])
+  return createHash('sha256').update(canonical).digest('hex')
+}
+
+/** `ollama:qwen2.5:1.5b` → `qwen2.5:1.5b`; a hand-written name without a known provider stays as it is. */
+export function bareModel(model: string): string {
+  try {
+    return parseModelSpec(model).model
+  } catch {
+    return model
+  }
+}
+
+export function readCassette(path: string): LoadedEntry[] {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (e) {
+    throw new TeaError('CASSETTE_INVALID', `cannot read cassette ${path}: ${errorMessage(e)}`, {
+      details: { path },
+      hint: 'record one with --record FILE first',
+    })
+  }
+  const entries: LoadedEntry[] = []
+  text.split('\n').forEach((raw, i) => {
+    if (raw.trim() === '') return
+    const entry = parseEntry(raw, `${path}:${i + 1}`)
+    entries.push({ entry, line: i + 1, key: cassetteKey(entry.request.model, entry.request.messages, entry.request.format) })
+  })
+  return entries
+}
+
+export function parseEntry(raw: string, where: string): CassetteEntry {
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch (e) {
+    throw invalid(where, `the line is not valid JSON (${errorMessage(e)})`)
+  }
+  if (!isPlainObject(value)) throw invalid(where, 'expected an object {"request": …, "response": …}')
+  const { request, response, tokens } = value
+  if (!isPlainObject(request) || typeof request['model'] !== 'string') throw invalid(where, 'expected request.model to be a string')
+  const messages = request['messages']
+  if (!Array.isArray(messages) || !messages.every(isMessage)) {
+    throw invalid(where, 'expected request.messages to be a list of {"role", "content"} with string values')
+  }
+  const format = request['format']
+  if (format !== undefined && format !== 'json' && !isPlainObject(format)) throw invalid(where, 'expected request.format to be "json" or a JSON Schema object')
+  if (!isPlainObject(response) || typeof response['content'] !== 'string') throw invalid(where, 'expected response.content to be a string')
+  if (tokens !== undefined && !(Array.isArray(tokens) && tokens.every((t) => typeof t === 'string'))) {
+    throw invalid(where, 'expected tokens to be a list of strings')
+  }
+  const usage = isPlainObject(response['usage']) ? response['usage'] : {}
+  const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
+  return {
+    request: {
+      model: request['model'],
+      messages: messages.map((m: ChatMessage) => ({ role: m.role, content: m.content })),
+      ...(format === undefined ? {} : { format: format as 'json' | JsonSchema }),
+      ...(typeof request['temperature'] === 'number' ? { temperature: request['temperature'] } : {}),
+    },
+    response: {
+      content: response['content'],
+      usage: { prompt_tokens: count(usage['prompt_tokens']), completion_tokens: count(usage['completion_tokens']) },
+    },
+    ...(tokens === undefined ? {} : { tokens: tokens as string[] }),
+  }
+}
+
+export function formatEntry(entry: CassetteEntry): string {
+  return `${JSON.stringify(entry)}\n`
+}
+
+function isMessage(m: unknown): m is ChatMessage {
+  return isPlainObject(m) && typeof m['role'] === 'string' && typeof m['content'] === 'string'
+}
+
+function invalid(where: string, what: string): TeaError {
+  return new TeaError('CASSETTE_INVALID', `${where}: invalid cassette line: ${what}`, { details: { where } })
+}
+
+/** JSON with object keys sorted at every depth, so equal values give equal text. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    isPlainObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v,
+  )
+}

@@ -1,0 +1,127 @@
+/**
+ * The `LlmClient` every action uses: resolves the model string to a provider, merges `settings.llm` defaults
+ * under per-call values, bounds each attempt with a timeout, retries transient failures with backoff, parses
+ * structured output, and records or replays cassettes. Providers make exactly one attempt each.
+ */
+
+import { TeaError, isTeaError } from '../core/errors.ts'
+import { cancelled, isControlSignal } from '../core/signals.ts'
+import { sleep } from '../core/util.ts'
+import { parseModelSpec, formatModelSpec } from './model-spec.ts'
+import type { ModelSpec, ProviderName } from './model-spec.ts'
+import { createOllamaProvider } from './ollama-provider.ts'
+import { createOpenAiProvider } from './openai-provider.ts'
+import { createCassetteWriter, recordingProvider } from './recording-provider.ts'
+import { createReplayProvider } from './replay-provider.ts'
+import { isTransient, retryDelay } from './retry-policy.ts'
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, mergeLlmSettings } from './settings.ts'
+import { parseStructured } from './structured.ts'
+import type { LlmClient, LlmProvider, LlmRequest, LlmResult, LlmSettings, ProviderReply } from './types.ts'
+
+export interface LlmClientOptions {
+  env: NodeJS.ProcessEnv
+  /** `settings.llm` of the agent. */
+  defaults?: LlmSettings
+  /** Cassette path to write every exchange to (`--record`). */
+  record?: string
+  /** Cassette path to answer every call from, without network (`--replay`). */
+  replay?: string
+  /** Base of the exponential backoff between retries, in ms (default 500). */
+  backoffBaseMs?: number
+}
+
+export function createLlmClient(options: LlmClientOptions): LlmClient {
+  if (options.record && options.replay) {
+    throw new TeaError('USAGE', '--record and --replay cannot be used together: a run either records a cassette or replays one')
+  }
+  const replay = options.replay ? createReplayProvider(options.replay) : undefined
+  const writer = options.record ? createCassetteWriter(options.record) : undefined
+  const providers = new Map<ProviderName, LlmProvider>()
+  const backoffBaseMs = options.backoffBaseMs ?? 500
+
+  function providerFor(spec: ModelSpec): LlmProvider {
+    if (replay) return replay
+    if (spec.provider === 'replay') {
+      throw new TeaError('LLM_BAD_MODEL', `model ${formatModelSpec(spec)} answers from a cassette, and no cassette was given`, {
+        hint: 'run with --replay CASSETTE, or use ollama:<name> / openai:<name>',
+      })
+    }
+    let provider = providers.get(spec.provider)
+    if (!provider) {
+      provider = spec.provider === 'ollama' ? createOllamaProvider(options.env) : createOpenAiProvider(options.env)
+      if (writer) provider = recordingProvider(provider, writer)
+      providers.set(spec.provider, provider)
+    }
+    return provider
+  }
+
+  return {
+    async call(request: LlmRequest): Promise<LlmResult> {
+      const settings = mergeLlmSettings(options.defaults, request)
+      if (settings.model === undefined || settings.model === '') {
+        throw new TeaError('LLM_BAD_MODEL', 'no model given for this LLM call', {
+          hint: 'set settings.llm.model in the agent (e.g. "ollama:qwen2.5:1.5b") or with.model on the node, or pass --model',
+        })
+      }
+      const spec = parseModelSpec(settings.model)
+      const provider = providerFor(spec)
+      const timeoutS = checkNumber('timeout', settings.timeout ?? DEFAULT_TIMEOUT_S, (n) => n > 0, 'a positive number of seconds')
+      const maxRetries = checkNumber('max_retries', settings.max_retries ?? DEFAULT_MAX_RETRIES, (n) => Number.isInteger(n) && n >= 0, 'a whole number ≥ 0')
+      const providerRequest = {
+        model: spec.model,
+        messages: request.messages,
+        timeoutMs: timeoutS * 1000,
+        ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
+        ...(settings.format === undefined ? {} : { format: settings.format }),
+        ...(settings.keep_alive === undefined ? {} : { keep_alive: settings.keep_alive }),
+        ...(settings.base_url === undefined ? {} : { baseUrl: settings.base_url }),
+        ...(request.onToken ? { onToken: request.onToken } : {}),
+        ...(request.signal ? { signal: request.signal } : {}),
+      }
+      for (let attempt = 1; ; attempt++) {
+        let reply: ProviderReply
+        try {
+          reply = await provider.chat(providerRequest)
+        } catch (e) {
+          if (isControlSignal(e)) throw e
+          if (request.signal?.aborted) throw cancelled('LLM call cancelled')
+          if (attempt > maxRetries || !isTransient(e)) throw withAttempts(e, attempt)
+          try {
+            await sleep(retryDelay(attempt - 1, e, backoffBaseMs), request.signal)
+          } catch {
+            throw cancelled('LLM call cancelled')
+          }
+          continue
+        }
+        return finish(reply, spec, settings, attempt)
+      }
+    },
+    async close(): Promise<void> {
+      // Cassette lines are appended synchronously as calls finish; nothing is buffered.
+    },
+  }
+}
+
+function finish(reply: ProviderReply, spec: ModelSpec, settings: LlmSettings, attempts: number): LlmResult {
+  const model = formatModelSpec(spec)
+  const result: LlmResult = { content: reply.content, model, usage: reply.usage, attempts }
+  if (settings.format === undefined) return result
+  return { ...result, parsed: parseStructured(reply.content, settings.format, { model, attempts }) }
+}
+
+function withAttempts(e: unknown, attempts: number): unknown {
+  if (!isTeaError(e)) return e
+  const message = attempts > 1 ? `${e.message} (gave up after ${attempts} attempts)` : e.message
+  return new TeaError(e.code, message, {
+    cause: e.cause,
+    details: { ...e.details, attempts },
+    ...(e.hint ? { hint: e.hint } : {}),
+  })
+}
+
+function checkNumber(key: string, value: unknown, ok: (n: number) => boolean, expected: string): number {
+  if (typeof value === 'number' && Number.isFinite(value) && ok(value)) return value
+  throw new TeaError('INVALID_PARAMS', `llm ${key} must be ${expected}, got ${JSON.stringify(value)}`, {
+    hint: `fix settings.llm.${key} in the agent or with.${key} on the node`,
+  })
+}

@@ -1,0 +1,91 @@
+/**
+ * The fetch the `ollama` client is given. The client library leaves three gaps we close here:
+ * - its non-streaming requests take no AbortSignal, so a timeout could not cancel them: we add ours to every
+ *   request (combined with the library's own signal for streams);
+ * - on an HTTP error it prints to stdout and drops `Retry-After`: we turn a non-2xx reply into our own error
+ *   before the library sees it;
+ * - a malformed NDJSON line in a stream is logged and skipped, and a stream cut short surfaces as a generic
+ *   Error: we validate each line (and the final `done`) and fail with `LLM_BAD_RESPONSE` instead.
+ */
+
+import { TeaError } from '../core/errors.ts'
+import type { ServerRef } from './failure.ts'
+import { badResponse, httpError } from './failure.ts'
+import { parseRetryAfter } from './retry-policy.ts'
+
+export function guardedFetch(server: ServerRef, signal: AbortSignal, streaming: boolean): typeof fetch {
+  return async (input, init = {}) => {
+    const combined = init.signal ? AbortSignal.any([init.signal, signal]) : signal
+    const res = await fetch(input, { ...init, signal: combined })
+    if (!res.ok) {
+      const text = await res.text().catch(() => '')
+      throw httpError(server, res.status, ollamaErrorText(text), parseRetryAfter(res.headers.get('retry-after')))
+    }
+    if (!streaming) {
+      const text = await res.text()
+      try {
+        JSON.parse(text)
+      } catch {
+        throw badResponse(server, 'the body is not valid JSON', text)
+      }
+      return new Response(text, { status: res.status, headers: res.headers })
+    }
+    if (!res.body) throw badResponse(server, 'the reply has no body')
+    return new Response(res.body.pipeThrough(ndjsonGuard(server)), { status: res.status, headers: res.headers })
+  }
+}
+
+/** Ollama errors are `{"error": "..."}`; fall back to the raw text. */
+function ollamaErrorText(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: unknown }
+    if (typeof body.error === 'string') return body.error
+  } catch {
+    // not JSON: the raw text is the best description we have
+  }
+  return text
+}
+
+/** Re-emits only complete, valid NDJSON lines; errors the stream on the first bad line or a missing `done`. */
+function ndjsonGuard(server: ServerRef): TransformStream<Uint8Array, Uint8Array> {
+  const decoder = new TextDecoder()
+  const encoder = new TextEncoder()
+  let buffer = ''
+  let sawDone = false
+  const check = (line: string): void => {
+    let message: unknown
+    try {
+      message = JSON.parse(line)
+    } catch {
+      throw badResponse(server, 'a streamed line is not valid JSON', line)
+    }
+    if (typeof message !== 'object' || message === null) throw badResponse(server, 'a streamed line is not an object', line)
+    const m = message as { error?: unknown; done?: unknown }
+    if (m.error !== undefined) {
+      throw new TeaError('LLM_BAD_RESPONSE', `the ${server.kind} at ${server.url} reported an error mid-stream: ${String(m.error)}`, {
+        details: { url: server.url },
+      })
+    }
+    if (m.done === true) sawDone = true
+  }
+  return new TransformStream({
+    transform(chunk, controller) {
+      buffer += decoder.decode(chunk, { stream: true })
+      const lines = buffer.split('\n')
+      buffer = lines.pop() ?? ''
+      for (const line of lines) {
+        if (line.trim() === '') continue
+        check(line)
+        controller.enqueue(encoder.encode(`${line}\n`))
+      }
+    },
+    flush(controller) {
+      buffer += decoder.decode()
+      if (buffer.trim() !== '') {
+        check(buffer)
+        controller.enqueue(encoder.encode(`${buffer}\n`))
+      }
+      if (!sawDone) throw badResponse(server, 'the stream ended before its final ("done": true) message')
+    },
+  })
+}

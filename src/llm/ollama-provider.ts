@@ -1,0 +1,80 @@
+/**
+ * `ollama:` models through the `ollama` package's chat API — the only module that imports it. We import the
+ * package's `browser` entry: it is the same client without the Node entry's file-system image helpers, which tea
+ * never uses. Each attempt builds a fresh client around `guardedFetch`, so the attempt's AbortSignal (timeout or
+ * cancellation) reaches every request the library makes.
+ */
+
+import { Ollama } from 'ollama/browser'
+import type { ChatResponse } from 'ollama/browser'
+import { attemptSignal } from './attempt-signal.ts'
+import { resolveOllamaUrl } from './base-url.ts'
+import type { ServerRef } from './failure.ts'
+import { badResponse, classifyFailure } from './failure.ts'
+import { guardedFetch } from './ollama-fetch.ts'
+import type { LlmProvider, LlmUsage, ProviderReply, ProviderRequest } from './types.ts'
+
+export function createOllamaProvider(env: NodeJS.ProcessEnv): LlmProvider {
+  return {
+    name: 'ollama',
+    async chat(request) {
+      const url = resolveOllamaUrl(request.baseUrl, env)
+      const server: ServerRef = {
+        kind: 'Ollama server',
+        url,
+        timeoutMs: request.timeoutMs,
+        unreachableHint: 'start it with `ollama serve`, or point OLLAMA_HOST or settings.llm.base_url at a running server',
+      }
+      const attempt = attemptSignal(request.timeoutMs, request.signal)
+      const streaming = request.onToken !== undefined
+      const client = new Ollama({ host: url, fetch: guardedFetch(server, attempt.signal, streaming) })
+      try {
+        return streaming
+          ? await chatStreaming(client, request)
+          : toReply(await client.chat({ ...chatBody(request), stream: false }), server)
+      } catch (e) {
+        throw classifyFailure(e, server, { timedOut: attempt.timedOut(), aborted: attempt.aborted() })
+      } finally {
+        attempt.dispose()
+      }
+    },
+  }
+}
+
+function chatBody(request: ProviderRequest) {
+  return {
+    model: request.model,
+    messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+    ...(request.format === undefined ? {} : { format: request.format }),
+    ...(request.keep_alive === undefined ? {} : { keep_alive: request.keep_alive }),
+    ...(request.temperature === undefined ? {} : { options: { temperature: request.temperature } }),
+  }
+}
+
+async function chatStreaming(client: Ollama, request: ProviderRequest): Promise<ProviderReply> {
+  const stream = await client.chat({ ...chatBody(request), stream: true })
+  let content = ''
+  let usage: LlmUsage = { prompt_tokens: 0, completion_tokens: 0 }
+  for await (const part of stream) {
+    const token = part.message?.content
+    if (typeof token === 'string' && token !== '') {
+      content += token
+      request.onToken?.(token)
+    }
+    if (part.done) usage = usageOf(part)
+  }
+  return { content, usage }
+}
+
+function toReply(reply: ChatResponse, server: ServerRef): ProviderReply {
+  const content = (reply as Partial<ChatResponse> | null)?.message?.content
+  if (typeof content !== 'string') throw badResponse(server, 'no message.content in the reply', JSON.stringify(reply))
+  return { content, usage: usageOf(reply) }
+}
+
+function usageOf(reply: Partial<ChatResponse>): LlmUsage {
+  return {
+    prompt_tokens: typeof reply.prompt_eval_count === 'number' ? reply.prompt_eval_count : 0,
+    completion_tokens: typeof reply.eval_count === 'number' ? reply.eval_count : 0,
+  }
+}

@@ -1,0 +1,19 @@
+import type { LlmSettings } from './types.ts'
+
+export const LLM_SETTING_KEYS = ['model', 'temperature', 'timeout', 'max_retries', 'base_url', 'format', 'keep_alive'] as const
+
+export const DEFAULT_TIMEOUT_S = 120
+export const DEFAULT_MAX_RETRIES = 2
+
+/**
+ * `settings.llm` under per-call values, key by key. A per-call key that is present but `undefined` does not
+ * erase the default (a plain spread would), because action params arrive with every optional key spelled out.
+ */
+export function mergeLlmSettings(defaults: LlmSettings | undefined, call: LlmSettings): LlmSettings {
+  const merged: Record<string, unknown> = {}
+  for (const key of LLM_SETTING_KEYS) {
+    const value = call[key] !== undefined ? call[key] : defaults?.[key]
+    if (value !== undefined) merged[key] = value
+  }
+  return merged as LlmSettings
+}
