@@ -1,0 +1,82 @@
+/**
+ * The event log: `events/YYYY-MM-DD.jsonl`, one JSON object per line, the file chosen by the UTC date of the
+ * event's timestamp. Lines keep the reference's shape (`eventId, type, timestamp, actor, taskId?, payload`) except
+ * that `eventId` is a string unique across processes: time-sortable id + pid + a per-process sequence (the
+ * reference used a per-process counter from 1, so two processes wrote the same ids). Each line is one O_APPEND
+ * write, so concurrent writers never interleave. Each fact is logged once, by the layer that performed it.
+ */
+
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { sortableId } from '../core/ids.ts'
+import { type AofContext, eventsDir } from './context.ts'
+import { appendLine, errno } from './fs-atomic.ts'
+
+export interface AofEvent {
+  eventId: string
+  type: string
+  timestamp: string
+  actor: string
+  taskId?: string
+  payload: Record<string, unknown>
+}
+
+export interface EventInput {
+  type: string
+  actor: string
+  taskId?: string
+  payload?: Record<string, unknown>
+}
+
+let sequence = 0
+
+export function newEventId(): string {
+  sequence += 1
+  return `${sortableId()}-${process.pid.toString(36)}-${sequence.toString(36)}`
+}
+
+export function appendEvent(ctx: AofContext, input: EventInput): AofEvent {
+  const timestamp = ctx.now().toISOString()
+  const event: AofEvent = {
+    eventId: newEventId(),
+    type: input.type,
+    timestamp,
+    actor: input.actor,
+    ...(input.taskId === undefined ? {} : { taskId: input.taskId }),
+    payload: input.payload ?? {},
+  }
+  appendLine(join(eventsDir(ctx), `${timestamp.slice(0, 10)}.jsonl`), JSON.stringify(event))
+  return event
+}
+
+export interface EventFilter {
+  taskId?: string
+  type?: string
+}
+
+/** Every event, oldest file first; a torn or foreign line is skipped rather than failing the read. */
+export function readEvents(ctx: AofContext, filter: EventFilter = {}): AofEvent[] {
+  let files: string[]
+  try {
+    files = readdirSync(eventsDir(ctx)).filter((f) => /^\d{4}-\d{2}-\d{2}\.jsonl$/.test(f)).sort()
+  } catch (e) {
+    if (errno(e) === 'ENOENT') return []
+    throw e
+  }
+  const out: AofEvent[] = []
+  for (const f of files) {
+    for (const line of readFileSync(join(eventsDir(ctx), f), 'utf8').split('\n')) {
+      if (line.trim() === '') continue
+      let e: AofEvent
+      try {
+        e = JSON.parse(line) as AofEvent
+      } catch {
+        continue
+      }
+      if (filter.taskId !== undefined && e.taskId !== filter.taskId) continue
+      if (filter.type !== undefined && e.type !== filter.type) continue
+      out.push(e)
+    }
+  }
+  return out
+}

@@ -1,0 +1,47 @@
+/**
+ * Building blocks shared by the AOF schemas, and the one way we turn valibot issues into messages: every issue,
+ * each with its dot-path, so a rejection tells the sender everything that is wrong at once.
+ */
+
+import * as v from 'valibot'
+import { TASK_ID_PATTERN } from '../task-id.ts'
+import { TASK_STATUSES } from '../status.ts'
+
+/** ISO 8601 date-time with `Z` or an offset; AOF itself writes and prefers `Z` (we always write `Z`). */
+const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/
+
+export const Datetime = v.pipe(
+  v.string('expected an ISO 8601 datetime string'),
+  v.regex(DATETIME, (i) => `expected an ISO 8601 datetime (e.g. 2026-02-10T10:00:00.000Z), received ${JSON.stringify(i.input)}`),
+  v.check((s) => !Number.isNaN(Date.parse(s)), 'expected a real calendar date and time'),
+)
+
+export const TaskIdSchema = v.pipe(
+  v.string('expected a task id string'),
+  v.regex(TASK_ID_PATTERN, (i) => `expected a task id matching TASK-YYYY-MM-DD-NNN or TASK-YYYY-MM-DD-XXXXXXXX, received ${JSON.stringify(i.input)}`),
+)
+
+export const StatusSchema = v.picklist(TASK_STATUSES, (i) => `expected one of ${TASK_STATUSES.join(', ')}, received ${JSON.stringify(i.input)}`)
+
+export const NonEmpty = v.pipe(v.string(), v.minLength(1, 'expected a non-empty string'))
+
+export function text(max: number): v.SchemaWithPipe<readonly [v.StringSchema<undefined>, v.MaxLengthAction<string, number, string>]> {
+  return v.pipe(v.string(), v.maxLength(max, `expected at most ${max} characters`))
+}
+
+export function textList(items: number, each: number) {
+  return v.pipe(v.array(text(each)), v.maxLength(items, `expected at most ${items} items`))
+}
+
+export interface SchemaIssue {
+  path: string
+  message: string
+}
+
+export function issuesOf(issues: readonly v.BaseIssue<unknown>[]): SchemaIssue[] {
+  return issues.map((i) => ({ path: v.getDotPath(i) ?? '(root)', message: i.message }))
+}
+
+export function describeIssues(issues: readonly SchemaIssue[]): string {
+  return issues.map((i) => `${i.path}: ${i.message}`).join('; ')
+}

@@ -1,0 +1,140 @@
+/**
+ * The task store: Markdown files in status folders (SPEC §3.9). Every mutation of a task happens under that
+ * task's cross-process file lock (`locks/<ID>.lock`), re-reading the file inside the lock, so two processes never
+ * lose each other's updates.
+ *
+ * Finding a task (`getTask`) without the lock probes the eight status folders. Because a transition writes the new
+ * file before it deletes the old one, a task is never absent from disk — but a lock-free probe can still miss it
+ * (the file moves from a folder not yet probed to one already probed) or see it twice. In both cases the reader
+ * takes the lock and probes again: with the lock held no transition is in flight, so "none" is definitive and
+ * "two" is the residue of a crash mid-transition, which `resolveCopies` repairs: the copy with the latest
+ * `updatedAt` wins (every rewrite moves it strictly forward), ties go to the copy the other could have moved to,
+ * then to the later status in the table's order; the losers are deleted and the companion folder follows the
+ * winner.
+ */
+
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { type AofContext, assertTaskId, lockPath, statusDir, taskDirPath, taskFilePath } from './context.ts'
+import { appendEvent } from './events.ts'
+import { withFileLock } from './file-lock.ts'
+import { errno, writeFileAtomic } from './fs-atomic.ts'
+import { TASK_STATUSES, type TaskStatus, isValidTransition } from './status.ts'
+import { type Task, readTaskFile, renderTask } from './task-file.ts'
+import { isTaskId } from './task-id.ts'
+
+export async function withTaskLock<T>(ctx: AofContext, id: string, fn: () => Promise<T> | T): Promise<T> {
+  assertTaskId(id)
+  return withFileLock(lockPath(ctx, id), ctx.lock, fn)
+}
+
+function probe(ctx: AofContext, id: string): TaskStatus[] {
+  return TASK_STATUSES.filter((s) => existsSync(taskFilePath(ctx, s, id)))
+}
+
+/** The task, or undefined when it does not exist. Throws AOF_INVALID when its file cannot be parsed. */
+export async function getTask(ctx: AofContext, id: string): Promise<Task | undefined> {
+  assertTaskId(id)
+  const found = probe(ctx, id)
+  if (found.length === 1) {
+    try {
+      return readTaskFile(taskFilePath(ctx, found[0]!, id), found[0]!, id)
+    } catch (e) {
+      if (errno(e) !== 'ENOENT') throw e
+    }
+  }
+  return withTaskLock(ctx, id, () => readTaskLocked(ctx, id))
+}
+
+/** Reads a task while its lock is held; repairs crash residue (two copies). */
+export function readTaskLocked(ctx: AofContext, id: string): Task | undefined {
+  const found = probe(ctx, id)
+  if (found.length === 0) return undefined
+  if (found.length === 1) return readTaskFile(taskFilePath(ctx, found[0]!, id), found[0]!, id)
+  return resolveCopies(ctx, id, found)
+}
+
+function resolveCopies(ctx: AofContext, id: string, found: TaskStatus[]): Task {
+  const copies: Task[] = []
+  for (const s of found) {
+    try {
+      copies.push(readTaskFile(taskFilePath(ctx, s, id), s, id))
+    } catch {
+      // An unreadable copy never wins over a readable one; lint will still report it if it is the only one.
+    }
+  }
+  if (copies.length === 0) return readTaskFile(taskFilePath(ctx, found[0]!, id), found[0]!, id)
+  const stamp = (t: Task): number => Date.parse(String(t.data.updatedAt)) || 0
+  copies.sort((a, b) => {
+    if (stamp(a) !== stamp(b)) return stamp(b) - stamp(a)
+    if (isValidTransition(a.status, b.status)) return 1
+    if (isValidTransition(b.status, a.status)) return -1
+    return TASK_STATUSES.indexOf(b.status) - TASK_STATUSES.indexOf(a.status)
+  })
+  const winner = copies[0]!
+  const winnerDir = taskDirPath(ctx, winner.status, id)
+  for (const s of found) {
+    if (s === winner.status) continue
+    const loserDir = taskDirPath(ctx, s, id)
+    if (!existsSync(winnerDir) && existsSync(loserDir)) renameSync(loserDir, winnerDir)
+    rmSync(taskFilePath(ctx, s, id), { force: true })
+  }
+  appendEvent(ctx, {
+    type: 'task.duplicate_resolved',
+    actor: 'tea',
+    taskId: id,
+    payload: { kept: winner.status, removed: found.filter((s) => s !== winner.status) },
+  })
+  return winner
+}
+
+/** Rewrites a task in its current folder (lock held by the caller). */
+export function writeTaskInPlace(task: Task): void {
+  writeFileAtomic(task.path, renderTask(task))
+}
+
+export function ensureTaskDirs(ctx: AofContext, status: TaskStatus, id: string): string {
+  const dir = taskDirPath(ctx, status, id)
+  for (const sub of ['inputs', 'work', 'outputs']) mkdirSync(`${dir}/${sub}`, { recursive: true })
+  return dir
+}
+
+export interface ListProblem {
+  path: string
+  message: string
+}
+
+export interface TaskListing {
+  tasks: Task[]
+  /** Files that could not be read; the other tasks are listed regardless. */
+  problems: ListProblem[]
+}
+
+/** Task ids present in one status folder (by file name; no parsing). */
+export function idsIn(ctx: AofContext, status: TaskStatus): string[] {
+  try {
+    return readdirSync(statusDir(ctx, status))
+      .filter((f) => f.endsWith('.md') && isTaskId(f.slice(0, -3)))
+      .map((f) => f.slice(0, -3))
+      .sort()
+  } catch (e) {
+    if (errno(e) === 'ENOENT') return []
+    throw e
+  }
+}
+
+export function listTasks(ctx: AofContext, statuses: readonly TaskStatus[] = TASK_STATUSES): TaskListing {
+  const tasks: Task[] = []
+  const problems: ListProblem[] = []
+  for (const status of statuses) {
+    for (const id of idsIn(ctx, status)) {
+      const path = taskFilePath(ctx, status, id)
+      try {
+        tasks.push(readTaskFile(path, status, id))
+      } catch (e) {
+        // A file that moved away between readdir and read is not a problem; it will be listed where it went.
+        if (errno(e) !== 'ENOENT') problems.push({ path, message: (e as Error).message })
+      }
+    }
+  }
+  return { tasks, problems }
+}
