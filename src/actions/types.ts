@@ -54,6 +54,8 @@ export interface ActionContext {
   runNode(name: string, state: State): Promise<State>
   /** Renders a template value (string, or a tree of them) with the standard scope plus `extra`. */
   render(value: unknown, extra?: Record<string, unknown>, field?: string): unknown
+  /** Every action this build has (for tools.list). */
+  listActions(): Action[]
   /** Runs a registered action by name: params validated, same context. */
   invoke(action: string, params: unknown, state?: State): Promise<State>
 }
