@@ -4,6 +4,7 @@ import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as v from 'valibot'
+import { toJsonSchema } from '@valibot/to-json-schema'
 import { isTeaError } from '../../../src/core/errors.ts'
 import type { Action } from '../../../src/actions/types.ts'
 import { fileActions } from '../../../src/actions/file/index.ts'
@@ -177,6 +178,15 @@ files('file.list lists one folder sorted by name with type and size, filtered by
 
 files('file.list of a missing folder is FILE_ERROR naming it', async ({ ctx }) => {
   await rejects(run(ctx, 'file.list', { path: 'nope' }), 'FILE_ERROR', "'nope'")
+})
+
+files('every action has a one-sentence description and params convertible to a described JSON Schema', () => {
+  assert.equal(fileActions.map((a) => a.name), ['file.read', 'file.write', 'file.list'])
+  for (const action of fileActions) {
+    assert.match(action.description, /^[A-Z][^]*\.$/)
+    const schema = toJsonSchema(action.params) as { properties: Record<string, { description?: string }> }
+    for (const [key, prop] of Object.entries(schema.properties)) assert.ok(prop.description, `${action.name}.${key}`)
+  }
 })
 
 files.run()

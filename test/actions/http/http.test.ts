@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as v from 'valibot'
+import { toJsonSchema } from '@valibot/to-json-schema'
 import { isTeaError } from '../../../src/core/errors.ts'
 import { isControlSignal } from '../../../src/core/signals.ts'
 import type { Action } from '../../../src/actions/types.ts'
@@ -202,6 +203,15 @@ http('credentials in the URL are sent as Basic authorization and never repeated 
   assert.not.match(e.message, 'hunter2')
   assert.not.match(JSON.stringify(e.toJSON()), 'hunter2')
   assert.is(c.seen[0]!.headers.authorization, `Basic ${Buffer.from('user:hunter2').toString('base64')}`)
+})
+
+http('every action has a one-sentence description and params convertible to a described JSON Schema', () => {
+  assert.equal(httpActions.map((a) => a.name), ['http.get', 'http.post'])
+  for (const action of httpActions) {
+    assert.match(action.description, /^[A-Z][^]*\.$/)
+    const schema = toJsonSchema(action.params) as { properties: Record<string, { description?: string }> }
+    for (const [key, prop] of Object.entries(schema.properties)) assert.ok(prop.description, `${action.name}.${key}`)
+  }
 })
 
 http.run()
