@@ -42,13 +42,26 @@ export function testContext(overrides: TestContextOverrides = {}): TestContext {
     node: 'test-node',
     state: {},
     variables: {},
-    settings: { llm: {}, workspace, max_steps: 1000, allow_inline_code: true, ...settings },
+    // Partial overrides spread as possibly-undefined members; the defaults above them make the cast sound.
+    settings: {
+      llm: {},
+      max_steps: 1000,
+      allow_inline_code: true,
+      run_timeout: 30,
+      checkpoint_keep: 3,
+      planner: {},
+      ...settings,
+      workspace,
+    } as AgentSettingsView,
     llm: unavailable('llm'),
     store: unavailable('store'),
     signal: controller.signal,
     emit: (event) => void events.push(event),
     runNode: () => Promise.reject(notAvailable('runNode')),
     invoke: () => Promise.reject(notAvailable('invoke')),
+    listActions: () => {
+      throw notAvailable('listActions')
+    },
     render(value, extra) {
       return renderStub(value, { state: ctx.state, variables: ctx.variables, ...extra })
     },
