@@ -1,62 +1,86 @@
-// Builds dist/<target>/tea.cjs for each target in targets/ (or the one named by --target).
-// A target must give a value for every feature flag in FLAGS and no other; the flags become esbuild `define`s so
-// a disabled feature's code is removed from the bundle.
-import { build } from 'esbuild'
-import { readFileSync, readdirSync, mkdirSync, statSync } from 'node:fs'
-import { join, dirname } from 'node:path'
+// Builds dist/<target>/tea.cjs for each target in targets/ (`--target NAME`, `--all`, or no argument for all).
+// A target must give a value for every feature flag and no other (scripts/build/targets.mjs); the flags become
+// esbuild `define`s, so a disabled feature's code is removed from the bundle. lmdb, msgpackr and tinypool are
+// bundled in and patched so the same file runs as a plain bundle and as the main script of a single executable
+// (scripts/build/plugins.mjs; the SEA itself is made by scripts/sea.mjs).
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { bundle } from './scripts/build/bundle.mjs'
+import { FLAGS, listTargets, loadTarget } from './scripts/build/targets.mjs'
 
 const root = dirname(fileURLToPath(import.meta.url))
-const FLAGS = ['planning', 'reasoning']
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
-function loadTarget(name) {
-  const file = join(root, 'targets', `${name}.json`)
-  let target
-  try {
-    target = JSON.parse(readFileSync(file, 'utf8'))
-  } catch (e) {
-    throw new Error(`unknown target '${name}': cannot read ${file} (${e.message})`)
-  }
-  const features = target.features ?? {}
-  const missing = FLAGS.filter((f) => typeof features[f] !== 'boolean')
-  const unknown = Object.keys(features).filter((f) => !FLAGS.includes(f))
-  if (missing.length) throw new Error(`target ${name}: feature flag(s) not set: ${missing.join(', ')} (each must be true or false)`)
-  if (unknown.length) throw new Error(`target ${name}: unknown feature flag(s): ${unknown.join(', ')} (known: ${FLAGS.join(', ')})`)
-  return target
+/** The pool's worker module: loaded inside a tinypool worker, the bundle exports this instead of running the CLI. */
+export const POOL_WORKER_MODULE = 'src/pool/worker.ts'
+
+/** Size bars for the minified bundle (SPEC §4), by whether the target has every feature on. */
+export const SIZE_BARS = { full: 300 * 1024, core: 250 * 1024 }
+
+/**
+ * One bundle, two roles. tinypool's worker entry marks the thread (`process.__tinypool_state__`) before it loads
+ * its task module, which for a bundle is the bundle itself (src/sea/worker-file.ts).
+ */
+export function entrySource() {
+  const cli = `require('./src/cli/bin.ts')`
+  if (!existsSync(join(root, POOL_WORKER_MODULE))) return cli
+  return [
+    `if (!require('node:worker_threads').isMainThread && process.__tinypool_state__ && process.__tinypool_state__.isTinypoolWorker) {`,
+    `  module.exports = require('./${POOL_WORKER_MODULE}')`,
+    `} else {`,
+    `  ${cli}`,
+    `}`,
+  ].join('\n')
 }
 
-export async function buildTarget(name, { quiet = false } = {}) {
-  const target = loadTarget(name)
-  const outfile = join(root, 'dist', name, 'tea.cjs')
-  mkdirSync(dirname(outfile), { recursive: true })
+/**
+ * @param {string} name target name
+ * @param {{ quiet?: boolean, outfile?: string, embedded?: { lmdbNode?: string, workerBundle?: string }, metafile?: boolean }} [opts]
+ */
+export async function buildTarget(name, opts = {}) {
+  const target = loadTarget(root, name)
+  const outfile = opts.outfile ?? join(root, 'dist', name, 'tea.cjs')
   const define = {
     __TEA_TARGET__: JSON.stringify(name),
     __TEA_VERSION__: JSON.stringify(pkg.version),
   }
   for (const f of FLAGS) define[`__FEATURE_${f.toUpperCase()}__`] = String(target.features[f])
-  await build({
-    entryPoints: [join(root, 'src/cli/bin.ts')],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    minify: true,
-    legalComments: 'none',
-    define,
-    external: ['lmdb', 'msgpackr'],
-    logLevel: 'warning',
-  })
-  if (!quiet) console.error(`built ${outfile} (${statSync(outfile).size} bytes, features: ${FLAGS.filter((f) => target.features[f]).join(', ') || 'none'})`)
-  return outfile
+  const result = await bundle({ root, entry: entrySource(), outfile, define, embedded: opts.embedded, metafile: opts.metafile })
+  const size = statSync(outfile).size
+  const full = FLAGS.every((f) => target.features[f])
+  if (!opts.quiet) {
+    const on = FLAGS.filter((f) => target.features[f]).join(', ') || 'none'
+    console.error(`built ${outfile} (${(size / 1024).toFixed(1)} KB, features: ${on})`)
+  }
+  const bar = full ? SIZE_BARS.full : SIZE_BARS.core
+  if (!opts.embedded && size > bar) {
+    console.error(`warning: ${name} bundle is ${(size / 1024).toFixed(1)} KB, over the ${bar / 1024} KB bar for ${full ? 'full' : 'core'} targets`)
+  }
+  return { outfile, size, target, metafile: result.metafile }
+}
+
+export function parseArgs(args) {
+  const names = []
+  let all = false
+  let quiet = false
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (a === '--quiet') quiet = true
+    else if (a === '--all') all = true
+    else if (a === '--target') {
+      const v = args[++i]
+      if (!v || v.startsWith('--')) throw new Error('--target needs a name')
+      names.push(v)
+    } else if (a.startsWith('--target=')) names.push(a.slice('--target='.length))
+    else throw new Error(`unknown argument '${a}' (usage: node build.mjs [--target NAME]... [--all] [--quiet])`)
+  }
+  return { names: all || names.length === 0 ? listTargets(root) : names, quiet }
 }
 
 async function main() {
-  const args = process.argv.slice(2)
-  const quiet = args.includes('--quiet')
-  const i = args.indexOf('--target')
-  const names = i >= 0 ? [args[i + 1]] : readdirSync(join(root, 'targets')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5))
+  const { names, quiet } = parseArgs(process.argv.slice(2))
+  for (const name of names) loadTarget(root, name)
   for (const name of names) await buildTarget(name, { quiet })
 }
 

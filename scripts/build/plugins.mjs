@@ -1,0 +1,129 @@
+// esbuild plugins that make third-party packages work from one CommonJS bundle and from inside a Node single
+// executable (SEA), where `require` loads built-ins only and nothing next to the bundle exists on disk.
+// The recipe and the reasons are in the research notes (sea-arm.md §4–5); each text patch fails the build when
+// the text it expects is not found (scripts/build/patch.mjs).
+import { build } from 'esbuild'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { applyPatches } from './patch.mjs'
+
+/**
+ * lmdb + msgpackr:
+ * - resolve both to their CommonJS builds (the ESM builds read `import.meta.url`, which is undefined in a CJS bundle);
+ *   lmdb's own nested msgpackr 1.x is replaced by the project's msgpackr 2.x (lmdb uses no API 2.0 removed), so
+ *   the bundle carries one copy;
+ * - replace lmdb's native loader with src/sea/lmdb-addon.ts;
+ * - stub msgpackr-extract (optional native helper) as `module.exports = undefined` — an object stub would make
+ *   msgpackr install an undefined extractor and fail on large strings;
+ * - inline lmdb's default compression dictionary, which it otherwise reads from disk next to its own file.
+ */
+export function lmdbPlugin(root) {
+  const req = createRequire(join(root, 'package.json'))
+  const lmdbFile = req.resolve('lmdb')
+  const msgpackrFile = req.resolve('msgpackr')
+  const dict = readFileSync(join(dirname(lmdbFile), '..', 'dict', 'dict.txt'))
+  if (!Buffer.from(dict.toString('utf8'), 'utf8').equals(dict)) throw new Error('lmdb dict/dict.txt is not valid UTF-8; inline it as base64 instead')
+  const loader = join(root, 'src', 'sea', 'lmdb-addon.ts')
+  return {
+    name: 'tea-lmdb',
+    setup(b) {
+      b.onResolve({ filter: /^lmdb$/ }, () => ({ path: lmdbFile }))
+      b.onResolve({ filter: /^msgpackr$/ }, () => ({ path: msgpackrFile }))
+      b.onResolve({ filter: /^node-gyp-build-optional-packages$/ }, () => ({ path: 'lmdb-loader', namespace: 'tea-stub' }))
+      b.onResolve({ filter: /^msgpackr-extract$/ }, () => ({ path: 'msgpackr-extract', namespace: 'tea-stub' }))
+      // Only reached under `process.isBun`; never loaded by Node.
+      b.onResolve({ filter: /^bun:ffi$/ }, () => ({ path: 'bun:ffi', external: true }))
+      b.onLoad({ filter: /^lmdb-loader$/, namespace: 'tea-stub' }, () => ({
+        contents: `module.exports = function loadLmdbNative() { return require(${JSON.stringify(loader)}).loadLmdbAddon() }`,
+        resolveDir: root,
+        loader: 'js',
+      }))
+      b.onLoad({ filter: /^msgpackr-extract$/, namespace: 'tea-stub' }, () => ({ contents: 'module.exports = undefined', loader: 'js' }))
+      b.onLoad({ filter: /[\\/]lmdb[\\/]dist[\\/]index\.cjs$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8')
+        const contents = applyPatches(text, args.path, [
+          {
+            why: 'lmdb: inline dict/dict.txt',
+            find: /fs\.readFileSync\(\s*new URL\(\s*'\.\/dict\/dict\.txt',\s*\(typeof document[^\n]*\n\s*\),\s*\)/,
+            replace: `Buffer.from(${JSON.stringify(dict.toString('utf8'))}, 'utf8')`,
+          },
+        ])
+        return { contents, loader: 'js' }
+      })
+    },
+  }
+}
+
+/**
+ * tinypool 2.x starts every worker with `new Worker(<its dist>/entry/worker.js)` and has no option for another
+ * entry. Inside a SEA that file does not exist, and in any CJS bundle `import.meta.url` is undefined. The patch
+ * starts the worker from tinypool's entry bundled into a string (`eval: true`), so no tinypool file is needed on
+ * disk; the task module (our bundle) is still loaded by path. The child_process runtime would fork
+ * `process.execPath`, which inside a SEA is tea itself, so it is refused.
+ */
+export async function tinypoolPlugin(root) {
+  const req = createRequire(join(root, 'package.json'))
+  const pkgFile = req.resolve('tinypool/package.json')
+  const version = JSON.parse(readFileSync(pkgFile, 'utf8')).version
+  const entry = join(dirname(pkgFile), 'dist', 'entry', 'worker.js')
+  const out = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+  })
+  const workerSrc = out.outputFiles[0].text
+  return {
+    name: 'tea-tinypool',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]tinypool[\\/]dist[\\/]index\.js$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8')
+        const contents = applyPatches(text, args.path, [
+          {
+            why: 'tinypool: start workers from the embedded entry',
+            find: 'new Worker(fileURLToPath(import.meta.url + "/../entry/worker.js"), options)',
+            replace: `new Worker(${JSON.stringify(workerSrc)}, { ...options, eval: true })`,
+          },
+          {
+            why: 'tinypool: refuse the child_process runtime',
+            find: 'fork(fileURLToPath(import.meta.url + "/../entry/process.js"), options.argv, {',
+            replace: 'fork((() => { throw new Error("tea: tinypool runtime \'child_process\' is not available in the bundle; use worker_threads") })(), options.argv, {',
+          },
+          {
+            why: 'tinypool: version without reading package.json',
+            find: 'JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf-8"))',
+            replace: `({ version: ${JSON.stringify(version)} })`,
+          },
+        ])
+        if (contents.includes('import.meta')) throw new Error(`tinypool: ${args.path} still uses import.meta after patching; extend the patch in scripts/build/plugins.mjs`)
+        return { contents, loader: 'js' }
+      })
+    },
+  }
+}
+
+/** Fills src/sea/embedded.ts with payloads (armv7 SEA main only); other builds keep its `undefined`. */
+export function embedPlugin(root, embedded) {
+  const file = join(root, 'src', 'sea', 'embedded.ts')
+  return {
+    name: 'tea-embed',
+    setup(b) {
+      if (!embedded) return
+      let used = false
+      b.onLoad({ filter: /[\\/]src[\\/]sea[\\/]embedded\.ts$/ }, (args) => {
+        if (args.path !== file) return undefined
+        used = true
+        return { contents: `export const EMBEDDED = ${JSON.stringify(embedded)}`, loader: 'ts' }
+      })
+      b.onEnd((result) => {
+        if (!used && result.errors.length === 0) throw new Error(`embed: ${file} was not part of the bundle, so the payloads would be lost`)
+      })
+    },
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Access to `node:sea` without importing it statically: Node 20.11 (armv7) has no such module, and a static
+ * import would fail the whole bundle at load there. `createRequire` is used because the `require` a SEA main
+ * script receives loads built-ins only, and from source (ESM) there is no `require` at all.
+ */
+import { createRequire } from 'node:module'
+
+export interface SeaApi {
+  getAsset(key: string): ArrayBuffer
+}
+
+/** The `node:sea` module when running inside a single executable that can carry assets, else undefined. */
+export function seaApi(): SeaApi | undefined {
+  try {
+    const sea = createRequire(process.execPath)('node:sea') as { isSea(): boolean; getAsset(key: string): ArrayBuffer }
+    return sea.isSea() ? sea : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A SEA asset's bytes, or undefined when not in a SEA or the asset is absent. */
+export function seaAsset(key: string, sea: SeaApi | undefined = seaApi()): Uint8Array | undefined {
+  if (!sea) return undefined
+  try {
+    return new Uint8Array(sea.getAsset(key))
+  } catch {
+    return undefined
+  }
+}
