@@ -26,6 +26,8 @@ export interface RunRecord {
   createdAt: number
   updatedAt: number
   error?: { code: string; message: string; node?: string }
+  /** Process running it while `running`, so a resume can tell a crashed run from a live one. */
+  pid?: number
 }
 
 /** Where a run goes next when resumed. */
@@ -82,6 +84,12 @@ export interface Store {
   loadLatest(runId: string): Promise<LoadedCheckpoint | undefined>
   /** Bytes of checkpoint records held for a run (for `tea runs --json` and benchmarks). */
   checkpointBytes(runId: string): Promise<number>
+  /**
+   * Bytes of the updates since the newest snapshot and of that snapshot, for the engine's "snapshot when the
+   * updates outweigh the state" rule (`snapshotDue` in records.ts). Synchronous and cheap: both stores keep these
+   * figures in memory. Optional so that hand-made test stores need not provide it; absent means "always snapshot".
+   */
+  checkpointStats?(runId: string): { updateBytes: number; snapshotBytes: number; updates: number }
 
   // plans: one header per plan, one record per subtask; finishing a subtask writes that record only
   putPlanHeader(runId: string, planId: string, header: Record<string, unknown>): Promise<void>
@@ -105,4 +113,6 @@ export interface Store {
 export interface StoreOptions {
   /** Snapshots to keep per run (`settings.checkpoint.keep`, default 3); older ones and their updates go. */
   keepSnapshots?: number
+  /** Clock for memory TTLs (tests); default Date.now. */
+  now?: () => number
 }
