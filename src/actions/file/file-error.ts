@@ -9,6 +9,7 @@ const REASONS: Record<string, string> = {
   EACCES: 'is not accessible (permission denied)',
   EPERM: 'is not accessible (operation not permitted)',
   EEXIST: 'already exists',
+  ELOOP: 'leads through a loop of symbolic links',
   ENOSPC: 'cannot be written: the device is full',
   EROFS: 'cannot be written: the file system is read-only',
 }

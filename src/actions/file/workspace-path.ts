@@ -10,6 +10,7 @@
 import { lstat, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { TeaError } from '../../core/errors.ts'
+import { fileError } from './file-error.ts'
 
 export interface WorkspacePath {
   /** The absolute path to operate on (symlinks resolved). */
@@ -38,8 +39,14 @@ export async function resolveInWorkspace(action: string, workspace: string, give
   if (path.isAbsolute(given)) throw outside('is absolute')
   const lexical = path.resolve(workspace, given)
   if (!isInside(path.resolve(workspace), lexical)) throw outside('leads out of the workspace')
-  const realWorkspace = await realResolve(path.resolve(workspace), { links: 0 })
-  const real = await realResolve(lexical, { links: 0 })
+  let realWorkspace: string
+  let real: string
+  try {
+    realWorkspace = await realResolve(path.resolve(workspace), { links: 0 })
+    real = await realResolve(lexical, { links: 0 })
+  } catch (e) {
+    throw fileError(action, given, workspace, e)
+  }
   if (!isInside(realWorkspace, real)) throw outside(`leads through a symlink to ${real}`)
   const relative = path.relative(realWorkspace, real).split(path.sep).join('/') || '.'
   return { real, relative }
@@ -69,7 +76,7 @@ async function realResolve(p: string, budget: { links: number }): Promise<string
     () => undefined,
   )
   if (link !== undefined) {
-    if (++budget.links > MAX_LINKS) throw new TeaError('FILE_ERROR', `too many levels of symbolic links at ${p}`)
+    if (++budget.links > MAX_LINKS) throw Object.assign(new Error(`too many symbolic links at ${p}`), { code: 'ELOOP' })
     return realResolve(path.resolve(parent, link), budget)
   }
   return path.join(await realResolve(parent, budget), path.basename(p))

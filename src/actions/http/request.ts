@@ -33,7 +33,7 @@ export async function httpRequest(
 ): Promise<HttpResult> {
   const url = targetUrl(action, p.url, p.query)
   const shown = redact(url)
-  const headers = new Headers(p.headers)
+  const headers = requestHeaders(action, p.headers)
   moveCredentials(url, headers)
   if (body && !headers.has('content-type')) headers.set('content-type', body.contentType)
   if (runSignal.aborted) throw cancelled(`${action} cancelled before calling ${shown}`)
@@ -107,6 +107,20 @@ function targetUrl(action: string, given: string, query: CommonParams['query']):
   }
   for (const [k, v] of Object.entries(query ?? {})) url.searchParams.append(k, String(v))
   return url
+}
+
+function requestHeaders(action: string, given: CommonParams['headers']): Headers {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(given ?? {})) {
+    try {
+      headers.append(name, value)
+    } catch {
+      throw new TeaError('INVALID_PARAMS', `${action}: header ${JSON.stringify(name)} has an invalid name or value`, {
+        details: { header: name },
+      })
+    }
+  }
+  return headers
 }
 
 async function readCapped(action: string, shown: string, response: Response, max: number): Promise<string> {

@@ -131,6 +131,13 @@ files('refuses a dangling symlink whose target lies outside (a write would creat
   assert.equal(readdirSync(outside), ['secret.txt'])
 })
 
+files('a symlink loop is FILE_ERROR, for existing and dangling loops alike', async ({ ctx }) => {
+  symlinkSync('loop-b', path.join(ctx.workspace, 'loop-a'))
+  symlinkSync('loop-a', path.join(ctx.workspace, 'loop-b'))
+  await rejects(run(ctx, 'file.read', { path: 'loop-a' }), 'FILE_ERROR', 'loop-a', 'symbolic links')
+  await rejects(run(ctx, 'file.write', { path: 'loop-b/x.txt', content: 'x' }), 'FILE_ERROR', 'loop-b/x.txt')
+})
+
 files('follows symlinks that stay inside the workspace', async ({ ctx }) => {
   writeFileSync(path.join(ctx.workspace, 'real.txt'), 'inside')
   symlinkSync('real.txt', path.join(ctx.workspace, 'alias.txt'))

@@ -144,6 +144,11 @@ http('http.post sends json with a JSON content-type, and body as text', async (c
   assert.is(c.seen[1]!.headers['content-type'], 'application/x-www-form-urlencoded')
 })
 
+http('an invalid header value is INVALID_PARAMS naming the header, without any request', async (c) => {
+  await rejects(run(c.ctx, 'http.get', { url: `${c.base}/text`, headers: { 'x-bad': 'a\r\nInjected: 1' } }), 'INVALID_PARAMS', 'x-bad')
+  assert.is(c.seen.length, 0)
+})
+
 http('http.post refuses body and json together with INVALID_PARAMS', async (c) => {
   await rejects(run(c.ctx, 'http.post', { url: `${c.base}/json`, body: 'a', json: {} }), 'INVALID_PARAMS', 'both')
   assert.is(c.seen.length, 0)
