@@ -1,0 +1,44 @@
+/**
+ * The parameters `llm.call` and `llm.stream` share, and how they become an `LlmRequest`. Every LLM setting is
+ * optional here: what a node leaves out comes from `settings.llm`.
+ */
+
+import * as v from 'valibot'
+import type { ChatMessage, LlmRequest } from '../../llm/types.ts'
+
+const message = v.object({
+  role: v.picklist(['system', 'user', 'assistant', 'tool']),
+  content: v.string(),
+})
+
+export const llmParams = v.pipe(
+  v.object({
+    model: v.optional(v.pipe(v.string(), v.description('`provider:model`, e.g. `ollama:qwen2.5:1.5b`; default settings.llm.model.'))),
+    prompt: v.optional(v.pipe(v.string(), v.description('The user message. Give this or `messages`, not both.'))),
+    messages: v.optional(v.pipe(v.array(message), v.description('The whole conversation, as {role, content} objects.'))),
+    system: v.optional(v.pipe(v.string(), v.description('A system message put before the prompt or messages.'))),
+    temperature: v.optional(v.pipe(v.number(), v.minValue(0), v.description('Sampling temperature.'))),
+    format: v.optional(
+      v.pipe(
+        v.union([v.literal('json'), v.record(v.string(), v.unknown())]),
+        v.description('`json`, or a JSON Schema the reply must follow; the parsed reply is returned as `parsed`.'),
+      ),
+    ),
+    timeout: v.optional(v.pipe(v.number(), v.gtValue(0), v.description('Seconds allowed for one attempt (default 120).'))),
+    max_retries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Retries of transient failures (default 2).'))),
+    base_url: v.optional(v.pipe(v.string(), v.description('Server URL; overrides OLLAMA_HOST / OPENAI_BASE_URL.'))),
+    keep_alive: v.optional(v.pipe(v.union([v.string(), v.number()]), v.description('Ollama: how long the model stays loaded (e.g. `5m`).'))),
+  }),
+  v.check((p) => (p.prompt === undefined) !== (p.messages === undefined), 'give exactly one of `prompt` or `messages`'),
+)
+
+export type LlmParams = v.InferOutput<typeof llmParams>
+
+export function toLlmRequest(params: LlmParams): LlmRequest {
+  const messages: ChatMessage[] = []
+  if (params.system !== undefined) messages.push({ role: 'system', content: params.system })
+  if (params.messages) messages.push(...params.messages)
+  else if (params.prompt !== undefined) messages.push({ role: 'user', content: params.prompt })
+  const { prompt: _p, messages: _m, system: _s, ...settings } = params
+  return { ...settings, messages }
+}
