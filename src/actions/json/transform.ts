@@ -13,7 +13,7 @@ const params = v.object({
     v.pipe(
       v.record(v.string(), v.unknown()),
       v.description(
-        "The result's shape: each string leaf is an expression over data (e.g. data.user.name, or a {{ }} template); other leaves are kept as they are.",
+        "The result's shape: each string leaf is an expression over data, e.g. data.user.name or 'Hi ' ~ data.user.name; other leaves are kept as they are.",
       ),
     ),
   ),
@@ -56,8 +56,8 @@ export const jsonTransform = defineAction({
 
 /**
  * Bare expressions become `{{ expr }}` templates; strings that already hold template tags stay as they are.
- * Bare is the recommended form: the engine may render a node's `with:` before the action runs, when `data`
- * is not yet a name in scope.
+ * Bare is the documented form because the engine renders a node's whole `with:` before the action runs, when
+ * `data` is not a name in scope; templates only reach us from direct calls (`ctx.invoke`, a model's tool call).
  */
 function asTemplates(value: unknown): unknown {
   if (typeof value === 'string') return /\{\{|\{%/.test(value) ? value : `{{ ${value} }}`
