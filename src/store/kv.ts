@@ -1,0 +1,32 @@
+/**
+ * The slice of one LMDB named database that the store's modules use, so that only lmdb-store.ts imports `lmdb`
+ * (SPEC §2: one package, one module). Keys are lmdb's ordered keys (strings, numbers, arrays of them); values are
+ * the msgpackr bytes of a record, encoded with the database's shared structures.
+ */
+
+export type Key = string | number | Array<string | number>
+
+export interface KvEntry {
+  key: Key
+  value: Uint8Array
+}
+
+export interface Kv {
+  /** The committed bytes at `key` (reads never see writes still queued). */
+  get(key: Key): Uint8Array | undefined
+  /** Queues a write into the next batched transaction; resolves once it has committed. */
+  put(key: Key, bytes: Uint8Array, options?: { noOverwrite?: boolean }): Promise<boolean>
+  remove(key: Key): Promise<boolean>
+  /** Committed entries with start ≤ key < end (start > key ≥ end when reverse). */
+  range(start: Key, end: Key, reverse?: boolean): Iterable<KvEntry>
+  keys(start: Key, end: Key): Iterable<Key>
+  /** msgpackr with this database's shared structures. The bytes stay valid after later encodes. */
+  encode(value: unknown): Uint8Array
+  /** Throws on truncated or malformed bytes. */
+  decode(bytes: Uint8Array): unknown
+  /** Bytes of a key as stored. */
+  keyBytes(key: Key): number
+}
+
+/** The highest string element for range ends: every subtask or memory key sorts below it. */
+export const MAX_STRING = '\u{10ffff}'
