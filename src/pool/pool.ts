@@ -1,0 +1,154 @@
+/**
+ * The worker pool (SPEC §3.7), a thin layer over tinypool. It is lazy: nothing starts until the first `run`, so an
+ * agent that never plans starts no threads. A task that outlives its `timeoutMs` has its worker terminated (tinypool
+ * kills the thread running an aborted task and starts a fresh one for the next), not left spinning. Failures
+ * reported by the worker come back as the original TeaError; a timeout is POOL_ERROR with `details.reason:
+ * 'timeout'`; the caller's signal firing is a `cancel` ControlSignal.
+ */
+
+import { availableParallelism } from 'node:os'
+import { MessageChannel } from 'node:worker_threads'
+import { Tinypool } from 'tinypool'
+import { TeaError } from '../core/errors.ts'
+import { cancelled } from '../core/signals.ts'
+import type { HostNotice, HostReply, HostRequest, PoolTask, TaskReply } from './protocol.ts'
+import { deserializeError, serializeError } from './protocol.ts'
+import { workerLocation } from './worker-location.ts'
+
+export interface PoolOptions {
+  /** Threads at most; default min(4, cores). */
+  maxThreads?: number
+  /** An idle worker exits after this long (ms); default 10 s. */
+  idleTimeoutMs?: number
+}
+
+/** Main-thread functions a worker task may call back (see protocol.ts), by method name. */
+export type HostMethods = Record<string, (...args: any[]) => unknown>
+
+export interface RunOptions {
+  signal?: AbortSignal
+  timeoutMs?: number
+  host?: HostMethods
+}
+
+export interface PoolRunResult {
+  value: unknown
+  stateUpdate?: Record<string, unknown>
+  removed?: string[]
+}
+
+export interface Pool {
+  readonly maxThreads: number
+  /** True once a worker thread has been asked for. */
+  readonly started: boolean
+  run(task: PoolTask, options?: RunOptions): Promise<PoolRunResult>
+  close(): Promise<void>
+}
+
+export function defaultConcurrency(): number {
+  return Math.max(1, Math.min(4, availableParallelism()))
+}
+
+export function createPool(options: PoolOptions = {}): Pool {
+  const maxThreads = Math.max(1, Math.floor(options.maxThreads ?? defaultConcurrency()))
+  let tinypool: Tinypool | undefined
+  let closed = false
+  const get = (): Tinypool => {
+    if (closed) throw new TeaError('POOL_ERROR', 'the worker pool was used after it was closed')
+    if (!tinypool) {
+      const where = workerLocation()
+      tinypool = new Tinypool({
+        filename: where.filename,
+        name: where.name,
+        minThreads: 0,
+        maxThreads,
+        idleTimeout: options.idleTimeoutMs ?? 10_000,
+      })
+    }
+    return tinypool
+  }
+  return {
+    maxThreads,
+    get started() {
+      return tinypool !== undefined
+    },
+    async run(task, runOptions = {}) {
+      const { signal, timeoutMs, host } = runOptions
+      if (signal?.aborted) throw cancelled()
+      const pool = get()
+      const abort = new AbortController()
+      let timedOut = false
+      const onCallerAbort = (): void => abort.abort()
+      signal?.addEventListener('abort', onCallerAbort, { once: true })
+      const timer =
+        timeoutMs !== undefined && timeoutMs > 0
+          ? setTimeout(() => {
+              timedOut = true
+              abort.abort()
+            }, timeoutMs)
+          : undefined
+      const channel = host ? new MessageChannel() : undefined
+      if (channel) serveHost(channel.port1, host!)
+      try {
+        const sent: PoolTask = channel ? { ...task, port: channel.port2 } : task
+        const reply: TaskReply = await pool.run(sent, {
+          signal: abort.signal,
+          ...(channel ? { transferList: [channel.port2] } : {}),
+        })
+        if (!reply.ok) throw deserializeError(reply.error)
+        const out: PoolRunResult = { value: reply.value }
+        if (reply.stateUpdate) out.stateUpdate = reply.stateUpdate
+        if (reply.removed) out.removed = reply.removed
+        return out
+      } catch (e) {
+        if (timedOut)
+          throw new TeaError('POOL_ERROR', `${task.where}: timed out after ${timeoutMs} ms; its worker was terminated`, {
+            details: { reason: 'timeout', timeoutMs },
+          })
+        if (signal?.aborted) throw cancelled()
+        throw e
+      } finally {
+        if (timer) clearTimeout(timer)
+        signal?.removeEventListener('abort', onCallerAbort)
+        channel?.port1.close()
+      }
+    },
+    async close() {
+      closed = true
+      const pool = tinypool
+      tinypool = undefined
+      if (pool) await pool.destroy()
+    },
+  }
+}
+
+function serveHost(port: import('node:worker_threads').MessagePort, host: HostMethods): void {
+  port.on('message', (msg: HostRequest | HostNotice) => {
+    const fn = Object.hasOwn(host, msg.method) ? host[msg.method] : undefined
+    if ('notice' in msg) {
+      try {
+        fn?.(...msg.args)
+      } catch {
+        // a notice has no one to answer; the worker's own result still decides the task
+      }
+      return
+    }
+    const reply = (r: HostReply): void => {
+      try {
+        port.postMessage(r)
+      } catch {
+        // the task finished (port closed) before the answer was ready
+      }
+    }
+    if (!fn) {
+      reply({ id: msg.id, ok: false, error: { name: 'TeaError', code: 'POOL_ERROR', message: `no host method '${msg.method}'` } })
+      return
+    }
+    Promise.resolve()
+      .then(() => fn(...msg.args))
+      .then(
+        (value) => reply({ id: msg.id, ok: true, value }),
+        (e) => reply({ id: msg.id, ok: false, error: serializeError(e) }),
+      )
+  })
+}

@@ -1,0 +1,54 @@
+/**
+ * Where the pool's workers load their task handler from. Four situations, tried in this order:
+ * 1. an embedder says so: `globalThis.__TEA_WORKER__ = {filename, name}` (the single executable materialises the
+ *    worker source and points here), or `TEA_WORKER_FILE` in the environment (name `runWorkerTask`);
+ * 2. from source (this module is a `.ts` file): `worker-tsx.mjs` beside it, which registers tsx in the worker;
+ * 3. from the bundle with a separate worker bundle beside it (`tea-worker.cjs`);
+ * 4. from the bundle alone: the bundle itself, which exports `runWorkerTask` and must not start the CLI when it
+ *    is loaded inside a pool worker (`isPoolWorker()`).
+ */
+
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { isMainThread } from 'node:worker_threads'
+
+export interface WorkerLocation {
+  filename: string
+  name: string
+}
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __TEA_WORKER__: WorkerLocation | undefined
+}
+
+export const WORKER_EXPORT = 'runWorkerTask'
+
+export function workerLocation(): WorkerLocation {
+  if (globalThis.__TEA_WORKER__) return globalThis.__TEA_WORKER__
+  const fromEnv = process.env.TEA_WORKER_FILE
+  if (fromEnv) return { filename: toUrl(fromEnv), name: WORKER_EXPORT }
+  const here = thisFile()
+  if (here.endsWith('.ts')) return { filename: toUrl(path.join(path.dirname(here), 'worker-tsx.mjs')), name: WORKER_EXPORT }
+  const sibling = path.join(path.dirname(here), 'tea-worker.cjs')
+  if (existsSync(sibling)) return { filename: toUrl(sibling), name: WORKER_EXPORT }
+  return { filename: toUrl(here), name: WORKER_EXPORT }
+}
+
+/** True inside a tinypool worker thread: a bundle entry checks this before starting the CLI. */
+export function isPoolWorker(): boolean {
+  const state = (process as { __tinypool_state__?: { isTinypoolWorker?: boolean } }).__tinypool_state__
+  return !isMainThread && state?.isTinypoolWorker === true
+}
+
+function thisFile(): string {
+  // In the CJS bundle `import.meta.url` is compiled away and `__filename` is the bundle; from source under
+  // tsx either may be set, and both name this .ts file.
+  if (typeof __filename === 'string' && __filename !== '') return __filename
+  return fileURLToPath(import.meta.url)
+}
+
+function toUrl(file: string): string {
+  return file.startsWith('file:') || file.startsWith('data:') ? file : pathToFileURL(file).href
+}
