@@ -1,20 +1,31 @@
 import { isTeaError } from '../core/errors.ts'
 import { enabledFeatures } from '../features.ts'
+import { EXIT } from './exit.ts'
+import { actionsCommand, graphCommand, validateCommand } from './inspect.ts'
 import type { Command, Io } from './io.ts'
 import { processIo } from './io.ts'
-
-export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 3, signal: 130 } as const
+import { resumeCommand } from './resume.ts'
+import { runCommand } from './run.ts'
+import { runsCommand } from './runs.ts'
 
 const HELP = `tea — run YAML agents against a local model server
 
 Usage: tea <command> [options]
 
 Commands:
-  run <agent.yaml>      run an agent; final state as JSON on stdout
-  version               version, target and enabled features
+  run <agent.yaml>        run an agent; final state as JSON on stdout, progress on stderr
+  resume <run-id>         continue a failed, paused, stopped or killed run from its last checkpoint
+  runs [prune]            list runs (or delete old ones) in the data dir
+  validate <agent.yaml>   check an agent; every problem as file:line:col: CODE message
+  graph <agent.yaml>      print the agent's graph (--format mermaid|dot)
+  actions [--json]        list the actions of this build, with JSON Schemas
+  version                 version, target and enabled features
 
 Run 'tea <command> --help' for a command's options.
 `
+
+/** Errors that mean the command line or the agent file is wrong (exit 2), not that a run failed. */
+const USAGE_CODES = new Set(['USAGE', 'INVALID_INPUT', 'AGENT_INVALID', 'RUN_EXISTS', 'RUN_NOT_FOUND', 'RUN_NOT_RESUMABLE', 'LLM_BAD_MODEL'])
 
 export function version(): { version: string; target: string; features: string[]; node: string } {
   return {
@@ -33,6 +44,12 @@ const versionCommand: Command = async (_argv, io) => {
 
 function commands(): Record<string, Command> {
   return {
+    run: runCommand,
+    resume: resumeCommand,
+    runs: runsCommand,
+    validate: validateCommand,
+    graph: graphCommand,
+    actions: actionsCommand,
     version: versionCommand,
   }
 }
@@ -54,7 +71,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   } catch (e) {
     if (isTeaError(e)) {
       io.err(`tea ${name}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`)
-      return e.code === 'USAGE' || e.code === 'INVALID_INPUT' ? EXIT.usage : EXIT.failed
+      return USAGE_CODES.has(e.code) ? EXIT.usage : EXIT.failed
     }
     throw e
   }

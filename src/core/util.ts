@@ -3,8 +3,9 @@ export type State = Record<string, unknown>
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false
+  // Any realm's Object.prototype (objects returned by `run:` code come from a vm context) or none.
   const proto = Object.getPrototypeOf(v)
-  return proto === Object.prototype || proto === null
+  return proto === null || Object.getPrototypeOf(proto) === null
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -1,0 +1,14 @@
+/** The core actions every build has (SPEC §3.4). Feature actions join them in src/features.ts. */
+
+import type { Action } from './types.ts'
+import { fileActions } from './file/index.ts'
+import { httpActions } from './http/index.ts'
+import { jsonActions } from './json/index.ts'
+import { llmActions } from './llm/index.ts'
+import { memoryActions } from './memory/index.ts'
+import { toolsActions } from './tools/index.ts'
+import { aofActions } from './aof/index.ts'
+
+export function builtinActions(): Action[] {
+  return [...llmActions, ...jsonActions, ...memoryActions, ...httpActions, ...fileActions, ...toolsActions, ...aofActions]
+}

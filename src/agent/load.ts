@@ -1,0 +1,142 @@
+/**
+ * Agent file → AgentSpec, reporting every problem at once with its line and column (SPEC §3.2, issue: `tea
+ * validate`). Three passes: YAML syntax; structure (valibot, strict objects); cross-references — node names, goto
+ * and edge targets, actions and their static parameters, template syntax, `run:` code syntax. `tea run` uses the
+ * same function, so nothing runs from a file `tea validate` would reject.
+ */
+
+import { createHash } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import * as v from 'valibot'
+import { TeaError } from '../core/errors.ts'
+import { closest, isPlainObject } from '../core/util.ts'
+import type { Registry } from '../actions/registry.ts'
+import { parseYaml, type Parsed } from './parse.ts'
+import { invalidAgent, type Problem } from './problems.ts'
+import { AgentSchema, type AgentFile } from './schema.ts'
+import { checkReferences } from './references.ts'
+import { START, type AgentSpec, type NodeSpec } from './types.ts'
+
+export interface LoadResult {
+  spec?: AgentSpec
+  problems: Problem[]
+}
+
+export function loadAgentFile(path: string, registry: Registry): LoadResult {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (e) {
+    throw new TeaError('USAGE', `cannot read agent file ${path}: ${(e as NodeJS.ErrnoException).code ?? e}`)
+  }
+  return loadAgentText(text, resolve(path), registry)
+}
+
+/** Throws AGENT_INVALID listing every problem. */
+export function requireAgent(path: string, registry: Registry): AgentSpec {
+  const { spec, problems } = loadAgentFile(path, registry)
+  if (!spec || problems.length) throw invalidAgent(path, problems)
+  return spec
+}
+
+export function loadAgentText(text: string, file: string, registry: Registry): LoadResult {
+  const parsed = parseYaml(text)
+  if (parsed.errors.length) {
+    return { problems: parsed.errors.map((e) => ({ code: 'YAML_SYNTAX', message: e.message, ...e.pos })) }
+  }
+  if (!isPlainObject(parsed.data)) {
+    return { problems: [{ code: 'AGENT_INVALID', message: 'an agent file must be a YAML mapping with name and nodes', line: 1, col: 1 }] }
+  }
+  const problems = structuralProblems(parsed)
+  problems.push(...checkReferences(parsed.data, parsed, registry))
+  problems.sort((a, b) => a.line - b.line || a.col - b.col)
+  if (problems.length) return { problems }
+  const agent = v.parse(AgentSchema, parsed.data)
+  return { spec: normalise(agent, parsed, file, text), problems }
+}
+
+function structuralProblems(parsed: Parsed): Problem[] {
+  const result = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
+  if (result.success) return []
+  const problems: Problem[] = []
+  for (const issue of result.issues) {
+    const path = (issue.path ?? []).map((p) => p.key as string | number)
+    const dot = path.join('.')
+    if (issue.type === 'strict_object' && issue.expected === 'never') {
+      const key = String(path[path.length - 1])
+      const near = closest(key, KNOWN_KEYS)
+      const hint = near.length ? ` (did you mean '${near[0]}'?)` : ''
+      problems.push({ code: 'UNKNOWN_KEY', message: `unknown key '${dot}'${hint}`, ...parsed.locate(path, true) })
+    } else if (issue.received === 'undefined') {
+      problems.push({ code: 'MISSING_KEY', message: `missing required key '${dot}'`, ...parsed.locate(path) })
+    } else {
+      problems.push({ code: 'AGENT_INVALID', message: `${dot || '(top level)'}: ${issue.message}`, ...parsed.locate(path) })
+    }
+  }
+  return problems
+}
+
+// Every key the agent format knows, for "did you mean" on a misspelt key anywhere in the file.
+const KNOWN_KEYS = [
+  ...Object.keys(AgentSchema.entries),
+  'uses', 'action', 'with', 'output', 'run', 'goto', 'on_error', 'interrupt', 'timeout', 'description',
+  'mode', 'max_retries', 'retry_delay', 'fallback', 'from', 'to', 'fan_in', 'model', 'temperature', 'base_url',
+  'format', 'keep_alive', 'max_steps', 'workspace', 'allow_inline_code', 'run_timeout', 'checkpoint', 'keep',
+  'interrupt_before', 'interrupt_after', 'if',
+]
+
+function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string): AgentSpec {
+  const settings = agent.settings ?? {}
+  const nodes: NodeSpec[] = agent.nodes.map((n, index) => ({
+    name: n.name,
+    index,
+    ...(n.description !== undefined && { description: n.description }),
+    ...((n.uses ?? n.action) !== undefined && { uses: (n.uses ?? n.action)! }),
+    ...(n.with !== undefined && { with: n.with }),
+    ...(n.output !== undefined && { output: n.output }),
+    ...(n.run !== undefined && { run: n.run }),
+    ...(n.goto !== undefined && { goto: n.goto }),
+    onError: {
+      mode: n.on_error?.mode ?? 'raise',
+      maxRetries: n.on_error?.max_retries ?? (n.on_error?.mode === 'retry' ? 2 : 0),
+      retryDelay: n.on_error?.retry_delay ?? 0.5,
+      ...(n.on_error?.fallback !== undefined && { fallback: n.on_error.fallback }),
+    },
+    ...(n.interrupt !== undefined && { interrupt: n.interrupt }),
+    ...(n.timeout !== undefined && { timeout: n.timeout }),
+    line: parsed.locate(['nodes', index]).line,
+  }))
+  const edges = new Map<string, string>()
+  const parallel = new Map<string, { from: string; to: string[]; fanIn: string }>()
+  let entry = nodes[0]!.name
+  for (const e of agent.edges ?? []) {
+    if (Array.isArray(e.to)) parallel.set(e.from, { from: e.from, to: e.to, fanIn: e.fan_in! })
+    else if (e.from === START) entry = e.to
+    else edges.set(e.from, e.to)
+  }
+  const workspace = settings.workspace ? resolve(dirname(file), settings.workspace) : dirname(file)
+  return {
+    file,
+    hash: createHash('sha256').update(text).digest('hex'),
+    name: agent.name,
+    ...(agent.description !== undefined && { description: agent.description }),
+    initialState: agent.initial_state ?? {},
+    variables: agent.variables ?? {},
+    settings: {
+      llm: settings.llm ?? {},
+      max_steps: settings.max_steps ?? 1000,
+      workspace,
+      allow_inline_code: settings.allow_inline_code ?? true,
+      run_timeout: settings.run_timeout ?? 10,
+      checkpoint_keep: settings.checkpoint?.keep ?? 3,
+      planner: settings.planner ?? {},
+    },
+    nodes,
+    entry,
+    edges,
+    parallel,
+    interruptBefore: new Set([...(agent.config?.interrupt_before ?? []), ...nodes.filter((n) => n.interrupt === 'before').map((n) => n.name)]),
+    interruptAfter: new Set([...(agent.config?.interrupt_after ?? []), ...nodes.filter((n) => n.interrupt === 'after').map((n) => n.name)]),
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * YAML text → plain data, keeping a way back from a data path (`['nodes', 2, 'goto']`) to the line and column it
+ * came from, so every later check can report `file:line:col`. This is the only module that imports `yaml`
+ * (besides src/aof/frontmatter.ts, which handles AOF task files).
+ */
+
+import { isMap, LineCounter, parseDocument, type Document } from 'yaml'
+
+export interface Position {
+  line: number
+  col: number
+}
+
+export interface Parsed {
+  data: unknown
+  /** Syntax problems; `data` is unusable when this is non-empty. */
+  errors: Array<{ message: string; pos: Position }>
+  /** Position of the value at `path` (or of its key when `key` is set), else of the nearest ancestor found. */
+  locate(path: ReadonlyArray<string | number>, key?: boolean): Position
+  /** Position of a character offset. */
+  at(offset: number): Position
+}
+
+export function parseYaml(text: string): Parsed {
+  const lineCounter = new LineCounter()
+  const doc: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  const at = (offset: number): Position => {
+    const p = lineCounter.linePos(offset)
+    return { line: p.line, col: p.col }
+  }
+  const errors = doc.errors.map((e) => ({ message: e.message.split('\n')[0]!, pos: at(e.pos[0]) }))
+  const locate = (path: ReadonlyArray<string | number>, key = false): Position => {
+    for (let n = path.length; n >= 0; n--) {
+      const sub = path.slice(0, n)
+      if (key && n === path.length && n > 0) {
+        const parent = sub.length === 1 ? doc.contents : doc.getIn(sub.slice(0, -1), true)
+        if (isMap(parent)) {
+          const pair = parent.items.find((p) => (p.key as { value?: unknown } | null)?.value === sub[sub.length - 1])
+          const range = (pair?.key as { range?: [number, number, number] } | null)?.range
+          if (range) return at(range[0])
+        }
+        continue
+      }
+      const node = n === 0 ? doc.contents : doc.getIn(sub, true)
+      const range = (node as { range?: [number, number, number] } | null)?.range
+      if (range) return at(range[0])
+    }
+    return { line: 1, col: 1 }
+  }
+  return { data: errors.length ? undefined : doc.toJS({ maxAliasCount: 100 }), errors, locate, at }
+}
+
+/** Parses YAML or JSON text that is not an agent (e.g. `-i @input.yaml`). Throws with the first problem. */
+export function parseYamlValue(text: string): unknown {
+  const doc = parseDocument(text, { prettyErrors: false })
+  if (doc.errors.length) throw new Error(doc.errors[0]!.message.split('\n')[0])
+  return doc.toJS({ maxAliasCount: 100 })
+}
+

@@ -1,0 +1,128 @@
+/**
+ * The checks that need the whole agent: node names, goto/edge/fallback/interrupt targets, actions and their
+ * static parameters, template syntax, and `run:` code syntax. They read the raw data defensively so that they
+ * still report what they can when the structural pass found problems elsewhere.
+ */
+
+import { isTeaError } from '../core/errors.ts'
+import { closest, isPlainObject } from '../core/util.ts'
+import { paramIssues, unknownAction, type Registry } from '../actions/registry.ts'
+import { compileCondition, compileTemplate } from '../template/index.ts'
+import { compileCode } from '../engine/code.ts'
+import type { Parsed } from './parse.ts'
+import type { Problem } from './problems.ts'
+import { END, START } from './types.ts'
+
+type Path = Array<string | number>
+
+export function checkReferences(data: Record<string, unknown>, parsed: Parsed, registry: Registry): Problem[] {
+  const problems: Problem[] = []
+  const at = (path: Path, code: Problem['code'], message: string, key = false): void => {
+    problems.push({ code, message, ...parsed.locate(path, key) })
+  }
+  const nodes = Array.isArray(data.nodes) ? data.nodes : []
+  const names = new Map<string, number>()
+  nodes.forEach((n, i) => {
+    if (!isPlainObject(n) || typeof n.name !== 'string') return
+    if (n.name === END || n.name === START) at(['nodes', i, 'name'], 'AGENT_INVALID', `'${n.name}' is reserved and cannot name a node`)
+    const first = names.get(n.name)
+    if (first !== undefined) {
+      at(['nodes', i, 'name'], 'DUPLICATE_NODE', `duplicate node name '${n.name}' (first defined at line ${parsed.locate(['nodes', first]).line})`)
+    } else names.set(n.name, i)
+  })
+  const target = (path: Path, name: unknown, what: string, allowEnd = true): void => {
+    if (typeof name !== 'string' || names.has(name) || (allowEnd && name === END)) return
+    const near = closest(name, names.keys())
+    at(path, 'UNKNOWN_NODE', `${what} '${name}' is not a node of this agent${near.length ? ` (did you mean '${near[0]}'?)` : ''}`)
+  }
+  const inlineCode = !(isPlainObject(data.settings) && data.settings.allow_inline_code === false)
+
+  nodes.forEach((n, i) => {
+    if (!isPlainObject(n)) return
+    const here = ['nodes', i]
+    const label = typeof n.name === 'string' ? n.name : `#${i + 1}`
+    const kinds = ['uses', 'action', 'run'].filter((k) => n[k] !== undefined)
+    if (kinds.length === 0) at(here, 'AGENT_INVALID', `node '${label}' needs 'uses:' (an action) or 'run:' (code)`)
+    else if (kinds.length > 1) at(here, 'AGENT_INVALID', `node '${label}' has both ${kinds.map((k) => `'${k}:'`).join(' and ')}; give one`)
+    if (n.run === undefined && n.uses === undefined && n.action === undefined) return
+    if (typeof n.run === 'string') {
+      if (n.with !== undefined || n.output !== undefined) at(here, 'AGENT_INVALID', `node '${label}': 'with:' and 'output:' go with 'uses:', not 'run:'`)
+      if (!inlineCode) at([...here, 'run'], 'INLINE_CODE_FORBIDDEN', `node '${label}': run: code is forbidden by settings.allow_inline_code: false`)
+      else {
+        try {
+          compileCode(n.run, label)
+        } catch (e) {
+          at([...here, 'run'], 'CODE_ERROR', isTeaError(e) ? e.message : String(e))
+        }
+      }
+    }
+    const actionName = typeof n.uses === 'string' ? n.uses : typeof n.action === 'string' ? n.action : undefined
+    const action = actionName === undefined ? undefined : registry.get(actionName)
+    if (actionName !== undefined && !action) at([...here, n.uses !== undefined ? 'uses' : 'action'], 'UNKNOWN_ACTION', unknownAction(actionName, registry.list().map((a) => a.name)).message.replace(/^unknown action/, `node '${label}': unknown action`))
+    templates(n.with, [...here, 'with'], label, 'with', problems, parsed)
+    if (isPlainObject(n.output)) templates(n.output, [...here, 'output'], label, 'output', problems, parsed)
+    if (action && (n.with === undefined || isPlainObject(n.with))) {
+      const templated = templatedPaths(n.with ?? {}, [])
+      for (const issue of paramIssues(action, n.with ?? {})) {
+        if (templated.some((t) => startsWith(issue.path, t) || startsWith(t, issue.path))) continue
+        const where = issue.path.length ? `with.${issue.path.join('.')}` : 'with'
+        at([...here, 'with', ...issue.path], 'INVALID_PARAMS', `node '${label}', ${where}: ${issue.message}`)
+      }
+    }
+    if (typeof n.goto === 'string') target([...here, 'goto'], n.goto, 'goto target')
+    else if (Array.isArray(n.goto)) {
+      n.goto.forEach((rule, r) => {
+        if (!isPlainObject(rule)) return
+        target([...here, 'goto', r, 'to'], rule.to, 'goto target')
+        if (typeof rule.if === 'string') {
+          try {
+            compileCondition(rule.if, { node: label, field: `goto[${r}].if` })
+          } catch (e) {
+            at([...here, 'goto', r, 'if'], 'TEMPLATE_SYNTAX', isTeaError(e) ? e.message : String(e))
+          }
+        }
+      })
+    }
+    if (isPlainObject(n.on_error)) target([...here, 'on_error', 'fallback'], n.on_error.fallback, 'on_error.fallback', false)
+  })
+
+  const edges = Array.isArray(data.edges) ? data.edges : []
+  edges.forEach((e, i) => {
+    if (!isPlainObject(e)) return
+    if (e.from !== START) target(['edges', i, 'from'], e.from, 'edge source', false)
+    if (Array.isArray(e.to)) {
+      e.to.forEach((t, j) => target(['edges', i, 'to', j], t, 'parallel branch', false))
+      if (e.fan_in === undefined) at(['edges', i], 'AGENT_INVALID', `a parallel edge (to: [...]) needs fan_in: the node that joins the branches`)
+      else target(['edges', i, 'fan_in'], e.fan_in, 'fan_in node', false)
+    } else target(['edges', i, 'to'], e.to, 'edge target')
+  })
+  const config = isPlainObject(data.config) ? data.config : {}
+  for (const key of ['interrupt_before', 'interrupt_after'] as const) {
+    const list = config[key]
+    if (Array.isArray(list)) list.forEach((name, i) => target(['config', key, i], name, `config.${key} entry`, false))
+  }
+  return problems
+}
+
+function templates(value: unknown, path: Path, node: string, field: string, problems: Problem[], parsed: Parsed): void {
+  if (typeof value === 'string') {
+    try {
+      compileTemplate(value, { node, field })
+    } catch (e) {
+      problems.push({ code: 'TEMPLATE_SYNTAX', message: isTeaError(e) ? e.message : String(e), ...parsed.locate(path) })
+    }
+  } else if (Array.isArray(value)) value.forEach((v, i) => templates(v, [...path, i], node, `${field}[${i}]`, problems, parsed))
+  else if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) templates(v, [...path, k], node, `${field}.${k}`, problems, parsed)
+}
+
+/** Paths of the strings in `value` that contain template syntax (their type is only known after rendering). */
+function templatedPaths(value: unknown, path: Path): Path[] {
+  if (typeof value === 'string') return /\{\{|\{%/.test(value) ? [path] : []
+  if (Array.isArray(value)) return value.flatMap((v, i) => templatedPaths(v, [...path, i]))
+  if (isPlainObject(value)) return Object.entries(value).flatMap(([k, v]) => templatedPaths(v, [...path, k]))
+  return []
+}
+
+function startsWith(path: Path, prefix: Path): boolean {
+  return prefix.length <= path.length && prefix.every((p, i) => p === path[i])
+}

@@ -1,0 +1,86 @@
+/**
+ * The shape of an agent file (SPEC §3.2), as valibot schemas: one definition gives the TypeScript types and the
+ * structural validation. Objects are strict so a misspelt key is reported, not ignored. Cross-references
+ * (goto targets, actions, templates) are checked afterwards in validate.ts, where the whole agent is known.
+ */
+
+import * as v from 'valibot'
+
+const name = v.pipe(v.string(), v.minLength(1, 'must not be empty'))
+const seconds = v.pipe(v.number(), v.minValue(0, 'must be ≥ 0'))
+const count = v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(0, 'must be ≥ 0'))
+
+export const GotoRuleSchema = v.strictObject({ if: v.optional(v.string()), to: name })
+export const GotoSchema = v.union([name, v.array(GotoRuleSchema)], 'must be a node name or a list of {if, to} rules')
+
+export const OnErrorSchema = v.strictObject({
+  mode: v.optional(v.picklist(['raise', 'continue', 'retry'])),
+  max_retries: v.optional(count),
+  /** Seconds before the first retry; doubles each time. */
+  retry_delay: v.optional(seconds),
+  fallback: v.optional(name),
+})
+
+export const NodeSchema = v.strictObject({
+  name,
+  description: v.optional(v.string()),
+  uses: v.optional(name),
+  action: v.optional(name),
+  with: v.optional(v.record(v.string(), v.unknown())),
+  output: v.optional(v.union([name, v.record(v.string(), v.unknown())], 'must be a key name or a mapping')),
+  run: v.optional(v.string()),
+  goto: v.optional(GotoSchema),
+  on_error: v.optional(OnErrorSchema),
+  interrupt: v.optional(v.picklist(['before', 'after'])),
+  timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
+})
+
+export const EdgeSchema = v.strictObject({
+  from: name,
+  to: v.union([name, v.pipe(v.array(name), v.minLength(1))], 'must be a node name or a list of node names'),
+  fan_in: v.optional(name),
+})
+
+export const LlmSettingsSchema = v.strictObject({
+  model: v.optional(v.string()),
+  temperature: v.optional(v.number()),
+  timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
+  max_retries: v.optional(count),
+  base_url: v.optional(v.string()),
+  format: v.optional(v.union([v.literal('json'), v.record(v.string(), v.unknown())])),
+  keep_alive: v.optional(v.union([v.string(), v.number()])),
+})
+
+export const SettingsSchema = v.strictObject({
+  llm: v.optional(LlmSettingsSchema),
+  max_steps: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be ≥ 1'))),
+  workspace: v.optional(v.string()),
+  allow_inline_code: v.optional(v.boolean()),
+  /** Default time limit for `run:` code, seconds. */
+  run_timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
+  checkpoint: v.optional(v.strictObject({ keep: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))) })),
+  planner: v.optional(v.record(v.string(), v.unknown())),
+})
+
+export const AgentSchema = v.strictObject({
+  name,
+  description: v.optional(v.string()),
+  version: v.optional(v.union([v.string(), v.number()])),
+  state_schema: v.optional(v.record(v.string(), v.unknown())),
+  initial_state: v.optional(v.record(v.string(), v.unknown())),
+  variables: v.optional(v.record(v.string(), v.unknown())),
+  settings: v.optional(SettingsSchema),
+  nodes: v.pipe(v.array(NodeSchema), v.minLength(1, 'must list at least one node')),
+  edges: v.optional(v.array(EdgeSchema)),
+  config: v.optional(
+    v.strictObject({
+      interrupt_before: v.optional(v.array(name)),
+      interrupt_after: v.optional(v.array(name)),
+    }),
+  ),
+})
+
+export type AgentFile = v.InferOutput<typeof AgentSchema>
+export type NodeFile = v.InferOutput<typeof NodeSchema>
+export type GotoRule = v.InferOutput<typeof GotoRuleSchema>
+export type EdgeFile = v.InferOutput<typeof EdgeSchema>

@@ -1,0 +1,53 @@
+import type { AgentSettingsView } from '../actions/types.ts'
+import type { GotoRule } from './schema.ts'
+
+export interface NodeSpec {
+  name: string
+  index: number
+  description?: string
+  /** The action name (`uses:` or its alias `action:`), for action nodes. */
+  uses?: string
+  with?: Record<string, unknown>
+  output?: string | Record<string, unknown>
+  /** JavaScript function body, for code nodes. */
+  run?: string
+  goto?: string | GotoRule[]
+  onError: { mode: 'raise' | 'continue' | 'retry'; maxRetries: number; retryDelay: number; fallback?: string }
+  interrupt?: 'before' | 'after'
+  /** Seconds. */
+  timeout?: number
+  /** 1-based line of the node in the agent file, for messages. */
+  line: number
+}
+
+export interface ParallelEdge {
+  from: string
+  to: string[]
+  fanIn: string
+}
+
+export type AgentSettings = AgentSettingsView
+
+export interface AgentSpec {
+  /** Absolute path of the agent file (or '<inline>'). */
+  file: string
+  /** sha256 of the file's text, to notice edits between a run and its resume. */
+  hash: string
+  name: string
+  description?: string
+  initialState: Record<string, unknown>
+  variables: Record<string, unknown>
+  settings: AgentSettings
+  nodes: NodeSpec[]
+  /** The entry node (first node, or the target of an edge from `__start__`). */
+  entry: string
+  /** Plain edges from → to (used when a node has no goto). */
+  edges: Map<string, string>
+  /** Parallel fan-outs by source node. */
+  parallel: Map<string, ParallelEdge>
+  interruptBefore: Set<string>
+  interruptAfter: Set<string>
+}
+
+export const END = '__end__'
+export const START = '__start__'

@@ -1,0 +1,80 @@
+import { TeaError } from '../core/errors.ts'
+import { buildRegistry } from '../actions/index.ts'
+import { requireAgent } from '../agent/load.ts'
+import { parseArgs, type FlagSpecs } from './args.ts'
+import { EXIT } from './exit.ts'
+import { readInput } from './input.ts'
+import type { Command } from './io.ts'
+import { dataDirOf, execute, openStore } from './session.ts'
+
+const FLAGS = {
+  input: { type: 'string', short: 'i' },
+  set: { type: 'string', multiple: true },
+  'data-dir': { type: 'string' },
+  stream: { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
+  trace: { type: 'string' },
+  record: { type: 'string' },
+  replay: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies FlagSpecs
+
+export const RESUME_HELP = `Usage: tea resume <run-id> [options]
+
+Continues a run that failed, was paused at an interrupt, or was stopped or killed, from its last checkpoint.
+Nodes already recorded are not run again; the node that was in flight runs again. A node paused by
+'interrupt: before' runs now; one paused 'after' is not repeated. Interrupts still apply to later nodes.
+
+Options:
+  -i, --input JSON|@file     merge these keys into the saved state first (e.g. a human's answer)
+      --set key=value        set one key in the saved state
+      --data-dir DIR         where runs are stored (default: $TEA_DATA_DIR, else ./.tea)
+      --stream, -o FILE, --trace FILE, --record/--replay CASSETTE, -q    as for tea run
+`
+
+export const resumeCommand: Command = async (argv, io) => {
+  const { flags, positionals } = parseArgs(argv, FLAGS, 'resume')
+  if (flags.help) {
+    io.out(RESUME_HELP)
+    return EXIT.ok
+  }
+  if (positionals.length !== 1) throw new TeaError('USAGE', 'resume: expected one run id', { hint: "'tea runs' lists them" })
+  const runId = positionals[0]!
+  const dataDir = dataDirOf(flags['data-dir'], io)
+  const store = await openStore(dataDir)
+  let start
+  let spec
+  let registry
+  try {
+    const run = await store.getRun(runId)
+    if (!run) throw new TeaError('RUN_NOT_FOUND', `no run ${runId} in ${dataDir}`, { hint: "'tea runs' lists the runs there; pass --data-dir if they live elsewhere" })
+    if (run.status === 'completed') throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} already completed`)
+    if (run.status === 'running' && run.pid !== undefined && run.pid !== process.pid && alive(run.pid)) {
+      throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} is still running (pid ${run.pid})`)
+    }
+    registry = buildRegistry()
+    spec = requireAgent(run.agentPath, registry)
+    if (spec.hash !== run.agentHash) io.err(`tea: warning: ${run.agentPath} changed since run ${runId} started; resuming with the current file\n`)
+    const checkpoint = await store.loadLatest(runId)
+    if (!checkpoint) throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} has no checkpoint to resume from`)
+    const edits = readInput(flags.input, flags.set, io.cwd)
+    const state = { ...checkpoint.state, ...edits }
+    if (Object.keys(edits).length) await store.snapshot(runId, { step: checkpoint.step, node: checkpoint.node, state, cursor: checkpoint.cursor }, spec.settings.checkpoint_keep)
+    await store.updateRun(runId, { status: 'running', pid: process.pid, updatedAt: Date.now() })
+    start = { state, cursor: checkpoint.cursor, step: checkpoint.step, resumed: true }
+  } catch (e) {
+    await store.close()
+    throw e
+  }
+  return execute(io, spec, registry, store, runId, dataDir, start, flags)
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}

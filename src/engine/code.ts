@@ -1,0 +1,98 @@
+/**
+ * `run:` nodes: a JavaScript function body receiving `state`, `variables` and `ctx` and returning an object of
+ * updates (SPEC §3.2). It is the agent author's own code — trusted, not a security boundary — but it still runs in
+ * a separate vm context (no `require`, no `process`) so a typo cannot reach into the runtime by accident, and it
+ * runs with a time limit: loops are guarded (loop-guard.ts) and an awaited promise races a timer.
+ */
+
+import vm from 'node:vm'
+import { isTeaError, TeaError } from '../core/errors.ts'
+import { isPlainObject } from '../core/util.ts'
+import { guardLoops } from './loop-guard.ts'
+
+export interface CodeScope {
+  state: unknown
+  variables: unknown
+  ctx: unknown
+  /** Where `console.log` inside the code goes (never stdout: that carries the final state). */
+  log(message: string): void
+  [name: string]: unknown
+}
+
+export type CompiledCode = (scope: CodeScope, timeoutMs: number) => Promise<Record<string, unknown>>
+
+const PARAMS = ['state', 'variables', 'ctx', 'console', 'subtask', 'dependency_results', '__g', '__gi']
+
+let sharedContext: vm.Context | undefined
+function context(): vm.Context {
+  // Created on first use, not at import time (STYLE 3).
+  return (sharedContext ??= vm.createContext({ __fn: null, __args: null }))
+}
+
+/** Compiles once; throws CODE_ERROR with the line of a syntax error. */
+export function compileCode(body: string, node: string): CompiledCode {
+  const filename = `node '${node}' run:`
+  let fn: Function
+  let guarded = true
+  try {
+    fn = vm.compileFunction(guardLoops(body), PARAMS, { parsingContext: context(), filename })
+  } catch {
+    guarded = false
+    try {
+      fn = vm.compileFunction(body, PARAMS, { parsingContext: context(), filename })
+    } catch (e) {
+      const where = /:(\d+)\n/.exec((e as Error).stack ?? '')?.[1]
+      throw new TeaError('CODE_ERROR', `node '${node}': run: code has a syntax error${where ? ` at line ${where}` : ''}: ${(e as Error).message}`)
+    }
+  }
+  const caller = guarded ? undefined : new vm.Script('__fn(...__args)')
+  return async (scope, timeoutMs) => {
+    const deadline = Date.now() + timeoutMs
+    let ticks = 0
+    const overtime = (): TeaError =>
+      new TeaError('NODE_TIMEOUT', `node '${node}': run: code exceeded its time limit of ${timeoutMs / 1000} s`, { details: { node } })
+    const guard = (): true => {
+      if ((++ticks & 1023) === 0 && Date.now() > deadline) throw overtime()
+      return true
+    }
+    function* guardIter(it: Iterable<unknown>): Generator<unknown> {
+      for (const x of it) {
+        guard()
+        yield x
+      }
+    }
+    const con = { log: (...a: unknown[]) => scope.log(a.map(String).join(' ')) }
+    const args = [scope.state, scope.variables, scope.ctx, { log: con.log, info: con.log, warn: con.log, error: con.log }, scope.subtask, scope.dependency_results, guard, guardIter]
+    let value: unknown
+    try {
+      if (caller) {
+        const c = context()
+        c.__fn = fn
+        c.__args = args
+        value = caller.runInContext(c, { timeout: timeoutMs })
+      } else value = fn(...args)
+      if (value instanceof Promise || (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function')) {
+        value = await raceDeadline(value as Promise<unknown>, deadline - Date.now(), overtime)
+      }
+    } catch (e) {
+      if (isTeaError(e)) throw e
+      if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw overtime()
+      throw new TeaError('CODE_ERROR', `node '${node}': run: code threw: ${e instanceof Error ? e.message : String(e)}`, { cause: e, details: { node } })
+    }
+    if (value === undefined || value === null) return {}
+    if (!isPlainObject(value)) {
+      throw new TeaError('CODE_ERROR', `node '${node}': run: code must return an object of state updates, got ${Array.isArray(value) ? 'an array' : typeof value}`)
+    }
+    return value as Record<string, unknown>
+  }
+}
+
+function raceDeadline<T>(p: Promise<T>, ms: number, overtime: () => TeaError): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(overtime()), Math.max(0, ms))
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e) => (clearTimeout(t), reject(e)),
+    )
+  })
+}

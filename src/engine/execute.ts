@@ -1,0 +1,86 @@
+/**
+ * Running one node: once (`executeOnce`), and under its `on_error` policy (`executeNode`): retries with backoff,
+ * `continue` (error recorded in `__error__`, normal routing), `fallback` (really routes to the named node — the
+ * upstream only wrote a key), or `raise`. Control signals (cancel) always pass straight through.
+ */
+
+import { errorMessage, isTeaError, TeaError } from '../core/errors.ts'
+import { isControlSignal } from '../core/signals.ts'
+import { backoffDelay, sleep, type State } from '../core/util.ts'
+import { actionContext, asUpdate } from './context.ts'
+import type { CompiledNode } from './compile.ts'
+import type { Runtime } from './runtime.ts'
+
+export interface NodeOutcome {
+  update: State
+  result: State | undefined
+  next: string
+}
+
+export async function executeNode(rt: Runtime, node: CompiledNode, state: State, signal: AbortSignal): Promise<NodeOutcome> {
+  const policy = node.spec.onError
+  const attempts = policy.mode === 'retry' ? 1 + policy.maxRetries : 1
+  let failure: unknown
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if (attempt > 0) await sleep(backoffDelay(attempt - 1, policy.retryDelay * 1000), signal)
+    try {
+      const result = await executeOnce(rt, node, state, signal)
+      const update = node.toUpdate(result, state)
+      return { update, result, next: node.next({ ...state, ...update }, result) }
+    } catch (e) {
+      if (isControlSignal(e) || signal.aborted) throw e
+      // A routing failure is a bug in the agent, not a flaky node: retrying it cannot help.
+      if (isTeaError(e, 'NO_ROUTE')) throw e
+      failure = e
+    }
+  }
+  const error = describe(node, failure)
+  if (policy.fallback !== undefined) return { update: { __error__: error.toJSON() }, result: undefined, next: policy.fallback }
+  if (policy.mode === 'continue') {
+    const update = { __error__: error.toJSON() }
+    return { update, result: undefined, next: node.next({ ...state, ...update }, undefined) }
+  }
+  throw error
+}
+
+export async function executeOnce(rt: Runtime, node: CompiledNode, state: State, outer: AbortSignal): Promise<State> {
+  const limit = node.timeout ?? (node.code ? rt.spec.settings.run_timeout : undefined)
+  if (node.code) {
+    const ctx = actionContext(rt, node.name, state, outer)
+    return node.code(
+      { state, variables: rt.spec.variables, ctx, log: (message) => rt.emit({ type: 'log', node: node.name, message }) },
+      limit! * 1000,
+    )
+  }
+  const params = node.params!(state)
+  if (limit === undefined) return asUpdate(await node.action!.run(params, actionContext(rt, node.name, state, outer)))
+  // A per-node timeout aborts the action's signal (so HTTP and model calls stop) and fails the node.
+  const controller = new AbortController()
+  const onOuter = (): void => controller.abort(outer.reason)
+  outer.addEventListener('abort', onOuter, { once: true })
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const e = new TeaError('NODE_TIMEOUT', `node '${node.name}' exceeded its timeout of ${limit} s`, { details: { node: node.name } })
+      controller.abort(e)
+      reject(e)
+    }, limit * 1000)
+  })
+  try {
+    const run = Promise.resolve(node.action!.run(params, actionContext(rt, node.name, state, controller.signal)))
+    return asUpdate(await Promise.race([run, timeout]))
+  } finally {
+    clearTimeout(timer)
+    outer.removeEventListener('abort', onOuter)
+  }
+}
+
+/** The error a failed node reports: its own code when it has one, always naming the node and action. */
+function describe(node: CompiledNode, e: unknown): TeaError {
+  const what = node.action ? `node '${node.name}' (${node.action.name})` : `node '${node.name}'`
+  if (isTeaError(e)) {
+    const message = e.message.includes(`node '${node.name}'`) ? e.message : `${what}: ${e.message}`
+    return new TeaError(e.code, message, { cause: e, details: { ...e.details, node: node.name }, ...(e.hint && { hint: e.hint }) })
+  }
+  return new TeaError('NODE_FAILED', `${what} failed: ${errorMessage(e)}`, { cause: e, details: { node: node.name } })
+}

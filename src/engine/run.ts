@@ -1,0 +1,159 @@
+/**
+ * The run loop: prepare → run node → apply update → checkpoint → route, one small function each. A node counts
+ * as done only once its checkpoint has committed, so after a crash the node that was in flight runs again and
+ * every recorded node is never re-executed (SPEC §3.6).
+ */
+
+import { isTeaError, TeaError } from '../core/errors.ts'
+import { isControlSignal } from '../core/signals.ts'
+import type { State } from '../core/util.ts'
+import { END } from '../agent/types.ts'
+import type { Cursor, RunStatus } from '../store/types.ts'
+import { Checkpointer } from './checkpointer.ts'
+import { FAN_OUT, type CompiledNode } from './compile.ts'
+import { executeNode } from './execute.ts'
+import type { Runtime } from './runtime.ts'
+
+export interface RunStart {
+  state: State
+  cursor: Cursor
+  step: number
+  resumed: boolean
+}
+
+export interface RunOutcome {
+  status: Exclude<RunStatus, 'running'>
+  state: State
+  step: number
+  /** The node the run stopped at (interrupt, failure, cancel). */
+  node?: string
+  interrupt?: 'before' | 'after'
+  error?: TeaError
+}
+
+export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome> {
+  const { spec, store, runId } = rt
+  const checkpoints = new Checkpointer(store, runId, spec.settings.checkpoint_keep, start.state)
+  let { state, cursor, step } = start
+  let last: string | null = null
+  const progress = throttledProgress(rt)
+  rt.emit({ type: 'start', runId, agent: spec.name, resumed: start.resumed })
+  if (!start.resumed) await checkpoints.snapshot(step, null, state, cursor)
+  await store.updateRun(runId, { status: 'running', updatedAt: Date.now() })
+
+  const stop = async (status: RunOutcome['status'], extra: Partial<RunOutcome> = {}): Promise<RunOutcome> => {
+    const error = extra.error ? { code: extra.error.code, message: extra.error.message, ...(extra.node && { node: extra.node }) } : undefined
+    await store.updateRun(runId, { status, step, node: extra.node ?? last, updatedAt: Date.now(), ...(error && { error }) })
+    return { status, state, step, ...extra }
+  }
+
+  while (cursor.next !== END) {
+    const name = cursor.next
+    if (rt.signal.aborted) return stop('cancelled', { node: name })
+    const node = rt.agent.nodes.get(name)!
+    if (spec.interruptBefore.has(name) && !cursor.skipInterruptBefore) {
+      await checkpoints.snapshot(step, last, state, { next: name, skipInterruptBefore: true })
+      rt.emit({ type: 'interrupt', node: name, when: 'before', runId })
+      return stop('interrupted', { node: name, interrupt: 'before' })
+    }
+    let outcome
+    try {
+      if (step >= spec.settings.max_steps) throw maxSteps(spec.settings.max_steps, name)
+      outcome = await runOne(rt, node, state, step)
+      if (outcome.next === FAN_OUT) {
+        const fan = spec.parallel.get(name)!
+        const results = await runBranches(rt, fan.to, fan.fanIn, { ...state, ...outcome.update }, step + 1)
+        outcome = { ...outcome, update: { ...outcome.update, parallel_results: results.states }, next: fan.fanIn }
+        step = results.step - 1
+      }
+    } catch (e) {
+      if (isControlSignal(e) || rt.signal.aborted) return stop('cancelled', { node: name })
+      const error = isTeaError(e) ? e : new TeaError('NODE_FAILED', `node '${name}': ${String(e)}`, { cause: e })
+      rt.emit({ type: 'error', node: name, error: error.toJSON() })
+      return stop('failed', { node: name, error })
+    }
+    state = { ...state, ...outcome.update }
+    step++
+    last = name
+    cursor = { next: outcome.next }
+    await checkpoints.step(step, name, outcome.update, state, cursor)
+    rt.emit({ type: 'node_end', node: name, step, ms: outcome.ms, update: outcome.update })
+    progress(name, step)
+    if (spec.interruptAfter.has(name) && cursor.next !== END) {
+      await checkpoints.snapshot(step, name, state, cursor)
+      rt.emit({ type: 'interrupt', node: name, when: 'after', runId })
+      return stop('interrupted', { node: name, interrupt: 'after' })
+    }
+  }
+  await checkpoints.snapshot(step, last, state, cursor)
+  rt.emit({ type: 'complete', state })
+  return stop('completed')
+}
+
+async function runOne(rt: Runtime, node: CompiledNode, state: State, step: number) {
+  rt.emit({ type: 'node_start', node: node.name, step: step + 1 })
+  const t0 = performance.now()
+  const outcome = await executeNode(rt, node, state, rt.signal)
+  return { ...outcome, ms: Math.round((performance.now() - t0) * 1000) / 1000 }
+}
+
+/**
+ * Parallel fan-out: each branch starts at its node with its own copy of the state and follows the normal routing
+ * until it reaches the fan-in node (or the end). Branches are not checkpointed one by one; the fan-out counts as
+ * done when all have finished, so a crash mid-branch re-runs the branches (at-least-once for in-flight work).
+ */
+async function runBranches(rt: Runtime, starts: string[], join: string, state: State, firstStep: number): Promise<{ states: State[]; step: number }> {
+  let step = firstStep
+  const controller = new AbortController()
+  const onAbort = (): void => controller.abort(rt.signal.reason)
+  rt.signal.addEventListener('abort', onAbort, { once: true })
+  const branch = async (start: string): Promise<State> => {
+    let local = structuredClone(state)
+    let next = start
+    while (next !== join && next !== END) {
+      if (controller.signal.aborted) throw controller.signal.reason
+      if (step >= rt.spec.settings.max_steps) throw maxSteps(rt.spec.settings.max_steps, next)
+      const node = rt.agent.nodes.get(next)!
+      step++
+      rt.emit({ type: 'node_start', node: next, step })
+      const t0 = performance.now()
+      const outcome = await executeNode(rt, node, local, controller.signal)
+      if (outcome.next === FAN_OUT) throw new TeaError('AGENT_INVALID', `node '${next}': a parallel fan-out inside a parallel branch is not supported`)
+      local = { ...local, ...outcome.update }
+      rt.emit({ type: 'node_end', node: next, step, ms: Math.round((performance.now() - t0) * 1000) / 1000, update: outcome.update })
+      next = outcome.next
+    }
+    return local
+  }
+  try {
+    const states = await Promise.all(
+      starts.map((s) =>
+        branch(s).catch((e) => {
+          controller.abort(e)
+          throw e
+        }),
+      ),
+    )
+    return { states, step }
+  } finally {
+    rt.signal.removeEventListener('abort', onAbort)
+  }
+}
+
+function maxSteps(max: number, node: string): TeaError {
+  return new TeaError('MAX_STEPS_EXCEEDED', `the run reached settings.max_steps (${max}) at node '${node}'`, {
+    details: { node, max_steps: max },
+    hint: 'a goto loop may never end; bound it with a goto rule on a counter, or raise settings.max_steps',
+  })
+}
+
+/** Keeps the run record's node/step roughly current for `tea runs` without a write per node. */
+function throttledProgress(rt: Runtime): (node: string, step: number) => void {
+  let lastWrite = Date.now()
+  return (node, step) => {
+    const now = Date.now()
+    if (now - lastWrite < 1000) return
+    lastWrite = now
+    void rt.store.updateRun(rt.runId, { node, step, updatedAt: now })
+  }
+}
