@@ -50,10 +50,25 @@ export function readTaskLocked(ctx: AofContext, id: string): Task | undefined {
   const found = probe(ctx, id)
   if (found.length === 0) return undefined
   if (found.length === 1) return readTaskFile(taskFilePath(ctx, found[0]!, id), found[0]!, id)
-  return resolveCopies(ctx, id, found)
+  return resolveCopies(ctx, id, found, true)
 }
 
-function resolveCopies(ctx: AofContext, id: string, found: TaskStatus[]): Task {
+/**
+ * A best-effort read without the task's lock and without repairs (for reading a second task while holding the
+ * first one's lock). It may miss a task in mid-move; callers treat that as "not found now".
+ */
+export function peekTask(ctx: AofContext, id: string): Task | undefined {
+  const found = probe(ctx, id)
+  if (found.length === 0) return undefined
+  try {
+    return found.length === 1 ? readTaskFile(taskFilePath(ctx, found[0]!, id), found[0]!, id) : resolveCopies(ctx, id, found, false)
+  } catch (e) {
+    if (errno(e) === 'ENOENT') return peekTask(ctx, id)
+    throw e
+  }
+}
+
+function resolveCopies(ctx: AofContext, id: string, found: TaskStatus[], repair: boolean): Task {
   const copies: Task[] = []
   for (const s of found) {
     try {
@@ -71,6 +86,7 @@ function resolveCopies(ctx: AofContext, id: string, found: TaskStatus[]): Task {
     return TASK_STATUSES.indexOf(b.status) - TASK_STATUSES.indexOf(a.status)
   })
   const winner = copies[0]!
+  if (!repair) return winner
   const winnerDir = taskDirPath(ctx, winner.status, id)
   for (const s of found) {
     if (s === winner.status) continue

@@ -1,0 +1,71 @@
+/**
+ * `completion.report`: the agent says how its run ended. We write `run_result.json` (tagged with the current run's
+ * id), apply the outcome's transitions at once, mark the run completed and log `task.completed`. A report sent
+ * before the current run started belongs to an earlier run and is refused (`stale_run`), so it can never move a
+ * later run's task. Re-delivery is harmless: the result is rewritten unchanged and no step is repeated.
+ */
+
+import { existsSync } from 'node:fs'
+import { isAbsolute, relative, resolve } from 'node:path'
+import { authorize } from '../authorize.ts'
+import { applyOutcomeLocked, outcomeReason } from '../completion-outcome.ts'
+import { type AofContext, taskDirPath } from '../context.ts'
+import { appendEvent } from '../events.ts'
+import { type RouteOutcome, rejectMessage, warn } from '../route-outcome.ts'
+import { completeRunArtifact, readRun, writeRunResult } from '../run-artifacts.ts'
+import type { CompletionReportEnvelope } from '../schemas/envelope.ts'
+import type { RunResult } from '../schemas/run.ts'
+import type { Task } from '../task-file.ts'
+
+export function handleCompletionReport(ctx: AofContext, env: CompletionReportEnvelope, task: Task): RouteOutcome {
+  const auth = authorize(ctx, task, env.fromAgent)
+  if (!auth.ok) return rejectMessage(ctx, env, auth.reason, { sender: env.fromAgent, expected: auth.expected })
+  const run = readRun(ctx, task.id)
+  const sentAt = new Date(env.sentAt).toISOString()
+  if (run && Date.parse(sentAt) < Date.parse(run.startedAt)) {
+    return rejectMessage(ctx, env, 'stale_run', { sentAt, runStartedAt: run.startedAt, runId: run.runId })
+  }
+  const p = env.payload
+  const warnings: string[] = []
+  const summary = summaryProblem(ctx, task, p.summaryRef)
+  if (summary) warnings.push(warn(ctx, env, summary, { summaryRef: p.summaryRef }))
+
+  const result: RunResult = {
+    taskId: task.id,
+    agentId: env.fromAgent,
+    ...(run?.runId ? { runId: run.runId } : {}),
+    completedAt: sentAt,
+    outcome: p.outcome,
+    summaryRef: p.summaryRef,
+    deliverables: p.deliverables,
+    tests: p.tests,
+    blockers: p.blockers,
+    notes: p.notes,
+  }
+  writeRunResult(ctx, result)
+  const applied = applyOutcomeLocked(ctx, task, p.outcome, env.fromAgent, outcomeReason(p.outcome, p.blockers, p.notes))
+  if (run?.status === 'running') completeRunArtifact(ctx, task.id)
+  appendEvent(ctx, {
+    type: 'task.completed',
+    actor: env.fromAgent,
+    taskId: task.id,
+    payload: { outcome: p.outcome, ...(run?.runId ? { runId: run.runId } : {}) },
+  })
+  return {
+    outcome: 'accepted',
+    taskId: task.id,
+    type: env.type,
+    transitions: applied.applied,
+    ...(warnings.length ? { warnings } : {}),
+  }
+}
+
+/** `summaryRef` is resolved inside the task's companion folder (the reference used the process's cwd). */
+function summaryProblem(ctx: AofContext, task: Task, ref: string): string | undefined {
+  if (ref === '') return undefined
+  const base = taskDirPath(ctx, task.status, task.id)
+  const target = resolve(base, ref)
+  const rel = relative(base, target)
+  if (rel.startsWith('..') || isAbsolute(rel)) return 'summary_ref_outside_task'
+  return existsSync(target) ? undefined : 'summary_file_not_found'
+}

@@ -1,0 +1,49 @@
+/**
+ * `status.update`: an optional transition plus a Work Log entry. The transition happens when `status` differs from
+ * the current one and the table allows it (otherwise a `protocol.message.warning` says why nothing moved); the
+ * entry (progress, notes, blockers) is appended whenever there is text, transition or not, so no report is lost.
+ */
+
+import { authorize } from '../authorize.ts'
+import type { AofContext } from '../context.ts'
+import { type RouteOutcome, rejectMessage, warn } from '../route-outcome.ts'
+import type { StatusUpdateEnvelope } from '../schemas/envelope.ts'
+import { isValidTransition } from '../status.ts'
+import { type Task, contentHash } from '../task-file.ts'
+import { moveTaskLocked, updateTaskLocked } from '../task-transition.ts'
+import { appendWorkLog, workLogEntry } from '../work-log.ts'
+
+export function handleStatusUpdate(ctx: AofContext, env: StatusUpdateEnvelope, task: Task): RouteOutcome {
+  const auth = authorize(ctx, task, env.fromAgent)
+  if (!auth.ok) return rejectMessage(ctx, env, auth.reason, { sender: env.fromAgent, expected: auth.expected })
+  const p = env.payload
+  const actor = p.agentId
+  const warnings: string[] = []
+  const transitions: NonNullable<RouteOutcome['transitions']> = []
+  let current = task
+  if (p.status !== undefined && p.status !== current.status) {
+    if (isValidTransition(current.status, p.status)) {
+      const reason = (p.blockers && p.blockers.length > 0 ? p.blockers.join('; ') : undefined) ?? p.notes ?? p.progress
+      const from = current.status
+      current = moveTaskLocked(ctx, current, p.status, { actor, ...(reason ? { reason } : {}) })
+      transitions.push({ from, to: p.status })
+    } else {
+      warnings.push(warn(ctx, env, 'invalid_transition', { from: current.status, to: p.status }))
+    }
+  }
+  const entry = workLogEntry(new Date(env.sentAt).toISOString(), {
+    ...(p.progress !== undefined ? { progress: p.progress } : {}),
+    ...(p.notes !== undefined ? { notes: p.notes } : {}),
+    ...(p.blockers !== undefined ? { blockers: p.blockers } : {}),
+  })
+  if (entry) {
+    const body = appendWorkLog(current.body, entry)
+    if (body !== current.body) {
+      updateTaskLocked(ctx, current, (t) => {
+        t.body = body
+        t.data.contentHash = contentHash(body)
+      })
+    }
+  }
+  return { outcome: 'accepted', taskId: task.id, type: env.type, transitions, ...(warnings.length ? { warnings } : {}) }
+}

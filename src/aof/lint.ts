@@ -1,0 +1,110 @@
+/**
+ * `tea aof lint`: every problem in the data dir, each with the path of the file at fault — unreadable or invalid
+ * task files, frontmatter `status` that disagrees with the folder, the same task in two folders, a lease on a task
+ * that is not in progress, timestamps with an offset (the reference rejects them), stray files and folders, and
+ * unreadable run artifacts. Reading only: lint never repairs (the reference's lint created folders as a side effect).
+ */
+
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { type AofContext, runDirPath, statusDir, tasksDir } from './context.ts'
+import { errno } from './fs-atomic.ts'
+import { TASK_STATUSES, type TaskStatus, isTaskStatus } from './status.ts'
+import { readTaskFile } from './task-file.ts'
+import { isTaskId } from './task-id.ts'
+
+export interface LintProblem {
+  path: string
+  code: string
+  message: string
+}
+
+const TIMESTAMP_FIELDS = ['createdAt', 'updatedAt', 'lastTransitionAt'] as const
+
+export function lintDataDir(ctx: AofContext): LintProblem[] {
+  const problems: LintProblem[] = []
+  const seen = new Map<string, string[]>()
+  for (const entry of safeReaddir(tasksDir(ctx))) {
+    if (entry.startsWith('.')) continue
+    const full = join(tasksDir(ctx), entry)
+    if (!isTaskStatus(entry)) problems.push({ path: full, code: 'unknown_status_dir', message: `not a status folder (expected one of ${TASK_STATUSES.join(', ')})` })
+  }
+  for (const status of TASK_STATUSES) {
+    for (const name of safeReaddir(statusDir(ctx, status))) {
+      if (name.startsWith('.')) continue
+      const path = join(statusDir(ctx, status), name)
+      if (!name.endsWith('.md')) {
+        if (isTaskId(name) && isDir(path)) {
+          if (!existsSync(`${path}.md`)) problems.push({ path, code: 'orphan_task_dir', message: `companion folder without ${name}.md` })
+        } else problems.push({ path, code: 'unexpected_file', message: 'not a task file (TASK-….md) or its companion folder' })
+        continue
+      }
+      const id = name.slice(0, -3)
+      if (!isTaskId(id)) {
+        problems.push({ path, code: 'invalid_task_id', message: `file name is not a task id (TASK-YYYY-MM-DD-NNN or TASK-YYYY-MM-DD-XXXXXXXX)` })
+        continue
+      }
+      seen.set(id, [...(seen.get(id) ?? []), path])
+      lintTask(path, status, id, problems)
+    }
+  }
+  for (const [id, paths] of seen) {
+    if (paths.length > 1) for (const path of paths) problems.push({ path, code: 'duplicate_task', message: `${id} exists in ${paths.length} status folders` })
+    lintRun(ctx, id, problems)
+  }
+  return problems
+}
+
+function lintTask(path: string, status: TaskStatus, id: string, problems: LintProblem[]): void {
+  let task
+  try {
+    task = readTaskFile(path, status, id)
+  } catch (e) {
+    problems.push({ path, code: 'unreadable_task', message: (e as Error).message.replace(`${path}: `, '').replace(`${path}:`, 'line ') })
+    return
+  }
+  if (task.data.status !== status) {
+    problems.push({ path, code: 'status_mismatch', message: `frontmatter status is ${JSON.stringify(task.data.status)} but the file is in ${status}/` })
+  }
+  if (task.data.lease && status !== 'in-progress') {
+    problems.push({ path, code: 'lease_not_in_progress', message: `has a lease but status is ${status}` })
+  }
+  for (const f of TIMESTAMP_FIELDS) {
+    const v = task.data[f]
+    if (typeof v === 'string' && !v.endsWith('Z')) problems.push({ path, code: 'timestamp_offset', message: `${f} ${v} is not in UTC (Z); the reference implementation rejects offsets` })
+  }
+}
+
+function lintRun(ctx: AofContext, id: string, problems: LintProblem[]): void {
+  for (const file of ['run.json', 'run_heartbeat.json', 'run_result.json']) {
+    const path = join(runDirPath(ctx, id), file)
+    let raw: string
+    try {
+      raw = readFileSync(path, 'utf8')
+    } catch {
+      continue
+    }
+    try {
+      JSON.parse(raw)
+    } catch (e) {
+      problems.push({ path, code: 'unreadable_run_artifact', message: (e as Error).message })
+    }
+  }
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort()
+  } catch (e) {
+    if (errno(e) === 'ENOENT') return []
+    throw e
+  }
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}

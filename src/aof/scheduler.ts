@@ -1,0 +1,124 @@
+/**
+ * The scheduler's recovery pass (`tea aof poll`): finds in-progress tasks whose heartbeat has expired and
+ * recovers each one. A heartbeat is stale when its `expiresAt` (else `lastHeartbeat + heartbeatTtlMs`) is at or
+ * before now; a task without a heartbeat file is never stale. Recovery re-checks everything under the task's lock
+ * (still in-progress, same agent, same run, still stale), then either applies the run's own result — only if it
+ * belongs to the current run — with reasons `stale_heartbeat_<outcome>`, or reclaims the task to `ready`
+ * (`stale_heartbeat_reclaim`) and marks the run failed/expired. Recovery actions are not dispatch actions and do
+ * not count in `actionsExecuted`.
+ */
+
+import { applyOutcomeLocked } from './completion-outcome.ts'
+import type { AofContext } from './context.ts'
+import { appendEvent } from './events.ts'
+import { DEFAULT_HEARTBEAT_TTL_MS } from './lease.ts'
+import { completeRunArtifact, markRunArtifactExpired, readHeartbeat, readRun, readRunResult, resultBelongsToRun } from './run-artifacts.ts'
+import type { RunHeartbeat } from './schemas/run.ts'
+import type { TaskStatus } from './status.ts'
+import { taskLease } from './task-file.ts'
+import { idsIn, readTaskLocked, withTaskLock } from './task-store.ts'
+import { moveTaskLocked } from './task-transition.ts'
+
+export interface PollOptions {
+  dryRun?: boolean
+  heartbeatTtlMs?: number
+}
+
+export interface StaleHeartbeat {
+  taskId: string
+  agentId: string
+  runId?: string
+  expiresAt: string
+}
+
+export interface SchedulerAction {
+  type: 'stale_heartbeat'
+  taskId: string
+  agentId: string
+  runId?: string
+  /** What was (or, in a dry run, would be) done. */
+  resolution?: 'reclaimed' | 'applied_result' | 'skipped'
+  outcome?: string
+  transitions?: Array<{ from: TaskStatus; to: TaskStatus }>
+  skipReason?: string
+}
+
+export interface PollResult {
+  dryRun: boolean
+  now: string
+  tasksEvaluated: number
+  actions: SchedulerAction[]
+  actionsPlanned: number
+  actionsExecuted: number
+  staleHeartbeats: number
+}
+
+export function heartbeatExpiry(hb: RunHeartbeat, ttlMs: number): number {
+  return hb.expiresAt !== undefined ? Date.parse(hb.expiresAt) : Date.parse(hb.lastHeartbeat) + ttlMs
+}
+
+export function checkStaleHeartbeats(ctx: AofContext, ttlMs = DEFAULT_HEARTBEAT_TTL_MS): StaleHeartbeat[] {
+  const now = ctx.now().getTime()
+  const out: StaleHeartbeat[] = []
+  for (const id of idsIn(ctx, 'in-progress')) {
+    const hb = readHeartbeat(ctx, id)
+    if (!hb) continue
+    const expiry = heartbeatExpiry(hb, ttlMs)
+    if (expiry <= now) {
+      out.push({ taskId: id, agentId: hb.agentId, ...(hb.runId ? { runId: hb.runId } : {}), expiresAt: new Date(expiry).toISOString() })
+    }
+  }
+  return out
+}
+
+export async function poll(ctx: AofContext, options: PollOptions = {}): Promise<PollResult> {
+  const dryRun = options.dryRun ?? false
+  const ttlMs = options.heartbeatTtlMs ?? DEFAULT_HEARTBEAT_TTL_MS
+  const stale = checkStaleHeartbeats(ctx, ttlMs)
+  const actions: SchedulerAction[] = []
+  for (const s of stale) {
+    const action: SchedulerAction = { type: 'stale_heartbeat', taskId: s.taskId, agentId: s.agentId, ...(s.runId ? { runId: s.runId } : {}) }
+    if (!dryRun) Object.assign(action, await recoverStale(ctx, s, ttlMs))
+    actions.push(action)
+  }
+  const result: PollResult = {
+    dryRun,
+    now: ctx.now().toISOString(),
+    tasksEvaluated: idsIn(ctx, 'in-progress').length,
+    actions,
+    actionsPlanned: actions.length,
+    actionsExecuted: 0,
+    staleHeartbeats: stale.length,
+  }
+  appendEvent(ctx, {
+    type: 'scheduler.poll',
+    actor: 'scheduler',
+    payload: { dryRun, tasksEvaluated: result.tasksEvaluated, actionsPlanned: result.actionsPlanned, actionsExecuted: 0, staleHeartbeats: stale.length },
+  })
+  return result
+}
+
+async function recoverStale(ctx: AofContext, s: StaleHeartbeat, ttlMs: number): Promise<Partial<SchedulerAction>> {
+  return withTaskLock(ctx, s.taskId, () => {
+    const task = readTaskLocked(ctx, s.taskId)
+    const hb = readHeartbeat(ctx, s.taskId)
+    const run = readRun(ctx, s.taskId)
+    const skip = (why: string): Partial<SchedulerAction> => ({ resolution: 'skipped', skipReason: why })
+    if (!task || task.status !== 'in-progress') return skip('no_longer_in_progress')
+    if (!hb || hb.runId !== s.runId || heartbeatExpiry(hb, ttlMs) > ctx.now().getTime()) return skip('heartbeat_refreshed')
+    const lease = taskLease(task)
+    if (lease && lease.agent !== hb.agentId) return skip('lease_changed')
+    if (run && hb.runId !== undefined && run.runId !== hb.runId) return skip('run_changed')
+
+    const result = readRunResult(ctx, s.taskId)
+    if (result && resultBelongsToRun(result, run)) {
+      const reason = `stale_heartbeat_${result.outcome}${result.outcome === 'blocked' && result.blockers.length ? `: ${result.blockers.join('; ')}` : ''}`
+      const applied = applyOutcomeLocked(ctx, task, result.outcome, 'scheduler', reason)
+      completeRunArtifact(ctx, s.taskId)
+      return { resolution: 'applied_result', outcome: result.outcome, transitions: applied.applied }
+    }
+    moveTaskLocked(ctx, task, 'ready', { actor: 'scheduler', reason: 'stale_heartbeat_reclaim' })
+    markRunArtifactExpired(ctx, s.taskId, 'stale_heartbeat')
+    return { resolution: 'reclaimed', transitions: [{ from: 'in-progress', to: 'ready' }] }
+  })
+}
