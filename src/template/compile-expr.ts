@@ -1,0 +1,268 @@
+/**
+ * Compiles an expression tree into nested closures (no `eval`, no `new Function`). Loop variables are resolved
+ * at compile time to slots of a per-render array; every other name is read from the caller's scope.
+ *
+ * The undefined rule (StrictUndefined, with the exceptions users rely on):
+ * - a name not in scope is an error, and so is reading `.x` / `[i]` of undefined or null;
+ * - a key missing from an existing dict or list reads as undefined, without error;
+ * - undefined may then flow only into `default`, the `defined`/`undefined`/`none` tests, truthiness (`if`,
+ *   `and`, `or`, `not`, `a if c else b`, where it is false) and `==`/`!=` (where it equals only none); any
+ *   other use — printing it, arithmetic, ordering, `in`, a filter, a loop — is an error naming the expression;
+ * - in front of `default`, `is defined`, `is undefined` and `is none`, the whole access chain is lenient:
+ *   unknown names and reads through undefined/null give undefined instead of an error.
+ */
+
+import { BLOCKED_KEYS, MISSING, readKey, readRoot, sliceOf } from './access.ts'
+import type { Expr } from './ast.ts'
+import { RenderFault, SyntaxFault } from './faults.ts'
+import { FILTERS } from './filters.ts'
+import { TESTS } from './is-tests.ts'
+import { binary, compare } from './operators.ts'
+import { isDict, truthy } from './values.ts'
+import { closest } from '../core/util.ts'
+
+export type Scope = Record<string, unknown>
+export type Slots = unknown[]
+export type Eval = (s: Scope, l: Slots) => unknown
+
+export interface CompileContext {
+  src: string
+  /** Loop variables visible here: name → slot. */
+  locals: Map<string, number>
+  slotCount: number
+  roots: Set<string>
+}
+
+const isEnumerable = Object.prototype.propertyIsEnumerable
+
+export function compileExpr(e: Expr, cx: CompileContext, lenient = false): Eval {
+  switch (e.k) {
+    case 'lit': {
+      const v = e.value
+      return () => v
+    }
+    case 'name':
+      return compileName(e.name, e.s, cx, lenient)
+    case 'attr':
+      return compileAttr(compileExpr(e.obj, cx, lenient), e.key, text(cx, e.obj), e.s, lenient)
+    case 'index': {
+      const obj = compileExpr(e.obj, cx, lenient)
+      const key = defined(e.index, cx)
+      const objText = text(cx, e.obj)
+      return (s, l) => {
+        const o = obj(s, l)
+        const k = key(s, l)
+        if (o === undefined || o === null) return throughNothing(o, objText, k, e.s, lenient)
+        return readKey(o, k, e.s)
+      }
+    }
+    case 'slice': {
+      const obj = defined(e.obj, cx)
+      const [a, b, c] = [e.start, e.stop, e.step].map((x) => (x === null ? () => undefined : defined(x, cx))) as [Eval, Eval, Eval]
+      return (s, l) => sliceOf(obj(s, l), a(s, l), b(s, l), c(s, l), e.s)
+    }
+    case 'list': {
+      const items = e.items.map((x) => defined(x, cx))
+      return (s, l) => items.map((f) => f(s, l))
+    }
+    case 'dict': {
+      const entries = e.entries.map(([k, v]) => [defined(k, cx), defined(v, cx), k.s] as const)
+      return (s, l) => {
+        const out: Record<string, unknown> = {}
+        for (const [k, v, at] of entries) {
+          const key = k(s, l)
+          if (typeof key !== 'string' && typeof key !== 'number') throw new RenderFault('dict keys must be strings or numbers', at)
+          // Refused outright, so a dict built here can never carry `__proto__` into a state merge.
+          if (BLOCKED_KEYS.has(String(key))) throw new RenderFault(`access to '${String(key)}' is not allowed in templates`, at)
+          out[key] = v(s, l)
+        }
+        return out
+      }
+    }
+    case 'not': {
+      const arg = compileExpr(e.arg, cx)
+      return (s, l) => !truthy(arg(s, l))
+    }
+    case 'neg':
+    case 'pos': {
+      const arg = defined(e.arg, cx)
+      const sign = e.k === 'neg' ? -1 : 1
+      return (s, l) => {
+        const v = arg(s, l)
+        if (typeof v === 'number') return sign * v
+        if (typeof v === 'boolean') return sign * (v ? 1 : 0)
+        throw new RenderFault(`unary ${e.k === 'neg' ? '-' : '+'} needs a number`, e.s)
+      }
+    }
+    case 'bin': {
+      const [l0, r0, op] = [defined(e.l, cx), defined(e.r, cx), e.op]
+      return (s, l) => binary(op, l0(s, l), r0(s, l), e.s)
+    }
+    case 'and': {
+      const [a, b] = [compileExpr(e.l, cx), compileExpr(e.r, cx)]
+      return (s, l) => {
+        const v = a(s, l)
+        return truthy(v) ? b(s, l) : v
+      }
+    }
+    case 'or': {
+      const [a, b] = [compileExpr(e.l, cx), compileExpr(e.r, cx)]
+      return (s, l) => {
+        const v = a(s, l)
+        return truthy(v) ? v : b(s, l)
+      }
+    }
+    case 'cmp':
+      return compileCompare(e, cx)
+    case 'cond': {
+      const test = compileExpr(e.test, cx)
+      const then = compileExpr(e.then, cx)
+      // `x if c` without else gives '' (Jinja would give undefined, which StrictUndefined refuses to print;
+      // `{{ ', ' if not loop.last }}` is too common an idiom to break).
+      const alt = e.else === null ? () => '' : compileExpr(e.else, cx)
+      return (s, l) => (truthy(test(s, l)) ? then(s, l) : alt(s, l))
+    }
+    case 'filter':
+      return compileFilter(e, cx)
+    case 'test':
+      return compileTest(e, cx)
+  }
+}
+
+/** Compiles `e` and refuses an undefined result, naming the expression. */
+export function defined(e: Expr, cx: CompileContext): Eval {
+  const f = compileExpr(e, cx)
+  if (e.k === 'lit') return f
+  const t = text(cx, e)
+  return (s, l) => {
+    const v = f(s, l)
+    if (v === undefined) throw undefinedFault(t, e.s)
+    return v
+  }
+}
+
+export function undefinedFault(exprText: string, at: number): RenderFault {
+  return new RenderFault(`'${exprText}' is undefined`, at)
+}
+
+function compileName(name: string, at: number, cx: CompileContext, lenient: boolean): Eval {
+  const slot = cx.locals.get(name)
+  if (slot !== undefined) return (_s, l) => l[slot]
+  cx.roots.add(name)
+  return (s) => {
+    const v = readRoot(s, name, at)
+    if (v !== MISSING) return v
+    if (lenient) return undefined
+    throw unknownName(name, s, at)
+  }
+}
+
+function unknownName(name: string, s: Scope, at: number): RenderFault {
+  const known = Object.keys(s)
+  const near = closest(name, known)
+  const hint = near.length > 0 ? ` (did you mean '${near[0]}'?)` : known.length > 0 ? ` (known names: ${known.join(', ')})` : ''
+  return new RenderFault(`'${name}' is undefined${hint}`, at)
+}
+
+/** `.key` with a compile-time key: the hot path of `{{ state.x }}`, kept to a few checks. */
+function compileAttr(obj: Eval, key: string | number, objText: string, at: number, lenient: boolean): Eval {
+  const k = String(key)
+  return (s, l) => {
+    const o = obj(s, l)
+    if (typeof o === 'object' && o !== null && !Array.isArray(o) && isDict(o)) {
+      if (!isEnumerable.call(o, k)) return undefined
+      const v = (o as Record<string, unknown>)[k]
+      if (typeof v !== 'function') return v
+    }
+    if (o === undefined || o === null) return throughNothing(o, objText, key, at, lenient)
+    return readKey(o, key, at)
+  }
+}
+
+function throughNothing(o: null | undefined, objText: string, key: unknown, at: number, lenient: boolean): undefined {
+  if (lenient) return undefined
+  throw new RenderFault(`'${objText}' is ${o === null ? 'none' : 'undefined'} (reading '${String(key)}')`, at)
+}
+
+function compileCompare(e: Extract<Expr, { k: 'cmp' }>, cx: CompileContext): Eval {
+  const ops = e.rest.map(([op]) => op)
+  // An operand may be undefined only when every comparison it takes part in is == or !=.
+  const lax = (i: number): boolean => [ops[i - 1], ops[i]].every((op) => op === undefined || op === '==' || op === '!=')
+  const operands = [e.first, ...e.rest.map(([, x]) => x)].map((x, i) => (lax(i) ? compileExpr(x, cx) : defined(x, cx)))
+  if (ops.length === 1) {
+    const [a, b, op] = [operands[0]!, operands[1]!, ops[0]!]
+    return (s, l) => compare(op, a(s, l), b(s, l), e.s)
+  }
+  // Chained, as in Python: `a < b < c` is `a < b and b < c`, each operand evaluated once.
+  return (s, l) => {
+    let left = operands[0]!(s, l)
+    for (let i = 0; i < ops.length; i++) {
+      const right = operands[i + 1]!(s, l)
+      if (!compare(ops[i]!, left, right, e.s)) return false
+      left = right
+    }
+    return true
+  }
+}
+
+function compileFilter(e: Extract<Expr, { k: 'filter' }>, cx: CompileContext): Eval {
+  const def = FILTERS[e.name]!
+  if (e.args.length + e.kwargs.length > def.params.length) {
+    throw new SyntaxFault(`filter '${e.name}' takes at most ${def.params.length} argument(s)`, e.at)
+  }
+  const args: Array<Eval | undefined> = e.args.map((a) => defined(a, cx))
+  for (const [name, value] of e.kwargs) {
+    const i = def.params.indexOf(name)
+    if (i === -1) throw new SyntaxFault(`filter '${e.name}' has no argument '${name}' (it takes: ${def.params.join(', ') || 'none'})`, e.at)
+    if (args[i] !== undefined) throw new SyntaxFault(`filter '${e.name}' got argument '${name}' twice`, e.at)
+    args[i] = defined(value, cx)
+  }
+  const none = (): undefined => undefined
+  const [a, b, c] = [args[0] ?? none, args[1] ?? none, args[2] ?? none]
+  const arg = compileExpr(e.arg, cx, def.lenient === true)
+  const argText = text(cx, e.arg)
+  const { fn, lenient } = def
+  return (s, l) => {
+    const v = arg(s, l)
+    if (v === undefined && lenient !== true) throw new RenderFault(`'${argText}' is undefined (input of filter '${e.name}')`, e.s)
+    const x = a(s, l)
+    const y = b(s, l)
+    const z = c(s, l)
+    try {
+      return fn(v, x, y, z)
+    } catch (err) {
+      throw located(err, `filter '${e.name}'`, e.at)
+    }
+  }
+}
+
+function compileTest(e: Extract<Expr, { k: 'test' }>, cx: CompileContext): Eval {
+  const def = TESTS[e.name]!
+  if (e.args.length !== def.arity) throw new SyntaxFault(`test '${e.name}' takes ${def.arity} argument(s), got ${e.args.length}`, e.at)
+  const arg = compileExpr(e.arg, cx, def.lenient)
+  const param = e.args[0] === undefined ? () => undefined : defined(e.args[0], cx)
+  const argText = text(cx, e.arg)
+  const { fn, lenient } = def
+  const negate = e.negate
+  return (s, l) => {
+    const v = arg(s, l)
+    if (v === undefined && !lenient) throw new RenderFault(`'${argText}' is undefined (tested with 'is ${e.name}')`, e.s)
+    const p = param(s, l)
+    try {
+      return fn(v, p) !== negate
+    } catch (err) {
+      throw located(err, `test '${e.name}'`, e.at)
+    }
+  }
+}
+
+/** Gives an offset and a context to a fault raised by shared helpers, which know neither. */
+export function located(err: unknown, context: string, at: number): unknown {
+  if (err instanceof RenderFault && err.offset < 0) return new RenderFault(`${context}: ${err.message}`, at)
+  if (err instanceof RenderFault) return err
+  return new RenderFault(`${context} failed: ${err instanceof Error ? err.message : String(err)}`, at)
+}
+
+function text(cx: CompileContext, e: Expr): string {
+  return cx.src.slice(e.s, e.e)
+}

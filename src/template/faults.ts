@@ -1,0 +1,89 @@
+/**
+ * How template problems become `TeaError`s. Inside the lexer, parser and evaluator we throw two light internal
+ * faults that know only a message and a character offset; the public boundary (`compileTemplate`, `render`)
+ * turns them into a `TEMPLATE_SYNTAX` / `TEMPLATE_ERROR` naming the node, the field and the template, so the hot
+ * path never has to carry that context around.
+ */
+
+import { TeaError } from '../core/errors.ts'
+
+/** Where a template lives in an agent file; both parts are optional for templates used outside an agent. */
+export interface TemplateSite {
+  node?: string | undefined
+  field?: string | undefined
+}
+
+/** A problem found while lexing or parsing; `offset` indexes the template source. */
+export class SyntaxFault extends Error {
+  override readonly name = 'SyntaxFault'
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message)
+  }
+}
+
+/** A problem found while rendering; `offset` is the start of the expression at fault, or -1. */
+export class RenderFault extends Error {
+  override readonly name = 'RenderFault'
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
+    super(message)
+  }
+}
+
+const MAX_QUOTE = 160
+
+export function toSyntaxError(e: unknown, template: string, site: TemplateSite | undefined): TeaError {
+  const offset = e instanceof SyntaxFault ? e.offset : 0
+  const message = e instanceof SyntaxFault ? e.message : `cannot compile template (${String(e)})`
+  const { line, column } = lineColumn(template, offset)
+  const at = line === 1 ? `column ${column}` : `line ${line}, column ${column}`
+  return new TeaError('TEMPLATE_SYNTAX', `${prefix(site)}${message} at ${at} in ${quote(template, offset)}`, {
+    details: { node: site?.node, field: site?.field, template, offset, line, column },
+  })
+}
+
+export function toRenderError(e: unknown, template: string, site: TemplateSite | undefined): TeaError {
+  const fault = e instanceof RenderFault
+  const offset = fault ? e.offset : -1
+  // Anything that is not our own fault (a RangeError from a pathological caller value, say) is still reported
+  // as a coded template error: a render must never escape with an uncoded exception.
+  const message = fault ? e.message : `template evaluation failed: ${e instanceof Error ? e.message : String(e)}`
+  return new TeaError('TEMPLATE_ERROR', `${prefix(site)}${message} in ${quote(template, offset)}`, {
+    cause: fault ? undefined : e,
+    details: { node: site?.node, field: site?.field, template, offset: offset < 0 ? undefined : offset },
+  })
+}
+
+function prefix(site: TemplateSite | undefined): string {
+  const parts: string[] = []
+  if (site?.node !== undefined) parts.push(`node '${site.node}'`)
+  if (site?.field !== undefined) parts.push(`field '${site.field}'`)
+  return parts.length === 0 ? '' : `${parts.join(', ')}: `
+}
+
+/** The template as a JSON string; a long one is cut to a window around the offset. */
+function quote(template: string, offset: number): string {
+  if (template.length <= MAX_QUOTE) return JSON.stringify(template)
+  const center = offset < 0 ? 0 : offset
+  const start = Math.max(0, Math.min(center - MAX_QUOTE / 2, template.length - MAX_QUOTE))
+  const piece = template.slice(start, start + MAX_QUOTE)
+  return `${start > 0 ? '…' : ''}${JSON.stringify(piece)}${start + MAX_QUOTE < template.length ? '…' : ''}`
+}
+
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1
+  let lineStart = 0
+  const end = Math.max(0, Math.min(offset, text.length))
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++
+      lineStart = i + 1
+    }
+  }
+  return { line, column: end - lineStart + 1 }
+}

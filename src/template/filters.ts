@@ -1,0 +1,151 @@
+/**
+ * The filters. Each takes the piped value and up to three arguments (positional, or by the names in `params`),
+ * and throws a `RenderFault` on misuse; the caller adds the filter name and the template. String filters read
+ * their input as text (so `none | upper` is ''), the rest insist on the type they need.
+ *
+ * Deliberate choices: `default` replaces a missing value *and* null (JSON null is how "no value" arrives from
+ * models and YAML); `int`/`float` follow Jinja and return their default (0) for text that is not a number;
+ * `fromjson` fails loudly on bad JSON (upstream returned the input unchanged, hiding the problem).
+ */
+
+import { readKey } from './access.ts'
+import { RenderFault } from './faults.ts'
+import { checkLength, isDict, toJson, toText, truthy, typeName } from './values.ts'
+
+type FilterFn = (v: unknown, a: unknown, b: unknown, c: unknown) => unknown
+
+export interface FilterDef {
+  params: string[]
+  /** Runs on a missing value instead of failing (only `default`). */
+  lenient?: boolean
+  fn: FilterFn
+}
+
+const text = (fn: (s: string, a: unknown, b: unknown, c: unknown) => unknown, params: string[] = []): FilterDef => ({
+  params,
+  fn: (v, a, b, c) => fn(toText(v), a, b, c),
+})
+
+const defaultFilter: FilterDef = {
+  params: ['default_value', 'boolean'],
+  lenient: true,
+  fn: (v, dflt, boolean) => ((boolean === true ? !truthy(v) : v === undefined || v === null) ? (dflt === undefined ? '' : dflt) : v),
+}
+
+const lengthFilter: FilterDef = {
+  params: [],
+  fn: (v) => {
+    if (typeof v === 'string' || Array.isArray(v)) return v.length
+    if (typeof v === 'object' && v !== null && isDict(v)) return Object.keys(v).length
+    throw expected('a string, list or dict', v)
+  },
+}
+
+export const FILTERS: Record<string, FilterDef> = {
+  __proto__: null as never,
+  default: defaultFilter,
+  d: defaultFilter,
+  length: lengthFilter,
+  count: lengthFilter,
+  tojson: { params: ['indent'], fn: (v, indent) => toJson(v, typeof indent === 'number' ? Math.min(indent, 10) : undefined) },
+  fromjson: {
+    params: [],
+    fn: (v) => {
+      if (typeof v !== 'string') throw expected('a string of JSON', v)
+      try {
+        return JSON.parse(v)
+      } catch (e) {
+        throw new RenderFault(`input is not valid JSON (${e instanceof Error ? e.message : String(e)})`, -1)
+      }
+    },
+  },
+  upper: text((s) => s.toUpperCase()),
+  lower: text((s) => s.toLowerCase()),
+  capitalize: text((s) => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase()),
+  trim: text((s) => s.trim()),
+  string: text((s) => s),
+  replace: text((s, old, rep, count) => replace(s, toText(old), toText(rep), count), ['old', 'new', 'count']),
+  join: {
+    params: ['d', 'attribute'],
+    fn: (v, sep, attr) => {
+      const xs = list(v)
+      const parts = xs.map((x) => toText(attr === undefined ? x : readKey(x, attr, -1) ?? null))
+      return parts.join(sep === undefined ? '' : toText(sep))
+    },
+  },
+  first: { params: [], fn: (v) => (typeof v === 'string' ? v[0] : list(v)[0]) },
+  last: { params: [], fn: (v) => (typeof v === 'string' ? v[v.length - 1] : list(v).at(-1)) },
+  reverse: { params: [], fn: (v) => (typeof v === 'string' ? [...v].reverse().join('') : [...list(v)].reverse()) },
+  round: { params: ['precision', 'method'], fn: (v, p, m) => round(number(v), p, m) },
+  abs: { params: [], fn: (v) => Math.abs(number(v)) },
+  int: { params: ['default'], fn: (v, dflt) => toInt(v, dflt ?? 0) },
+  float: { params: ['default'], fn: (v, dflt) => toFloat(v, dflt ?? 0) },
+  keys: { params: [], fn: (v) => Object.keys(dict(v)) },
+  values: { params: [], fn: (v) => Object.values(dict(v)) },
+  items: { params: [], fn: (v) => Object.entries(dict(v)) },
+}
+
+function replace(s: string, old: string, rep: string, count: unknown): string {
+  if (count === undefined || count === null) {
+    const parts = s.split(old)
+    checkLength(s.length + (parts.length - 1) * (rep.length - old.length))
+    return parts.join(rep)
+  }
+  if (!Number.isInteger(count)) throw expected('an integer count', count)
+  let out = ''
+  let from = 0
+  for (let n = 0; n < (count as number) && old !== ''; n++) {
+    const at = s.indexOf(old, from)
+    if (at === -1) break
+    out += s.slice(from, at) + rep
+    checkLength(out.length)
+    from = at + old.length
+  }
+  return out + s.slice(from)
+}
+
+/** Half away from zero (Jinja's 'common'), or 'ceil' / 'floor', at `precision` decimals. */
+function round(v: number, precision: unknown, method: unknown): number {
+  const p = precision === undefined ? 0 : precision
+  if (!Number.isInteger(p) || (p as number) < 0 || (p as number) > 15) throw expected('a precision from 0 to 15', p)
+  const f = 10 ** (p as number)
+  const m = method ?? 'common'
+  // Scaling through the exponent form avoids 1.005 * 100 = 100.49999….
+  const exact = Number(`${Math.abs(v)}e${p as number}`)
+  const scaled = Number.isFinite(exact) ? exact : Math.abs(v) * f
+  if (m === 'common') return (Math.sign(v) * Math.round(scaled)) / f
+  if (m === 'ceil') return Math.ceil(v * f) / f
+  if (m === 'floor') return Math.floor(v * f) / f
+  throw expected("method 'common', 'ceil' or 'floor'", m)
+}
+
+function toInt(v: unknown, dflt: unknown): unknown {
+  if (typeof v === 'boolean') return v ? 1 : 0
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v.trim()) : NaN
+  return Number.isFinite(n) ? Math.trunc(n) : dflt
+}
+
+function toFloat(v: unknown, dflt: unknown): unknown {
+  if (typeof v === 'boolean') return v ? 1 : 0
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v.trim()) : NaN
+  return Number.isNaN(n) ? dflt : n
+}
+
+function number(v: unknown): number {
+  if (typeof v !== 'number') throw expected('a number', v)
+  return v
+}
+
+function list(v: unknown): unknown[] {
+  if (!Array.isArray(v)) throw expected('a list', v)
+  return v
+}
+
+function dict(v: unknown): Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || !isDict(v)) throw expected('a dict', v)
+  return v
+}
+
+function expected(what: string, got: unknown): RenderFault {
+  return new RenderFault(`expected ${what}, got ${typeName(got)}`, -1)
+}
