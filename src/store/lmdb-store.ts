@@ -9,7 +9,7 @@
  * environment, and each sees what the others committed.
  */
 
-import { accessSync, constants, mkdirSync } from 'node:fs'
+import { accessSync, closeSync, constants, mkdirSync, openSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import * as lmdb from 'lmdb'
 import { open, type Database, type RootDatabase } from 'lmdb'
@@ -103,6 +103,7 @@ function openEnv(dataDir: string): RootDatabase {
   } catch (e) {
     throw notWritable(dataDir, e)
   }
+  checkMagic(path)
   try {
     return open({ path, ...ENV_OPTIONS })
   } catch (e) {
@@ -113,6 +114,32 @@ function openEnv(dataDir: string): RootDatabase {
     throw new TeaError('STORE_ERROR', `cannot open the store ${path}: ${e instanceof Error ? e.message : String(e)}`, {
       cause: e,
       hint: 'if the file is damaged, move it away and start again (runs and memory in it are lost)',
+    })
+  }
+}
+
+/**
+ * LMDB trusts its file: opening something else (a copied-over file, a truncated download) crashed the process
+ * (SIGSEGV) in testing. So an existing, non-empty tea.lmdb must start with LMDB's meta page, whose magic number
+ * 0xBEEFC0DE sits at byte 24 (little-endian) in the format lmdb-js writes.
+ */
+function checkMagic(path: string): void {
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch {
+    return // absent: LMDB creates it; unreadable: LMDB's own open reports it
+  }
+  const head = Buffer.alloc(28)
+  try {
+    if (readSync(fd, head, 0, 28, 0) === 0) return
+  } finally {
+    closeSync(fd)
+  }
+  if (head.readUInt32LE(24) !== 0xbeefc0de) {
+    throw new TeaError('STORE_ERROR', `${path} is not an LMDB file (no LMDB meta page at its start)`, {
+      details: { path },
+      hint: 'move the file away (its runs and memory cannot be read) or choose another --data-dir',
     })
   }
 }

@@ -1,0 +1,186 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { isTeaError, type TeaError } from '../../src/core/errors.ts'
+import { _openRawDb, openLmdbStore } from '../../src/store/lmdb-store.ts'
+import type { Store } from '../../src/store/types.ts'
+import { run } from './contract.ts'
+
+const dirs: string[] = []
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tea-lmdb-'))
+  dirs.push(dir)
+  return dir
+}
+test.after.each(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+async function caught(fn: () => unknown): Promise<TeaError> {
+  try {
+    await fn()
+  } catch (e) {
+    assert.ok(isTeaError(e), `expected a TeaError, got ${String(e)}`)
+    return e as TeaError
+  }
+  throw new Error('expected a failure')
+}
+
+async function threeSteps(store: Store, runId: string): Promise<void> {
+  await store.snapshot(runId, { step: 0, node: null, state: { n: 0, text: 'start' }, cursor: { next: 'a' } })
+  for (let i = 1; i <= 3; i++) await store.appendStep(runId, { step: i, node: 'a', update: { n: i }, cursor: { next: 'a' } })
+}
+
+test('creates the data dir and one environment file tea.lmdb in it', async () => {
+  const dir = join(tempDir(), 'nested', 'data')
+  const store = openLmdbStore(dir)
+  await store.memoryPut('default', 'k', 1)
+  await store.close()
+  const raw = _openRawDb(dir, 'memory')
+  assert.is(raw.keys(['default', ''], ['default', '\u{10ffff}']).length, 1)
+  await raw.close()
+})
+
+test('runs, checkpoints, plans and memory survive close and reopen', async () => {
+  const dir = tempDir()
+  const a = openLmdbStore(dir)
+  await a.createRun(run('r1', { status: 'interrupted', node: 'a', step: 3 }))
+  await threeSteps(a, 'r1')
+  await a.putPlanHeader('r1', 'p', { goal: 'g' })
+  await a.putSubtask('r1', 'p', 's1', { status: 'completed', result: 'ok' })
+  await a.memoryPut('default', 'fact', { sky: 'blue' })
+  await a.close()
+
+  const b = openLmdbStore(dir)
+  assert.equal(await b.getRun('r1'), run('r1', { status: 'interrupted', node: 'a', step: 3 }))
+  assert.equal(await b.loadLatest('r1'), { step: 3, node: 'a', state: { n: 3, text: 'start' }, cursor: { next: 'a' } })
+  assert.equal(b.checkpointStats!('r1').updates, 3)
+  assert.equal((await b.getPlan('r1', 'p'))?.subtasks.get('s1'), { status: 'completed', result: 'ok' })
+  assert.equal(await b.memoryGet('default', 'fact'), { found: true, value: { sky: 'blue' } })
+  // Appending after a reopen continues the sequence instead of overwriting records.
+  await b.appendStep('r1', { step: 4, node: 'b', update: { n: 4 }, cursor: { next: '__end__' } })
+  assert.equal((await b.loadLatest('r1'))?.state, { n: 4, text: 'start' })
+  await b.close()
+})
+
+test('a second store on the same path sees what the first committed, both ways', async () => {
+  const dir = tempDir()
+  const a = openLmdbStore(dir)
+  const b = openLmdbStore(dir)
+  await a.createRun(run('r1'))
+  await a.memoryPut('default', 'k', { shape: 'new' })
+  assert.is((await b.getRun('r1'))?.id, 'r1')
+  assert.equal(await b.memoryGet('default', 'k'), { found: true, value: { shape: 'new' } })
+  await b.putPlanHeader('r1', 'p', { other: 'shape', n: 1 })
+  assert.equal((await a.getPlan('r1', 'p'))?.header, { other: 'shape', n: 1 })
+  await b.close()
+  // Closing one store leaves the other working.
+  await a.memoryPut('default', 'after', 2)
+  assert.equal(await a.memoryGet('default', 'after'), { found: true, value: 2 })
+  await a.close()
+})
+
+test('CHECKPOINT_CORRUPT names the run and record when a record holds garbage bytes', async () => {
+  const dir = tempDir()
+  const store = openLmdbStore(dir)
+  await threeSteps(store, 'r1')
+  await store.close()
+  const raw = _openRawDb(dir, 'checkpoints')
+  const keys = raw.keys(['r1', 0], ['r1', Infinity])
+  await raw.put(keys[2]!, Buffer.from('garbage, not msgpack'))
+  await raw.close()
+
+  const again = openLmdbStore(dir)
+  const e = await caught(() => again.loadLatest('r1'))
+  assert.is(e.code, 'CHECKPOINT_CORRUPT')
+  assert.match(e.message, 'run r1')
+  assert.match(e.message, 'record 2')
+  // The damaged run does not stop the store from working for others.
+  await threeSteps(again, 'r2')
+  assert.equal((await again.loadLatest('r2'))?.state.n, 3)
+  await again.close()
+})
+
+test('CHECKPOINT_CORRUPT for a truncated record', async () => {
+  const dir = tempDir()
+  const store = openLmdbStore(dir)
+  await threeSteps(store, 'r1')
+  await store.close()
+  const raw = _openRawDb(dir, 'checkpoints')
+  const last = raw.keys(['r1', 0], ['r1', Infinity]).at(-1)!
+  const bytes = raw.get(last)!
+  await raw.put(last, bytes.subarray(0, bytes.length - 3))
+  await raw.close()
+
+  const again = openLmdbStore(dir)
+  const e = await caught(() => again.loadLatest('r1'))
+  assert.is(e.code, 'CHECKPOINT_CORRUPT')
+  assert.match(e.message, 'record 3 of run r1')
+  await again.close()
+})
+
+test('STORE_NOT_WRITABLE names the path and the fix when the data dir sits under a file', async () => {
+  const file = join(tempDir(), 'plain-file')
+  writeFileSync(file, 'x')
+  const e = await caught(() => openLmdbStore(join(file, 'data')))
+  assert.is(e.code, 'STORE_NOT_WRITABLE')
+  assert.match(e.message, join(file, 'data'))
+  assert.match(e.hint ?? '', '--data-dir')
+  assert.match(e.hint ?? '', 'TEA_DATA_DIR')
+})
+
+test('STORE_NOT_WRITABLE when the data dir is itself a file', async () => {
+  const file = join(tempDir(), 'not-a-dir')
+  writeFileSync(file, 'x')
+  assert.is((await caught(() => openLmdbStore(file))).code, 'STORE_NOT_WRITABLE')
+})
+
+// root ignores directory permissions, so this case can only be checked as an ordinary user.
+test('STORE_NOT_WRITABLE for a read-only directory (skipped as root)', async () => {
+  if (process.getuid?.() === 0) return
+  const dir = join(tempDir(), 'ro')
+  mkdirSync(dir, { mode: 0o555 })
+  try {
+    assert.is((await caught(() => openLmdbStore(dir))).code, 'STORE_NOT_WRITABLE')
+  } finally {
+    chmodSync(dir, 0o755)
+  }
+})
+
+test('STORE_ERROR, not a crash, when tea.lmdb is not an LMDB file', async () => {
+  const dir = tempDir()
+  writeFileSync(join(dir, 'tea.lmdb'), Buffer.alloc(64 * 1024, 7))
+  const e = await caught(() => openLmdbStore(dir))
+  assert.is(e.code, 'STORE_ERROR')
+  assert.match(e.message, join(dir, 'tea.lmdb'))
+})
+
+test('retention deletes the records older than the oldest kept snapshot', async () => {
+  const dir = tempDir()
+  const store = openLmdbStore(dir, { keepSnapshots: 2 })
+  for (let s = 0; s < 5; s++) {
+    await store.snapshot('r1', { step: s * 4, node: 'a', state: { s }, cursor: { next: 'a' } })
+    for (let i = 1; i <= 3; i++) await store.appendStep('r1', { step: s * 4 + i, node: 'a', update: { i }, cursor: { next: 'a' } })
+  }
+  await store.close()
+  const raw = _openRawDb(dir, 'checkpoints')
+  // 20 records written; the newest 2 snapshots and their 3 updates each remain, as seqs 12..19.
+  assert.equal(raw.keys(['r1', 0], ['r1', Infinity]), [12, 13, 14, 15, 16, 17, 18, 19].map((n) => ['r1', n]))
+  await raw.close()
+})
+
+test('a 1-key update costs at most 300 bytes (key + value as stored)', async () => {
+  const dir = tempDir()
+  const store = openLmdbStore(dir)
+  const runId = '01jd3k5m7qabcdefgh'
+  await store.snapshot(runId, { step: 0, node: null, state: { text: 'x'.repeat(1000) }, cursor: { next: 'summarise' } })
+  const before = await store.checkpointBytes(runId)
+  await store.appendStep(runId, { step: 1, node: 'summarise', update: { summary: 'A short summary line.' }, cursor: { next: 'publish' } })
+  const bytes = (await store.checkpointBytes(runId)) - before
+  assert.ok(bytes > 0 && bytes <= 300, `1-key update took ${bytes} B`)
+  await store.close()
+})
+
+test.run()
