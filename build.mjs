@@ -23,13 +23,24 @@ export const SIZE_BARS = { full: 300 * 1024, core: 250 * 1024 }
  * its task module, which for a bundle is the bundle itself (src/sea/worker-file.ts).
  */
 export function entrySource() {
-  const cli = `require('./src/cli/bin.ts')`
+  // A TeaError thrown while modules initialise (lmdb's addon is loaded when lmdb's module runs) would otherwise
+  // print a stack through one minified line; report it as the CLI reports errors.
+  const cli = [
+    `require('./src/sea/worker-hook.ts').installWorkerHook()`,
+    `try {`,
+    `  require('./src/cli/bin.ts')`,
+    `} catch (e) {`,
+    `  if (!e || e.name !== 'TeaError') throw e`,
+    `  process.stderr.write('tea: ' + e.message + '\\n' + (e.hint ? 'hint: ' + e.hint + '\\n' : ''))`,
+    `  process.exitCode = 1`,
+    `}`,
+  ].join('\n')
   if (!existsSync(join(root, POOL_WORKER_MODULE))) return cli
   return [
     `if (!require('node:worker_threads').isMainThread && process.__tinypool_state__ && process.__tinypool_state__.isTinypoolWorker) {`,
     `  module.exports = require('./${POOL_WORKER_MODULE}')`,
     `} else {`,
-    `  ${cli}`,
+    cli,
     `}`,
   ].join('\n')
 }
