@@ -1,0 +1,19 @@
+import * as v from 'valibot'
+import { defineAction } from '../types.ts'
+import { keyParam, namespaceParam } from './params.ts'
+
+const params = v.object({
+  key: keyParam,
+  namespace: namespaceParam,
+  default: v.optional(v.pipe(v.unknown(), v.description('The value to return when the key is absent or expired.'))),
+})
+
+export const memoryGet = defineAction({
+  name: 'memory.get',
+  description: 'Reads a value from memory; returns {value, found} (value is `default`, or null, when not found).',
+  params,
+  async run(p, ctx) {
+    const got = await ctx.store.memoryGet(p.namespace, p.key)
+    return got.found ? { value: got.value, found: true } : { value: p.default ?? null, found: false }
+  },
+})
