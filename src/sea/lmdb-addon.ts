@@ -12,7 +12,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
-import { CACHE_HINT, isNoexec, materialise } from './cache-dir.ts'
+import { CACHE_HINT, cacheDir, isNoexec, materialise } from './cache-dir.ts'
 import { EMBEDDED } from './embedded.ts'
 import { seaApi, seaAsset } from './sea-api.ts'
 
@@ -34,6 +34,8 @@ export interface LocateContext {
   platform: string
   arch: string
   abi: string
+  /** Where carried addons are written (src/sea/cache-dir.ts). */
+  cacheRoot: string
 }
 
 export function defaultLocateContext(): LocateContext {
@@ -50,6 +52,7 @@ export function defaultLocateContext(): LocateContext {
     platform: process.platform,
     arch: process.arch,
     abi: process.versions.modules,
+    cacheRoot: cacheDir(),
   }
 }
 
@@ -68,9 +71,9 @@ export function locateLmdbAddon(ctx: LocateContext): AddonSource {
     if (existsSync(file)) return { path: file, from: 'beside' }
   }
   const asset = ctx.seaAddon()
-  if (asset) return { path: materialise('native', 'lmdb.node', asset), from: 'sea-asset' }
+  if (asset) return { path: materialise('native', 'lmdb.node', asset, ctx.cacheRoot), from: 'sea-asset' }
   const embedded = ctx.embeddedAddon()
-  if (embedded) return { path: materialise('native', 'lmdb.node', Buffer.from(embedded, 'base64')), from: 'embedded' }
+  if (embedded) return { path: materialise('native', 'lmdb.node', Buffer.from(embedded, 'base64'), ctx.cacheRoot), from: 'embedded' }
   const pkg = `@lmdb/lmdb-${ctx.platform}-${ctx.arch === 'arm' ? 'arm' : ctx.arch}`
   for (const from of ctx.resolveFrom) {
     let dir: string

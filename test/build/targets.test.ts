@@ -1,0 +1,72 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+// @ts-expect-error plain JavaScript build script without type declarations
+import { hasSeaAssets, listTargets, loadTarget } from '../../scripts/build/targets.mjs'
+
+const root = mkdtempSync(join(tmpdir(), 'tea-targets-test-'))
+mkdirSync(join(root, 'targets'))
+test.after(() => rmSync(root, { recursive: true, force: true }))
+
+function write(name: string, body: Record<string, unknown>): void {
+  writeFileSync(join(root, 'targets', `${name}.json`), JSON.stringify(body))
+}
+const base = { platform: 'linux', arch: 'arm64', node: '24.21.0', lmdbPrebuild: '@lmdb/lmdb-linux-arm64' }
+
+function refusal(name: string): string {
+  try {
+    loadTarget(root, name)
+  } catch (e) {
+    return (e as Error).message
+  }
+  return assert.unreachable(`target ${name} was accepted`) as never
+}
+
+test('a complete target loads', () => {
+  write('good', { ...base, features: { planning: true, reasoning: false } })
+  const t = loadTarget(root, 'good')
+  assert.is(t.name, 'good')
+  assert.equal(t.features, { planning: true, reasoning: false })
+})
+
+test('a target that leaves a feature flag unset is refused, naming the flag', () => {
+  write('partial', { ...base, features: { planning: true } })
+  assert.match(refusal('partial'), /feature flag\(s\) not set: reasoning/)
+  write('none', { ...base })
+  assert.match(refusal('none'), /planning, reasoning/)
+})
+
+test('a target that names an unknown feature flag is refused', () => {
+  write('extra', { ...base, features: { planning: true, reasoning: true, telepathy: true } })
+  assert.match(refusal('extra'), /unknown feature flag\(s\): telepathy/)
+})
+
+test('a flag must be a boolean, the arch known and the node version exact', () => {
+  write('str', { ...base, features: { planning: 'yes', reasoning: true } })
+  assert.match(refusal('str'), /not set: planning/)
+  write('arch', { ...base, arch: 'mips', features: { planning: true, reasoning: true } })
+  assert.match(refusal('arch'), /arch 'mips'/)
+  write('ver', { ...base, node: '24', features: { planning: true, reasoning: true } })
+  assert.match(refusal('ver'), /exact version/)
+})
+
+test('an unknown target is refused with the known names', () => {
+  assert.match(refusal('linux-sparc'), /unknown target 'linux-sparc' \(known: .*good/)
+})
+
+test('the repository targets: x64/arm64 on Node 24.21.0 with SEA assets, armv7 on 20.11.0 without, core has both features off', () => {
+  const repo = resolve('.')
+  assert.equal(listTargets(repo), ['linux-arm64', 'linux-arm64-core', 'linux-armv7', 'linux-x64'])
+  const t = Object.fromEntries(listTargets(repo).map((n: string) => [n, loadTarget(repo, n)]))
+  assert.is(t['linux-x64'].node, '24.21.0')
+  assert.is(t['linux-arm64'].node, '24.21.0')
+  assert.is(t['linux-armv7'].node, '20.11.0')
+  assert.is(t['linux-armv7'].arch, 'arm')
+  assert.equal(t['linux-arm64-core'].features, { planning: false, reasoning: false })
+  assert.is(hasSeaAssets(t['linux-x64']), true)
+  assert.is(hasSeaAssets(t['linux-armv7']), false)
+})
+
+test.run()
