@@ -4,8 +4,10 @@
  * constructor, and objects that are not plain data (class instances, Maps, Dates) are opaque. Static names such as
  * `x.constructor` are refused at compile time (`checkKey`); this module guards dynamic keys (`x[k]`) and values.
  *
- * Getters on plain objects are not detected (that would cost a descriptor lookup per read); scope values come
- * from the runtime, not from the template author, and JSON/YAML never produce accessors.
+ * Reads are plain property loads (the hot path): on a plain object everything inherited is a function (bar the
+ * blocked `__proto__`), so a non-function result is own data, and a function result is refused or treated as
+ * missing. Getters on plain objects are not detected (that would cost a descriptor lookup per read); scope
+ * values come from the runtime, not from the template author, and JSON/YAML never produce accessors.
  */
 
 import { RenderFault } from './faults.ts'
@@ -27,10 +29,10 @@ export function readKey(obj: unknown, key: unknown, at: number): unknown {
     if (Array.isArray(obj)) return readIndexed(obj, key)
     if (!isDict(obj)) throw new RenderFault(`cannot read '${String(key)}' of a ${obj.constructor?.name ?? 'object'}: only plain data is visible to templates`, at)
     const k = typeof key === 'number' ? String(key) : key
-    if (!isEnumerable.call(obj, k)) return undefined
     const v = obj[k]
-    if (typeof v === 'function') throw new RenderFault(`'${k}' is a function; templates can only read data`, at)
-    return v
+    if (typeof v !== 'function') return v
+    if (!isEnumerable.call(obj, k)) return undefined
+    throw new RenderFault(`'${k}' is a function; templates can only read data`, at)
   }
   if (typeof obj === 'string') return readIndexed(obj, key)
   if (typeof obj === 'function') throw new RenderFault('functions are not visible to templates', at)
@@ -51,10 +53,13 @@ function readIndexed(obj: ArrayLike<unknown>, key: string | number): unknown {
 export const MISSING: unique symbol = /* @__PURE__ */ Symbol('missing')
 
 export function readRoot(scope: Record<string, unknown>, name: string, at: number): unknown {
-  if (!isEnumerable.call(scope, name)) return MISSING
+  // A plain read first (the hot path). Inherited members of Object.prototype are all functions except
+  // `__proto__`, which never gets here (blocked at compile time), so a non-function hit is scope data.
   const v = scope[name]
-  if (typeof v === 'function') throw new RenderFault(`'${name}' is a function; templates can only read data`, at)
-  return v
+  if (v === undefined) return Object.hasOwn(scope, name) ? undefined : MISSING
+  if (typeof v !== 'function') return v
+  if (!isEnumerable.call(scope, name)) return MISSING
+  throw new RenderFault(`'${name}' is a function; templates can only read data`, at)
 }
 
 /** Python slicing of a list or string (`xs[1:]`, `s[:100]`, `xs[::-1]`). */

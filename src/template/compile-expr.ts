@@ -18,7 +18,7 @@ import { RenderFault, SyntaxFault } from './faults.ts'
 import { FILTERS } from './filters.ts'
 import { TESTS } from './is-tests.ts'
 import { binary, compare } from './operators.ts'
-import { isDict, truthy } from './values.ts'
+import { truthy } from './values.ts'
 import { closest } from '../core/util.ts'
 
 export type Scope = Record<string, unknown>
@@ -169,8 +169,10 @@ function compileAttr(obj: Eval, key: string | number, objText: string, at: numbe
   const k = String(key)
   return (s, l) => {
     const o = obj(s, l)
-    if (typeof o === 'object' && o !== null && !Array.isArray(o) && isDict(o)) {
-      if (!isEnumerable.call(o, k)) return undefined
+    // Fast path for plain objects. `constructor === Object` is an inline-cached load, far cheaper than
+    // getPrototypeOf; a value read this way that is not a function can only be own data (everything inherited
+    // from Object.prototype is a function, bar the blocked `__proto__`). Anything else takes `readKey`.
+    if (typeof o === 'object' && o !== null && (o as { constructor?: unknown }).constructor === Object) {
       const v = (o as Record<string, unknown>)[k]
       if (typeof v !== 'function') return v
     }
