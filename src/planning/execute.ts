@@ -1,0 +1,132 @@
+/**
+ * `plan.execute`: runs a plan's subtasks on the worker pool in dependency order (scheduler.ts), records each
+ * finished subtask in the store as it finishes (checkpoint.ts), and returns the plan with every status and
+ * result, `subtask_results` (completed ones, in topological order), `plan_progress`, `replan_count` and `success`.
+ * A plan already recorded for this run and node is resumed: completed subtasks keep their results and do not run.
+ */
+
+import type { Action, ActionContext } from '../actions/types.ts'
+import { sleep } from '../core/util.ts'
+import { createPool, defaultConcurrency } from '../pool/pool.ts'
+import type { Pool, PoolOptions } from '../pool/pool.ts'
+import { headerRecord, planKey, restorePlan, subtaskRecord } from './checkpoint.ts'
+import { topologicalOrder } from './dag.ts'
+import type { ExecuteParams } from './execute-params.ts'
+import { executeParams } from './execute-params.ts'
+import { readPlan } from './plan.ts'
+import { replan } from './replan.ts'
+import type { ScheduleOutcome, SubtaskOutput } from './scheduler.ts'
+import { schedule } from './scheduler.ts'
+import { subtaskRunner } from './subtask-runner.ts'
+import type { Plan, Subtask } from './types.ts'
+import { countStatuses } from './types.ts'
+
+/** Keys plan.execute owns in state; a subtask's own state updates never overwrite them. */
+const PLAN_KEYS = ['plan', 'subtask_results', 'plan_progress', 'plan_status', 'replan_count', 'success', 'plan_error']
+
+export interface ExecuteDeps {
+  createPool?: (options: PoolOptions) => Pool
+  sleep?: (ms: number) => Promise<void>
+}
+
+export const executeAction: Action<ExecuteParams> = {
+  name: 'plan.execute',
+  description: 'Run a plan: subtasks in dependency order, independent ones in parallel on worker threads, checkpointed one by one.',
+  params: executeParams,
+  feature: 'planning',
+  run: (params, ctx) => execute(params, ctx),
+}
+
+export async function execute(params: ExecuteParams, ctx: ActionContext, deps: ExecuteDeps = {}): Promise<Record<string, unknown>> {
+  const where = `node ${ctx.node} (plan.execute)`
+  let plan = readPlan(params.plan ?? ctx.state.plan, where)
+  for (const s of plan.subtasks) if (s.status === 'in_progress') s.status = 'pending'
+  const key = planKey(ctx.node, plan.id)
+  const restored = await restorePlan(ctx.store, ctx.runId, ctx.node, plan.id)
+  if (restored) plan = restored.plan
+  else await ctx.store.putPlanHeader(ctx.runId, key, headerRecord(plan))
+
+  const concurrency = params.parallel ? (params.max_concurrent ?? defaultConcurrency()) : 1
+  const pool = (deps.createPool ?? createPool)({ maxThreads: concurrency })
+  let current = plan
+  try {
+    const run = subtaskRunner({ pool, ctx, executor: params.subtask_executor, timeout: params.timeout })
+    const emit = (s: Subtask, p: Plan, extra?: Record<string, unknown>): void => {
+      const event = { type: 'subtask' as const, planId: p.id, id: s.id, status: s.status, description: s.description, progress: countStatuses(p.subtasks) }
+      if (s.error !== undefined) Object.assign(event, { error: s.error })
+      ctx.emit(extra ? { ...event, ...extra } : event)
+    }
+    const outcome = await schedule(
+      plan,
+      {
+        concurrency,
+        onFailure: params.on_subtask_failure,
+        maxRetries: params.max_retries,
+        retryDelayMs: params.retry_delay * 1000,
+        backoffFactor: params.backoff_factor,
+        onRetriesExhausted: params.on_retries_exhausted,
+        baseState: omit(ctx.state, PLAN_KEYS),
+        ...(restored ? { recordedUpdates: restored.updates } : {}),
+      },
+      {
+        run: (s, input) => run(current, s, input),
+        async changed(s, p, extra) {
+          const update = extra?.update as SubtaskOutput | undefined
+          if (s.status === 'completed' || s.status === 'failed' || s.status === 'skipped')
+            await ctx.store.putSubtask(ctx.runId, key, s.id, subtaskRecord(s, update))
+          emit(s, p, extra && !update ? extra : undefined)
+        },
+        async replan(p, failure) {
+          const next = await replan(p, ctx, { failure, maxSubtasks: Math.max(15, p.subtasks.length), ...(params.max_replans !== undefined ? { maxReplans: params.max_replans } : {}) }, where)
+          await ctx.store.putPlanHeader(ctx.runId, key, headerRecord(next))
+          // A new subtask may reuse the id of one it replaced; its old record must not mark it finished on resume.
+          const old = new Map(p.subtasks.map((s) => [s.id, s.status]))
+          for (const s of next.subtasks)
+            if (s.status === 'pending' && old.has(s.id) && old.get(s.id) !== 'pending') await ctx.store.putSubtask(ctx.runId, key, s.id, { s: 0 })
+          current = next
+          ctx.emit({ type: 'subtask', planId: next.id, id: failure.id, status: 'replanned', replan_count: next.replan_count, progress: countStatuses(next.subtasks) })
+          return next
+        },
+        sleep: deps.sleep ?? ((ms) => sleep(ms, ctx.signal)),
+      },
+    )
+    return result(outcome)
+  } finally {
+    await pool.close()
+  }
+}
+
+function result(outcome: ScheduleOutcome): Record<string, unknown> {
+  const { plan, updates, stopped } = outcome
+  const order = topologicalOrder(plan.subtasks)
+  const byId = new Map(plan.subtasks.map((s) => [s.id, s]))
+  const merged: Record<string, unknown> = {}
+  const subtask_results: Record<string, unknown> = {}
+  for (const id of order) {
+    const s = byId.get(id)!
+    if (s.status !== 'completed') continue
+    subtask_results[id] = s.result
+    const u = updates.get(id)
+    if (u?.stateUpdate) Object.assign(merged, u.stateUpdate)
+    // The engine merges updates shallowly, so a key the code deleted is cleared as null.
+    for (const k of u?.removed ?? []) merged[k] = null
+  }
+  for (const k of PLAN_KEYS) delete merged[k]
+  const plan_progress = countStatuses(plan.subtasks)
+  const out: Record<string, unknown> = {
+    ...merged,
+    plan,
+    subtask_results,
+    plan_progress,
+    replan_count: plan.replan_count,
+    success: plan_progress.completed === plan_progress.total,
+  }
+  if (stopped) out.plan_error = stopped
+  return out
+}
+
+function omit(state: Readonly<Record<string, unknown>>, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(state)) if (!keys.includes(k)) out[k] = v
+  return out
+}

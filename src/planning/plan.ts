@@ -1,0 +1,83 @@
+/**
+ * Building and reading plans. `createPlan` is the one way a plan comes into being (decompose), and `readPlan` the
+ * one way a plan is taken back from state or parameters (execute, replan, status): it checks the shape, fills what
+ * an older or hand-written plan leaves out, and validates the DAG, so the rest of planning can trust a `Plan`.
+ */
+
+import { randomBytes } from 'node:crypto'
+import * as v from 'valibot'
+import { TeaError } from '../core/errors.ts'
+import { assertDag } from './dag.ts'
+import type { Plan, PlanStrategy, ProposedSubtask } from './types.ts'
+import { PLAN_STRATEGIES, SUBTASK_STATUSES, newSubtask } from './types.ts'
+
+export const DEFAULT_MAX_REPLANS = 3
+
+export interface NewPlan {
+  goal: string
+  strategy: PlanStrategy
+  subtasks: readonly ProposedSubtask[]
+  model?: string
+  maxReplans?: number
+}
+
+export function createPlan(p: NewPlan, where: string): Plan {
+  assertDag(p.subtasks, where)
+  const plan: Plan = {
+    id: `plan_${randomBytes(4).toString('hex')}`,
+    goal: p.goal,
+    strategy: p.strategy,
+    subtasks: p.subtasks.map(newSubtask),
+    replan_count: 0,
+    max_replans: p.maxReplans ?? DEFAULT_MAX_REPLANS,
+    created_at: Date.now(),
+  }
+  if (p.model !== undefined) plan.model = p.model
+  return plan
+}
+
+const subtaskShape = v.looseObject({
+  id: v.pipe(v.union([v.string(), v.number()]), v.transform(String)),
+  description: v.string(),
+  dependencies: v.optional(v.array(v.pipe(v.union([v.string(), v.number()]), v.transform(String))), []),
+  status: v.optional(v.picklist(SUBTASK_STATUSES), 'pending'),
+  result: v.optional(v.unknown()),
+  error: v.optional(v.string()),
+  attempts: v.optional(v.number()),
+  parent: v.optional(v.string()),
+  timeout: v.optional(v.number()),
+})
+
+export const planShape = v.looseObject({
+  id: v.optional(v.string()),
+  goal: v.optional(v.string(), ''),
+  strategy: v.optional(v.picklist(PLAN_STRATEGIES), 'flat'),
+  subtasks: v.array(subtaskShape),
+  model: v.optional(v.string()),
+  replan_count: v.optional(v.number(), 0),
+  max_replans: v.optional(v.number(), DEFAULT_MAX_REPLANS),
+  created_at: v.optional(v.number()),
+  rationale: v.optional(v.string()),
+})
+
+/** A plan from state or params; a missing or malformed one is PLAN_INVALID saying where it was looked for. */
+export function readPlan(value: unknown, where: string): Plan {
+  if (value === undefined || value === null)
+    throw new TeaError('PLAN_INVALID', `${where}: no plan given and none in state.plan`, {
+      hint: 'run plan.decompose first, or pass `plan: "{{ state.plan }}"`',
+    })
+  const r = v.safeParse(planShape, value)
+  if (!r.success) {
+    const lines = r.issues.map((i) => `  ${v.getDotPath(i) ?? '(plan)'}: ${i.message}`)
+    throw new TeaError('PLAN_INVALID', `${where}: the plan is malformed:\n${lines.join('\n')}`)
+  }
+  const p = r.output
+  const plan = {
+    ...p,
+    id: p.id ?? `plan_${randomBytes(4).toString('hex')}`,
+    created_at: p.created_at ?? Date.now(),
+    subtasks: p.subtasks.map((s) => ({ ...s })),
+  } as Plan
+  assertDag(plan.subtasks, where)
+  return plan
+}

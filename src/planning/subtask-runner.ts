@@ -1,0 +1,76 @@
+/**
+ * How one subtask becomes one pool task. `run:` code goes as code; an action goes by name with its `with:` block
+ * rendered here in the main thread (templates see `subtask`, `dependency_results`, `state`); with no executor at
+ * all, `llm.call` gets a prompt built from the goal, the subtask and its dependencies' results. Action tasks get
+ * host methods so the worker reaches this run's model client, store and event stream.
+ */
+
+import type { ActionContext } from '../actions/types.ts'
+import { TeaError, isTeaError } from '../core/errors.ts'
+import type { HostMethods, Pool } from '../pool/pool.ts'
+import type { PoolTask } from '../pool/protocol.ts'
+import type { ExecutorParams } from './execute-params.ts'
+import { subtaskPrompt } from './prompts.ts'
+import type { SubtaskInput, SubtaskOutput } from './scheduler.ts'
+import type { Plan, Subtask } from './types.ts'
+
+export interface RunnerOptions {
+  pool: Pool
+  ctx: ActionContext
+  executor: ExecutorParams | undefined
+  /** Seconds; a subtask's own `timeout` wins. */
+  timeout: number | undefined
+}
+
+export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, input: SubtaskInput) => Promise<SubtaskOutput> {
+  const { ctx, pool, executor } = opts
+  const action = executor?.action ?? executor?.uses ?? 'llm.call'
+  const host = hostFor(ctx)
+  return async (plan, s, input) => {
+    const where = `node ${ctx.node}, subtask ${s.id}`
+    const subtask = { id: s.id, description: s.description, dependencies: [...s.dependencies] }
+    let task: PoolTask
+    if (executor?.run !== undefined) {
+      if (!ctx.settings.allow_inline_code)
+        throw new TeaError('INLINE_CODE_FORBIDDEN', `${where}: run: code is forbidden by settings.allow_inline_code: false`)
+      task = { kind: 'code', code: executor.run, args: { state: input.state, subtask, dependency_results: input.dependency_results, variables: ctx.variables }, trackState: true, where }
+    } else {
+      const params =
+        executor?.with !== undefined
+          ? ctx.render(executor.with, { state: input.state, subtask, dependency_results: input.dependency_results }, 'subtask_executor.with')
+          : subtaskPrompt(plan.goal, subtask, input.dependency_results)
+      const context = { runId: ctx.runId, node: ctx.node, state: input.state, variables: { ...ctx.variables }, settings: { ...ctx.settings } }
+      task = { kind: 'action', action, params, context: ctx.dataDir === undefined ? context : { ...context, dataDir: ctx.dataDir }, where }
+    }
+    const seconds = s.timeout ?? opts.timeout
+    try {
+      const out = await pool.run(task, { signal: ctx.signal, ...(seconds ? { timeoutMs: seconds * 1000 } : {}), ...(task.kind === 'action' ? { host } : {}) })
+      return task.kind === 'action' ? { value: resultOf(out.value) } : { ...out, value: out.value ?? null }
+    } catch (e) {
+      if (isTeaError(e, 'POOL_ERROR') && e.details?.reason === 'timeout')
+        throw new TeaError('SUBTASK_TIMEOUT', `${where}: ran over its timeout of ${seconds} s and was stopped`, { details: { subtask: s.id, timeout: seconds } })
+      throw e
+    }
+  }
+}
+
+/** An LLM reply is its parsed value or its text; any other action's result is kept whole. */
+function resultOf(value: unknown): unknown {
+  if (typeof value === 'object' && value !== null && 'content' in value && 'model' in value) {
+    const r = value as { content: unknown; parsed?: unknown }
+    return r.parsed !== undefined ? r.parsed : r.content
+  }
+  return value
+}
+
+function hostFor(ctx: ActionContext): HostMethods {
+  const host: HostMethods = {
+    'llm.call': (request: Parameters<ActionContext['llm']['call']>[0]) => ctx.llm.call({ ...request, signal: ctx.signal }),
+    emit: (event: Parameters<ActionContext['emit']>[0]) => ctx.emit(event),
+  }
+  for (const method of STORE_METHODS)
+    host[`store.${method}`] = (...args: unknown[]) => (ctx.store[method] as (...a: unknown[]) => unknown)(...args)
+  return host
+}
+
+const STORE_METHODS = ['getRun', 'listRuns', 'getPlan', 'memoryPut', 'memoryGet', 'memoryDelete', 'memoryList', 'flush'] as const
