@@ -44,7 +44,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const kinds = ['uses', 'action', 'run'].filter((k) => n[k] !== undefined)
     if (kinds.length === 0) at(here, 'AGENT_INVALID', `node '${label}' needs 'uses:' (an action) or 'run:' (code)`)
     else if (kinds.length > 1) at(here, 'AGENT_INVALID', `node '${label}' has both ${kinds.map((k) => `'${k}:'`).join(' and ')}; give one`)
-    if (n.run === undefined && n.uses === undefined && n.action === undefined) return
+    if (kinds.length !== 1) return
     if (typeof n.run === 'string') {
       if (n.with !== undefined || n.output !== undefined) at(here, 'AGENT_INVALID', `node '${label}': 'with:' and 'output:' go with 'uses:', not 'run:'`)
       if (!inlineCode) at([...here, 'run'], 'INLINE_CODE_FORBIDDEN', `node '${label}': run: code is forbidden by settings.allow_inline_code: false`)

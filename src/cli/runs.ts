@@ -1,6 +1,6 @@
 import { TeaError } from '../core/errors.ts'
 import { parseDuration } from '../core/util.ts'
-import { pruneRuns } from '../store/prune.ts'
+import { pruneRuns } from '../store/prune-runs.ts'
 import { parseArgs, type FlagSpecs } from './args.ts'
 import { EXIT } from './exit.ts'
 import type { Command } from './io.ts'

@@ -1,0 +1,110 @@
+/**
+ * Runs agent YAML through the real loader, compiler and run loop against an in-memory store, with a few test
+ * actions added to the real registry. The model client refuses every call: engine tests do not talk to models
+ * (the LLM boundary is tested through the fake model server in test/llm and test/e2e).
+ */
+
+import * as v from 'valibot'
+import { TeaError } from '../../src/core/errors.ts'
+import { builtinActions } from '../../src/actions/builtins.ts'
+import { createRegistry, type Registry } from '../../src/actions/registry.ts'
+import { defineAction, type Action, type RunEvent } from '../../src/actions/types.ts'
+import { loadAgentText } from '../../src/agent/load.ts'
+import type { AgentSpec } from '../../src/agent/types.ts'
+import { compileAgent } from '../../src/engine/compile.ts'
+import { runAgent, type RunOutcome } from '../../src/engine/run.ts'
+import type { LlmClient } from '../../src/llm/types.ts'
+import { createMemoryStore } from '../../src/store/memory-store.ts'
+import type { Store } from '../../src/store/types.ts'
+
+export const calls: Record<string, number> = {}
+
+export function testActions(): Action[] {
+  return [
+    defineAction({
+      name: 'test.echo',
+      description: 'returns its params',
+      params: v.record(v.string(), v.unknown()),
+      run: (p) => p,
+    }),
+    defineAction({
+      name: 'test.count',
+      description: 'counts calls per key and returns the count',
+      params: v.object({ key: v.string() }),
+      run: ({ key }) => ({ [key]: (calls[key] = (calls[key] ?? 0) + 1) }),
+    }),
+    defineAction({
+      name: 'test.flaky',
+      description: 'fails until called `succeed_after` times for `key`',
+      params: v.object({ key: v.string(), succeed_after: v.number() }),
+      run: ({ key, succeed_after }) => {
+        const n = (calls[key] = (calls[key] ?? 0) + 1)
+        if (n <= succeed_after) throw new TeaError('HTTP_ERROR', `flaky failure ${n}`)
+        return { flaky_ok: n }
+      },
+    }),
+    defineAction({
+      name: 'test.sleep',
+      description: 'waits ms, honouring the signal',
+      params: v.object({ ms: v.number() }),
+      run: ({ ms }, ctx) =>
+        new Promise((resolve, reject) => {
+          const t = setTimeout(() => resolve({ slept: ms }), ms)
+          ctx.signal.addEventListener('abort', () => (clearTimeout(t), reject(ctx.signal.reason)), { once: true })
+        }),
+    }),
+  ]
+}
+
+export function testRegistry(): Registry {
+  return createRegistry([...builtinActions(), ...testActions()])
+}
+
+const noModel: LlmClient = {
+  call: async () => {
+    throw new TeaError('LLM_UNREACHABLE', 'engine tests have no model')
+  },
+  close: async () => {},
+}
+
+export function load(yaml: string, registry = testRegistry()): AgentSpec {
+  const { spec, problems } = loadAgentText(yaml, '/tmp/agent.yaml', registry)
+  if (!spec) throw new Error(`agent invalid:\n${problems.map((p) => `${p.line}:${p.col} ${p.code} ${p.message}`).join('\n')}`)
+  return spec
+}
+
+export interface Ran extends RunOutcome {
+  events: RunEvent[]
+  store: Store
+  spec: AgentSpec
+}
+
+export async function run(
+  yaml: string | AgentSpec,
+  options: { input?: Record<string, unknown>; store?: Store; runId?: string; resume?: boolean; signal?: AbortSignal } = {},
+): Promise<Ran> {
+  const registry = testRegistry()
+  const spec = typeof yaml === 'string' ? load(yaml, registry) : yaml
+  const store = options.store ?? createMemoryStore()
+  const runId = options.runId ?? 'run-1'
+  const events: RunEvent[] = []
+  let start
+  if (options.resume) {
+    const cp = await store.loadLatest(runId)
+    if (!cp) throw new Error('nothing to resume')
+    start = { state: cp.state, cursor: cp.cursor, step: cp.step, resumed: true }
+  } else {
+    const now = Date.now()
+    await store.createRun({ id: runId, agent: spec.name, agentPath: spec.file, agentHash: spec.hash, status: 'running', node: null, step: 0, createdAt: now, updatedAt: now })
+    start = { state: { ...spec.initialState, ...options.input }, cursor: { next: spec.entry }, step: 0, resumed: false }
+  }
+  const outcome = await runAgent(
+    { spec, agent: compileAgent(spec, registry), registry, llm: noModel, store, runId, emit: (e) => events.push(e), signal: options.signal ?? new AbortController().signal },
+    start,
+  )
+  return { ...outcome, events, store, spec }
+}
+
+export function nodesRun(events: RunEvent[]): string[] {
+  return events.filter((e) => e.type === 'node_end').map((e) => (e as { node: string }).node)
+}
