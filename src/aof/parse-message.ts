@@ -71,7 +71,7 @@ function validateEnvelope(raw: Record<string, unknown>, source: MessageSource): 
   const issues = base.success ? [] : issuesOf(base.issues)
   const type = isPlainObject(input) && typeof input.type === 'string' ? input.type : undefined
   let payload: unknown
-  if (type !== undefined && isMessageType(type)) {
+  if (type !== undefined && isMessageType(type) && input.payload !== undefined) {
     const p = v.safeParse(PAYLOAD_SCHEMAS[type], input.payload)
     if (p.success) payload = p.output
     else issues.push(...issuesOf(p.issues).map((i) => ({ ...i, path: i.path === '(root)' ? 'payload' : `payload.${i.path}` })))

@@ -23,6 +23,8 @@ export interface CreateTaskInput {
   metadata?: Record<string, unknown>
   createdBy?: string
   dependsOn?: string[]
+  /** A fixed id (imports, tests); refused when it exists. Normally omitted: a fresh id is drawn. */
+  id?: string
 }
 
 export async function createTask(ctx: AofContext, input: CreateTaskInput): Promise<Task> {
@@ -31,11 +33,15 @@ export async function createTask(ctx: AofContext, input: CreateTaskInput): Promi
     if (!isTaskId(input.parentId)) throw new TeaError('AOF_INVALID', `parent id ${JSON.stringify(input.parentId)} is not a task id`)
     if (!(await getTask(ctx, input.parentId))) throw new TeaError('AOF_NOT_FOUND', `parent task ${input.parentId} not found`)
   }
+  if (input.id !== undefined && !isTaskId(input.id)) throw new TeaError('AOF_INVALID', `${JSON.stringify(input.id)} is not a task id`)
   for (let attempt = 0; attempt < 100; attempt++) {
     const now = ctx.now()
-    const id = newTaskId(now)
+    const id = input.id ?? newTaskId(now)
     const task = await withTaskLock(ctx, id, () => {
-      if (readTaskLocked(ctx, id)) return undefined
+      if (readTaskLocked(ctx, id)) {
+        if (input.id !== undefined) throw new TeaError('AOF_INVALID', `task ${id} already exists`)
+        return undefined
+      }
       const stamp = now.toISOString()
       const body = (input.body ?? '').trim()
       const status = input.status ?? 'backlog'

@@ -12,8 +12,10 @@ const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d
 
 export const Datetime = v.pipe(
   v.string('expected an ISO 8601 datetime string'),
-  v.regex(DATETIME, (i) => `expected an ISO 8601 datetime (e.g. 2026-02-10T10:00:00.000Z), received ${JSON.stringify(i.input)}`),
-  v.check((s) => !Number.isNaN(Date.parse(s)), 'expected a real calendar date and time'),
+  v.check(
+    (s) => DATETIME.test(s) && !Number.isNaN(Date.parse(s)),
+    (i) => `expected an ISO 8601 datetime (e.g. 2026-02-10T10:00:00.000Z), received ${JSON.stringify(i.input)}`,
+  ),
 )
 
 export const TaskIdSchema = v.pipe(

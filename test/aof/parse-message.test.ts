@@ -1,0 +1,91 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { MAX_ENVELOPE_BYTES, parseProtocolMessage, routeMessage } from '../../src/aof/index.ts'
+import { T1, completion, eventTypes, eventsOf, fixture } from './helpers.ts'
+
+test('AOF-BDD-25 Parse message with protocol field in payload', () => {
+  const wrapped = parseProtocolMessage({ payload: completion(T1) })
+  assert.is(wrapped.kind, 'envelope')
+  // The reference returned null for a bare envelope object (it looked inside the envelope's own payload); we do not.
+  const bare = parseProtocolMessage(completion(T1))
+  assert.is(bare.kind, 'envelope')
+  assert.is(bare.kind === 'envelope' && bare.source, 'object')
+})
+
+test('AOF-BDD-26 Parse message with AOF/1 prefix', () => {
+  const r = parseProtocolMessage(`AOF/1 ${JSON.stringify(completion(T1))}`)
+  assert.is(r.kind, 'envelope')
+  assert.is(r.kind === 'envelope' && r.source, 'aof-prefix')
+  assert.is(r.kind === 'envelope' && r.envelope.taskId, T1)
+})
+
+test('AOF-BDD-27 Parse plain JSON message', () => {
+  const r = parseProtocolMessage(`  ${JSON.stringify(completion(T1))}\n`)
+  assert.is(r.kind === 'envelope' && r.source, 'json')
+})
+
+test('AOF-BDD-28 Ignore non-protocol message', async () => {
+  const f = fixture()
+  try {
+    assert.equal(parseProtocolMessage('Hello, this is a chat message'), { kind: 'ignored' })
+    assert.equal(parseProtocolMessage('{"hello": "world"}'), { kind: 'ignored' })
+    assert.equal(await routeMessage(f.ctx, 'Hello, this is a chat message'), { outcome: 'ignored' })
+    assert.equal(eventTypes(f.ctx), [])
+  } finally {
+    f.cleanup()
+  }
+})
+
+test('AOF-BDD-29 Reject invalid JSON', async () => {
+  const f = fixture()
+  try {
+    const r = parseProtocolMessage('AOF/1 {invalid json')
+    assert.is(r.kind === 'rejected' && r.reason, 'invalid_json')
+    const out = await routeMessage(f.ctx, 'AOF/1 {invalid json')
+    assert.equal(out, { outcome: 'rejected', reason: 'invalid_json' })
+    const [ev] = eventsOf(f.ctx, 'protocol.message.rejected')
+    assert.is(ev?.reason, 'invalid_json')
+    assert.is(ev?.source, 'aof-prefix')
+  } finally {
+    f.cleanup()
+  }
+})
+
+test('AOF-BDD-30 Reject malformed envelope', async () => {
+  const f = fixture()
+  try {
+    const out = await routeMessage(f.ctx, JSON.stringify({ protocol: 'aof', version: 1, type: 'completion.report' }))
+    assert.is(out.reason, 'invalid_envelope')
+    assert.equal(out.issues?.map((i) => i.path).sort(), ['fromAgent', 'payload', 'sentAt', 'taskId', 'toAgent'])
+    const [ev] = eventsOf(f.ctx, 'protocol.message.rejected')
+    assert.is(ev?.reason, 'invalid_envelope')
+    assert.is((ev?.issues as unknown[]).length, 5)
+  } finally {
+    f.cleanup()
+  }
+})
+
+test('truncated JSON at every length is rejected as invalid_json or ignored, never thrown', () => {
+  const text = JSON.stringify(completion(T1))
+  for (let n = 1; n < text.length; n += 7) {
+    const r = parseProtocolMessage(text.slice(0, n))
+    assert.ok(r.kind === 'rejected' ? r.reason === 'invalid_json' : r.kind === 'ignored', `length ${n}`)
+    const p = parseProtocolMessage(`AOF/1 ${text.slice(0, n)}`)
+    assert.is(p.kind === 'rejected' && p.reason, 'invalid_json')
+  }
+})
+
+test('a message over 10 MiB is rejected as payload_too_large before parsing', () => {
+  const big = `AOF/1 ${JSON.stringify(completion(T1, { notes: 'x'.repeat(MAX_ENVELOPE_BYTES) }))}`
+  const r = parseProtocolMessage(big)
+  assert.is(r.kind === 'rejected' && r.reason, 'payload_too_large')
+  const obj = parseProtocolMessage(completion(T1, { notes: 'x'.repeat(MAX_ENVELOPE_BYTES) }))
+  assert.is(obj.kind === 'rejected' && obj.reason, 'payload_too_large')
+})
+
+test('AOF/1 prefix with a non-object body is an invalid envelope', () => {
+  const r = parseProtocolMessage('AOF/1 [1,2]')
+  assert.is(r.kind === 'rejected' && r.reason, 'invalid_envelope')
+})
+
+test.run()
