@@ -3,7 +3,7 @@
 import { build } from 'esbuild'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { embedPlugin, lmdbPlugin, tinypoolPlugin } from './plugins.mjs'
+import { embedPlugin, lmdbPlugin, slimPlugin, tinypoolPlugin } from './plugins.mjs'
 
 /**
  * @param {{ root: string, entry: string, outfile: string, define?: Record<string, string>,
@@ -22,7 +22,7 @@ export async function bundle(opts) {
     minify: true,
     legalComments: 'none',
     define: opts.define ?? {},
-    plugins: [lmdbPlugin(opts.root), await tinypoolPlugin(opts.root), embedPlugin(opts.root, opts.embedded)],
+    plugins: [lmdbPlugin(opts.root), slimPlugin(opts.root), await tinypoolPlugin(opts.root), embedPlugin(opts.root, opts.embedded)],
     metafile: opts.metafile ?? false,
     logLevel: 'warning',
   })
