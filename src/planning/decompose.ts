@@ -86,12 +86,14 @@ export async function decompose(params: DecomposeParams, ctx: ActionContext): Pr
   return { plan, plan_id: plan.id, subtask_count: plan.subtasks.length }
 }
 
-/** Iterative rounds: a step reusing a planned id gets the next free number, and references to it follow. */
+/**
+ * Iterative rounds: a step reusing a planned id gets the next free number. Its dependencies are left alone: an id
+ * that is already planned means the planned step (a model that restarts numbering each round means "step 1 so far").
+ */
 function withFreshIds(batch: ProposedSubtask[], planned: readonly ProposedSubtask[]): ProposedSubtask[] {
   const taken = new Set(planned.map((s) => s.id))
-  const renamed = new Map<string, string>()
   let n = planned.length + 1
-  const out = batch.map((s) => {
+  return batch.map((s) => {
     if (!taken.has(s.id)) {
       taken.add(s.id)
       return s
@@ -99,10 +101,8 @@ function withFreshIds(batch: ProposedSubtask[], planned: readonly ProposedSubtas
     while (taken.has(String(n))) n++
     const id = String(n)
     taken.add(id)
-    renamed.set(s.id, id)
     return { ...s, id }
   })
-  return out.map((s) => ({ ...s, dependencies: s.dependencies.map((d) => (batch.some((b) => b.id === d) ? (renamed.get(d) ?? d) : d)) }))
 }
 
 function opt<K extends string, T>(key: K, value: T | undefined): { [P in K]?: T } {
