@@ -75,13 +75,23 @@ export class TeaError extends Error {
   constructor(code: ErrorCode, message: string, options: TeaErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
-    this.details = options.details
+    this.details = options.details && printable(options.details)
     this.hint = options.hint
   }
 
   toJSON(): Record<string, unknown> {
     return { code: this.code, message: this.message, ...(this.hint ? { hint: this.hint } : {}), ...this.details }
   }
+}
+
+/**
+ * uvu's failure printer calls `err.details.split('\n')`, assuming the string its own assertions carry; an object
+ * there made it throw inside a `finally` that swallowed the failure, so a test failing with a TeaError passed
+ * silently. A non-enumerable `split` keeps the printer working; spreading, JSON and structuredClone ignore it.
+ */
+function printable(details: Record<string, unknown>): Record<string, unknown> {
+  if (Object.isExtensible(details)) Object.defineProperty(details, 'split', { value: () => [JSON.stringify(details)], enumerable: false, configurable: true })
+  return details
 }
 
 export function isTeaError(e: unknown, code?: ErrorCode): e is TeaError {
