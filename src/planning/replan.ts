@@ -58,7 +58,7 @@ export interface ReplanOptions {
 export async function replan(plan: Plan, ctx: ActionContext, opts: ReplanOptions, where: string): Promise<Plan> {
   const max = opts.maxReplans ?? plan.max_replans
   if (plan.replan_count >= max)
-    throw new TeaError('MAX_REPLANS_EXCEEDED', `${where}: replan ${plan.replan_count + 1} > max_replans ${max}; the plan is left unchanged`, {
+    throw new TeaError('MAX_REPLANS_EXCEEDED', `${where}: too many replans: ${plan.replan_count + 1} > ${max} (max_replans); the plan is left unchanged`, {
       details: { replan_count: plan.replan_count, max_replans: max, plan_id: plan.id },
       hint: 'raise max_replans, or handle the failure with on_subtask_failure: skip or abort',
     })
