@@ -2,8 +2,8 @@
  * Runs, plans and memory over the Kv slice of LMDB (kv.ts).
  *
  * - `runs`: run id → RunRecord. Ids are time-sortable, so key order is creation order.
- * - `plans`: `[runId, planId]` → header; `[runId, planId, subtaskId]` → subtask record. A plan is one key range,
- *   and finishing a subtask writes that subtask's record only.
+ * - `plans`: `[runId, planId]` → `{no, header}`; `[no, subtaskId]` → subtask record (see createPlanTable). A
+ *   plan's subtasks are one key range, and finishing a subtask writes that subtask's record only.
  * - `memory`: `[namespace, key]` → `{value, expiresAt?}`; an expired entry reads as absent and is deleted when
  *   met.
  *
@@ -92,7 +92,19 @@ function orderRun(r: RunRecord): RunRecord {
 
 type PlanTable = Pick<Store, 'putPlanHeader' | 'putSubtask' | 'getPlan'> & { removeRun(runId: string): Promise<void> }
 
+/** Key of the plan-number counter; plan numbers start at 1, so no subtask key starts with it. */
+const PLAN_COUNTER = 0
+
+/**
+ * Plans are written compactly because a plan may hold thousands of subtasks (SPEC §4: ≤ 40 B per subtask beyond
+ * its text and result). The header, at `[runId, planId]`, holds `{no, header}`, where `no` is a number allocated
+ * once per plan; subtask records sit at `[no, subtaskId]` (13 B of key for a 3-character id, instead of 29 with
+ * the run id in front).
+ */
 export function createPlanTable(kv: Kv): PlanTable {
+  /** `runId\0planId` → plan number, for plans this process wrote or read (their header may not have committed). */
+  const numbers = new Map<string, number>()
+
   function decode(runId: string, planId: string, key: unknown, bytes: Uint8Array): Record<string, unknown> {
     let v: unknown
     try {
@@ -108,26 +120,62 @@ export function createPlanTable(kv: Kv): PlanTable {
     return v
   }
 
+  function storedHeader(runId: string, planId: string): { no: number; header: Record<string, unknown> } | undefined {
+    const bytes = kv.get([runId, planId])
+    if (!bytes) return undefined
+    const v = decode(runId, planId, [runId, planId], bytes)
+    if (typeof v.no !== 'number' || !isPlainObject(v.header)) {
+      throw new TeaError('CHECKPOINT_CORRUPT', `the header of plan ${planId} of run ${runId} is corrupt`, { details: { runId, planId } })
+    }
+    return { no: v.no, header: v.header }
+  }
+
+  /** The plan's number, allocating it (and writing an empty header) the first time the plan is seen. */
+  function numberOf(runId: string, planId: string): { no: number; fresh?: Promise<boolean> } {
+    const id = `${runId}\0${planId}`
+    const known = numbers.get(id) ?? storedHeader(runId, planId)?.no
+    if (known !== undefined) {
+      numbers.set(id, known)
+      return { no: known }
+    }
+    const no = kv.increment(PLAN_COUNTER)
+    numbers.set(id, no)
+    return { no, fresh: kv.put([runId, planId], kv.encode({ no, header: {} })) }
+  }
+
   return {
     async putPlanHeader(runId, planId, header) {
-      await kv.put([runId, planId], kv.encode(header))
+      const { no } = numberOf(runId, planId)
+      await kv.put([runId, planId], kv.encode({ no, header }))
     },
     async putSubtask(runId, planId, subtaskId, record) {
-      await kv.put([runId, planId, subtaskId], kv.encode(record))
+      const { no, fresh } = numberOf(runId, planId)
+      await Promise.all([fresh, kv.put([no, subtaskId], kv.encode(record))])
     },
     async getPlan(runId, planId) {
-      let header: Record<string, unknown> | undefined
+      const stored = storedHeader(runId, planId)
+      if (!stored) return undefined
       const subtasks = new Map<string, Record<string, unknown>>()
-      for (const { key, value } of kv.range([runId, planId], [runId, planId, MAX_STRING])) {
-        const k = key as string[]
-        if (k.length === 2) header = decode(runId, planId, key, value)
-        else subtasks.set(k[2]!, decode(runId, planId, key, value))
+      for (const { key, value } of kv.range([stored.no, ''], [stored.no, MAX_STRING])) {
+        const subtaskId = (key as [number, string])[1]
+        subtasks.set(subtaskId, decode(runId, planId, key, value))
       }
-      if (!header && subtasks.size === 0) return undefined
-      return { header: header ?? {}, subtasks }
+      return { header: stored.header, subtasks }
     },
     async removeRun(runId) {
-      await Promise.all([...kv.keys([runId, ''], [runId, MAX_STRING])].map((k) => kv.remove(k)))
+      const removals: Promise<boolean>[] = []
+      for (const { key, value } of kv.range([runId, ''], [runId, MAX_STRING])) {
+        removals.push(kv.remove(key))
+        let no: unknown
+        try {
+          no = (kv.decode(value) as { no?: unknown }).no
+        } catch {
+          continue // a corrupt header: its subtasks stay behind, unreachable, rather than failing the delete
+        }
+        if (typeof no === 'number') for (const k of kv.keys([no, ''], [no, MAX_STRING])) removals.push(kv.remove(k))
+        numbers.delete(`${runId}\0${(key as string[])[1]}`)
+      }
+      await Promise.all(removals)
     },
   }
 }

@@ -24,6 +24,11 @@ export interface Kv {
   encode(value: unknown): Uint8Array
   /** Throws on truncated or malformed bytes. */
   decode(bytes: Uint8Array): unknown
+  /**
+   * Adds 1 to the counter at `key` (a 4-byte record, absent = 0) and returns the new value, in a synchronous
+   * transaction of its own: atomic across threads and processes. For rare allocations only (it blocks for a commit).
+   */
+  increment(key: Key): number
   /** Bytes of a key as stored. */
   keyBytes(key: Key): number
 }

@@ -174,6 +174,16 @@ function kvOf(env: RootDatabase, name: DbName): Kv {
     keys: (start, end) => raw.getKeys({ start, end }),
     encode: (value) => codec.encoder.encode(value),
     decode: (bytes) => codec.decoder.decode(bytes),
+    increment(key) {
+      return raw.transactionSync(() => {
+        const old = raw.get(key)
+        const n = (old?.length === 4 ? Buffer.from(old).readUInt32LE(0) : 0) + 1
+        const bytes = Buffer.alloc(4)
+        bytes.writeUInt32LE(n, 0)
+        raw.putSync(key, bytes) // inside transactionSync: joins its transaction
+        return n
+      })
+    },
     keyBytes: (key) => (lmdb as unknown as { keyValueToBuffer(k: Key): Uint8Array }).keyValueToBuffer(key).length,
   }
 }
@@ -187,10 +197,23 @@ function kvOf(env: RootDatabase, name: DbName): Kv {
 export function _openRawDb(dataDir: string, name: DbName) {
   const env = open({ path: join(dataDir, 'tea.lmdb'), ...ENV_OPTIONS })
   const raw: Database<Uint8Array, Key> = env.openDB({ name, encoding: 'binary' })
+  const keyBytes = (key: Key): number =>
+    (lmdb as unknown as { keyValueToBuffer(k: Key): Uint8Array }).keyValueToBuffer(key).length
   return {
     keys: (start: Key, end: Key): Key[] => [...raw.getKeys({ start, end })],
     get: (key: Key): Uint8Array | undefined => raw.get(key),
     put: (key: Key, bytes: Uint8Array): Promise<boolean> => raw.put(key, bytes),
+    /** Key plus value bytes of the entries in [start, end), or of all entries (benchmarks). */
+    bytes(start?: Key, end?: Key): number {
+      let total = 0
+      for (const { key, value } of raw.getRange({ start, end })) total += keyBytes(key) + value.length
+      return total
+    },
+    /** Pages this database occupies in the file, as bytes (benchmarks). */
+    pageBytes(): number {
+      const s = raw.getStats() as Record<string, number>
+      return ((s.treeBranchPageCount ?? 0) + (s.treeLeafPageCount ?? 0) + (s.overflowPages ?? 0)) * (s.pageSize ?? 4096)
+    },
     close: (): Promise<void> => env.close(),
   }
 }
