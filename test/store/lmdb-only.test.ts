@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Worker } from 'node:worker_threads'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { isTeaError, type TeaError } from '../../src/core/errors.ts'
@@ -80,6 +81,45 @@ test('a second store on the same path sees what the first committed, both ways',
   await a.memoryPut('default', 'after', 2)
   assert.equal(await a.memoryGet('default', 'after'), { found: true, value: 2 })
   await a.close()
+})
+
+test('a store opened in a worker thread on the same data dir shares committed data both ways', async () => {
+  const dir = tempDir()
+  const store = openLmdbStore(dir)
+  await store.memoryPut('default', 'from-main', 'hello')
+  await store.putPlanHeader('r1', 'main-plan', { by: 'main' })
+  await store.putSubtask('r1', 'main-plan', 's1', { status: 'pending' })
+  const worker = new Worker(new URL('./worker-entry.mjs', import.meta.url), { workerData: { dir } })
+  const reply = await new Promise<{ seen: unknown }>((resolve, reject) => {
+    worker.once('message', resolve)
+    worker.once('error', reject)
+  })
+  await worker.terminate()
+  assert.equal(reply.seen, { found: true, value: 'hello' })
+  assert.equal(await store.memoryGet('default', 'from-worker'), { found: true, value: { thread: 'worker' } })
+  // Plan numbers are allocated atomically across threads: the two plans' subtasks stay apart.
+  assert.equal([...(await store.getPlan('r1', 'worker-plan'))!.subtasks], [['s1', { status: 'completed' }]])
+  assert.equal([...(await store.getPlan('r1', 'main-plan'))!.subtasks], [['s1', { status: 'pending' }]])
+  await store.close()
+})
+
+test('deleteRun leaves no plan or checkpoint records behind', async () => {
+  const dir = tempDir()
+  const store = openLmdbStore(dir)
+  await store.createRun(run('r1'))
+  await threeSteps(store, 'r1')
+  // The subtask is queued before its header: both land, and the delete finds the subtasks through the header.
+  await Promise.all([store.putSubtask('r1', 'p', 's1', { status: 'pending' }), store.putPlanHeader('r1', 'p', { goal: 'g' })])
+  assert.equal((await store.getPlan('r1', 'p'))?.header, { goal: 'g' })
+  await store.deleteRun('r1')
+  await store.close()
+  for (const name of ['checkpoints', 'plans', 'runs'] as const) {
+    const raw = _openRawDb(dir, name)
+    // everything but lmdb's shared-structures entry and the plan counter (key 0)
+    const left = raw.keys(1, ['\u{10ffff}']).filter((k) => typeof k !== 'number')
+    await raw.close()
+    assert.equal(left, [], `${name} still holds ${JSON.stringify(left)}`)
+  }
 })
 
 test('CHECKPOINT_CORRUPT names the run and record when a record holds garbage bytes', async () => {
