@@ -3,16 +3,14 @@
  * `events`, a real AbortSignal, and every member a test did not supply throwing "not available in this test"
  * when used, so a test that reaches for the model or the store by accident fails loudly.
  *
- * `render` here is a stand-in until src/template exists: it understands `{{ name.path[0].x }}` (a value that is
- * exactly one such expression yields the native value, otherwise the string is interpolated) and nothing else
- * (no filters, no `{% %}`). Tests that need the real template language should pass their own `render`.
+ * `render` uses the real template language (src/template) over `state`, `variables` and the extra names, as the
+ * engine does.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { TeaError } from '../../src/core/errors.ts'
-import { isPlainObject } from '../../src/core/util.ts'
+import { compileValue } from '../../src/template/index.ts'
 import type { ActionContext, AgentSettingsView, RunEvent } from '../../src/actions/types.ts'
 
 export interface TestContext extends ActionContext {
@@ -62,8 +60,8 @@ export function testContext(overrides: TestContextOverrides = {}): TestContext {
     listActions: () => {
       throw notAvailable('listActions')
     },
-    render(value, extra) {
-      return renderStub(value, { state: ctx.state, variables: ctx.variables, ...extra })
+    render(value, extra, field = 'value') {
+      return compileValue(value, { node: ctx.node, field }).render({ state: ctx.state, variables: ctx.variables, ...extra })
     },
     ...members,
     events,
@@ -86,40 +84,4 @@ function unavailable<T extends object>(member: string): T {
       throw notAvailable(`${member}.${String(key)}`)
     },
   })
-}
-
-// --- internal: the render stand-in ---
-
-const WHOLE = /^\{\{\s*([^{}]+?)\s*\}\}$/
-const INNER = /\{\{\s*([^{}]+?)\s*\}\}/g
-
-function renderStub(value: unknown, scope: Record<string, unknown>): unknown {
-  if (typeof value === 'string') {
-    const whole = WHOLE.exec(value)
-    if (whole) return lookup(whole[1]!, scope, value)
-    return value.replace(INNER, (_m, expr: string) => {
-      const v = lookup(expr, scope, value)
-      return typeof v === 'string' ? v : JSON.stringify(v)
-    })
-  }
-  if (Array.isArray(value)) return value.map((v) => renderStub(v, scope))
-  if (isPlainObject(value)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderStub(v, scope)]))
-  }
-  return value
-}
-
-function lookup(expr: string, scope: Record<string, unknown>, template: string): unknown {
-  const parts = expr.match(/[^.[\]]+/g) ?? []
-  if (parts.length === 0 || !/^[\w.[\]]+$/.test(expr)) {
-    throw new TeaError('TEMPLATE_ERROR', `test render stub cannot evaluate '${expr}' in ${template}`)
-  }
-  let v: unknown = scope
-  for (const part of parts) {
-    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, part)) {
-      throw new TeaError('TEMPLATE_ERROR', `'${expr}' is undefined in ${template}`)
-    }
-    v = (v as Record<string, unknown>)[part]
-  }
-  return v
 }

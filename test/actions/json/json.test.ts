@@ -74,6 +74,19 @@ test('json.transform mapping evaluates bare expressions and templates over data,
   assert.equal(r, { result: { name: 'Ada', first_tag: 'x', greeting: 'Hello Ada', nested: { id: 2, fixed: 42, flag: true } } })
 })
 
+test('json.transform mapping expressions use the template language: filters, operators, conditionals', async () => {
+  const r = await run('json.transform', {
+    data: user,
+    mapping: { count: 'data.items | length', label: "'#' ~ data.items[0].id", big: "'yes' if data.items | length > 1 else 'no'" },
+  })
+  assert.equal(r, { result: { count: 2, label: '#1', big: 'yes' } })
+})
+
+test('json.transform mapping of an unknown name is TEMPLATE_ERROR, not the template text', async () => {
+  const e = await failure(run('json.transform', { data: {}, mapping: { x: 'nothing.here' } }))
+  assert.ok(isTeaError(e, 'TEMPLATE_ERROR'), String(e))
+})
+
 test('json.transform mapping renders through ctx.render with data in scope', async () => {
   const seen: unknown[] = []
   const ctx = testContext({
