@@ -81,14 +81,3 @@ export function looseEqual(a: unknown, b: unknown): boolean {
   for (const k of ka) if (!Object.hasOwn(b, k) || !looseEqual(a[k], b[k])) return false
   return true
 }
-
-/** A short rendering of a value for error messages. */
-export function preview(v: unknown): string {
-  let s: string
-  try {
-    s = typeof v === 'string' ? JSON.stringify(v) : v === undefined ? 'undefined' : (JSON.stringify(v) ?? String(v))
-  } catch {
-    s = typeName(v)
-  }
-  return s.length > 40 ? `${s.slice(0, 37)}…` : s
-}
