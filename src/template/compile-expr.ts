@@ -14,7 +14,7 @@
 
 import { BLOCKED_KEYS, MISSING, readKey, readRoot, sliceOf } from './access.ts'
 import type { Expr } from './ast.ts'
-import { RenderFault, SyntaxFault } from './faults.ts'
+import { OPTIONAL_HINT, RenderFault, SyntaxFault } from './faults.ts'
 import { FILTERS } from './filters.ts'
 import { TESTS } from './is-tests.ts'
 import { binary, compare } from './operators.ts'
@@ -32,8 +32,6 @@ export interface CompileContext {
   slotCount: number
   roots: Set<string>
 }
-
-const isEnumerable = Object.prototype.propertyIsEnumerable
 
 export function compileExpr(e: Expr, cx: CompileContext, lenient = false): Eval {
   switch (e.k) {
@@ -142,7 +140,7 @@ export function defined(e: Expr, cx: CompileContext): Eval {
 }
 
 export function undefinedFault(exprText: string, at: number): RenderFault {
-  return new RenderFault(`'${exprText}' is undefined`, at)
+  return new RenderFault(`'${exprText}' is undefined`, at, OPTIONAL_HINT)
 }
 
 function compileName(name: string, at: number, cx: CompileContext, lenient: boolean): Eval {
@@ -161,7 +159,7 @@ function unknownName(name: string, s: Scope, at: number): RenderFault {
   const known = Object.keys(s)
   const near = closest(name, known)
   const hint = near.length > 0 ? ` (did you mean '${near[0]}'?)` : known.length > 0 ? ` (known names: ${known.join(', ')})` : ''
-  return new RenderFault(`'${name}' is undefined${hint}`, at)
+  return new RenderFault(`'${name}' is undefined${hint}`, at, OPTIONAL_HINT)
 }
 
 /** `.key` with a compile-time key: the hot path of `{{ state.x }}`, kept to a few checks. */
@@ -183,7 +181,7 @@ function compileAttr(obj: Eval, key: string | number, objText: string, at: numbe
 
 function throughNothing(o: null | undefined, objText: string, key: unknown, at: number, lenient: boolean): undefined {
   if (lenient) return undefined
-  throw new RenderFault(`'${objText}' is ${o === null ? 'none' : 'undefined'} (reading '${String(key)}')`, at)
+  throw new RenderFault(`'${objText}' is ${o === null ? 'none' : 'undefined'} (reading '${String(key)}')`, at, OPTIONAL_HINT)
 }
 
 function compileCompare(e: Extract<Expr, { k: 'cmp' }>, cx: CompileContext): Eval {

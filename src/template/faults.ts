@@ -30,10 +30,13 @@ export class RenderFault extends Error {
   constructor(
     message: string,
     readonly offset: number,
+    readonly hint?: string,
   ) {
     super(message)
   }
 }
+
+export const OPTIONAL_HINT = "if the value is optional, write `x | default('…')` or test `x is defined`"
 
 const MAX_QUOTE = 160
 
@@ -55,6 +58,7 @@ export function toRenderError(e: unknown, template: string, site: TemplateSite |
   const message = fault ? e.message : `template evaluation failed: ${e instanceof Error ? e.message : String(e)}`
   return new TeaError('TEMPLATE_ERROR', `${prefix(site)}${message} in ${quote(template, offset)}`, {
     cause: fault ? undefined : e,
+    ...(fault && e.hint !== undefined ? { hint: e.hint } : {}),
     details: { node: site?.node, field: site?.field, template, offset: offset < 0 ? undefined : offset },
   })
 }

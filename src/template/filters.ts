@@ -5,7 +5,8 @@
  *
  * Deliberate choices: `default` replaces a missing value *and* null (JSON null is how "no value" arrives from
  * models and YAML); `int`/`float` follow Jinja and return their default (0) for text that is not a number;
- * `fromjson` fails loudly on bad JSON (upstream returned the input unchanged, hiding the problem).
+ * `fromjson` fails loudly on bad JSON (upstream returned the input unchanged, hiding the problem); `tojson` does
+ * not HTML-escape as Jinja's does, since its output goes into prompts and payloads, not web pages.
  */
 
 import { readKey } from './access.ts'

@@ -9,6 +9,7 @@ test('an unknown top-level name is a TEMPLATE_ERROR naming node, field and templ
   const e = throwsCode(() => compileTemplate('{{ stat.text }}', where).render({ state: {} }), 'TEMPLATE_ERROR')
   assert.is(e.message, `node 'classify', field 'with.prompt': 'stat' is undefined (did you mean 'state'?) in "{{ stat.text }}"`)
   assert.equal(e.details, { node: 'classify', field: 'with.prompt', template: '{{ stat.text }}', offset: 3 })
+  assert.match(e.hint ?? '', /default\('…'\)/)
 })
 
 test('an unknown name with nothing close lists the names in scope', () => {
