@@ -16,19 +16,23 @@ interface WorkerRegistry {
   require(name: string): Action
   list(): Action[]
   validate(action: Action, params: unknown, where: string): unknown
+  render(value: unknown, scope: Record<string, unknown>, node: string, field?: string): unknown
 }
 
 let registry: Promise<WorkerRegistry> | undefined
 
 function loadRegistry(): Promise<WorkerRegistry> {
   registry ??= (async () => {
-    const [reg, builtins, features] = await Promise.all([
+    const [reg, builtins, features, template] = await Promise.all([
       import('../actions/registry.ts'),
       import('../actions/builtins.ts'),
       import('../features.ts'),
+      import('../template/index.ts'),
     ])
     const r = reg.createRegistry([...builtins.builtinActions(), ...features.featureActions()])
-    return { require: (name) => r.require(name), list: () => r.list(), validate: (a, p, w) => reg.validateParams(a, p, w) }
+    return { require: (name) => r.require(name), list: () => r.list(), validate: (a, p, w) => reg.validateParams(a, p, w),
+      render: (value, scope, node, field) => template.compileValue(value, { node, field }).render(scope),
+    }
   })()
   return registry
 }
@@ -67,8 +71,8 @@ function workerContext(task: ActionTask, host: HostCaller | undefined, reg: Work
       host?.notify('emit', event)
     },
     runNode: () => Promise.reject(new TeaError('POOL_ERROR', `${task.where}: ctx.runNode is not available inside a plan subtask`)),
-    render() {
-      throw new TeaError('POOL_ERROR', `${task.where}: templates are rendered before a subtask reaches its worker`)
+    render(value, extra, field) {
+      return reg.render(value, { state: ctx.state, variables: ctx.variables, ...extra }, ctx.node, field)
     },
     listActions: () => reg.list(),
     async invoke(name, params, state) {
