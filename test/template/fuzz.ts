@@ -102,9 +102,16 @@ export function fuzzTemplates(count: number, seed: number): FuzzReport {
     return rand() < 0.6 ? `{{ ${body} }}` : `{% if ${body} %}y{% endif %}`
   }
 
+  const nested = (): string => {
+    const n = int(400)
+    const [open, close] = pick([['(', ')'], ['[', ']'], ['{"k": ', '}'], ['not ', ''], ['-', ''], ['', ' | abs'], ['', ' + 1']])
+    const inner = open.repeat(n) + pick(['1', 'state.n', 'x']) + close.repeat(rand() < 0.8 ? n : int(n + 1))
+    return rand() < 0.5 ? `{{ ${inner} }}` : `{% if ${inner} %}{% endif %}`
+  }
+
   for (let i = 0; i < count; i++) {
     const r = rand()
-    const src = r < 0.55 ? mutate(pick(CORPUS)) : r < 0.9 ? soup() : pick(CORPUS)
+    const src = r < 0.5 ? mutate(pick(CORPUS)) : r < 0.85 ? soup() : r < 0.9 ? nested() : pick(CORPUS)
     const started = Date.now()
     const where = { node: 'fz', field: 'with.f' }
     try {
