@@ -88,8 +88,8 @@ export function createCheckpointLog(kv: Kv, defaultKeep: number | undefined): Ch
   }
 
   function write(runId: string, log: RunLog, record: CheckpointRecord): { seq: number; bytes: number; done: Promise<boolean> } {
+    const value = kv.encode(record) // first: a value that cannot be encoded must not use up a seq
     const seq = log.nextSeq++
-    const value = kv.encode(record)
     return { seq, bytes: log.keyBytes + value.length, done: kv.put([runId, seq], value) }
   }
 

@@ -1,7 +1,7 @@
 /**
  * The store on disk: one LMDB environment at `<dataDir>/tea.lmdb` (a file, with `tea.lmdb-lock` beside it) holding
- * four named databases, `runs`, `checkpoints`, `plans` and `memory` (layouts in kv-tables.ts and
- * lmdb-checkpoints.ts). Values are msgpackr records with shared structures: the property names of each record
+ * four named databases, `runs`, `checkpoints`, `plans` and `memory` (layouts in run-table.ts, lmdb-checkpoints.ts,
+ * plan-table.ts and memory-table.ts). Values are msgpackr records with shared structures: the property names of each record
  * shape are stored once per database (under a symbol key) instead of in every record, which roughly halves a
  * record's bytes. This is the only module that imports `lmdb` (SPEC §2).
  *
@@ -16,7 +16,9 @@ import { open, type Database, type RootDatabase } from 'lmdb'
 import { TeaError, isTeaError } from '../core/errors.ts'
 import type { Key, Kv } from './kv.ts'
 import { createCheckpointLog, wrapStoreError } from './lmdb-checkpoints.ts'
-import { createMemoryTable, createPlanTable, createRunTable } from './kv-tables.ts'
+import { createMemoryTable } from './memory-table.ts'
+import { createPlanTable } from './plan-table.ts'
+import { createRunTable } from './run-table.ts'
 import type { Store, StoreOptions } from './types.ts'
 
 const STRUCTURES = Symbol.for('tea.structures')

@@ -30,6 +30,18 @@ interface PlanEntry {
   subtasks: Map<string, Record<string, unknown>>
 }
 
+/** A copy of a value being stored; values that cannot be stored fail as STORE_ERROR, as in the LMDB store. */
+function storable<T>(value: T, what: string): T {
+  try {
+    return structuredClone(value)
+  } catch (e) {
+    throw new TeaError('STORE_ERROR', `${what} failed: ${e instanceof Error ? e.message : String(e)}`, {
+      cause: e,
+      hint: 'store data only: objects, arrays, strings, numbers, booleans, null',
+    })
+  }
+}
+
 export function createMemoryStore(options: StoreOptions = {}): Store {
   const now = options.now ?? Date.now
   const runs = new Map<string, RunRecord>()
@@ -53,7 +65,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
 
   function append(runId: string, record: CheckpointRecord): RunLog {
     const log = logOf(runId)
-    const stored = structuredClone(record)
+    const stored = storable(record, `checkpoint of run ${runId}`)
     const bytes = Buffer.byteLength(JSON.stringify(stored)) + runId.length + 10
     log.records.set(log.nextSeq++, { record: stored, bytes })
     if (isSnapshot(stored)) log.stats = { updateBytes: 0, snapshotBytes: bytes, updates: 0 }
@@ -75,7 +87,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
     async createRun(run) {
       open()
       if (runs.has(run.id)) throw new TeaError('RUN_EXISTS', `run ${run.id} already exists`, { details: { runId: run.id } })
-      runs.set(run.id, structuredClone(run))
+      runs.set(run.id, storable(run, `createRun ${run.id}`))
     },
     async getRun(id) {
       open()
@@ -86,7 +98,7 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       open()
       const run = runs.get(id)
       if (!run) throw new TeaError('RUN_NOT_FOUND', `cannot update run ${id}: no such run`, { details: { runId: id } })
-      runs.set(id, { ...run, ...structuredClone(patch), id })
+      runs.set(id, { ...run, ...storable(patch, `updateRun ${id}`), id })
     },
     async listRuns() {
       open()
@@ -139,11 +151,11 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
 
     async putPlanHeader(runId, planId, header) {
       open()
-      planEntry(runId, planId).header = structuredClone(header)
+      planEntry(runId, planId).header = storable(header, `plan ${planId} of run ${runId}`)
     },
     async putSubtask(runId, planId, subtaskId, record) {
       open()
-      planEntry(runId, planId).subtasks.set(subtaskId, structuredClone(record))
+      planEntry(runId, planId).subtasks.set(subtaskId, storable(record, `subtask ${subtaskId} of plan ${planId}`))
     },
     async getPlan(runId, planId) {
       open()
@@ -160,7 +172,8 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       open()
       let ns = memory.get(namespace)
       if (!ns) memory.set(namespace, (ns = new Map()))
-      ns.set(key, ttlMs === undefined ? { value: structuredClone(value) } : { value: structuredClone(value), expiresAt: now() + ttlMs })
+      const stored = storable(value, `memory put ${namespace}/${key}`)
+      ns.set(key, ttlMs === undefined ? { value: stored } : { value: stored, expiresAt: now() + ttlMs })
     },
     async memoryGet(namespace, key) {
       open()

@@ -242,6 +242,13 @@ export function storeContract(name: string, factory: StoreFactory): void {
     }
   })
 
+  t('a value that cannot be stored (a symbol) is STORE_ERROR and stores nothing', async ({ store }) => {
+    await rejects(store.memoryPut('default', 'k', { s: Symbol('x') }), 'STORE_ERROR')
+    assert.equal(await store.memoryGet('default', 'k'), { found: false })
+    await rejects(store.appendStep('r1', { step: 1, node: 'a', update: { s: Symbol('x') }, cursor: { next: 'b' } }), 'STORE_ERROR')
+    assert.is(await store.loadLatest('r1'), undefined)
+  })
+
   t('flush resolves once writes are done; a closed store refuses with STORE_ERROR', async ({ store }) => {
     const writes = [store.memoryPut('default', 'a', 1), store.createRun(run('r9'))]
     await store.flush()
