@@ -12,7 +12,8 @@ interface Case {
 
 const CASES: Case[] = [
   { name: 'native {{ state.i }}', source: '{{ state.i }}' },
-  { name: 'text, 3 parts', source: 'Item {{ state.i }} of {{ state.name }}' },
+  { name: 'text, 3 parts', source: 'Hello {{ state.name }}, welcome.' },
+  { name: 'text, 4 parts', source: 'Item {{ state.i }} of {{ state.name }}' },
   { name: 'static text', source: 'no template here' },
   { name: 'for over 10 items', source: '{% for x in state.xs %}{{ loop.index }}={{ x }} {% endfor %}' },
   { name: 'filter chain', source: "{{ state.name | upper | replace('A', 'a') | default('x') }}" },
