@@ -10,8 +10,8 @@
  *   (snapshot when updates outweigh it) and retention, against the same run written as a full snapshot per step
  *   with all history kept (what LangGraph's checkpointers do; the peer figure in research/perf-anchors.md is 26.8 MB
  *   for 1,000 steps of a 48 B state).
- * - plans: 100 and 10,000 subtasks, each written when pending and again when completed; overhead per subtask is
- *   the bytes held minus its description and result.
+ * - plans: 100 and 10,000 subtasks in plan.execute's record format; overhead per subtask is measured by writing
+ *   the same plan without descriptions and results.
  */
 
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -20,6 +20,8 @@ import { join } from 'node:path'
 import { createMemoryStore } from '../src/store/memory-store.ts'
 import { _openRawDb, openLmdbStore } from '../src/store/lmdb-store.ts'
 import { snapshotDue } from '../src/store/records.ts'
+import { headerRecord, planKey, subtaskRecord } from '../src/planning/checkpoint.ts'
+import type { Plan, Subtask } from '../src/planning/types.ts'
 import type { Store } from '../src/store/types.ts'
 
 const N = 2000
@@ -173,31 +175,32 @@ async function runBytes(): Promise<void> {
 }
 
 /**
- * Bytes held by a plan of n subtasks. `bare` writes the same records with an empty description and no result:
- * what remains is exactly the per-subtask cost beyond its own text and result (key, id, dependencies, status,
- * attempts, record header).
+ * Bytes held by a plan of n subtasks in plan.execute's own format (src/planning/checkpoint.ts): the header holds
+ * the plan's structure once, and each finished subtask writes one small record `{s, r}`. `bare` writes the same
+ * plan with empty descriptions and no results: what remains is exactly the cost beyond the subtasks' own text and
+ * results (keys, ids, dependencies, status codes, record headers, the plan counter, shared structures).
  */
 async function planBytes(n: number, bare: boolean): Promise<{ held: number; pages: number; us: number }> {
   const dir = tempDir()
   const store = openLmdbStore(dir)
-  const planId = 'plan-1'
-  await store.putPlanHeader(RUN_ID, planId, { id: planId, runId: RUN_ID, goal: 'Service the plant room', strategy: 'parallel', replan_count: 0 })
   const ids = Array.from({ length: n }, (_, i) => `t${i + 1}`)
-  const sub = (i: number) => ({
-    id: ids[i]!,
+  const subtasks: Subtask[] = ids.map((id, i) => ({
+    id,
     description: bare ? '' : `Inspect pump ${String(i).padStart(5, '0')} and log its pressure`,
     dependencies: ids.slice(Math.max(0, i - 2), i),
     status: 'pending',
-  })
+  }))
+  const plan: Plan = { id: 'plan-1', goal: 'Service the plant room', strategy: 'flat', subtasks, replan_count: 0, max_replans: 2, created_at: 1_763_000_000_000 }
+  const key = planKey('maintain', plan.id)
+  await store.putPlanHeader(RUN_ID, key, headerRecord(plan))
   const t = process.hrtime.bigint()
-  await Promise.all(ids.map((id, i) => store.putSubtask(RUN_ID, planId, id, sub(i))))
   await Promise.all(
-    ids.map((id, i) => {
-      const done = { ...sub(i), status: 'completed', attempts: 1 }
-      return store.putSubtask(RUN_ID, planId, id, bare ? done : { ...done, result: { ok: true, pressure: 1.5 + i / 1000 } })
+    subtasks.map((s, i) => {
+      const done: Subtask = { ...s, status: 'completed', attempts: 1, ...(bare ? {} : { result: { ok: true, pressure: 1.5 + i / 1000 } }) }
+      return store.putSubtask(RUN_ID, key, s.id, subtaskRecord(done))
     }),
   )
-  const us = Number(process.hrtime.bigint() - t) / 1e3 / (2 * n)
+  const us = Number(process.hrtime.bigint() - t) / 1e3 / n
   await store.close()
   const raw = _openRawDb(dir, 'plans')
   const held = raw.bytes() // everything in the plans db: header, subtasks, plan counter, shared structures
@@ -208,13 +211,13 @@ async function planBytes(n: number, bare: boolean): Promise<{ held: number; page
 }
 
 async function plans(): Promise<void> {
-  console.log(`\n## plans (each subtask written pending, then completed; ids t1…tN, 2 dependencies, 45-char description)`)
+  console.log(`\n## plans (plan.execute's records; ids t1…tN, ≤ 2 dependencies, 45-char descriptions, result {ok, pressure})`)
   for (const n of [100, 10_000]) {
     const full = await planBytes(n, false)
     const bare = await planBytes(n, true)
     console.log(
-      `${n} subtasks: ${full.held} B held (key + value, header included; ${(full.held / n).toFixed(1)} B/subtask), ` +
-        `${full.pages} B of pages; beyond description and result ${(bare.held / n).toFixed(1)} B/subtask; ` +
+      `${n} subtasks: ${full.held} B held (key + value; ${(full.held / n).toFixed(1)} B/subtask), ` +
+        `${full.pages} B of LMDB pages; beyond description and result ${(bare.held / n).toFixed(1)} B/subtask; ` +
         `${full.us.toFixed(1)} µs per putSubtask issued at once`,
     )
   }
