@@ -160,6 +160,22 @@ export function storeContract(name: string, factory: StoreFactory): void {
     assert.equal((await store.loadLatest('r1'))?.state, { s: 59, pad: 'p'.repeat(50) })
   })
 
+  t('runs whose ids share a prefix (r1, r10) keep separate checkpoints, plans and deletes', async ({ store }) => {
+    for (const id of ['r1', 'r10']) {
+      await store.createRun(run(id))
+      await store.snapshot(id, { step: 0, node: null, state: { id }, cursor: { next: 'a' } })
+      await store.appendStep(id, { step: 1, node: 'a', update: { by: id }, cursor: { next: 'b' } })
+      await store.putPlanHeader(id, 'p', { id })
+      await store.putSubtask(id, 'p', 's', { id })
+    }
+    assert.equal((await store.loadLatest('r1'))?.state, { id: 'r1', by: 'r1' })
+    assert.is(store.checkpointStats!('r1').updates, 1)
+    await store.deleteRun('r1')
+    assert.equal((await store.loadLatest('r10'))?.state, { id: 'r10', by: 'r10' })
+    assert.equal((await store.getPlan('r10', 'p'))?.subtasks.get('s'), { id: 'r10' })
+    assert.equal((await store.listRuns()).map((r) => r.id), ['r10'])
+  })
+
   t('a keep below 1 is refused with STORE_ERROR', async ({ store }) => {
     await rejects(store.snapshot('r1', { step: 0, node: null, state: {}, cursor: { next: 'a' } }, 0), 'STORE_ERROR')
   })
