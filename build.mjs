@@ -57,7 +57,7 @@ export async function buildTarget(name, opts = {}) {
     __TEA_VERSION__: JSON.stringify(pkg.version),
   }
   for (const f of FLAGS) define[`__FEATURE_${f.toUpperCase()}__`] = String(target.features[f])
-  const result = await bundle({ root, entry: entrySource(), outfile, define, embedded: opts.embedded, metafile: opts.metafile })
+  const result = await bundle({ root, entry: entrySource(), outfile, define, embedded: opts.embedded, metafile: opts.metafile, quiet: opts.quiet })
   const size = statSync(outfile).size
   const full = FLAGS.every((f) => target.features[f])
   if (!opts.quiet) {
@@ -65,7 +65,7 @@ export async function buildTarget(name, opts = {}) {
     console.error(`built ${outfile} (${(size / 1024).toFixed(1)} KB, features: ${on})`)
   }
   const bar = full ? SIZE_BARS.full : SIZE_BARS.core
-  if (!opts.embedded && size > bar) {
+  if (!opts.quiet && !opts.embedded && size > bar) {
     console.error(`warning: ${name} bundle is ${(size / 1024).toFixed(1)} KB, over the ${bar / 1024} KB bar for ${full ? 'full' : 'core'} targets`)
   }
   return { outfile, size, target, metafile: result.metafile }

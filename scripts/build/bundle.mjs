@@ -7,7 +7,7 @@ import { embedPlugin, lmdbPlugin, slimPlugin, tinypoolPlugin } from './plugins.m
 
 /**
  * @param {{ root: string, entry: string, outfile: string, define?: Record<string, string>,
- *           embedded?: { lmdbNode?: string, workerBundle?: string }, metafile?: boolean }} opts
+ *           embedded?: { lmdbNode?: string, workerBundle?: string }, metafile?: boolean, quiet?: boolean }} opts
  *   `entry` is the entry module's JavaScript source, resolved relative to `root`.
  */
 export async function bundle(opts) {
@@ -24,6 +24,6 @@ export async function bundle(opts) {
     define: opts.define ?? {},
     plugins: [lmdbPlugin(opts.root), slimPlugin(opts.root), await tinypoolPlugin(opts.root), embedPlugin(opts.root, opts.embedded)],
     metafile: opts.metafile ?? false,
-    logLevel: 'warning',
+    logLevel: opts.quiet ? 'error' : 'warning',
   })
 }

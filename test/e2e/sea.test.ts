@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.ts'
+import { ensureSea, runExe, SEA_REQUIRE_WARNING, targets, type RunResult, type Target } from './sea-harness.ts'
+
+// Each target's single executable, on its own architecture (ARM through qemu): version, a checkpointed run
+// against the fake model server, SIGKILL mid-run and resume. Building all four takes ~20 s on 2 cores (cached by
+// the bundle's hash between runs); qemu runs take a few seconds each and say nothing about a real board's speed.
+// TEA_SKIP_SEA=1 skips this file loudly (a machine without qemu); CI installs qemu (.ci/install-sea-deps.sh).
+
+const AGENT = `name: two-steps
+settings:
+  llm:
+    model: ollama:fake
+    timeout: 120
+    max_retries: 0
+initial_state:
+  topic: pumps
+nodes:
+  - name: first
+    uses: llm.call
+    with:
+      prompt: "FIRST about {{ state.topic }}"
+    output:
+      one: "{{ result.content }}"
+  - name: second
+    uses: llm.call
+    with:
+      prompt: "SECOND after {{ state.one }}"
+    output:
+      two: "{{ result.content }}"
+`
+
+function noWarnings(r: RunResult, what: string): void {
+  assert.not.match(r.stderr, SEA_REQUIRE_WARNING, `${what}: the SEA required a non-built-in module`)
+  assert.not.match(r.stderr, 'ExperimentalWarning', `${what}: experimental warning printed`)
+}
+
+function chatPrompts(server: FakeModelServer): string[] {
+  return server.chatRequests().map((r) => JSON.stringify(r.body?.messages ?? r.body?.prompt ?? ''))
+}
+
+const skip = process.env.TEA_SKIP_SEA === '1'
+if (skip) console.error('\n*** test/e2e/sea.test.ts SKIPPED (TEA_SKIP_SEA=1): single executables were not built or run ***\n')
+
+for (const target of skip ? [] : targets()) {
+  const t = suite(`sea ${target.name}`)
+  const ctx: { dir: string; exe: string; server?: FakeModelServer } = { dir: '', exe: '' }
+  const features = Object.entries(target.features).filter(([, on]) => on).map(([f]) => f)
+
+  t.before(async () => {
+    ctx.dir = mkdtempSync(join(tmpdir(), `tea-sea-${target.name}-`))
+    ctx.exe = (await ensureSea(target.name)).file
+  })
+  t.after(async () => {
+    await ctx.server?.close()
+    rmSync(ctx.dir, { recursive: true, force: true })
+  })
+
+  const env = (extra: Record<string, string> = {}): Record<string, string> => ({ TEA_CACHE_DIR: join(ctx.dir, 'cache'), HOME: ctx.dir, ...extra })
+
+  t(`tea --version names ${target.name}, its features and Node ${target.node}`, async () => {
+    const r = await runExe(target, ctx.exe, ['--version'], { env: env() })
+    assert.is(r.code, 0, r.stderr)
+    assert.is(r.stdout.trim(), `tea 0.1.0 (${target.name}; features: ${features.join(', ') || 'none'}; node v${target.node})`)
+    assert.is(r.stderr, '')
+    noWarnings(r, '--version')
+  })
+
+  t('tea run checkpoints into LMDB; SIGKILL during the second node; tea resume finishes without redoing the first', async () => {
+    const server = await startFakeModelServer()
+    ctx.server = server
+    const agent = join(ctx.dir, 'agent.yaml')
+    writeFileSync(agent, AGENT)
+    const data = join(ctx.dir, 'data')
+    server.script({ match: 'FIRST', content: 'alpha' }, { match: 'SECOND', content: 'never sent', delayMs: 600_000 })
+    // `node_end` is emitted once the node's checkpoint has committed (the engine pipelines checkpoints, so the
+    // second model request may already be out before the first record is on disk): kill right after it.
+    const firstDone = (out: string): boolean => out.split('\n').some((l) => l.includes('"node_end"') && l.includes('"node":"first"'))
+    const first = await runExe(target, ctx.exe, ['run', agent, '--data-dir', data, '--run-id', 'r1', '--stream'], {
+      env: env({ OLLAMA_HOST: server.url }),
+      onStdout: (out, kill) => firstDone(out) && kill(),
+    })
+    assert.is(first.signal, 'SIGKILL', `expected to kill the run mid-way: ${first.stderr}`)
+    noWarnings(first, 'run')
+    await server.close()
+
+    const again = await startFakeModelServer()
+    ctx.server = again
+    again.script({ match: 'SECOND', content: 'beta' })
+    const resumed = await runExe(target, ctx.exe, ['resume', 'r1', '--data-dir', data], { env: env({ OLLAMA_HOST: again.url }) })
+    assert.is(resumed.code, 0, resumed.stderr)
+    noWarnings(resumed, 'resume')
+    const state = JSON.parse(resumed.stdout)
+    assert.is(state.one, 'alpha')
+    assert.is(state.two, 'beta')
+    const prompts = chatPrompts(again)
+    assert.is(prompts.length, 1, `resume must not redo the first node: ${prompts.join(' | ')}`)
+    assert.match(prompts[0]!, 'SECOND after alpha')
+  })
+
+  t.run()
+}
