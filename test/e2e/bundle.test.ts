@@ -1,0 +1,77 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+// @ts-expect-error plain JavaScript build script without type declarations
+import { buildTarget } from '../../build.mjs'
+
+// Build-time feature flags really remove code: the core target (planning and reasoning off) is built next to the
+// full arm64 target and compared by the modules esbuild put in, by distinctive strings, and by size.
+const tmp = mkdtempSync(join(tmpdir(), 'tea-bundle-test-'))
+test.after(() => rmSync(tmp, { recursive: true, force: true }))
+
+interface Built {
+  file: string
+  size: number
+  text: string
+  inputs: string[]
+}
+const built: Record<string, Built> = {}
+
+async function build(name: string): Promise<Built> {
+  const r = await buildTarget(name, { quiet: true, metafile: true, outfile: join(tmp, name, 'tea.cjs') })
+  const out = Object.values(r.metafile.outputs)[0] as { inputs: Record<string, unknown> }
+  return { file: r.outfile, size: r.size, text: readFileSync(r.outfile, 'utf8'), inputs: Object.keys(out.inputs) }
+}
+
+test.before(async () => {
+  built.full = await build('linux-arm64')
+  built.core = await build('linux-arm64-core')
+})
+
+const featureModules = (b: Built): string[] => b.inputs.filter((f) => /^src\/(planning|reasoning)\//.test(f))
+const hasSources = (dir: string): boolean => {
+  try {
+    return readdirSync(join('src', dir)).some((f) => f.endsWith('.ts'))
+  } catch {
+    return false
+  }
+}
+
+test('the full target bundles the planning and reasoning modules that exist in src/', () => {
+  for (const feature of ['planning', 'reasoning']) {
+    if (!hasSources(feature)) continue
+    assert.ok(built.full!.inputs.some((f) => f.startsWith(`src/${feature}/`)), `no src/${feature}/ module in the full bundle`)
+  }
+})
+
+test('the core target (planning and reasoning off) contains no planning or reasoning module', () => {
+  assert.equal(featureModules(built.core!), [])
+})
+
+test('no distinctive planning or reasoning string survives in the core bundle', () => {
+  const strings = ['plan.decompose', 'plan.execute', 'plan.replan', 'reason.cot', 'reason.react', 'reason.self_correct']
+  const inFull = strings.filter((s) => built.full!.text.includes(s))
+  assert.ok(inFull.length > 0, 'the full bundle should carry the plan.*/reason.* action names')
+  assert.equal(strings.filter((s) => built.core!.text.includes(s)), [])
+})
+
+test('the core bundle is measurably smaller than the full one (at least 5%)', () => {
+  const { full, core } = built
+  assert.ok(core!.size < full!.size * 0.95, `core ${core!.size} B vs full ${full!.size} B`)
+})
+
+test('each bundle reports its own target and features, with any Node on the host', () => {
+  for (const [name, b, features] of [
+    ['linux-arm64', built.full!, 'planning, reasoning'],
+    ['linux-arm64-core', built.core!, 'none'],
+  ] as const) {
+    const r = spawnSync(process.execPath, [b.file, '--version'], { encoding: 'utf8', timeout: 30_000 })
+    assert.is(r.status, 0, r.stderr)
+    assert.match(r.stdout, `(${name}; features: ${features};`)
+  }
+})
+
+test.run()
