@@ -70,7 +70,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return await command(rest, io)
   } catch (e) {
     if (isTeaError(e)) {
-      io.err(`tea ${name}: ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`)
+      const code = e.code === 'USAGE' ? '' : `${e.code}: `
+      io.err(`tea ${name}: ${code}${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`)
       return USAGE_CODES.has(e.code) ? EXIT.usage : EXIT.failed
     }
     throw e

@@ -26,12 +26,15 @@ const PARAMS = ['state', 'variables', 'ctx', 'console', 'subtask', 'dependency_r
 let sharedContext: vm.Context | undefined
 function context(): vm.Context {
   // Created on first use, not at import time (STYLE 3).
-  return (sharedContext ??= vm.createContext({ __fn: null, __args: null }))
+  // Timers are the host's, so async code can wait; everything else is the context's own built-ins.
+  return (sharedContext ??= vm.createContext({ __fn: null, __args: null, setTimeout, clearTimeout, setInterval, clearInterval }))
 }
 
 /** Compiles once; throws CODE_ERROR with the line of a syntax error. */
-export function compileCode(body: string, node: string): CompiledCode {
+export function compileCode(source: string, node: string): CompiledCode {
   const filename = `node '${node}' run:`
+  // A body that awaits runs as an async function; the others stay plain calls (no promise per call).
+  const body = /\bawait\b/.test(source) ? `return (async () => {\n${source}\n})()` : source
   let fn: Function
   let guarded = true
   try {

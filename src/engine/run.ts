@@ -42,6 +42,7 @@ export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome
   await store.updateRun(runId, { status: 'running', updatedAt: Date.now() })
 
   const stop = async (status: RunOutcome['status'], extra: Partial<RunOutcome> = {}): Promise<RunOutcome> => {
+    await checkpoints.drain()
     const error = extra.error ? { code: extra.error.code, message: extra.error.message, ...(extra.node && { node: extra.node }) } : undefined
     await store.updateRun(runId, { status, step, node: extra.node ?? last, updatedAt: Date.now(), ...(error && { error }) })
     return { status, state, step, ...extra }
@@ -76,8 +77,8 @@ export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome
     step++
     last = name
     cursor = { next: outcome.next }
-    await checkpoints.step(step, name, outcome.update, state, cursor)
-    rt.emit({ type: 'node_end', node: name, step, ms: outcome.ms, update: outcome.update })
+    const ended = { type: 'node_end', node: name, step, ms: outcome.ms, update: outcome.update } as const
+    await checkpoints.step(step, name, outcome.update, state, cursor, () => rt.emit(ended))
     progress(name, step)
     if (spec.interruptAfter.has(name) && cursor.next !== END) {
       await checkpoints.snapshot(step, name, state, cursor)

@@ -1,0 +1,65 @@
+/**
+ * Drives the built bundle as a user would: `node dist/linux-x64/tea.cjs …` in a child process, with its own
+ * data dir and environment. `npm test` builds the bundle before the suites run.
+ */
+
+import { spawn, type ChildProcess } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+export const ROOT = resolve(import.meta.dirname, '../..')
+export const BUNDLE = join(ROOT, 'dist/linux-x64/tea.cjs')
+
+export interface Result {
+  code: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+}
+
+export interface TeaOptions {
+  cwd?: string
+  env?: Record<string, string | undefined>
+  stdin?: string
+  /** Kill the process with SIGKILL after this many ms (a safety net; tests end their processes). */
+  timeoutMs?: number
+}
+
+export function requireBundle(): void {
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run 'node build.mjs --target linux-x64' (npm test does)`)
+}
+
+export function spawnTea(args: string[], options: TeaOptions = {}): ChildProcess {
+  requireBundle()
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries({ ...process.env, TEA_DATA_DIR: undefined, OLLAMA_HOST: 'http://127.0.0.1:9', ...options.env })) if (v !== undefined) env[k] = v
+  return spawn(process.execPath, [BUNDLE, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
+}
+
+export function tea(args: string[], options: TeaOptions = {}): Promise<Result> {
+  const child = spawnTea(args, options)
+  return collect(child, options)
+}
+
+export function collect(child: ChildProcess, options: TeaOptions = {}): Promise<Result> {
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (d) => (stdout += d))
+  child.stderr!.on('data', (d) => (stderr += d))
+  child.stdin!.end(options.stdin ?? '')
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000)
+  return new Promise((done) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      done({ code, signal, stdout, stderr })
+    }),
+  )
+}
+
+/** A scratch folder with the given files; removed by `cleanup`. */
+export function scratch(files: Record<string, string> = {}): { dir: string; path(name: string): string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'tea-e2e-'))
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
+  return { dir, path: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+}

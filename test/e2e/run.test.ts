@@ -1,0 +1,172 @@
+import { readFileSync } from 'node:fs'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.ts'
+import { scratch, tea } from './cli.ts'
+
+const Run = suite('tea run (end to end)')
+let server: FakeModelServer
+Run.before(async () => {
+  server = await startFakeModelServer()
+})
+Run.after(async () => {
+  await server.close()
+})
+
+const HELLO = `
+name: hello
+settings: { llm: { model: "ollama:tiny", timeout: 5, max_retries: 1 } }
+initial_state: { name: world }
+nodes:
+  - name: greet
+    uses: llm.call
+    with: { prompt: "Say hello to {{ state.name }}." }
+    output: { greeting: "{{ result.content }}" }
+`
+
+Run('prints the final state as JSON on stdout and progress on stderr', async () => {
+  const s = scratch({ 'a.yaml': HELLO })
+  server.script({ content: 'Hello, Ada!' })
+  const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '--set', 'name=Ada'], { env: { OLLAMA_HOST: server.url } })
+  assert.is(r.code, 0, r.stderr)
+  assert.equal(JSON.parse(r.stdout), { name: 'Ada', greeting: 'Hello, Ada!' })
+  assert.match(r.stderr, /✓ greet/)
+  assert.is(server.chatRequests().at(-1)?.body.messages[0].content, 'Say hello to Ada.')
+  s.cleanup()
+})
+
+Run('--stream prints NDJSON events ending with complete, and llm.stream tokens arrive as llm_token events', async () => {
+  const s = scratch({
+    'a.yaml': `
+name: s
+settings: { llm: { model: "ollama:tiny" } }
+nodes:
+  - name: talk
+    uses: llm.stream
+    with: { prompt: "count" }
+    output: { text: "{{ result.content }}" }
+`,
+  })
+  server.script({ content: 'one two three', tokens: ['one', ' two', ' three'] })
+  const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '--stream'], { env: { OLLAMA_HOST: server.url } })
+  assert.is(r.code, 0, r.stderr)
+  const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+  assert.equal(events.map((e) => e.type).filter((t) => t !== 'llm_token'), ['start', 'node_start', 'node_end', 'complete'])
+  assert.equal(events.filter((e) => e.type === 'llm_token').map((e) => e.token), ['one', ' two', ' three'])
+  assert.equal(events.at(-1).state, { text: 'one two three' })
+  s.cleanup()
+})
+
+Run('a model server that is not running gives one clear line naming the URL, exit 1, resumable', async () => {
+  const s = scratch({ 'a.yaml': HELLO })
+  const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '-q'], { env: { OLLAMA_HOST: 'http://127.0.0.1:9' } })
+  assert.is(r.code, 1)
+  assert.is(r.stdout, '')
+  assert.match(r.stderr, /LLM_UNREACHABLE/)
+  assert.match(r.stderr, /127\.0\.0\.1:9/)
+  assert.match(r.stderr, /tea resume /)
+  s.cleanup()
+})
+
+Run('a model server answering 500, garbage, or resetting the connection fails with a coded error', async () => {
+  const s = scratch({ 'a.yaml': HELLO })
+  for (const [step, code] of [
+    [{ status: 500, body: 'boom', repeat: true }, 'LLM_HTTP_ERROR'],
+    [{ garbage: 'this is not json', repeat: true }, 'LLM_BAD_RESPONSE'],
+    [{ reset: true, repeat: true }, 'LLM_UNREACHABLE'],
+  ] as const) {
+    const broken = await startFakeModelServer()
+    broken.script(step)
+    const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '-q'], { env: { OLLAMA_HOST: broken.url } })
+    await broken.close()
+    assert.is(r.code, 1, `${code}: ${r.stderr}`)
+    assert.match(r.stderr, new RegExp(code))
+    assert.not.match(r.stderr, /internal error/)
+  }
+  s.cleanup()
+})
+
+Run('--input that is not a JSON object is a usage error (exit 2)', async () => {
+  const s = scratch({ 'a.yaml': HELLO, 'in.json': '[1, 2]' })
+  for (const input of ['[1,2]', '"text"', '{broken', `@${s.path('in.json')}`]) {
+    const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '-i', input])
+    assert.is(r.code, 2, input)
+    assert.match(r.stderr, /JSON object/)
+  }
+  s.cleanup()
+})
+
+Run('-i @file.yaml is read as the input', async () => {
+  const s = scratch({
+    'a.yaml': 'name: x\nnodes:\n  - name: a\n    run: "return { twice: state.n * 2 }"\n',
+    'in.yaml': 'n: 21\n',
+  })
+  const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '-i', `@${s.path('in.yaml')}`, '-q'])
+  assert.is(r.code, 0, r.stderr)
+  assert.equal(JSON.parse(r.stdout), { n: 21, twice: 42 })
+  s.cleanup()
+})
+
+Run('an invalid agent is refused before anything runs, with every problem (exit 2)', async () => {
+  const s = scratch({ 'bad.yaml': 'name: x\nnodes:\n  - name: a\n    uses: llm.cal\n    goto: nowhere\n' })
+  const r = await tea(['run', s.path('bad.yaml'), '--data-dir', s.path('data')])
+  assert.is(r.code, 2)
+  assert.match(r.stderr, /bad\.yaml:4:11: UNKNOWN_ACTION/)
+  assert.match(r.stderr, /bad\.yaml:5:11: UNKNOWN_NODE/)
+  s.cleanup()
+})
+
+Run('a template using an unknown variable fails loudly, naming node, field and template', async () => {
+  const s = scratch({ 'a.yaml': 'name: x\nnodes:\n  - name: a\n    uses: json.parse\n    with: { text: "{{ stat.text }}" }\n' })
+  const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '-q'])
+  assert.is(r.code, 1)
+  assert.match(r.stderr, /TEMPLATE_ERROR/)
+  assert.match(r.stderr, /node 'a'/)
+  assert.match(r.stderr, /with\.text/)
+  assert.match(r.stderr, /stat\.text/)
+  s.cleanup()
+})
+
+Run('a template trying to reach constructor or __proto__ fails with a coded error', async () => {
+  for (const t of ["{{ ''.constructor.constructor('return process')() }}", '{{ state.__proto__ }}', "{{ state['constructor'] }}"]) {
+    const s = scratch({ 'a.yaml': `name: x\nnodes:\n  - name: a\n    uses: json.parse\n    with: { text: "${t.replace(/"/g, '\\"')}" }\n` })
+    const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '-q'])
+    assert.ok(r.code === 1 || r.code === 2, `${t}: exit ${r.code}`)
+    assert.match(r.stderr, /TEMPLATE_(ERROR|SYNTAX)/, t)
+    assert.not.match(r.stderr, /internal error/)
+    s.cleanup()
+  }
+})
+
+Run('a data dir that is not writable is a clear STORE_NOT_WRITABLE error', async () => {
+  const s = scratch({ 'a.yaml': HELLO, 'file': 'not a dir' })
+  const r = await tea(['run', s.path('a.yaml'), '--data-dir', `${s.path('file')}/sub`])
+  assert.is(r.code, 1)
+  assert.match(r.stderr, /STORE_NOT_WRITABLE/)
+  assert.match(r.stderr, /file\/sub/)
+  s.cleanup()
+})
+
+Run('tea run --run-id X for an unfinished run X refuses with a hint to resume', async () => {
+  const s = scratch({ 'a.yaml': 'name: x\nnodes:\n  - name: a\n    run: "throw new Error(\'first time\')"\n' })
+  const first = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '--run-id', 'job-7', '-q'])
+  assert.is(first.code, 1)
+  const again = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '--run-id', 'job-7', '-q'])
+  assert.is(again.code, 2)
+  assert.match(again.stderr, /RUN_EXISTS|already exists/)
+  assert.match(again.stderr, /tea resume job-7/)
+  s.cleanup()
+})
+
+Run('-o writes the final state to a file and --trace writes every event', async () => {
+  const s = scratch({ 'a.yaml': 'name: x\nnodes:\n  - name: a\n    run: "return { a: 1 }"\n' })
+  const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '-o', s.path('out.json'), '--trace', s.path('t.jsonl'), '-q'])
+  assert.is(r.code, 0, r.stderr)
+  assert.is(r.stdout, '')
+  assert.equal(JSON.parse(readFileSync(s.path('out.json'), 'utf8')), { a: 1 })
+  const types = readFileSync(s.path('t.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).type)
+  assert.equal(types, ['start', 'node_start', 'node_end', 'complete'])
+  s.cleanup()
+})
+
+Run.run()
