@@ -1,0 +1,27 @@
+// `npm run demo`: builds the linux-x64 bundle and runs every example offline, replaying its cassette.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const bundle = join(root, 'dist/linux-x64/tea.cjs')
+const built = spawnSync(process.execPath, [join(root, 'build.mjs'), '--target', 'linux-x64', '--quiet'], { stdio: 'inherit' })
+if (built.status !== 0) process.exit(built.status ?? 1)
+const dataDir = mkdtempSync(join(tmpdir(), 'tea-demo-'))
+const examples = readdirSync(join(root, 'examples'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+let failed = 0
+for (const name of examples) {
+  const dir = join(root, 'examples', name)
+  const cassette = join(dir, 'cassette.jsonl')
+  console.error(`\n=== examples/${name} — replaying a recorded cassette (no model server is contacted)`)
+  const args = [bundle, 'run', join(dir, 'agent.yaml'), '--data-dir', dataDir, ...(existsSync(cassette) ? ['--replay', cassette] : [])]
+  const r = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root })
+  if (r.status !== 0) {
+    failed++
+    console.error(`examples/${name} exited with ${r.status}`)
+  }
+}
+rmSync(dataDir, { recursive: true, force: true })
+process.exit(failed ? 1 : 0)
