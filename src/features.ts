@@ -5,6 +5,7 @@
  */
 
 import type { Action } from './actions/types.ts'
+import { planningActions } from './planning/index.ts'
 
 export const FEATURES = ['planning', 'reasoning'] as const
 export type Feature = (typeof FEATURES)[number]
@@ -19,6 +20,7 @@ export function enabledFeatures(): Feature[] {
 /** Actions contributed by the features this build has. */
 export function featureActions(): Action[] {
   const actions: Action[] = []
+  if (typeof __FEATURE_PLANNING__ === 'undefined' || __FEATURE_PLANNING__) actions.push(...planningActions())
   return actions
 }
 

@@ -1,5 +1,6 @@
 import { isTeaError } from '../core/errors.ts'
 import { enabledFeatures } from '../features.ts'
+import { aofCommand } from './aof.ts'
 import { EXIT } from './exit.ts'
 import { actionsCommand, graphCommand, validateCommand } from './inspect.ts'
 import type { Command, Io } from './io.ts'
@@ -20,6 +21,7 @@ Commands:
   graph <agent.yaml>      print the agent's graph (--format mermaid|dot)
   actions [--json]        list the actions of this build, with JSON Schemas
   version                 version, target and enabled features
+  aof <subcommand>        AOF/1 filesystem task protocol: tasks, messages, leases, scheduler (docs/aof.md)
 
 Run 'tea <command> --help' for a command's options.
 `
@@ -51,6 +53,7 @@ function commands(): Record<string, Command> {
     graph: graphCommand,
     actions: actionsCommand,
     version: versionCommand,
+    aof: aofCommand,
   }
 }
 
