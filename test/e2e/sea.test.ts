@@ -34,6 +34,34 @@ nodes:
       two: "{{ result.content }}"
 `
 
+const PLAN_AGENT = `name: plan-on-pool
+settings:
+  llm:
+    model: ollama:fake
+    max_retries: 0
+nodes:
+  - name: decompose
+    uses: plan.decompose
+    with:
+      goal: "PLAN three checks"
+  - name: execute
+    uses: plan.execute
+    with:
+      max_concurrent: 2
+      subtask_executor:
+        run: |
+          const t = process.__tinypool_state__
+          return { id: subtask.id, inWorker: t !== undefined && t.isWorkerThread === true, deps: Object.keys(dependency_results).sort() }
+`
+
+const PLAN_REPLY = {
+  subtasks: [
+    { id: 'a', description: 'check A', dependencies: [] },
+    { id: 'b', description: 'check B', dependencies: [] },
+    { id: 'c', description: 'combine', dependencies: ['a', 'b'] },
+  ],
+}
+
 function noWarnings(r: RunResult, what: string): void {
   assert.not.match(r.stderr, SEA_REQUIRE_WARNING, `${what}: the SEA required a non-built-in module`)
   assert.not.match(r.stderr, 'ExperimentalWarning', `${what}: experimental warning printed`)
@@ -101,6 +129,23 @@ for (const target of skip ? [] : targets()) {
     assert.is(prompts.length, 1, `resume must not redo the first node: ${prompts.join(' | ')}`)
     assert.match(prompts[0]!, 'SECOND after alpha')
   })
+
+  if (features.includes('planning')) {
+    t('a plan runs its subtasks on the worker pool, started from the code carried in the executable', async () => {
+      const server = await startFakeModelServer()
+      ctx.server = server
+      server.script({ match: 'PLAN three checks', content: PLAN_REPLY })
+      const agent = join(ctx.dir, 'plan.yaml')
+      writeFileSync(agent, PLAN_AGENT)
+      const r = await runExe(target, ctx.exe, ['run', agent, '--data-dir', join(ctx.dir, 'plan-data'), '-q'], { env: env({ OLLAMA_HOST: server.url }) })
+      assert.is(r.code, 0, r.stderr)
+      noWarnings(r, 'plan')
+      const state = JSON.parse(r.stdout)
+      assert.equal(Object.keys(state.subtask_results).sort(), ['a', 'b', 'c'])
+      for (const id of ['a', 'b', 'c']) assert.is(state.subtask_results[id].inWorker, true, `subtask ${id} did not run in a pool worker`)
+      assert.equal(state.subtask_results.c.deps, ['a', 'b'])
+    })
+  }
 
   t.run()
 }
