@@ -5,13 +5,15 @@
  * (still in-progress, same agent, same run, still stale), then either applies the run's own result — only if it
  * belongs to the current run — with reasons `stale_heartbeat_<outcome>`, or reclaims the task to `ready`
  * (`stale_heartbeat_reclaim`) and marks the run failed/expired. Recovery actions are not dispatch actions and do
- * not count in `actionsExecuted`.
+ * not count in `actionsExecuted`. A second pass (lease-expiry.ts) reclaims in-progress tasks that have no heartbeat
+ * file and an expired lease.
  */
 
 import { applyOutcomeLocked } from './completion-outcome.ts'
 import type { AofContext } from './context.ts'
 import { appendEvent } from './events.ts'
 import { DEFAULT_HEARTBEAT_TTL_MS } from './lease.ts'
+import { checkExpiredLeases, reclaimExpiredLease } from './lease-expiry.ts'
 import { completeRunArtifact, markRunArtifactExpired, readHeartbeat, readRun, readRunResult, resultBelongsToRun } from './run-artifacts.ts'
 import type { RunHeartbeat } from './schemas/run.ts'
 import type { TaskStatus } from './status.ts'
@@ -32,7 +34,7 @@ export interface StaleHeartbeat {
 }
 
 export interface SchedulerAction {
-  type: 'stale_heartbeat'
+  type: 'stale_heartbeat' | 'expired_lease'
   taskId: string
   agentId: string
   runId?: string
@@ -51,6 +53,7 @@ export interface PollResult {
   actionsPlanned: number
   actionsExecuted: number
   staleHeartbeats: number
+  leasesExpired: number
 }
 
 export function heartbeatExpiry(hb: RunHeartbeat, ttlMs: number): number {
@@ -81,6 +84,12 @@ export async function poll(ctx: AofContext, options: PollOptions = {}): Promise<
     if (!dryRun) Object.assign(action, await recoverStale(ctx, s, ttlMs))
     actions.push(action)
   }
+  const expired = checkExpiredLeases(ctx)
+  for (const e of expired) {
+    const action: SchedulerAction = { type: 'expired_lease', taskId: e.taskId, agentId: e.agentId }
+    if (!dryRun) Object.assign(action, await reclaimExpiredLease(ctx, e))
+    actions.push(action)
+  }
   const result: PollResult = {
     dryRun,
     now: ctx.now().toISOString(),
@@ -89,11 +98,12 @@ export async function poll(ctx: AofContext, options: PollOptions = {}): Promise<
     actionsPlanned: actions.length,
     actionsExecuted: 0,
     staleHeartbeats: stale.length,
+    leasesExpired: expired.length,
   }
   appendEvent(ctx, {
     type: 'scheduler.poll',
     actor: 'scheduler',
-    payload: { dryRun, tasksEvaluated: result.tasksEvaluated, actionsPlanned: result.actionsPlanned, actionsExecuted: 0, staleHeartbeats: stale.length },
+    payload: { dryRun, tasksEvaluated: result.tasksEvaluated, actionsPlanned: result.actionsPlanned, actionsExecuted: 0, staleHeartbeats: stale.length, leasesExpired: expired.length },
   })
   return result
 }

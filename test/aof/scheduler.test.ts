@@ -196,4 +196,18 @@ test('the heartbeat TTL applies when a heartbeat has no expiresAt (the reference
   assert.equal(checkStaleHeartbeats(f.ctx, 60_000).map((s) => s.taskId), [T1])
 }))
 
+test('an in-progress task without a heartbeat file whose lease expired is reclaimed (expired_lease)', withFixture(async (f) => {
+  await makeTask(f.ctx, { id: T1 })
+  const { rmSync } = await import('node:fs')
+  rmSync(join(f.dir, 'runs', T1, 'run_heartbeat.json'))
+  f.setNow('2026-02-10T10:09:59.000Z')
+  assert.equal((await poll(f.ctx)).actions, [])
+  f.setNow('2026-02-10T10:10:00.000Z')
+  const r = await poll(f.ctx)
+  assert.equal(r.actions, [{ type: 'expired_lease', taskId: T1, agentId: 'swe-backend', resolution: 'reclaimed' }])
+  assert.is(r.leasesExpired, 1)
+  assert.is((await getTask(f.ctx, T1))!.status, 'ready')
+  assert.is(readRun(f.ctx, T1)?.metadata.expiredReason, 'lease_expired')
+}))
+
 test.run()
