@@ -170,6 +170,22 @@ test('lint exits 1 and names the broken file; list warns about it and lists the 
   }
 })
 
+test('task create --parent links a child to an existing parent and refuses a missing one', async () => {
+  const h = harness()
+  try {
+    const parent = (await h.run(h.d('task', 'create', '--title', 'parent'))).out.trim()
+    const child = await h.run(h.d('task', 'create', '--title', 'child', '--parent', parent, '--body', '## Instructions\nhelp'))
+    assert.is(child.code, 0)
+    const shown = JSON.parse((await h.run(h.d('task', 'show', child.out.trim(), '--json'))).out)
+    assert.equal([shown.frontmatter.parentId, shown.body], [parent, '## Instructions\nhelp'])
+    const orphan = await h.run(h.d('task', 'create', '--title', 'x', '--parent', 'TASK-2026-02-09-999'))
+    assert.is(orphan.code, 1)
+    assert.match(orphan.err, 'parent task TASK-2026-02-09-999 not found')
+  } finally {
+    h.cleanup()
+  }
+})
+
 test('usage errors exit 2; every subcommand has --help; TEA_DATA_DIR is the default data dir', async () => {
   const h = harness()
   try {
