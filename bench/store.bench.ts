@@ -15,7 +15,7 @@
  */
 
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createMemoryStore } from '../src/store/memory-store.ts'
 import { _openRawDb, openLmdbStore } from '../src/store/lmdb-store.ts'
@@ -223,7 +223,7 @@ async function plans(): Promise<void> {
   }
 }
 
-console.log(`node ${process.version} ${process.arch}; ${new Date().toISOString()}`)
+console.log(`node ${process.version} ${process.arch}; ${new Date().toISOString()}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
 await latency()
 await runBytes()
 await plans()

@@ -73,7 +73,14 @@ export function openLmdbStore(dataDir: string, options: LmdbStoreOptions = {}): 
     snapshot: (runId, entry, keep) => guard(`snapshot of run ${runId}`, () => log.snapshot(runId, entry, keep)),
     loadLatest: (runId) => guard(`loading the checkpoint of run ${runId}`, () => log.loadLatest(runId)),
     checkpointBytes: (runId) => guard(`checkpointBytes ${runId}`, () => log.bytes(runId)),
-    checkpointStats: (runId) => log.stats(runId),
+    checkpointStats(runId) {
+      if (closed) throw new TeaError('STORE_ERROR', `checkpointStats ${runId} on a closed store (${dataDir})`)
+      try {
+        return log.stats(runId)
+      } catch (e) {
+        throw wrapStoreError(`checkpointStats ${runId} in ${dataDir}`, e)
+      }
+    },
 
     putPlanHeader: (runId, planId, header) =>
       guard(`plan ${planId} of run ${runId}`, () => plans.putPlanHeader(runId, planId, header)),
