@@ -29,7 +29,11 @@ export type ParsedMessage =
       issues?: SchemaIssue[]
     }
 
-export function parseProtocolMessage(input: unknown, depth = 0): ParsedMessage {
+export function parseProtocolMessage(input: unknown): ParsedMessage {
+  return parseAt(input, 0)
+}
+
+function parseAt(input: unknown, depth: number): ParsedMessage {
   if (typeof input === 'string') return parseString(input)
   if (!isPlainObject(input)) return { kind: 'ignored' }
   if ('protocol' in input) {
@@ -38,7 +42,7 @@ export function parseProtocolMessage(input: unknown, depth = 0): ParsedMessage {
   }
   if (depth > 0) return { kind: 'ignored' }
   for (const key of ['payload', 'message', 'content'] as const) {
-    if (input[key] !== undefined) return parseProtocolMessage(input[key], depth + 1)
+    if (input[key] !== undefined) return parseAt(input[key], depth + 1)
   }
   return { kind: 'ignored' }
 }

@@ -14,6 +14,7 @@
  */
 
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { type AofContext, assertTaskId, lockPath, statusDir, taskDirPath, taskFilePath } from './context.ts'
 import { appendEvent } from './events.ts'
 import { withFileLock } from './file-lock.ts'
@@ -110,7 +111,7 @@ export function writeTaskInPlace(task: Task): void {
 
 export function ensureTaskDirs(ctx: AofContext, status: TaskStatus, id: string): string {
   const dir = taskDirPath(ctx, status, id)
-  for (const sub of ['inputs', 'work', 'outputs']) mkdirSync(`${dir}/${sub}`, { recursive: true })
+  for (const sub of ['inputs', 'work', 'outputs']) mkdirSync(join(dir, sub), { recursive: true })
   return dir
 }
 
