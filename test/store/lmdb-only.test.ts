@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { spawn } from 'node:child_process'
 import { Worker } from 'node:worker_threads'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -120,6 +121,37 @@ test('deleteRun leaves no plan or checkpoint records behind', async () => {
     await raw.close()
     assert.equal(left, [], `${name} still holds ${JSON.stringify(left)}`)
   }
+})
+
+test('records committed before a SIGKILL survive it, and the log stays readable', async () => {
+  const dir = tempDir()
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./crash-writer.ts', import.meta.url).pathname, dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let last = 0
+  await new Promise<void>((resolve, reject) => {
+    let buffered = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString()
+      const lines = buffered.split('\n')
+      buffered = lines.pop()!
+      if (lines.length) last = Number(lines.at(-1))
+      if (last >= 60 && !child.killed) child.kill('SIGKILL')
+    })
+    // A child that stalls must not hang the suite: it is killed after 60 s and the assertion below fails.
+    const guard = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    child.once('exit', () => {
+      clearTimeout(guard)
+      resolve()
+    })
+    child.once('error', reject)
+  })
+  assert.ok(last >= 60, `child reported ${last} steps before dying`)
+  const store = openLmdbStore(dir)
+  const loaded = await store.loadLatest('crash')
+  assert.ok(loaded !== undefined && loaded.step >= last, `reported step ${last} committed, loaded ${loaded?.step}`)
+  assert.is(loaded!.state.n, loaded!.step)
+  await store.close()
 })
 
 test('CHECKPOINT_CORRUPT names the run and record when a record holds garbage bytes', async () => {
