@@ -1,0 +1,147 @@
+/**
+ * The engine benchmark's markdown report: per-node figures against SPEC §4's bars, the checkpoint cost, the
+ * LangGraph.js ratios, load/compile times and checkpoint bytes. Samples are wall ms per run, one per round, in
+ * round order, so a 200-node and a 2,000-node sample of the same round pair up for the slope.
+ */
+
+import type { Kind } from './engine-agents.ts'
+import type { CheckpointBytes, Prepared, StoreKind } from './engine-run.ts'
+import { median } from './engine-stats.ts'
+import type { LinearGraph } from './langgraph-linear.ts'
+
+export type Samples = Map<string, number[]>
+
+export interface ReportInput {
+  rounds: number
+  lgMemory2000Rounds: number
+  withLangGraph: boolean
+  samples: Samples
+  agents: Map<string, Prepared>
+  graphs: Map<number, LinearGraph>
+  bytes: Map<Kind, CheckpointBytes>
+  foreign: number
+  machine: string
+  seconds: number
+  labels: Record<Kind, string>
+}
+
+const LO = 200
+const HI = 2000
+
+/** Median and min of µs per node for one key at one size. */
+function perNode(s: Samples, k: string, n: number): { med: number; min: number } {
+  const xs = (s.get(`${k}/${n}`) ?? []).map((ms) => (ms * 1000) / n)
+  return { med: median(xs), min: Math.min(...xs) }
+}
+
+/** Median of the per-round slopes (T(HI) − T(LO)) / (HI − LO), in µs per node. */
+export function slope(s: Samples, k: string): number {
+  const lo = s.get(`${k}/${LO}`) ?? []
+  const hi = s.get(`${k}/${HI}`) ?? []
+  const per = hi.map((h, r) => ((h - lo[r]!) * 1000) / (HI - LO))
+  return median(per)
+}
+
+const f = (x: number, d = 1): string => (Number.isFinite(x) ? x.toFixed(d) : '—')
+const kb = (b: number): string => `${b.toLocaleString('en-US')} B`
+
+const STORE_LABEL: Record<StoreKind, string> = {
+  none: 'no checkpoint writes',
+  memory: 'memory store (checkpoints off)',
+  lmdb: 'LMDB, fsynced (checkpoints on)',
+}
+
+function bar(kind: Kind, store: StoreKind, value: number): string {
+  if (store === 'lmdb') return ''
+  const limit = kind === 'action' ? 5 : kind === 'template' ? 10 : undefined
+  if (limit === undefined) return ''
+  return value <= limit ? `≤ ${limit}: met` : `≤ ${limit}: **missed**`
+}
+
+export function renderReport(x: ReportInput): string {
+  const s = x.samples
+  const out: string[] = []
+  out.push(`${x.machine}; ${x.rounds} rounds after 3 warm-up rounds; median foreign load ${f(x.foreign, 2)} cores; ${f(x.seconds, 0)} s in all.`, '')
+  out.push('### Engine overhead per node (µs, median (min) over rounds)', '')
+  out.push('| node kind | store | 200 nodes: run / N | 2,000 nodes: run / N | slope 200→2,000 | SPEC §4 bar (slope) |', '|---|---|---|---|---|---|')
+  const kinds = Object.keys(x.labels) as Kind[]
+  for (const kind of kinds) {
+    for (const store of ['none', 'memory', 'lmdb'] as StoreKind[]) {
+      const k = `tea/${kind}/${store}`
+      const a = perNode(s, k, LO)
+      const b = perNode(s, k, HI)
+      const sl = slope(s, k)
+      out.push(`| ${x.labels[kind]} | ${STORE_LABEL[store]} | ${f(a.med, 2)} (${f(a.min, 2)}) | ${f(b.med, 2)} (${f(b.min, 2)}) | ${f(sl, 2)} | ${bar(kind, store, sl)} |`)
+    }
+  }
+
+  out.push('', '### Checkpoint cost per node, durable (µs; slope with LMDB − slope without; bar ≤ 20)', '')
+  out.push('| node kind | LMDB − no writes | LMDB − memory store | LMDB, 2,000 nodes: run / N − no writes run / N |', '|---|---|---|---|')
+  for (const kind of kinds) {
+    const d1 = slope(s, `tea/${kind}/lmdb`) - slope(s, `tea/${kind}/none`)
+    const d2 = slope(s, `tea/${kind}/lmdb`) - slope(s, `tea/${kind}/memory`)
+    const d3 = perNode(s, `tea/${kind}/lmdb`, HI).med - perNode(s, `tea/${kind}/none`, HI).med
+    out.push(`| ${x.labels[kind]} | ${f(d1, 2)} ${d1 <= 20 ? '(met)' : '(**missed**)'} | ${f(d2, 2)} | ${f(d3, 2)} |`)
+  }
+
+  if (x.withLangGraph) out.push('', ...langGraphSection(x))
+  out.push('', ...loadSection(x), '', ...bytesSection(x))
+  return out.join('\n') + '\n'
+}
+
+function langGraphSection(x: ReportInput): string[] {
+  const s = x.samples
+  const out = ['### LangGraph.js, same linear graph, same process (µs per node, median (min))', '']
+  out.push(
+    `StateGraph, N nodes each returning \`{ i: s.i + 1 }\`; MemorySaver at 2,000 nodes: ${Math.min(x.lgMemory2000Rounds, x.rounds)} rounds (each run takes seconds).`,
+    '',
+  )
+  out.push('| LangGraph.js | 200 nodes: run / N | 2,000 nodes: run / N | slope | × tea `run:` node, same N (200 / 2,000 / slope) |', '|---|---|---|---|---|')
+  const teaRun = (store: StoreKind) => ({ lo: perNode(s, `tea/run/${store}`, LO).med, hi: perNode(s, `tea/run/${store}`, HI).med, sl: slope(s, `tea/run/${store}`) })
+  const rows: Array<[string, string, StoreKind[]]> = [
+    ['no checkpointer', 'lg/none', ['none', 'memory']],
+    ['MemorySaver', 'lg/memory', ['memory', 'lmdb']],
+  ]
+  for (const [label, k, against] of rows) {
+    const a = perNode(s, k, LO)
+    const b = perNode(s, k, HI)
+    const sl = slope(s, k)
+    const ratios = against
+      .map((store) => {
+        const t = teaRun(store)
+        return `vs ${STORE_LABEL[store]}: ${f(a.med / t.lo, 0)}× / ${f(b.med / t.hi, 0)}× / ${f(sl / t.sl, 0)}×`
+      })
+      .join('; ')
+    out.push(`| ${label} | ${f(a.med, 0)} (${f(a.min, 0)}) | ${f(b.med, 0)} (${f(b.min, 0)}) | ${f(sl, 0)} | ${ratios} |`)
+  }
+  const c = [...x.graphs].map(([n, g]) => `${n} nodes ${f(g.compileMs, 1)} ms`).join(', ')
+  out.push('', `LangGraph build + compile: ${c}.`)
+  return out
+}
+
+function loadSection(x: ReportInput): string[] {
+  const out = ['### Load and compile, once per agent (not in the figures above)', '']
+  out.push('| node kind | nodes | loadAgentText ms | compileAgent ms | (load + compile) / N µs |', '|---|---|---|---|---|')
+  for (const [k, p] of x.agents) {
+    const [kind, n] = k.split('/')
+    out.push(`| ${kind} | ${n} | ${f(p.loadMs, 1)} | ${f(p.compileMs, 1)} | ${f(((p.loadMs + p.compileMs) * 1000) / Number(n), 0)} |`)
+  }
+  out.push('', 'First load in the process includes JIT warm-up of the YAML parser and validator; these are single cold measurements.')
+  return out
+}
+
+function bytesSection(x: ReportInput): string[] {
+  const out = ['### Checkpoint bytes, 2,000-node run on LMDB (default retention: 3 snapshots)', '']
+  out.push(
+    '| node kind | step records (bytes each) | snapshots (bytes each) | written in all | `checkpointBytes(runId)` after the run | tea.lmdb size / allocated |',
+    '|---|---|---|---|---|---|',
+  )
+  for (const [kind, b] of x.bytes) {
+    const each = b.stepRecords ? b.stepBytes / b.stepRecords : 0
+    const snapEach = b.snapshots ? b.snapshotBytes / b.snapshots : 0
+    out.push(
+      `| ${kind} | ${b.stepRecords} × ${f(each, 1)} B | ${b.snapshots} × ${f(snapEach, 1)} B | ${kb(b.stepBytes + b.snapshotBytes)} | ${kb(b.retained)} | ${kb(b.fileSize)} / ${kb(b.fileAllocated)} |`,
+    )
+  }
+  return out
+}
