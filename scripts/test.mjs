@@ -1,13 +1,31 @@
-// `npm test`: typecheck, build the bundle the end-to-end tests drive, then every uvu suite under c8.
-// uvu's own exit code is not trusted alone: its summary is checked (Passed + Skipped = Total, Total > 0), and a
-// plain closing line "N passed, N failed" is printed for CI.
+// `npm test`: typecheck, build the bundle the end-to-end tests drive, then every uvu test file under c8.
+//
+// Each test file runs in its own process (as uvu's own suite does): a file that loads a second copy of a native
+// addon, leaves a handle open or crashes cannot take the others down with it. uvu's exit code is not trusted
+// alone: each file's summary is read (Passed + Skipped = Total, Total > 0), and a plain closing line
+// "N passed, N failed" is printed for CI.
+//
+//   npm test                 everything
+//   npm test -- engine       only test files whose path contains "engine"
 import { spawn, spawnSync } from 'node:child_process'
-import { dirname, join } from 'node:path'
+import { readdirSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const bin = (name) => join(root, 'node_modules', '.bin', name)
-const pattern = process.argv[2] ?? '.test.ts$'
+
+if (process.argv[2] === '--suites') await runSuites(process.argv[3] ?? '')
+else main(process.argv[2] ?? '')
+
+function main(filter) {
+  step('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.'])
+  step('build dist/linux-x64/tea.cjs', process.execPath, ['build.mjs', '--target', 'linux-x64', '--quiet'])
+  console.error('\n> test files under c8, one process each')
+  const c8 = ['--reporter=text-summary', '--src', 'src', '-x', 'test/**', '-x', 'bench/**', '-x', 'dist/**', '-x', 'scripts/**']
+  const r = spawnSync(bin('c8'), [...c8, process.execPath, fileURLToPath(import.meta.url), '--suites', filter], { cwd: root, stdio: 'inherit' })
+  process.exit(r.status ?? 1)
+}
 
 function step(title, cmd, args) {
   console.error(`\n> ${title}`)
@@ -18,31 +36,57 @@ function step(title, cmd, args) {
   }
 }
 
-step('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.'])
-step('build dist/linux-x64/tea.cjs', process.execPath, ['build.mjs', '--target', 'linux-x64', '--quiet'])
+function testFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => (e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []))
+}
 
-console.error('\n> uvu test suites under c8')
-const child = spawn(bin('c8'), ['--reporter=text-summary', '--src', 'src', '-x', 'test/**', '-x', 'bench/**', '-x', 'dist/**', bin('uvu'), '-r', 'tsx', 'test', pattern], {
-  cwd: root,
-  stdio: ['ignore', 'pipe', 'inherit'],
-})
-let out = ''
-child.stdout.on('data', (d) => {
-  out += d
-  process.stdout.write(d)
-})
-child.on('close', (code) => {
-  const plain = out.replace(/\x1b\[[0-9;]*m/g, '')
-  const num = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? NaN)
-  const total = num('Total')
-  const passed = num('Passed')
-  const skipped = num('Skipped') || 0
-  const failed = Number.isNaN(total) ? NaN : total - passed - skipped
-  if (Number.isNaN(total) || total === 0) {
-    console.log('\n0 passed, 0 failed')
-    console.error('no test summary found: the suites did not run to the end')
-    process.exit(1)
+async function runSuites(filter) {
+  const files = testFiles(join(root, 'test')).filter((f) => relative(root, f).includes(filter))
+  let passed = 0
+  let failed = 0
+  let skipped = 0
+  const broken = []
+  const started = Date.now()
+  for (const file of files) {
+    const name = relative(join(root, 'test'), file)
+    const t0 = Date.now()
+    const { code, out } = await run(process.execPath, [join(root, 'node_modules/uvu/bin.js'), '-r', 'tsx', dirname(file), `^${escape(file.slice(dirname(file).length + 1))}$`])
+    const plain = out.replace(/\x1b\[[0-9;]*m/g, '')
+    const num = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? NaN)
+    const total = num('Total')
+    const ok = num('Passed')
+    const skip = num('Skipped') || 0
+    if (Number.isNaN(total) || total === 0 || code !== 0 || ok + skip !== total) {
+      broken.push(name)
+      failed += Number.isNaN(total) || total === 0 ? 1 : Math.max(1, total - ok - skip)
+      if (Number.isNaN(total)) process.stdout.write(`\n${name}: no summary (exit ${code}): the file did not run to the end\n`)
+    }
+    passed += Number.isNaN(ok) ? 0 : ok
+    skipped += skip
+    process.stderr.write(`  ${name} (${((Date.now() - t0) / 1000).toFixed(1)}s)\n`)
   }
-  console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
-  process.exit(code === 0 && failed === 0 ? 0 : 1)
-})
+  const secs = ((Date.now() - started) / 1000).toFixed(0)
+  if (broken.length) console.log(`\nfailing files:\n${broken.map((b) => `  test/${b}`).join('\n')}`)
+  console.log(`\n${files.length} files in ${secs}s`)
+  console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
+  process.exitCode = failed === 0 && files.length > 0 ? 0 : 1
+}
+
+function run(cmd, args) {
+  return new Promise((done) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    child.stdout.on('data', (d) => {
+      out += d
+      process.stdout.write(d)
+    })
+    child.stderr.on('data', (d) => process.stderr.write(d))
+    child.on('close', (code) => done({ code, out }))
+  })
+}
+
+function escape(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
