@@ -4,6 +4,8 @@
  * without the `/v1` suffix (the OpenAI SDKs expect it, llama.cpp docs omit it); both reach `<base>/v1/…`.
  */
 
+import { TeaError } from '../core/errors.ts'
+
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434'
 
 export function resolveOllamaUrl(baseUrl: string | undefined, env: NodeJS.ProcessEnv): string {
@@ -15,7 +17,7 @@ export function resolveOllamaUrl(baseUrl: string | undefined, env: NodeJS.Proces
     const hostPart = text.split('/')[0] ?? text
     text = `http://${/:\d+$/.test(hostPart) ? text : text.replace(hostPart, `${hostPart}:11434`)}`
   }
-  return stripSlash(text)
+  return checked(stripSlash(text), baseUrl ? 'settings.llm.base_url' : 'OLLAMA_HOST', raw)
 }
 
 /** The configured OpenAI-compatible base URL, or undefined when none is configured. */
@@ -23,7 +25,24 @@ export function resolveOpenAiUrl(baseUrl: string | undefined, env: NodeJS.Proces
   const raw = nonEmpty(baseUrl) ?? nonEmpty(env['OPENAI_BASE_URL'])
   if (raw === undefined) return undefined
   const text = raw.trim()
-  return stripSlash(text.includes('://') ? text : `http://${text}`)
+  return checked(stripSlash(text.includes('://') ? text : `http://${text}`), baseUrl ? 'settings.llm.base_url' : 'OPENAI_BASE_URL', raw)
+}
+
+/** A server address that is not an http(s) URL fails here, naming where it came from, not later as "Invalid URL". */
+function checked(url: string, source: string, raw: string): string {
+  let parsed: URL | undefined
+  try {
+    parsed = new URL(url)
+  } catch {
+    parsed = undefined
+  }
+  if (!parsed || /\s/.test(url) || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw new TeaError('LLM_BAD_MODEL', `${source} is not a usable server address: '${raw}'`, {
+      hint: 'give host, host:port or an http(s) URL, e.g. http://127.0.0.1:11434',
+      details: { source, value: raw },
+    })
+  }
+  return url
 }
 
 export function chatCompletionsUrl(base: string): string {
