@@ -1,24 +1,38 @@
 /**
- * Progress on stderr. On a terminal one live line is rewritten per node (and per subtask); otherwise one plain
- * line per finished node, which reads well in logs and CI. `-q` silences it, `--stream` replaces it.
+ * Progress on stderr. On a terminal one live line shows the node running and how long it has taken, refreshed
+ * twice a second so a slow model call visibly moves; otherwise one plain line per finished node, which reads well
+ * in logs and CI. `-q` silences it, `--stream` replaces it.
  */
 
 import type { RunEvent } from '../actions/types.ts'
 import type { Io } from './io.ts'
 
 export function progressPrinter(io: Io): (event: RunEvent) => void {
-  let live = false
   const started = Date.now()
-  const elapsed = (): string => `${((Date.now() - started) / 1000).toFixed(1)}s`
-  const line = (text: string): void => {
-    if (io.isTTY) {
-      io.err(`\r\x1b[2K${text}`)
-      live = true
-    } else io.err(`${text}\n`)
+  let live: (() => string) | undefined
+  let ticker: NodeJS.Timeout | undefined
+  const seconds = (since: number): string => `${((Date.now() - since) / 1000).toFixed(1)}s`
+  const draw = (): void => {
+    if (live) io.err(`\r\x1b[2K${live()}`)
   }
-  const done = (text: string): void => {
+  const setLive = (text: () => string): void => {
+    live = text
+    draw()
+    if (!ticker) {
+      ticker = setInterval(draw, 500)
+      ticker.unref() // never keeps the process alive
+    }
+  }
+  const print = (text: string): void => {
     if (live) io.err('\r\x1b[2K')
-    live = false
+    io.err(`${text}\n`)
+    draw()
+  }
+  const finish = (text: string): void => {
+    clearInterval(ticker)
+    ticker = undefined
+    if (live) io.err('\r\x1b[2K')
+    live = undefined
     io.err(`${text}\n`)
   }
   return (event) => {
@@ -27,28 +41,51 @@ export function progressPrinter(io: Io): (event: RunEvent) => void {
         io.err(`tea: ${event.resumed ? 'resuming' : 'running'} ${event.agent} (run ${event.runId})\n`)
         break
       case 'node_start':
-        if (io.isTTY) line(`▸ ${event.node} (step ${event.step}, ${elapsed()})`)
+        if (io.isTTY) {
+          const since = Date.now()
+          setLive(() => `▸ ${event.node} · step ${event.step} · ${seconds(since)} (run ${seconds(started)})`)
+        }
         break
       case 'node_end':
-        if (!io.isTTY) line(`✓ ${event.node} (${formatMs(event.ms)})`)
+        if (!io.isTTY) io.err(`✓ ${event.node} (${formatMs(event.ms)})\n`)
         break
-      case 'subtask':
-        line(`  subtask ${event.id}: ${event.status}${typeof event.progress === 'string' ? ` ${event.progress}` : ''}`)
+      case 'subtask': {
+        const p = planProgress(event.progress)
+        if (!io.isTTY) io.err(`  subtask ${event.id}: ${event.status}${p ? ` (${p.done}/${p.total})` : ''}\n`)
+        else if (p) {
+          const since = Date.now()
+          setLive(() => `▸ ${event.node ?? 'plan'} ${bar(p.done, p.total)} ${p.done}/${p.total}${p.failed ? ` · ${p.failed} failed` : ''} · ${event.id} ${event.status} · ${seconds(since)}`)
+        }
         break
+      }
       case 'log':
-        done(`  [${event.node}] ${event.message}`)
+        print(`  [${event.node}] ${event.message}`)
         break
       case 'interrupt':
-        done(`⏸ paused ${event.when} node '${event.node}'`)
+        finish(`⏸ paused ${event.when} node '${event.node}'`)
         break
       case 'error':
-        done(`✗ ${event.node ?? 'run'}: ${String(event.error.message ?? '')}`)
+        finish(`✗ ${event.node ?? 'run'}: ${String(event.error.message ?? '')}`)
         break
       case 'complete':
-        done(`✓ completed in ${elapsed()}`)
+        finish(`✓ completed in ${seconds(started)}`)
         break
     }
   }
+}
+
+/** Counts from a subtask event's `progress` ({completed, failed, skipped, total, …}). */
+function planProgress(value: unknown): { done: number; failed: number; total: number } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const p = value as Record<string, unknown>
+  const n = (k: string): number => (typeof p[k] === 'number' ? (p[k] as number) : 0)
+  if (!n('total')) return undefined
+  return { done: n('completed') + n('failed') + n('skipped'), failed: n('failed'), total: n('total') }
+}
+
+function bar(done: number, total: number, width = 20): string {
+  const full = Math.round((done / total) * width)
+  return `[${'█'.repeat(full)}${'░'.repeat(width - full)}]`
 }
 
 function formatMs(ms: number): string {

@@ -1,0 +1,75 @@
+/**
+ * name → action. Built once per process from the core built-ins plus the build's features (src/features.ts),
+ * then read-only. `validateParams` is the one place parameters are checked, so every caller (the engine, a worker
+ * thread, `ctx.invoke`) reports the same INVALID_PARAMS error listing every issue with its path.
+ */
+
+import * as v from 'valibot'
+import { TeaError } from '../core/errors.ts'
+import { closest } from '../core/util.ts'
+import { featureForAction } from '../features.ts'
+import type { Action } from './types.ts'
+
+export interface Registry {
+  get(name: string): Action | undefined
+  /** Like get, but throws UNKNOWN_ACTION with the closest names (or the missing build feature). */
+  require(name: string): Action
+  list(): Action[]
+}
+
+export function createRegistry(actions: readonly Action[]): Registry {
+  const byName = new Map<string, Action>()
+  for (const a of actions) {
+    if (byName.has(a.name)) throw new TeaError('INTERNAL', `action ${a.name} registered twice`)
+    byName.set(a.name, a)
+  }
+  return {
+    get: (name) => byName.get(name),
+    require(name) {
+      const action = byName.get(name)
+      if (action) return action
+      throw unknownAction(name, byName.keys())
+    },
+    list: () => [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)),
+  }
+}
+
+export function unknownAction(name: string, known: Iterable<string>): TeaError {
+  const feature = featureForAction(name)
+  if (feature) {
+    return new TeaError('UNKNOWN_ACTION', `unknown action '${name}': this build lacks the '${feature}' feature`, {
+      hint: `use a tea build with the ${feature} feature (e.g. the full linux-x64 or linux-arm64 target)`,
+      details: { action: name, feature },
+    })
+  }
+  const near = closest(name, known)
+  const suggestion = near.length ? ` (did you mean ${near.map((n) => `'${n}'`).join(', ')}?)` : ''
+  return new TeaError('UNKNOWN_ACTION', `unknown action '${name}'${suggestion}`, {
+    hint: "'tea actions' lists every action",
+    details: { action: name, closest: near },
+  })
+}
+
+export interface ParamIssue {
+  path: Array<string | number>
+  message: string
+}
+
+/** Every problem with `params` against the action's schema; empty when valid. */
+export function paramIssues(action: Action, params: unknown): ParamIssue[] {
+  const result = v.safeParse(action.params, params ?? {})
+  if (result.success) return []
+  return result.issues.map((issue) => ({
+    path: (issue.path ?? []).map((p) => p.key as string | number),
+    message: issue.message,
+  }))
+}
+
+export function validateParams<P>(action: Action<P>, params: unknown, where: string): P {
+  const result = v.safeParse(action.params, params ?? {})
+  if (result.success) return result.output
+  const lines = result.issues.map((i) => `  ${v.getDotPath(i) ?? '(params)'}: ${i.message}`)
+  throw new TeaError('INVALID_PARAMS', `${where}: invalid parameters for ${action.name}:\n${lines.join('\n')}`, {
+    details: { action: action.name, issues: result.issues.map((i) => ({ path: v.getDotPath(i), message: i.message })) },
+  })
+}
