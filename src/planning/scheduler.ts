@@ -66,6 +66,19 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
   let signal: unknown
   const byId = () => new Map(plan.subtasks.map((s) => [s.id, s]))
   let index = byId()
+  // Records of finished subtasks commit in the background, in order, and are batched by the store; the loop waits
+  // for all of them before it returns (or replans), so nothing is reported done before its record is durable.
+  let recording: Array<Promise<void>> = []
+  const record = (p: Promise<void> | void): void => {
+    if (!p) return
+    p.catch(() => {})
+    recording.push(p)
+  }
+  const settle = async (): Promise<void> => {
+    const all = recording
+    recording = []
+    await Promise.all(all)
+  }
 
   const attempt = async (s: Subtask, input: SubtaskInput): Promise<Done> => {
     for (let a = 0; ; a++) {
@@ -74,7 +87,7 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
       } catch (e) {
         if (isControlSignal(e)) return { id: s.id, signal: e }
         if (opts.onFailure !== 'retry' || a >= opts.maxRetries) return { id: s.id, ok: false, error: e, attempts: a + 1 }
-        await hooks.changed(s, plan, { retrying: true, attempt: a + 1, error: errorMessage(e) })
+        record(hooks.changed(s, plan, { retrying: true, attempt: a + 1, error: errorMessage(e) }))
         await hooks.sleep(opts.retryDelayMs * opts.backoffFactor ** a)
       }
     }
@@ -126,18 +139,18 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
     s.error = message
     if (strategy === 'skip') {
       s.status = 'skipped'
-      await hooks.changed(s, plan)
+      record(hooks.changed(s, plan))
       for (const d of transitiveDependents(plan.subtasks, s.id)) {
         const dep = index.get(d)!
         if (dep.status !== 'pending') continue
         dep.status = 'skipped'
         dep.error = `skipped: depends on ${s.id}, which failed`
-        await hooks.changed(dep, plan)
+        record(hooks.changed(dep, plan))
       }
       return
     }
     s.status = 'failed'
-    await hooks.changed(s, plan)
+    record(hooks.changed(s, plan))
     if (strategy === 'replan') replanFor ??= { id: s.id, error: message }
     else stopped ??= { id: s.id, error: message, ...(isTeaError(error) ? { code: error.code } : {}) }
   }
@@ -145,6 +158,7 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
   for (;;) {
     if (!stopped && !replanFor && signal === undefined) launch()
     if (running.size === 0) {
+      await settle()
       if (signal !== undefined) throw signal
       if (!replanFor || stopped) break
       const failure = replanFor
@@ -175,7 +189,7 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
       delete s.error
       const changedState = done.out.stateUpdate !== undefined || done.out.removed !== undefined
       if (changedState) updates.set(s.id, done.out)
-      await hooks.changed(s, plan, changedState ? { update: done.out } : undefined)
+      record(hooks.changed(s, plan, changedState ? { update: done.out } : undefined))
     } else {
       const strategy = opts.onFailure === 'retry' ? opts.onRetriesExhausted : opts.onFailure
       await fail(s, done.error, strategy)

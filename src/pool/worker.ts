@@ -50,7 +50,7 @@ async function runCode(code: string, args: Record<string, unknown>, track: boole
     compiled.set(key, fn)
   }
   const tracker = track && isObject(args.state) ? trackTopLevel(args.state) : undefined
-  const values = names.map((n) => (n === 'state' && tracker ? tracker.proxy : args[n]))
+  const values = names.map((n) => args[n])
   let value: unknown
   try {
     value = await fn(...values)

@@ -9,13 +9,21 @@ import { runExecute, statuses } from './execute-helpers.ts'
 const diamond = () => plan([['A', []], ['B', ['A']], ['C', ['A']], ['D', ['B', 'C']]])
 const echo = { run: 'return subtask.id + "(" + Object.keys(dependency_results).join(",") + ")"' }
 
-test('001.3R-UNIT-018 subtasks run in dependency order: each completes after all of its dependencies', async () => {
-  const { out, events } = await runExecute({ plan: diamond(), subtask_executor: echo, max_concurrent: 2 })
-  const completedAt = new Map(events.filter((e) => e.status === 'completed').map((e, i) => [e.id, i]))
-  const startedAt = new Map(events.filter((e) => e.status === 'in_progress').map((e) => [e.id, events.indexOf(e)]))
-  const doneIndex = new Map(events.filter((e) => e.status === 'completed').map((e) => [e.id, events.indexOf(e)]))
-  for (const s of diamond().subtasks) for (const d of s.dependencies) assert.ok(doneIndex.get(d)! < startedAt.get(s.id)!, `${d} before ${s.id}`)
-  assert.is(completedAt.size, 4)
+test('001.3R-UNIT-018 subtasks run in dependency order: each starts after all of its dependencies finished', async () => {
+  // Workers stamp start and end on a clock shared with the test (an atomic counter), so order is observed where
+  // the work happens, not inferred from events.
+  const ids = ['A', 'B', 'C', 'D']
+  const clock = new SharedArrayBuffer(4 * 9)
+  const stamped = {
+    run: `const c = new Int32Array(state.clock); const i = ${JSON.stringify(ids)}.indexOf(subtask.id);
+          Atomics.store(c, 1 + 2 * i, Atomics.add(c, 0, 1)); await new Promise((r) => setTimeout(r, 5));
+          Atomics.store(c, 2 + 2 * i, Atomics.add(c, 0, 1)); return subtask.id + "(" + Object.keys(dependency_results).join(",") + ")"`,
+  }
+  const { out } = await runExecute({ plan: diamond(), subtask_executor: stamped, max_concurrent: 2 }, { state: { clock } })
+  const c = new Int32Array(clock)
+  const start = (id: string) => c[1 + 2 * ids.indexOf(id)]!
+  const end = (id: string) => c[2 + 2 * ids.indexOf(id)]!
+  for (const s of diamond().subtasks) for (const d of s.dependencies) assert.ok(end(d) < start(s.id), `${d} ends before ${s.id} starts`)
   assert.equal(out.subtask_results, { A: 'A()', B: 'B(A)', C: 'C(A)', D: 'D(B,C)' })
   assert.is(out.success, true)
 })
