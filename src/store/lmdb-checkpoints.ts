@@ -2,13 +2,13 @@
  * The checkpoint log of the LMDB store. Keys are `[runId, seq]`, so one run's records are one contiguous, ordered
  * range; values are msgpackr step or snapshot records (records.ts). Per run, this process keeps in memory the next
  * `seq`, the `seq`s of the kept snapshots and the byte counts since the newest one, so appending and retention
- * never read the log; the first touch of a run (a resume) scans its range once to rebuild them.
+ * never read the log; the first touch of a run (a resume) scans its range once to rebuild them. That assumes one
+ * writer per run (the process running it; worker threads write plan records, not checkpoints).
  *
  * Retention deletes keys by number (`floor … oldestKept-1`) in the same transaction as the snapshot that made them
  * obsolete, so a crash leaves either the old log or the new one, never a log without its snapshot.
  */
 
-import { TeaError, isTeaError } from '../core/errors.ts'
 import type { Kv } from './kv.ts'
 import {
   checkRecord,
@@ -152,9 +152,4 @@ export function createCheckpointLog(kv: Kv, defaultKeep: number | undefined): Ch
       await Promise.all(removals)
     },
   }
-}
-
-export function wrapStoreError(what: string, e: unknown): TeaError {
-  if (isTeaError(e)) return e
-  return new TeaError('STORE_ERROR', `${what} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
 }

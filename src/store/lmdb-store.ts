@@ -15,7 +15,7 @@ import * as lmdb from 'lmdb'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { TeaError, isTeaError } from '../core/errors.ts'
 import type { Key, Kv } from './kv.ts'
-import { createCheckpointLog, wrapStoreError } from './lmdb-checkpoints.ts'
+import { createCheckpointLog } from './lmdb-checkpoints.ts'
 import { createMemoryTable } from './memory-table.ts'
 import { createPlanTable } from './plan-table.ts'
 import { createRunTable } from './run-table.ts'
@@ -151,6 +151,12 @@ function checkMagic(path: string): void {
       hint: 'move the file away (its runs and memory cannot be read) or choose another --data-dir',
     })
   }
+}
+
+/** Anything that is not already a TeaError (an lmdb error, an encoder error) becomes STORE_ERROR saying where. */
+function wrapStoreError(what: string, e: unknown): TeaError {
+  if (isTeaError(e)) return e
+  return new TeaError('STORE_ERROR', `${what} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
 }
 
 function notWritable(dataDir: string, cause: unknown): TeaError {

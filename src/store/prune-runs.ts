@@ -30,7 +30,7 @@ export async function pruneRuns(store: Store, options: PruneOptions = {}): Promi
   if (olderThanMs !== undefined && !(olderThanMs >= 0)) {
     throw new TeaError('USAGE', `--older-than must be a duration ≥ 0, got ${String(olderThanMs)} ms`)
   }
-  const runs = await store.listRuns()
+  const runs = (await store.listRuns()).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
   const protectedFrom = runs.length - keep
   const doomed = runs.filter(
     (run, i) =>
