@@ -89,6 +89,10 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
   const edges = Array.isArray(data.edges) ? data.edges : []
   edges.forEach((e, i) => {
     if (!isPlainObject(e)) return
+    const source = nodes.find((n) => isPlainObject(n) && n.name === e.from)
+    if (Array.isArray(e.to) && isPlainObject(source) && source.goto !== undefined) {
+      at(['edges', i], 'AGENT_INVALID', `node '${String(e.from)}' has a goto and a parallel edge; goto wins, so the fan-out would never run`)
+    }
     if (e.from !== START) target(['edges', i, 'from'], e.from, 'edge source', false)
     if (Array.isArray(e.to)) {
       e.to.forEach((t, j) => target(['edges', i, 'to', j], t, 'parallel branch', false))

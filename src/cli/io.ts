@@ -11,6 +11,11 @@ export interface Io {
 }
 
 export function processIo(): Io {
+  // A reader that goes away (`tea run --stream | head`) must not crash the run: the run finishes and is recorded;
+  // only its output is lost.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e
+  })
   return {
     out: (t) => void process.stdout.write(t),
     err: (t) => void process.stderr.write(t),

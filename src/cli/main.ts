@@ -27,7 +27,7 @@ Run 'tea <command> --help' for a command's options.
 `
 
 /** Errors that mean the command line or the agent file is wrong (exit 2), not that a run failed. */
-const USAGE_CODES = new Set(['USAGE', 'INVALID_INPUT', 'AGENT_INVALID', 'RUN_EXISTS', 'RUN_NOT_FOUND', 'RUN_NOT_RESUMABLE', 'LLM_BAD_MODEL'])
+const USAGE_CODES = new Set(['USAGE', 'INVALID_INPUT', 'AGENT_INVALID', 'RUN_EXISTS', 'RUN_NOT_FOUND', 'RUN_NOT_RESUMABLE', 'LLM_BAD_MODEL', 'CASSETTE_INVALID'])
 
 export function version(): { version: string; target: string; features: string[]; node: string } {
   return {
@@ -73,8 +73,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return await command(rest, io)
   } catch (e) {
     if (isTeaError(e)) {
-      const code = e.code === 'USAGE' ? '' : `${e.code}: `
-      io.err(`tea ${name}: ${code}${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`)
+      // Usage messages already name their command ("run: unknown option --x").
+      const head = e.code === 'USAGE' ? 'tea: ' : `tea ${name}: ${e.code}: `
+      io.err(`${head}${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`)
       return USAGE_CODES.has(e.code) ? EXIT.usage : EXIT.failed
     }
     throw e

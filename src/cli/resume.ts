@@ -5,11 +5,12 @@ import { parseArgs, type FlagSpecs } from './args.ts'
 import { EXIT } from './exit.ts'
 import { readInput } from './input.ts'
 import type { Command } from './io.ts'
-import { dataDirOf, execute, openStore } from './session.ts'
+import { dataDirOf, execute, modelClient, openStore } from './session.ts'
 
 const FLAGS = {
   input: { type: 'string', short: 'i' },
   set: { type: 'string', multiple: true },
+  model: { type: 'string' },
   'data-dir': { type: 'string' },
   stream: { type: 'boolean' },
   output: { type: 'string', short: 'o' },
@@ -29,6 +30,7 @@ Nodes already recorded are not run again; the node that was in flight runs again
 Options:
   -i, --input JSON|@file     merge these keys into the saved state first (e.g. a human's answer)
       --set key=value        set one key in the saved state
+      --model SPEC           override settings.llm.model for the rest of the run
       --data-dir DIR         where runs are stored (default: $TEA_DATA_DIR, else ./.tea)
       --stream, -o FILE, --trace FILE, --record/--replay CASSETTE, -q    as for tea run
 `
@@ -46,6 +48,7 @@ export const resumeCommand: Command = async (argv, io) => {
   let start
   let spec
   let registry
+  let llm
   try {
     const run = await store.getRun(runId)
     if (!run) throw new TeaError('RUN_NOT_FOUND', `no run ${runId} in ${dataDir}`, { hint: "'tea runs' lists the runs there; pass --data-dir if they live elsewhere" })
@@ -59,6 +62,7 @@ export const resumeCommand: Command = async (argv, io) => {
     const checkpoint = await store.loadLatest(runId)
     if (!checkpoint) throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} has no checkpoint to resume from`)
     const edits = readInput(flags.input, flags.set, io.cwd)
+    llm = modelClient(io, spec, flags)
     const state = { ...checkpoint.state, ...edits }
     if (Object.keys(edits).length) await store.snapshot(runId, { step: checkpoint.step, node: checkpoint.node, state, cursor: checkpoint.cursor }, spec.settings.checkpoint_keep)
     await store.updateRun(runId, { status: 'running', pid: process.pid, updatedAt: Date.now() })
@@ -67,7 +71,7 @@ export const resumeCommand: Command = async (argv, io) => {
     await store.close()
     throw e
   }
-  return execute(io, spec, registry, store, runId, dataDir, start, flags)
+  return execute(io, spec, registry, store, llm, runId, dataDir, start, flags)
 }
 
 function alive(pid: number): boolean {

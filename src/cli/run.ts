@@ -6,7 +6,7 @@ import { parseArgs, type FlagSpecs } from './args.ts'
 import { EXIT } from './exit.ts'
 import { readInput } from './input.ts'
 import type { Command } from './io.ts'
-import { dataDirOf, execute, openStore } from './session.ts'
+import { dataDirOf, execute, modelClient, openStore } from './session.ts'
 
 const FLAGS = {
   input: { type: 'string', short: 'i' },
@@ -56,7 +56,7 @@ export const runCommand: Command = async (argv, io) => {
   const registry = buildRegistry()
   const spec = requireAgent(positionals[0]!, registry)
   const input = readInput(flags.input, flags.set, io.cwd)
-  if (flags.model) spec.settings.llm = { ...spec.settings.llm, model: flags.model }
+  const llm = modelClient(io, spec, flags)
   const dataDir = dataDirOf(flags['data-dir'], io)
   const store = await openStore(dataDir)
   const runId = flags['run-id'] ?? sortableId()
@@ -71,5 +71,5 @@ export const runCommand: Command = async (argv, io) => {
   const now = Date.now()
   await store.createRun({ id: runId, agent: spec.name, agentPath: spec.file, agentHash: spec.hash, status: 'running', node: null, step: 0, createdAt: now, updatedAt: now, pid: process.pid })
   const state = { ...spec.initialState, ...input }
-  return execute(io, spec, registry, store, runId, dataDir, { state, cursor: { next: spec.entry }, step: 0, resumed: false }, flags)
+  return execute(io, spec, registry, store, llm, runId, dataDir, { state, cursor: { next: spec.entry }, step: 0, resumed: false }, flags)
 }

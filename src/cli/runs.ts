@@ -33,7 +33,7 @@ export const runsCommand: Command = async (argv, io) => {
   if (positionals.length) throw new TeaError('USAGE', `runs: unexpected argument '${positionals[0]}'`, { hint: 'tea runs [prune]' })
   const store = await openStore(dataDirOf(flags['data-dir'], io))
   try {
-    const runs = await store.listRuns()
+    const runs = (await store.listRuns()).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
     if (flags.json) {
       io.out(`${JSON.stringify(runs, null, 2)}\n`)
       return EXIT.ok

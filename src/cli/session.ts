@@ -11,7 +11,8 @@ import type { AgentSpec } from '../agent/types.ts'
 import { cancelled } from '../core/signals.ts'
 import { compileAgent } from '../engine/compile.ts'
 import { runAgent, type RunStart } from '../engine/run.ts'
-import { createLlmClient } from '../llm/index.ts'
+import { createLlmClient, parseModelSpec } from '../llm/index.ts'
+import type { LlmClient } from '../llm/types.ts'
 import { openLmdbStore } from '../store/lmdb-store.ts'
 import type { Store } from '../store/types.ts'
 import type { Io } from './io.ts'
@@ -35,12 +36,31 @@ export interface OutputOptions {
   replay?: string
 }
 
-/** Runs (or resumes) to an outcome and reports it; returns the exit code. Closes the store. */
+/**
+ * The model client for a run, made before the run is recorded so that a bad `--model`, `--record`/`--replay`
+ * combination or missing cassette is a usage error that leaves nothing behind. `--model` overrides
+ * settings.llm.model (it is checked here, not at the first model call).
+ */
+export function modelClient(io: Io, spec: AgentSpec, opts: OutputOptions & { model?: string }): LlmClient {
+  if (opts.model) {
+    parseModelSpec(opts.model)
+    spec.settings.llm = { ...spec.settings.llm, model: opts.model }
+  }
+  return createLlmClient({
+    env: io.env,
+    defaults: spec.settings.llm,
+    ...(opts.record && { record: resolve(io.cwd, opts.record) }),
+    ...(opts.replay && { replay: resolve(io.cwd, opts.replay) }),
+  })
+}
+
+/** Runs (or resumes) to an outcome and reports it; returns the exit code. Closes the store and the client. */
 export async function execute(
   io: Io,
   spec: AgentSpec,
   registry: Registry,
   store: Store,
+  llm: LlmClient,
   runId: string,
   dataDir: string,
   start: RunStart,
@@ -63,12 +83,6 @@ export async function execute(
     if (trace) appendFileSync(trace, `${JSON.stringify({ ts: Date.now(), ...event })}\n`)
     progress?.(event)
   }
-  const llm = createLlmClient({
-    env: io.env,
-    defaults: spec.settings.llm,
-    ...(opts.record && { record: resolve(io.cwd, opts.record) }),
-    ...(opts.replay && { replay: resolve(io.cwd, opts.replay) }),
-  })
   if (opts.replay && !opts.quiet && !opts.stream) io.err(`tea: replaying model replies from ${opts.replay} (no model server is contacted)\n`)
   try {
     const agent = compileAgent(spec, registry)
@@ -76,9 +90,9 @@ export async function execute(
     const outcome = await runAgent({ spec, agent, registry, llm, store, runId, dataDir, emit, signal: controller.signal }, start)
     await store.flush()
     const stateJson = `${JSON.stringify(outcome.state, null, 2)}\n`
-    if (!opts.stream && (outcome.status === 'completed' || outcome.status === 'interrupted')) {
+    if (outcome.status === 'completed' || outcome.status === 'interrupted') {
       if (opts.output) writeFileSync(resolve(io.cwd, opts.output), stateJson)
-      else io.out(stateJson)
+      else if (!opts.stream) io.out(stateJson)
     }
     switch (outcome.status) {
       case 'completed':

@@ -36,6 +36,8 @@ export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome
   const checkpoints = new Checkpointer(store, runId, spec.settings.checkpoint_keep, start.state)
   let { state, cursor, step } = start
   let last: string | null = null
+  // The step budget counts from here, so a run stopped by MAX_STEPS_EXCEEDED can be resumed for as many again.
+  const limit = start.step + spec.settings.max_steps
   const progress = throttledProgress(rt)
   rt.emit({ type: 'start', runId, agent: spec.name, resumed: start.resumed })
   if (!start.resumed) await checkpoints.snapshot(step, null, state, cursor)
@@ -59,17 +61,18 @@ export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome
     }
     let outcome
     try {
-      if (step >= spec.settings.max_steps) throw maxSteps(spec.settings.max_steps, name)
+      if (step >= limit) throw maxSteps(spec.settings.max_steps, name)
       outcome = await runOne(rt, node, state, step)
       if (outcome.next === FAN_OUT) {
         const fan = spec.parallel.get(name)!
-        const results = await runBranches(rt, fan.to, fan.fanIn, { ...state, ...outcome.update }, step + 1)
+        const results = await runBranches(rt, fan.to, fan.fanIn, { ...state, ...outcome.update }, step + 1, limit)
         outcome = { ...outcome, update: { ...outcome.update, parallel_results: results.states }, next: fan.fanIn }
         step = results.step - 1
       }
     } catch (e) {
       if (isControlSignal(e) || rt.signal.aborted) return stop('cancelled', { node: name })
       const error = isTeaError(e) ? e : new TeaError('NODE_FAILED', `node '${name}': ${String(e)}`, { cause: e })
+      await checkpoints.drain() // the nodes before it finish (node_end) before the error is told
       rt.emit({ type: 'error', node: name, error: error.toJSON() })
       return stop('failed', { node: name, error })
     }
@@ -103,7 +106,7 @@ async function runOne(rt: Runtime, node: CompiledNode, state: State, step: numbe
  * until it reaches the fan-in node (or the end). Branches are not checkpointed one by one; the fan-out counts as
  * done when all have finished, so a crash mid-branch re-runs the branches (at-least-once for in-flight work).
  */
-async function runBranches(rt: Runtime, starts: string[], join: string, state: State, firstStep: number): Promise<{ states: State[]; step: number }> {
+async function runBranches(rt: Runtime, starts: string[], join: string, state: State, firstStep: number, limit: number): Promise<{ states: State[]; step: number }> {
   let step = firstStep
   const controller = new AbortController()
   const onAbort = (): void => controller.abort(rt.signal.reason)
@@ -113,15 +116,15 @@ async function runBranches(rt: Runtime, starts: string[], join: string, state: S
     let next = start
     while (next !== join && next !== END) {
       if (controller.signal.aborted) throw controller.signal.reason
-      if (step >= rt.spec.settings.max_steps) throw maxSteps(rt.spec.settings.max_steps, next)
+      if (step >= limit) throw maxSteps(rt.spec.settings.max_steps, next)
       const node = rt.agent.nodes.get(next)!
-      step++
-      rt.emit({ type: 'node_start', node: next, step })
+      const mine = ++step
+      rt.emit({ type: 'node_start', node: next, step: mine })
       const t0 = performance.now()
       const outcome = await executeNode(rt, node, local, controller.signal)
       if (outcome.next === FAN_OUT) throw new TeaError('AGENT_INVALID', `node '${next}': a parallel fan-out inside a parallel branch is not supported`)
       local = { ...local, ...outcome.update }
-      rt.emit({ type: 'node_end', node: next, step, ms: Math.round((performance.now() - t0) * 1000) / 1000, update: outcome.update })
+      rt.emit({ type: 'node_end', node: next, step: mine, ms: Math.round((performance.now() - t0) * 1000) / 1000, update: outcome.update })
       next = outcome.next
     }
     return local

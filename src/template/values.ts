@@ -53,8 +53,9 @@ export function toJson(v: unknown, indent: number | string | undefined): string 
 
 /** A plain object: what JSON and YAML produce. Class instances, Maps and the like are opaque to templates. */
 export function isDict(v: object): v is Record<string, unknown> {
+  // Any realm's Object.prototype counts: objects returned by `run:` code come from a vm context.
   const proto = Object.getPrototypeOf(v)
-  return proto === Object.prototype || proto === null
+  return proto === null || (Object.getPrototypeOf(proto) === null && !Array.isArray(v))
 }
 
 /** The Jinja-ish name of a value's type, for messages. */

@@ -115,4 +115,9 @@ test('a top level that is not a mapping is one clear problem', () => {
   assert.equal(codes('- just\n- a list\n'), ['1:1 AGENT_INVALID'])
 })
 
+test('a node with both goto and a parallel edge is refused: the fan-out would never run', () => {
+  const got = codes('name: x\nnodes:\n  - name: a\n    run: return 1\n    goto: b\n  - name: b\n    run: return 1\n  - name: c\n    run: return 1\nedges:\n  - { from: a, to: [b, c], fan_in: c }\n')
+  assert.equal(got, ['11:5 AGENT_INVALID'])
+})
+
 test.run()

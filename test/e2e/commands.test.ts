@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { _openRawDb } from '../../src/store/lmdb-store.ts'
@@ -158,6 +159,34 @@ Cli('a corrupted checkpoint record is CHECKPOINT_CORRUPT naming the run, not a c
   assert.not.match(r.stderr, /internal error|    at /)
   const list = await tea(['runs', '--data-dir', data])
   assert.is(list.code, 0, 'the store keeps working for listing')
+  s.cleanup()
+})
+
+Cli('a bad --model, --record with --replay, or a missing cassette is refused before any run is recorded', async () => {
+  const s = scratch({ 'a.yaml': 'name: x\nnodes:\n  - name: a\n    run: "return { a: 1 }"\n' })
+  const data = s.path('data')
+  for (const args of [['--model', 'gpt4'], ['--record', s.path('r.jsonl'), '--replay', s.path('r.jsonl')], ['--replay', s.path('missing.jsonl')]]) {
+    const r = await tea(['run', s.path('a.yaml'), '--data-dir', data, ...args])
+    assert.is(r.code, 2, `${args.join(' ')}: ${r.stderr}`)
+  }
+  const runs = await tea(['runs', '--data-dir', data, '--json'])
+  assert.equal(runs.stdout.trim() === '' ? [] : JSON.parse(runs.stdout), [])
+  s.cleanup()
+})
+
+Cli('--stream ends with the error event after the earlier nodes, and -o still writes the state with --stream', async () => {
+  const s = scratch({
+    'bad.yaml': 'name: x\nnodes:\n  - name: a\n    run: "return { a: 1 }"\n  - name: b\n    run: "throw new Error(\'no\')"\n',
+    'ok.yaml': 'name: y\nnodes:\n  - name: a\n    run: "return { a: 1 }"\n',
+  })
+  const r = await tea(['run', s.path('bad.yaml'), '--data-dir', s.path('data'), '--stream'])
+  assert.is(r.code, 1)
+  const types = r.stdout.trim().split('\n').map((l) => JSON.parse(l).type)
+  // node_end comes once a node's checkpoint has committed, which may be after the next node started.
+  assert.equal(types.filter((t) => t !== 'node_start'), ['start', 'node_end', 'error'])
+  const o = await tea(['run', s.path('ok.yaml'), '--data-dir', s.path('data'), '--stream', '-o', s.path('out.json')])
+  assert.is(o.code, 0)
+  assert.equal(JSON.parse(readFileSync(s.path('out.json'), 'utf8')), { a: 1 })
   s.cleanup()
 })
 

@@ -292,4 +292,44 @@ nodes:
   assert.equal(saved?.cursor, { next: 'wait' })
 })
 
+Run('objects returned by run: code are plain data to templates and goto rules', async () => {
+  const r = await run(`
+name: nested
+nodes:
+  - name: make
+    run: "return { user: { name: 'ada', tags: ['x'] } }"
+    goto:
+      - if: "result.user.name == 'ada'"
+        to: greet
+      - to: __end__
+  - name: greet
+    uses: test.echo
+    with: { text: "hi {{ state.user.name }} ({{ state.user.tags | length }})" }
+`)
+  assert.is(r.status, 'completed', r.error?.message)
+  assert.is(r.state.text, 'hi ada (1)')
+})
+
+Run('a resumed run gets a fresh max_steps budget', async () => {
+  const { createMemoryStore } = await import('../../src/store/memory-store.ts')
+  const store = createMemoryStore()
+  const yaml = `
+name: budget
+settings: { max_steps: 10 }
+initial_state: { i: 0 }
+nodes:
+  - name: inc
+    run: "return { i: state.i + 1 }"
+    goto:
+      - if: "state.i < 15"
+        to: inc
+      - to: __end__
+`
+  const first = await run(yaml, { store })
+  assert.is(first.error?.code, 'MAX_STEPS_EXCEEDED')
+  const second = await run(yaml, { store, resume: true })
+  assert.is(second.status, 'completed')
+  assert.is(second.state.i, 15)
+})
+
 Run.run()
