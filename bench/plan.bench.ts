@@ -14,6 +14,7 @@
  *   what remains is the cost beyond the subtasks' own text and results.
  */
 
+import { setMaxListeners } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -23,6 +24,7 @@ import { execute } from '../src/planning/execute.ts'
 import { executeParams } from '../src/planning/execute-params.ts'
 import type { Plan, Subtask } from '../src/planning/types.ts'
 import { createPool } from '../src/pool/pool.ts'
+import type { Pool } from '../src/pool/pool.ts'
 import { _openRawDb, openLmdbStore } from '../src/store/lmdb-store.ts'
 import type { Store } from '../src/store/types.ts'
 
@@ -75,42 +77,54 @@ async function withStore<T>(fn: (store: Store, dir: string) => Promise<T>): Prom
   }
 }
 
-async function runPlan(store: Store, plan: Plan, params: Record<string, unknown>, state: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-  return execute(v.parse(executeParams, { plan, ...params }), context(store, `run-${plan.id}-${Math.random()}`, state))
+async function runPlan(store: Store, plan: Plan, params: Record<string, unknown>, state: Record<string, unknown> = {}, pool?: Pool): Promise<Record<string, unknown>> {
+  // A shared, already started pool measures the steady state; without one, execute starts (and closes) its own.
+  const deps = pool ? { createPool: () => ({ ...pool, close: async () => {} }) } : {}
+  return execute(v.parse(executeParams, { plan, ...params }), context(store, `run-${plan.id}-${Math.random()}`, state), deps)
+}
+
+async function warmPool(threads: number): Promise<Pool> {
+  const pool = createPool({ maxThreads: threads })
+  await Promise.all(Array.from({ length: threads }, () => pool.run({ kind: 'probe', probe: 'sleep', ms: 20, where: 'warm-up' })))
+  return pool
 }
 
 async function overhead(): Promise<void> {
   const N = 1000
-  const chain: number[] = []
-  const wide: number[] = []
-  const rawSeq: number[] = []
-  const rawPar: number[] = []
-  for (let r = 0; r < ROUNDS; r++) {
-    await withStore(async (store) => {
-      let t = now()
-      const a = await runPlan(store, makePlan(N, 'chain'), { subtask_executor: { run: 'return subtask.id' }, max_concurrent: 2 })
-      chain.push(((now() - t) * 1000) / N)
-      t = now()
-      const b = await runPlan(store, makePlan(N, 'wide'), { subtask_executor: { run: 'return subtask.id' }, max_concurrent: 2 })
-      wide.push(((now() - t) * 1000) / N)
-      if (a.success !== true || b.success !== true) throw new Error('a benchmark plan failed')
-    })
-    const pool = createPool({ maxThreads: 2 })
-    const task = (i: number) => ({ kind: 'code' as const, code: 'return subtask.id', args: { state: {}, subtask: { id: `t${i}` } }, trackState: true, where: 'bench' })
-    await Promise.all([pool.run(task(0)), pool.run(task(1))]) // both workers up, as in the plan runs after their first subtasks
+  const r = { chain: [] as number[], wide: [] as number[], rawSeq: [] as number[], rawPar: [] as number[], start: [] as number[], cold: [] as number[] }
+  const trivial = { subtask_executor: { run: 'return subtask.id' }, max_concurrent: 2 }
+  for (let round = 0; round < ROUNDS; round++) {
     let t = now()
+    const pool = await warmPool(2)
+    r.start.push(now() - t)
+    await withStore(async (store) => {
+      t = now()
+      const a = await runPlan(store, makePlan(N, 'chain'), trivial, {}, pool)
+      r.chain.push(((now() - t) * 1000) / N)
+      t = now()
+      const b = await runPlan(store, makePlan(N, 'wide'), trivial, {}, pool)
+      r.wide.push(((now() - t) * 1000) / N)
+      t = now()
+      const c = await runPlan(store, { ...makePlan(N, 'wide'), id: 'cold' }, trivial)
+      r.cold.push(((now() - t) * 1000) / N)
+      if (a.success !== true || b.success !== true || c.success !== true) throw new Error('a benchmark plan failed')
+    })
+    const task = (i: number) => ({ kind: 'code' as const, code: 'return subtask.id', args: { state: {}, subtask: { id: `t${i}` } }, trackState: true, where: 'bench' })
+    t = now()
     for (let i = 0; i < N; i++) await pool.run(task(i))
-    rawSeq.push(((now() - t) * 1000) / N)
+    r.rawSeq.push(((now() - t) * 1000) / N)
     t = now()
     await Promise.all(Array.from({ length: N }, (_, i) => pool.run(task(i))))
-    rawPar.push(((now() - t) * 1000) / N)
+    r.rawPar.push(((now() - t) * 1000) / N)
     await pool.close()
   }
   console.log(`\n## overhead per subtask, ${N} subtasks, trivial run: executor, LMDB checkpoint per subtask (µs, median (min–max) of ${ROUNDS})`)
-  console.log(`| case | plan.execute | raw tinypool round trip | plan / raw |`)
+  console.log(`| case | plan.execute | raw tinypool round trip, same code task | plan − raw |`)
   console.log(`|---|---|---|---|`)
-  console.log(`| chain (one at a time: latency; includes pool start) | ${fmt(chain)} | ${fmt(rawSeq)} | ${(median(chain) / median(rawSeq)).toFixed(2)} |`)
-  console.log(`| ${N} independent, max_concurrent 2 (throughput) | ${fmt(wide)} | ${fmt(rawPar)} | ${(median(wide) / median(rawPar)).toFixed(2)} |`)
+  console.log(`| chain (each waits for the previous: latency), warm pool | ${fmt(r.chain)} | ${fmt(r.rawSeq)} sequential | ${(median(r.chain) - median(r.rawSeq)).toFixed(1)} |`)
+  console.log(`| ${N} independent, max_concurrent 2 (throughput), warm pool | ${fmt(r.wide)} | ${fmt(r.rawPar)} all at once | ${(median(r.wide) - median(r.rawPar)).toFixed(1)} |`)
+  console.log(`| ${N} independent, pool started by plan.execute | ${fmt(r.cold)} | | |`)
+  console.log(`\npool start (2 workers, until both answered): ${fmt(r.start)} ms`)
 }
 
 function spinSource(): string {
@@ -144,8 +158,10 @@ async function speedup(): Promise<void> {
     serial.push(now() - t)
     await withStore(async (store) => {
       for (const [mc, out] of [[1, c1], [2, c2]] as const) {
+        const pool = await warmPool(mc)
         const t0 = now()
-        const res = await runPlan(store, { ...makePlan(N, 'wide'), id: `cpu_${mc}_${r}` }, { subtask_executor: { run: spinSource() }, max_concurrent: mc }, { iters })
+        const res = await runPlan(store, { ...makePlan(N, 'wide'), id: `cpu_${mc}_${r}` }, { subtask_executor: { run: spinSource() }, max_concurrent: mc }, { iters }, pool)
+        await pool.close()
         out.push(now() - t0)
         if (res.success !== true) throw new Error('cpu plan failed')
       }
@@ -192,7 +208,9 @@ async function bytes(): Promise<void> {
 async function planBytes(n: number, bare: boolean): Promise<number> {
   return withStore(async (store, dir) => {
     const plan = makePlan(n, 'chain', (i) => (bare ? '' : `Check pump ${i} and log its pressure reading`))
-    const res = await runPlan(store, plan, { subtask_executor: { run: bare ? 'return null' : 'return { ok: true, pressure: 2.4 }' }, max_concurrent: 2 })
+    const pool = await warmPool(2)
+    const res = await runPlan(store, plan, { subtask_executor: { run: bare ? 'return null' : 'return { ok: true, pressure: 2.4 }' }, max_concurrent: 2 }, {}, pool)
+    await pool.close()
     if (res.success !== true) throw new Error('bytes plan failed')
     await store.flush()
     const raw = _openRawDb(dir, 'plans')
@@ -202,6 +220,8 @@ async function planBytes(n: number, bare: boolean): Promise<number> {
   })
 }
 
+// LangGraph.js adds an abort listener per parallel branch; 100 branches would warn about a leak that is not one.
+setMaxListeners(1000)
 console.log(`# plan.bench — ${new Date().toISOString()} — node ${process.version}, ${availableParallelism()} cores`)
 if (!ONLY || ONLY === 'overhead') await overhead()
 if (!ONLY || ONLY === 'speedup') await speedup()

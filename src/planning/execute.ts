@@ -18,7 +18,7 @@ import { replan } from './replan.ts'
 import type { ScheduleOutcome, SubtaskOutput } from './scheduler.ts'
 import { schedule } from './scheduler.ts'
 import { subtaskRunner } from './subtask-runner.ts'
-import type { Plan, Subtask } from './types.ts'
+import type { Plan, PlanProgress, Subtask } from './types.ts'
 import { countStatuses } from './types.ts'
 
 /** Keys plan.execute owns in state; a subtask's own state updates never overwrite them. */
@@ -51,8 +51,8 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
   let current = plan
   try {
     const run = subtaskRunner({ pool, ctx, executor: params.subtask_executor, timeout: params.timeout })
-    const emit = (s: Subtask, p: Plan, extra?: Record<string, unknown>): void => {
-      const event = { type: 'subtask' as const, planId: p.id, id: s.id, status: s.status, description: s.description, progress: countStatuses(p.subtasks) }
+    const emit = (s: Subtask, p: Plan, progress: PlanProgress, extra?: Record<string, unknown>): void => {
+      const event = { type: 'subtask' as const, planId: p.id, id: s.id, status: s.status, description: s.description, progress }
       if (s.error !== undefined) Object.assign(event, { error: s.error })
       ctx.emit(extra ? { ...event, ...extra } : event)
     }
@@ -70,11 +70,11 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
       },
       {
         run: (s, input) => run(current, s, input),
-        async changed(s, p, extra) {
+        async changed(s, p, progress, extra) {
           const update = extra?.update as SubtaskOutput | undefined
           if (s.status === 'completed' || s.status === 'failed' || s.status === 'skipped')
             await ctx.store.putSubtask(ctx.runId, key, s.id, subtaskRecord(s, update))
-          emit(s, p, extra && !update ? extra : undefined)
+          emit(s, p, progress, extra && !update ? extra : undefined)
         },
         async replan(p, failure) {
           const next = await replan(p, ctx, { failure, maxSubtasks: Math.max(15, p.subtasks.length), ...(params.max_replans !== undefined ? { maxReplans: params.max_replans } : {}) }, where)

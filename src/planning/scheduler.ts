@@ -9,7 +9,9 @@
 import { isControlSignal } from '../core/signals.ts'
 import { errorMessage, isTeaError } from '../core/errors.ts'
 import { topologicalOrder, transitiveDependents } from './dag.ts'
-import type { FailureStrategy, Plan, Subtask } from './types.ts'
+import { ReadyQueue } from './ready-queue.ts'
+import type { FailureStrategy, Plan, PlanProgress, Subtask } from './types.ts'
+import { countStatuses } from './types.ts'
 
 export interface SubtaskInput {
   state: Record<string, unknown>
@@ -25,7 +27,7 @@ export interface SubtaskOutput {
 export interface SchedulerHooks {
   run(subtask: Subtask, input: SubtaskInput, attempt: number): Promise<SubtaskOutput>
   /** A subtask changed status; for terminal statuses the change counts once this resolves (checkpoint). */
-  changed(subtask: Subtask, plan: Plan, extra?: Record<string, unknown>): Promise<void> | void
+  changed(subtask: Subtask, plan: Plan, progress: PlanProgress, extra?: Record<string, unknown>): Promise<void> | void
   /** Called with the plan and the failure; returns the revised plan (or throws MAX_REPLANS_EXCEEDED). */
   replan(plan: Plan, failure: { id: string; error: string }): Promise<Plan>
   sleep(ms: number): Promise<void>
@@ -58,14 +60,16 @@ type Done =
 
 export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: SchedulerHooks): Promise<ScheduleOutcome> {
   let plan = initial
-  let order = topologicalOrder(plan.subtasks)
   const updates = new Map<string, SubtaskOutput>(opts.recordedUpdates ?? [])
   const running = new Map<string, Promise<Done>>()
   let stopped: ScheduleOutcome['stopped']
   let replanFor: { id: string; error: string } | undefined
   let signal: unknown
-  const byId = () => new Map(plan.subtasks.map((s) => [s.id, s]))
-  let index = byId()
+  let g = graphOf(plan)
+  let progress = countStatuses(plan.subtasks)
+  // Sequential runs thread state through every subtask in the order they ran (which is the topological order).
+  let accumulated: Record<string, unknown> | undefined = opts.concurrency === 1 ? applyAll({ ...opts.baseState }, g.order, updates) : undefined
+
   // Records of finished subtasks commit in the background, in order, and are batched by the store; the loop waits
   // for all of them before it returns (or replans), so nothing is reported done before its record is durable.
   let recording: Array<Promise<void>> = []
@@ -79,6 +83,12 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
     recording = []
     await Promise.all(all)
   }
+  const setStatus = (s: Subtask, status: Subtask['status']): void => {
+    progress[s.status]--
+    progress[status]++
+    s.status = status
+  }
+  const changed = (s: Subtask, extra?: Record<string, unknown>): Promise<void> | void => hooks.changed(s, plan, { ...progress }, extra)
 
   const attempt = async (s: Subtask, input: SubtaskInput): Promise<Done> => {
     for (let a = 0; ; a++) {
@@ -87,70 +97,53 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
       } catch (e) {
         if (isControlSignal(e)) return { id: s.id, signal: e }
         if (opts.onFailure !== 'retry' || a >= opts.maxRetries) return { id: s.id, ok: false, error: e, attempts: a + 1 }
-        record(hooks.changed(s, plan, { retrying: true, attempt: a + 1, error: errorMessage(e) }))
+        record(changed(s, { retrying: true, attempt: a + 1, error: errorMessage(e) }))
         await hooks.sleep(opts.retryDelayMs * opts.backoffFactor ** a)
       }
     }
   }
 
   const launch = (): void => {
-    for (const id of order) {
-      if (running.size >= opts.concurrency) return
-      const s = index.get(id)!
-      if (s.status !== 'pending' || running.has(id)) continue
-      if (!s.dependencies.every((d) => index.get(d)?.status === 'completed')) continue
-      s.status = 'in_progress'
+    while (running.size < opts.concurrency) {
+      const id = g.ready.pop()
+      if (id === undefined) return
+      const s = g.byId.get(id)!
+      if (s.status !== 'pending') continue
+      setStatus(s, 'in_progress')
       const input = inputFor(s)
       // Starting is announced, not recorded: an in-flight subtask has no record and simply runs again on resume.
-      Promise.resolve(hooks.changed(s, plan)).catch(() => {})
+      Promise.resolve(changed(s)).catch(() => {})
       running.set(id, attempt(s, input))
     }
   }
 
   const inputFor = (s: Subtask): SubtaskInput => {
     const dependency_results: Record<string, unknown> = {}
-    for (const d of s.dependencies) dependency_results[d] = index.get(d)!.result
-    const state = { ...opts.baseState }
-    if (updates.size > 0) {
-      const ancestors = opts.concurrency === 1 ? undefined : ancestorsOf(s.id)
-      for (const id of order) {
-        const u = updates.get(id)
-        if (!u || (ancestors && !ancestors.has(id))) continue
-        Object.assign(state, u.stateUpdate)
-        for (const k of u.removed ?? []) delete state[k]
-      }
-    }
-    return { state, dependency_results }
+    for (const d of s.dependencies) dependency_results[d] = g.byId.get(d)!.result
+    if (accumulated) return { state: { ...accumulated }, dependency_results }
+    if (updates.size === 0) return { state: { ...opts.baseState }, dependency_results }
+    const ancestors = ancestorsOf(g, s.id)
+    const mine = [...updates.keys()].filter((id) => ancestors.has(id)).sort((x, y) => g.position.get(x)! - g.position.get(y)!)
+    return { state: applyAll({ ...opts.baseState }, mine, updates), dependency_results }
   }
 
-  const ancestorsOf = (id: string): Set<string> => {
-    const seen = new Set<string>()
-    const stack = [...index.get(id)!.dependencies]
-    for (let d = stack.pop(); d !== undefined; d = stack.pop()) {
-      if (seen.has(d)) continue
-      seen.add(d)
-      stack.push(...(index.get(d)?.dependencies ?? []))
-    }
-    return seen
-  }
-
-  const fail = async (s: Subtask, error: unknown, strategy: Exclude<FailureStrategy, 'retry'>): Promise<void> => {
+  const fail = (s: Subtask, error: unknown, strategy: Exclude<FailureStrategy, 'retry'>): void => {
     const message = errorMessage(error)
     s.error = message
     if (strategy === 'skip') {
-      s.status = 'skipped'
-      record(hooks.changed(s, plan))
+      setStatus(s, 'skipped')
+      record(changed(s))
       for (const d of transitiveDependents(plan.subtasks, s.id)) {
-        const dep = index.get(d)!
+        const dep = g.byId.get(d)!
         if (dep.status !== 'pending') continue
-        dep.status = 'skipped'
+        setStatus(dep, 'skipped')
         dep.error = `skipped: depends on ${s.id}, which failed`
-        record(hooks.changed(dep, plan))
+        record(changed(dep))
       }
       return
     }
-    s.status = 'failed'
-    record(hooks.changed(s, plan))
+    setStatus(s, 'failed')
+    record(changed(s))
     if (strategy === 'replan') replanFor ??= { id: s.id, error: message }
     else stopped ??= { id: s.id, error: message, ...(isTeaError(error) ? { code: error.code } : {}) }
   }
@@ -170,32 +163,94 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
         stopped = { id: failure.id, error: `${failure.error}; replanning failed: ${errorMessage(e)}`, ...(isTeaError(e) ? { code: e.code } : {}) }
         break
       }
-      order = topologicalOrder(plan.subtasks)
-      index = byId()
+      g = graphOf(plan)
+      progress = countStatuses(plan.subtasks)
+      if (accumulated) accumulated = applyAll({ ...opts.baseState }, g.order, updates)
       continue
     }
     const done = await Promise.race(running.values())
     running.delete(done.id)
-    const s = index.get(done.id)!
+    const s = g.byId.get(done.id)!
     if ('signal' in done) {
       signal ??= done.signal
-      s.status = 'pending'
+      setStatus(s, 'pending')
       continue
     }
     s.attempts = (s.attempts ?? 0) + done.attempts
     if (done.ok) {
-      s.status = 'completed'
+      setStatus(s, 'completed')
       s.result = done.out.value
       delete s.error
       const changedState = done.out.stateUpdate !== undefined || done.out.removed !== undefined
-      if (changedState) updates.set(s.id, done.out)
-      record(hooks.changed(s, plan, changedState ? { update: done.out } : undefined))
+      if (changedState) {
+        updates.set(s.id, done.out)
+        if (accumulated) applyAll(accumulated, [s.id], updates)
+      }
+      record(changed(s, changedState ? { update: done.out } : undefined))
+      for (const d of g.dependents.get(s.id) ?? []) {
+        const left = g.waiting.get(d)! - 1
+        g.waiting.set(d, left)
+        if (left === 0) g.ready.push(g.position.get(d)!, d)
+      }
     } else {
-      const strategy = opts.onFailure === 'retry' ? opts.onRetriesExhausted : opts.onFailure
-      await fail(s, done.error, strategy)
+      fail(s, done.error, opts.onFailure === 'retry' ? opts.onRetriesExhausted : opts.onFailure)
     }
   }
   const outcome: ScheduleOutcome = { plan, updates }
   if (stopped) outcome.stopped = stopped
   return outcome
+}
+
+// --- internal ---
+
+interface Graph {
+  order: string[]
+  position: Map<string, number>
+  byId: Map<string, Subtask>
+  dependents: Map<string, string[]>
+  /** Pending subtask → dependencies not yet completed. */
+  waiting: Map<string, number>
+  ready: ReadyQueue
+}
+
+function graphOf(plan: Plan): Graph {
+  const order = topologicalOrder(plan.subtasks)
+  const position = new Map(order.map((id, i) => [id, i]))
+  const byId = new Map(plan.subtasks.map((s) => [s.id, s]))
+  const dependents = new Map<string, string[]>()
+  const waiting = new Map<string, number>()
+  const ready = new ReadyQueue()
+  for (const s of plan.subtasks) {
+    for (const d of new Set(s.dependencies)) {
+      const list = dependents.get(d)
+      if (list) list.push(s.id)
+      else dependents.set(d, [s.id])
+    }
+    if (s.status !== 'pending') continue
+    const left = new Set(s.dependencies.filter((d) => byId.get(d)?.status !== 'completed')).size
+    waiting.set(s.id, left)
+    if (left === 0) ready.push(position.get(s.id)!, s.id)
+  }
+  return { order, position, byId, dependents, waiting, ready }
+}
+
+function ancestorsOf(g: Graph, id: string): Set<string> {
+  const seen = new Set<string>()
+  const stack = [...g.byId.get(id)!.dependencies]
+  for (let d = stack.pop(); d !== undefined; d = stack.pop()) {
+    if (seen.has(d)) continue
+    seen.add(d)
+    stack.push(...(g.byId.get(d)?.dependencies ?? []))
+  }
+  return seen
+}
+
+function applyAll(state: Record<string, unknown>, ids: readonly string[], updates: Map<string, SubtaskOutput>): Record<string, unknown> {
+  for (const id of ids) {
+    const u = updates.get(id)
+    if (!u) continue
+    if (u.stateUpdate) Object.assign(state, u.stateUpdate)
+    for (const k of u.removed ?? []) delete state[k]
+  }
+  return state
 }

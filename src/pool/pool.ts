@@ -76,23 +76,27 @@ export function createPool(options: PoolOptions = {}): Pool {
       const { signal, timeoutMs, host } = runOptions
       if (signal?.aborted) throw cancelled()
       const pool = get()
-      const abort = new AbortController()
+      // Our own controller only when there is a timeout to enforce; otherwise the caller's signal goes as it is.
       let timedOut = false
-      const onCallerAbort = (): void => abort.abort()
-      signal?.addEventListener('abort', onCallerAbort, { once: true })
-      const timer =
-        timeoutMs !== undefined && timeoutMs > 0
-          ? setTimeout(() => {
-              timedOut = true
-              abort.abort()
-            }, timeoutMs)
-          : undefined
+      let timer: NodeJS.Timeout | undefined
+      let taskSignal = signal
+      let onCallerAbort: (() => void) | undefined
+      if (timeoutMs !== undefined && timeoutMs > 0) {
+        const abort = new AbortController()
+        taskSignal = abort.signal
+        onCallerAbort = () => abort.abort()
+        signal?.addEventListener('abort', onCallerAbort, { once: true })
+        timer = setTimeout(() => {
+          timedOut = true
+          abort.abort()
+        }, timeoutMs)
+      }
       const channel = host ? new MessageChannel() : undefined
       if (channel) serveHost(channel.port1, host!)
       try {
         const sent: PoolTask = channel ? { ...task, port: channel.port2 } : task
         const reply: TaskReply = await pool.run(sent, {
-          signal: abort.signal,
+          ...(taskSignal ? { signal: taskSignal } : {}),
           ...(channel ? { transferList: [channel.port2] } : {}),
         })
         if (!reply.ok) throw deserializeError(reply.error)
@@ -109,7 +113,7 @@ export function createPool(options: PoolOptions = {}): Pool {
         throw e
       } finally {
         if (timer) clearTimeout(timer)
-        signal?.removeEventListener('abort', onCallerAbort)
+        if (onCallerAbort) signal?.removeEventListener('abort', onCallerAbort)
         channel?.port1.close()
       }
     },
