@@ -75,18 +75,24 @@ export function openStore(kind: StoreKind): Opened {
   }
 }
 
-/** Runs the agent to completion on `store`; returns wall ms of runAgent and the final state. */
-export async function timedRun(p: Prepared, store: Store, runId: string): Promise<{ ms: number; state: Record<string, unknown> }> {
+/**
+ * Runs the agent to completion on `store`; returns wall ms of runAgent, the CPU ms this process used meanwhile
+ * (all its threads: with LMDB that includes lmdb-js's commit thread, not the time waiting for fsync), and the
+ * final state. CPU time is the steadier figure when other processes share the cores.
+ */
+export async function timedRun(p: Prepared, store: Store, runId: string): Promise<{ ms: number; cpuMs: number; state: Record<string, unknown> }> {
   const now = Date.now()
   await store.createRun({ id: runId, agent: p.spec.name, agentPath: p.spec.file, agentHash: p.spec.hash, status: 'running', node: null, step: 0, createdAt: now, updatedAt: now })
   const controller = new AbortController()
   const rt = { spec: p.spec, agent: p.agent, registry: p.registry, llm: noModel, store, runId, emit: () => {}, signal: controller.signal }
+  const c = process.cpuUsage()
   const t = performance.now()
   const outcome = await runAgent(rt, { state: { ...p.spec.initialState }, cursor: { next: p.spec.entry }, step: 0, resumed: false })
   const ms = performance.now() - t
+  const cpu = process.cpuUsage(c)
   if (outcome.status !== 'completed') throw new Error(`bench run ${runId} ended ${outcome.status}: ${outcome.error?.message}`)
   if (outcome.step !== p.spec.nodes.length) throw new Error(`bench run ${runId} ran ${outcome.step} steps, expected ${p.spec.nodes.length}`)
-  return { ms, state: outcome.state }
+  return { ms, cpuMs: (cpu.user + cpu.system) / 1000, state: outcome.state }
 }
 
 export interface CheckpointBytes {
