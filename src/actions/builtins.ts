@@ -7,7 +7,8 @@ import { jsonActions } from './json/index.ts'
 import { llmActions } from './llm/index.ts'
 import { memoryActions } from './memory/index.ts'
 import { toolsActions } from './tools/index.ts'
+import { aofActions } from './aof/index.ts'
 
 export function builtinActions(): Action[] {
-  return [...llmActions, ...jsonActions, ...memoryActions, ...httpActions, ...fileActions, ...toolsActions]
+  return [...llmActions, ...jsonActions, ...memoryActions, ...httpActions, ...fileActions, ...toolsActions, ...aofActions]
 }
