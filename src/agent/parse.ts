@@ -23,7 +23,9 @@ export interface Parsed {
 
 export function parseYaml(text: string): Parsed {
   const lineCounter = new LineCounter()
-  const doc: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true })
+  // logLevel 'error': yaml's warnings (e.g. a collection used as a key) would go to the process's stderr; such a
+  // key becomes a string here and is then reported as an unknown key with its position.
+  const doc: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, logLevel: 'error' })
   const at = (offset: number): Position => {
     const p = lineCounter.linePos(offset)
     return { line: p.line, col: p.col }
@@ -47,12 +49,21 @@ export function parseYaml(text: string): Parsed {
     }
     return { line: 1, col: 1 }
   }
-  return { data: errors.length ? undefined : doc.toJS({ maxAliasCount: 100 }), errors, locate, at }
+  let data: unknown
+  if (!errors.length) {
+    try {
+      data = doc.toJS({ maxAliasCount: 100 })
+    } catch (e) {
+      // Unresolvable aliases and alias bombs surface only when converting.
+      errors.push({ message: (e as Error).message, pos: { line: 1, col: 1 } })
+    }
+  }
+  return { data, errors, locate, at }
 }
 
 /** Parses YAML or JSON text that is not an agent (e.g. `-i @input.yaml`). Throws with the first problem. */
 export function parseYamlValue(text: string): unknown {
-  const doc = parseDocument(text, { prettyErrors: false })
+  const doc = parseDocument(text, { prettyErrors: false, logLevel: 'error' })
   if (doc.errors.length) throw new Error(doc.errors[0]!.message.split('\n')[0])
   return doc.toJS({ maxAliasCount: 100 })
 }
