@@ -74,16 +74,27 @@ async function runSuites(filter) {
   process.exitCode = failed === 0 && files.length > 0 ? 0 : 1
 }
 
+// A file that has not exited after this long is killed and counted as failed (a handle left open keeps a process
+// alive after its tests have passed; that must fail loudly, not hang CI).
+const FILE_TIMEOUT_MS = Number(process.env.TEA_TEST_FILE_TIMEOUT_MS ?? 20 * 60_000)
+
 function run(cmd, args) {
   return new Promise((done) => {
     const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    const timer = setTimeout(() => {
+      process.stdout.write(`\n${args.at(-1)}: still running after ${FILE_TIMEOUT_MS / 1000}s; killed\n`)
+      child.kill('SIGKILL')
+    }, FILE_TIMEOUT_MS)
     let out = ''
     child.stdout.on('data', (d) => {
       out += d
       process.stdout.write(d)
     })
     child.stderr.on('data', (d) => process.stderr.write(d))
-    child.on('close', (code) => done({ code, out }))
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      done({ code, out })
+    })
   })
 }
 
