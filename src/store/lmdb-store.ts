@@ -30,9 +30,9 @@ type DbName = (typeof DB_NAMES)[number]
  * pages, and SD cards lose power often). `noMetaSync` skips the second fsync per commit (of the meta page): LMDB
  * keeps the database consistent and a power cut can at most undo the *last* commit, whose node is then run again
  * on resume, as in-flight work is anyway (SPEC §3.6: at-least-once for in-flight work). A killed process loses
- * nothing that committed. Measured here: ~260 µs per awaited commit instead of ~410 µs.
- * `overlappingSync` (lmdb-js's default on Linux) is off: with it each awaited commit took longer here (~470 µs),
- * because the next commit waits for the previous flush.
+ * nothing that committed. Measured on an idle dev VM: ~260 µs per awaited commit instead of ~410 µs.
+ * `overlappingSync` (lmdb-js's default on Linux) is off: with it each awaited commit took longer (~470 µs), because
+ * the next commit waits for the previous flush. Figures and the other options tried: bench/store.results.md.
  * Batching is lmdb-js's event-turn batching: every write queued in one turn (parallel subtasks, a snapshot with its
  * retention deletes) commits in one transaction with one fsync.
  */
