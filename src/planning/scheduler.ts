@@ -53,6 +53,8 @@ export interface ScheduleOutcome {
   stopped?: { id: string; error: string; code?: string }
 }
 
+type Released = { released: string }
+
 type Done =
   | { id: string; ok: true; out: SubtaskOutput; attempts: number }
   | { id: string; ok: false; error: unknown; attempts: number }
@@ -70,18 +72,43 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
   // Sequential runs thread state through every subtask in the order they ran (which is the topological order).
   let accumulated: Record<string, unknown> | undefined = opts.concurrency === 1 ? applyAll({ ...opts.baseState }, g.order, updates) : undefined
 
-  // Records of finished subtasks commit in the background, in order, and are batched by the store; the loop waits
-  // for all of them before it returns (or replans), so nothing is reported done before its record is durable.
-  let recording: Array<Promise<void>> = []
+  // Records of finished subtasks commit in the background and are batched by the store. A subtask counts as done
+  // only once its record has committed (SPEC §3.6), so its dependents are released then, and the loop waits for
+  // every record before it returns or replans. Independent subtasks keep running meanwhile.
+  let recording: Array<Promise<unknown>> = []
+  const releasing = new Set<Promise<Released>>()
+  let writeFailed = false
   const record = (p: Promise<void> | void): void => {
     if (!p) return
     p.catch(() => {})
     recording.push(p)
   }
+  const releaseAfter = (p: Promise<void> | void, id: string): void => {
+    const released: Promise<Released> = Promise.resolve(p).then(
+      () => {
+        release(id)
+        return { released: id }
+      },
+      () => {
+        writeFailed = true
+        return { released: id }
+      },
+    )
+    recording.push(Promise.resolve(p))
+    releasing.add(released)
+    void released.then(() => releasing.delete(released))
+  }
   const settle = async (): Promise<void> => {
     const all = recording
     recording = []
     await Promise.all(all)
+  }
+  const release = (id: string): void => {
+    for (const d of g.dependents.get(id) ?? []) {
+      const left = g.waiting.get(d)! - 1
+      g.waiting.set(d, left)
+      if (left === 0) g.ready.push(g.position.get(d)!, d)
+    }
   }
   const setStatus = (s: Subtask, status: Subtask['status']): void => {
     progress[s.status]--
@@ -149,8 +176,8 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
   }
 
   for (;;) {
-    if (!stopped && !replanFor && signal === undefined) launch()
-    if (running.size === 0) {
+    if (!stopped && !replanFor && signal === undefined && !writeFailed) launch()
+    if (running.size === 0 && releasing.size === 0) {
       await settle()
       if (signal !== undefined) throw signal
       if (!replanFor || stopped) break
@@ -168,7 +195,8 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
       if (accumulated) accumulated = applyAll({ ...opts.baseState }, g.order, updates)
       continue
     }
-    const done = await Promise.race(running.values())
+    const done = await Promise.race([...running.values(), ...releasing])
+    if ('released' in done) continue
     running.delete(done.id)
     const s = g.byId.get(done.id)!
     if ('signal' in done) {
@@ -186,12 +214,7 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
         updates.set(s.id, done.out)
         if (accumulated) applyAll(accumulated, [s.id], updates)
       }
-      record(changed(s, changedState ? { update: done.out } : undefined))
-      for (const d of g.dependents.get(s.id) ?? []) {
-        const left = g.waiting.get(d)! - 1
-        g.waiting.set(d, left)
-        if (left === 0) g.ready.push(g.position.get(d)!, d)
-      }
+      releaseAfter(changed(s, changedState ? { update: done.out } : undefined), s.id)
     } else {
       fail(s, done.error, opts.onFailure === 'retry' ? opts.onRetriesExhausted : opts.onFailure)
     }
