@@ -5,9 +5,8 @@
  */
 
 import type { Kind } from './engine-agents.ts'
-import type { CheckpointBytes, Prepared, StoreKind } from './engine-run.ts'
+import type { CheckpointBytes, StoreKind } from './engine-run.ts'
 import { median } from './engine-stats.ts'
-import type { LinearGraph } from './langgraph-linear.ts'
 
 /** Wall ms per run, indexed by round (a key measured in the first rounds only has a shorter array). */
 export type Samples = Map<string, number[]>
@@ -20,8 +19,10 @@ export interface ReportInput {
   samples: Samples
   /** CPU ms of this process per tea run, same keys and rounds as `samples`. */
   cpu: Samples
-  agents: Map<string, Prepared>
-  graphs: Map<number, LinearGraph>
+  /** [kind/nodes, load ms, compile ms] per agent. */
+  load: Array<[string, number, number]>
+  /** [nodes, build + compile ms] per LangGraph graph. */
+  lgCompile: Array<[number, number]>
   bytes: Map<Kind, CheckpointBytes>
   /** Foreign load per round, in cores. */
   foreign: number[]
@@ -92,7 +93,7 @@ export function renderReport(x: ReportInput): string {
   const s = new Stats(x.samples, rounds)
   const cpu = new Stats(x.cpu, rounds)
   const out: string[] = []
-  const how = x.bundled ? 'src/ bundled and minified by esbuild, as shipped' : 'src/ run through tsx'
+  const how = `${x.bundled ? 'src/ bundled and minified by esbuild, as shipped' : 'src/ run through tsx'}; tea and LangGraph.js in separate child processes, alternating each round`
   out.push(`${x.machine}; ${how}; ${x.rounds} rounds after 3 warm-up rounds; ${f(x.seconds, 0)} s in all.`, '', `${note}.`, '')
   out.push('### Engine overhead per node (µs, median (min) over rounds)', '')
   out.push(
@@ -126,7 +127,7 @@ export function renderReport(x: ReportInput): string {
 }
 
 function langGraphSection(x: ReportInput, s: Stats): string[] {
-  const out = ['### LangGraph.js, same linear graph, same process (µs per node, median (min))', '']
+  const out = ['### LangGraph.js, same linear graph, same run (µs per node, median (min))', '']
   out.push(
     `StateGraph, N nodes each returning \`{ i: s.i + 1 }\`. At 2,000 nodes LangGraph ran in the first ${x.lg2000Rounds.none} round(s) without and ${x.lg2000Rounds.memory} with MemorySaver (each run takes seconds), and its slope pairs those rounds' runs.`,
     '',
@@ -149,7 +150,7 @@ function langGraphSection(x: ReportInput, s: Stats): string[] {
       .join('; ')
     out.push(`| ${label} | ${f(a.med, 0)} (${f(a.min, 0)}) | ${f(b.med, 0)} (${f(b.min, 0)}) | ${f(sl, 0)} | ${ratios} |`)
   }
-  const c = [...x.graphs].map(([n, g]) => `${n} nodes ${f(g.compileMs, 1)} ms`).join(', ')
+  const c = x.lgCompile.map(([n, ms]) => `${n} nodes ${f(ms, 1)} ms`).join(', ')
   out.push('', `LangGraph build + compile: ${c}.`)
   return out
 }
@@ -157,9 +158,9 @@ function langGraphSection(x: ReportInput, s: Stats): string[] {
 function loadSection(x: ReportInput): string[] {
   const out = ['### Load and compile, once per agent (not in the figures above)', '']
   out.push('| node kind | nodes | loadAgentText ms | compileAgent ms | (load + compile) / N µs |', '|---|---|---|---|---|')
-  for (const [k, p] of x.agents) {
+  for (const [k, loadMs, compileMs] of x.load) {
     const [kind, n] = k.split('/')
-    out.push(`| ${kind} | ${n} | ${f(p.loadMs, 1)} | ${f(p.compileMs, 1)} | ${f(((p.loadMs + p.compileMs) * 1000) / Number(n), 0)} |`)
+    out.push(`| ${kind} | ${n} | ${f(loadMs, 1)} | ${f(compileMs, 1)} | ${f(((loadMs + compileMs) * 1000) / Number(n), 0)} |`)
   }
   out.push('', 'First load in the process includes JIT warm-up of the YAML parser and validator; these are single cold measurements.')
   return out

@@ -26,18 +26,21 @@ function hostTicks(): { busy: number; total: number } {
 
 const TICK_MS = 10 // USER_HZ = 100 on Linux
 
-/** Starts a window; `stop()` returns the cores used by other processes during it (host busy − our own CPU). */
-export function foreignLoad(): { stop(): number } {
+/**
+ * Starts a window; `stop(childCpuMs)` returns the cores used by other processes during it: host busy − our own
+ * CPU − the CPU of our measuring children (which they report, since their CPU is not in process.cpuUsage()).
+ */
+export function foreignLoad(): { stop(childCpuMs?: number): number } {
   const h0 = hostTicks()
   const c0 = process.cpuUsage()
   const t0 = performance.now()
   return {
-    stop() {
+    stop(childCpuMs = 0) {
       const h1 = hostTicks()
       const c = process.cpuUsage(c0)
       const wallMs = performance.now() - t0
       const hostBusyMs = (h1.busy - h0.busy) * TICK_MS
-      const ownMs = (c.user + c.system) / 1000
+      const ownMs = (c.user + c.system) / 1000 + childCpuMs
       return Math.max(0, (hostBusyMs - ownMs) / wallMs)
     },
   }

@@ -2,12 +2,14 @@
  * Engine benchmark (issue 2 "Measured", SPEC §4): overhead per node on linear agents of 200 and 2,000 nodes, for
  * action nodes without and with one template, `run:` nodes and the core json.transform, with checkpoints off
  * (no-op store writes; the memory store) and on (LMDB, fsynced), against the same linear graph on LangGraph.js
- * measured in the same process, interleaved round by round; then the checkpoint bytes of a 2,000-node LMDB run.
+ * in the same run, interleaved round by round; then the checkpoint bytes of a 2,000-node LMDB run.
  *
- * Run: npx tsx bench/engine.bench.ts [--rounds N] [--lg-2000-rounds N] [--lg-memory-2000-rounds N] [--no-langgraph]
- *                                    [--source]
+ * Run: npx tsx bench/engine.bench.ts [--rounds N] [--lg-2000-rounds N] [--lg-memory-2000-rounds N]
+ *                                    [--no-langgraph] [--source]
  * Prints markdown on stdout (progress on stderr).
  *
+ * tea and LangGraph each run in their own child process (engine-worker.ts says why); this process only drives
+ * the rounds, waits for a quiet machine before each, and records the load of other processes during it.
  * By default the benchmark first bundles itself with esbuild (minified, packages external: src/ compiled as
  * build.mjs compiles it) and runs that bundle with plain node, because tsx compiles with esbuild's keepNames,
  * which wraps every closure the engine creates per node in a `__name()` call that the shipped bundle does not
@@ -18,68 +20,66 @@
  * which cancels that fixed cost. Both are medians over rounds; the slope is the median of per-round slopes.
  */
 
-import { spawnSync } from 'node:child_process'
+import { fork, spawnSync, type ChildProcess } from 'node:child_process'
 import { cpus } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { benchRegistry, KIND_LABELS, KINDS, linearAgentYaml, type Kind } from './engine-agents.ts'
-import { countCheckpointBytes, openStore, prepare, timedRun, type Prepared, type StoreKind } from './engine-run.ts'
-import { foreignLoad, waitForQuiet } from './engine-stats.ts'
-import { buildLinearGraph, type LangGraphMode, type LinearGraph } from './langgraph-linear.ts'
+import { KIND_LABELS } from './engine-agents.ts'
 import { renderReport, type Samples } from './engine-report.ts'
-
-const SIZES = [200, 2000] as const
-const STORES: StoreKind[] = ['none', 'memory', 'lmdb']
-const LG_MODES: LangGraphMode[] = ['none', 'memory']
+import { foreignLoad, waitForQuiet } from './engine-stats.ts'
+import { serve, type Reply, type Request, type Role } from './engine-worker.ts'
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(name)
   return i > 0 ? Number(process.argv[i + 1]) : fallback
 }
 const ROUNDS = flag('--rounds', 9)
-// LangGraph at 2,000 nodes takes seconds per run (tens of seconds with MemorySaver: its checkpoints grow with
-// every step), so it runs in the first rounds only, to keep the benchmark near two minutes.
-const LG_2000_ROUNDS = flag('--lg-2000-rounds', 3)
-const LG_MEMORY_2000_ROUNDS = flag('--lg-memory-2000-rounds', 1)
+// LangGraph at 2,000 nodes takes seconds per run (over ten with MemorySaver: its checkpoints grow with every
+// step), so it runs in the first rounds only, to keep the benchmark near two minutes.
+const LG_2000 = { none: Math.min(flag('--lg-2000-rounds', 3), ROUNDS), memory: Math.min(flag('--lg-memory-2000-rounds', 1), ROUNDS) }
 const WITH_LANGGRAPH = !process.argv.includes('--no-langgraph')
 
-const key = (...parts: Array<string | number>): string => parts.join('/')
 const log = (msg: string): void => void process.stderr.write(`${msg}\n`)
 
-async function teaOnce(p: Prepared, store: StoreKind, runId: string): Promise<{ ms: number; cpuMs: number }> {
-  const opened = openStore(store)
-  try {
-    const { ms, cpuMs, state } = await timedRun(p, opened.store, runId)
-    if (p.spec.name.startsWith('linear-run-') && state.i !== p.spec.nodes.length) throw new Error(`run: agent ended with i=${String(state.i)}`)
-    return { ms, cpuMs }
-  } finally {
-    await opened.close()
-  }
+interface Child {
+  call(req: Request): Promise<Reply>
+  proc: ChildProcess
 }
 
-async function lgOnce(g: LinearGraph, n: number, mode: LangGraphMode, run: number): Promise<number> {
-  const { ms, i } = await g.invoke(mode, run)
-  if (i !== n) throw new Error(`LangGraph ${n}/${mode} ended with i=${i}`)
-  return ms
+/** Forks this same file (bundle or source; fork keeps tsx's loader flags) as a measuring child. */
+function spawnChild(role: Role): Promise<Child> {
+  const proc = fork(fileURLToPath(import.meta.url), process.argv.slice(2), { env: { ...process.env, TEA_BENCH_ROLE: role } })
+  let pending: { resolve(r: Reply): void; reject(e: Error): void } | undefined
+  const settle = (): typeof pending => {
+    const p = pending
+    pending = undefined
+    return p
+  }
+  proc.on('message', (r: Reply) => {
+    const p = settle()
+    if (r.type === 'error') p?.reject(new Error(`${role} child: ${r.message}`))
+    else p?.resolve(r)
+  })
+  proc.on('exit', (code) => settle()?.reject(new Error(`${role} child exited with code ${code}`)))
+  const next = (): Promise<Reply> => new Promise((resolve, reject) => void (pending = { resolve, reject }))
+  return next().then(() => ({
+    proc,
+    call(req) {
+      const reply = next()
+      proc.send(req)
+      return reply
+    },
+  }))
 }
 
 async function main(): Promise<void> {
   const started = performance.now()
-  const registry = benchRegistry()
-  const agents = new Map<string, Prepared>()
-  for (const kind of KINDS) for (const n of SIZES) agents.set(key(kind, n), prepare(linearAgentYaml(kind, n), registry))
-  const graphs = new Map<number, LinearGraph>()
-  if (WITH_LANGGRAPH) for (const n of SIZES) graphs.set(n, await buildLinearGraph(n))
-
+  const tea = await spawnChild('tea')
+  const lg = WITH_LANGGRAPH ? await spawnChild('lg') : undefined
+  const children = [tea, ...(lg ? [lg] : [])]
   log('warming up')
-  for (let w = 0; w < 3; w++) {
-    for (const [k, p] of agents) for (const s of STORES) await teaOnce(p, s, `warm-${w}-${k}-${s}`)
-  }
-  if (WITH_LANGGRAPH) {
-    await lgOnce(graphs.get(200)!, 200, 'none', -1)
-    await lgOnce(graphs.get(200)!, 200, 'memory', -1)
-    await lgOnce(graphs.get(2000)!, 2000, 'none', -1)
-  }
+  const teaInfo = (await tea.call({ type: 'warm' })).info ?? []
+  const lgInfo = lg ? ((await lg.call({ type: 'warm' })).info ?? []) : []
 
   const samples: Samples = new Map()
   const cpu: Samples = new Map()
@@ -88,40 +88,34 @@ async function main(): Promise<void> {
   for (let r = 0; r < ROUNDS; r++) {
     const quiet = await waitForQuiet()
     const w = foreignLoad()
-    for (const n of SIZES) {
-      for (const kind of KINDS) {
-        for (const s of STORES) {
-          const t = await teaOnce(agents.get(key(kind, n))!, s, `r${r}`)
-          add(samples, key('tea', kind, s, n), t.ms)
-          add(cpu, key('tea', kind, s, n), t.cpuMs)
-        }
-      }
-      if (!WITH_LANGGRAPH) continue
-      for (const mode of LG_MODES) {
-        if (n === 2000 && r >= (mode === 'memory' ? LG_MEMORY_2000_ROUNDS : LG_2000_ROUNDS)) continue
-        add(samples, key('lg', mode, n), await lgOnce(graphs.get(n)!, n, mode, r))
+    let childCpu = 0
+    for (const child of children) {
+      const reply = await child.call({ type: 'round', round: r, lg2000Rounds: LG_2000 })
+      childCpu += reply.cpuMs
+      for (const [k, ms, cpuMs] of reply.samples ?? []) {
+        add(samples, k, ms)
+        add(cpu, k, cpuMs)
       }
     }
-    foreign.push(w.stop())
+    foreign.push(w.stop(childCpu))
     log(`round ${r + 1}/${ROUNDS}: foreign load before ${quiet.toFixed(2)}, during ${foreign[r]!.toFixed(2)} cores`)
   }
-
   log('counting checkpoint bytes')
-  const bytes = new Map<Kind, Awaited<ReturnType<typeof countCheckpointBytes>>>()
-  for (const kind of KINDS) bytes.set(kind, await countCheckpointBytes(agents.get(key(kind, 2000))!))
+  const bytes = (await tea.call({ type: 'bytes' })).bytes ?? []
+  for (const child of children) child.proc.send({ type: 'exit' })
 
   const model = cpus()[0]?.model ?? 'unknown'
   process.stdout.write(
     renderReport({
       rounds: ROUNDS,
-      lg2000Rounds: { none: Math.min(LG_2000_ROUNDS, ROUNDS), memory: Math.min(LG_MEMORY_2000_ROUNDS, ROUNDS) },
+      lg2000Rounds: LG_2000,
       bundled: process.env.TEA_BENCH_BUNDLED === '1',
       withLangGraph: WITH_LANGGRAPH,
       samples,
       cpu,
-      agents,
-      graphs,
-      bytes,
+      load: teaInfo,
+      lgCompile: lgInfo.map(([n, ms]) => [Number(n), ms]),
+      bytes: new Map(bytes),
       foreign,
       machine: `Node ${process.version}, ${cpus().length} cores (${model})`,
       seconds: (performance.now() - started) / 1000,
@@ -140,8 +134,14 @@ async function runBundled(): Promise<number> {
   return r.status ?? 1
 }
 
-const start = process.argv.includes('--source') || process.env.TEA_BENCH_BUNDLED === '1' ? main().then(() => 0) : runBundled()
-start.then(
+function start(): Promise<number> {
+  const role = process.env.TEA_BENCH_ROLE as Role | undefined
+  if (role) return serve(role).then(() => 0)
+  if (process.argv.includes('--source') || process.env.TEA_BENCH_BUNDLED === '1') return main().then(() => 0)
+  return runBundled()
+}
+
+start().then(
   (code) => void (process.exitCode = code),
   (e) => {
     console.error(e)
