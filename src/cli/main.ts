@@ -8,6 +8,7 @@ import { processIo } from './io.ts'
 import { resumeCommand } from './resume.ts'
 import { runCommand } from './run.ts'
 import { runsCommand } from './runs.ts'
+import { workerCommand } from './worker.ts'
 
 const HELP = `tea — run YAML agents against a local model server
 
@@ -22,6 +23,7 @@ Commands:
   actions [--json]        list the actions of this build, with JSON Schemas
   version                 version, target and enabled features
   aof <subcommand>        AOF/1 filesystem task protocol: tasks, messages, leases, scheduler (docs/aof.md)
+  worker                  run an agent on the AOF tasks routed to --agent-id (docs/aof.md, Workers)
 
 Run 'tea <command> --help' for a command's options.
 `
@@ -54,6 +56,7 @@ function commands(): Record<string, Command> {
     actions: actionsCommand,
     version: versionCommand,
     aof: aofCommand,
+    worker: workerCommand,
   }
 }
 

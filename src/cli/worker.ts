@@ -1,0 +1,306 @@
+/**
+ * `tea worker` (SPEC §3.10): an agent as an AOF/1 worker. Decisions (also in docs/aof.md, "Workers"):
+ *
+ * - Which task: the worker's own unfinished runs first (in-progress, leased to `--agent-id`, run still `running`:
+ *   a restarted worker takes them up again), then `ready` tasks routed to it (`routing.agent`, else `routing.role`,
+ *   else `routing.team`) whose `dependsOn` are done; oldest first. A lease another worker wins is skipped
+ *   (src/aof/worker-claim.ts). An own run whose agent run is alive in another process (LMDB run record `running`
+ *   with a live pid) is left to that process.
+ * - The agent run: id `aof-<TASK-ID>-<AOF run id>`. It does not exist → a fresh run whose initial state is the
+ *   agent's `initial_state` with `{task: {id, title, body, inputs, metadata}, agent_id}` over it
+ *   (src/aof/worker-task-state.ts). It exists → resumed from its latest checkpoint (nodes already recorded do not
+ *   run again); one that had already ended (the worker died before reporting) is reported, not re-run. A task the
+ *   scheduler reclaimed gets a new AOF run on its next lease, so it starts fresh.
+ * - While the agent runs, `startHeartbeat` keeps `run_heartbeat.json` fresh (and the lease extended). If the run is
+ *   lost (reclaimed, re-leased) the agent is stopped after its current checkpoint and nothing is reported.
+ * - The end: a `completion.report` from `--agent-id`, checked under the task lock to be for this AOF run
+ *   (src/aof/worker-report.ts). The outcome comes from the final state's `outcome` key (default `done`); a failed run
+ *   reports `blocked` with the error; a run paused at an interrupt reports `needs_review`
+ *   (src/aof/worker-completion.ts). An agent that reported itself (`aof.report`) is not reported again.
+ * - Output: progress on stderr, a start and an end line per task (`-v` adds a line per node); on stdout one JSON
+ *   line per task: `{"taskId","runId","outcome","status"}`, `outcome` being the reported outcome, `lost` or
+ *   `stopped` (`reason` when the report was rejected).
+ * - `--once`: at most one task, then exit 0 (also when there is none); 1 when the report was rejected.
+ *   Otherwise poll every `--interval-ms` (default 2000) until SIGINT/SIGTERM, which stops the agent after its
+ *   current checkpoint, stops the heartbeat and exits 130, leaving the task in progress for a restarted worker or
+ *   the scheduler's stale-heartbeat recovery. A second signal exits at once.
+ */
+
+import { resolve } from 'node:path'
+import { buildRegistry } from '../actions/index.ts'
+import type { RunEvent } from '../actions/types.ts'
+import { requireAgent } from '../agent/load.ts'
+import { type AofContext, aofContext, readRun, startHeartbeat } from '../aof/index.ts'
+import { claimNextTask, type WorkerClaim } from '../aof/worker-claim.ts'
+import { completionFromFailure, completionFromInterrupt, completionFromState } from '../aof/worker-completion.ts'
+import { reportCompletion } from '../aof/worker-report.ts'
+import { workerInitialState, workerRunId, workerTaskState } from '../aof/worker-task-state.ts'
+import { errorMessage, isTeaError, TeaError } from '../core/errors.ts'
+import { cancelled } from '../core/signals.ts'
+import { sleep } from '../core/util.ts'
+import { compileAgent, type CompiledAgent } from '../engine/compile.ts'
+import { runAgent, type RunOutcome, type RunStart } from '../engine/run.ts'
+import type { Registry } from '../actions/registry.ts'
+import type { AgentSpec } from '../agent/types.ts'
+import type { LlmClient } from '../llm/types.ts'
+import type { Store } from '../store/types.ts'
+import { parseArgs, type FlagSpecs, usage } from './args.ts'
+import { EXIT } from './exit.ts'
+import type { Command, Io } from './io.ts'
+import { progressPrinter } from './progress.ts'
+import { dataDirOf, modelClient, openStore } from './session.ts'
+
+const FLAGS = {
+  'agent-id': { type: 'string' },
+  agent: { type: 'string' },
+  'data-dir': { type: 'string' },
+  once: { type: 'boolean' },
+  'interval-ms': { type: 'string' },
+  'lease-ttl-ms': { type: 'string' },
+  'heartbeat-ttl-ms': { type: 'string' },
+  model: { type: 'string' },
+  replay: { type: 'string' },
+  verbose: { type: 'boolean', short: 'v' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies FlagSpecs
+
+export const WORKER_HELP = `Usage: tea worker --agent-id ID --agent agent.yaml [options]
+
+Runs an agent as an AOF/1 worker: claims ready tasks routed to ID (oldest first), leases them, keeps the
+heartbeat fresh while the agent runs, gives the agent the task as state.task {id, title, body, inputs, metadata}
+and state.agent_id, and reports the outcome (state.outcome: done by default, blocked, needs_review, partial,
+failed → blocked) as a completion.report. A restarted worker resumes its unfinished runs from their checkpoints.
+
+Options:
+      --agent-id ID          the agent id tasks are routed to and leases are taken in
+      --agent FILE           the agent file to run for each task
+      --data-dir DIR         AOF folders and runs (default: $TEA_DATA_DIR, else ./.tea)
+      --once                 process at most one task, then exit
+      --interval-ms N        time between polls when idle (default 2000)
+      --lease-ttl-ms N       lease length (default 600000)
+      --heartbeat-ttl-ms N   heartbeat TTL (default 300000; refreshed every third of it)
+      --model SPEC           override settings.llm.model
+      --replay CASSETTE      answer model calls from a cassette
+  -v, --verbose              a progress line per node
+
+Output: one JSON line per task on stdout {"taskId","runId","outcome","status"}; progress on stderr.
+Exit codes: 0 (--once: done, or nothing to do), 1 a report was refused or the worker failed, 2 bad usage or
+invalid agent, 130 stopped by SIGINT/SIGTERM (the task stays in progress and is resumed by a restarted worker).
+`
+
+interface Worker {
+  io: Io
+  ctx: AofContext
+  agentId: string
+  spec: AgentSpec
+  agent: CompiledAgent
+  registry: Registry
+  llm: LlmClient
+  store: Store
+  dataDir: string
+  leaseTtlMs?: number
+  heartbeatTtlMs?: number
+  verbose: boolean
+  /** Aborted by SIGINT/SIGTERM. */
+  stop: AbortSignal
+  /** Tasks whose report was refused in this process: not taken up again, or the worker would loop on them. */
+  refused: Set<string>
+}
+
+interface TaskLine {
+  taskId: string
+  runId: string
+  outcome: string
+  status?: string
+  reason?: string
+}
+
+export const workerCommand: Command = async (argv, io) => {
+  const { flags, positionals } = parseArgs(argv, FLAGS, 'worker')
+  if (flags.help) {
+    io.out(WORKER_HELP)
+    return EXIT.ok
+  }
+  if (positionals.length) throw usage('worker', `unexpected argument ${JSON.stringify(positionals[0])}`)
+  const agentId = flags['agent-id']
+  if (!agentId) throw usage('worker', '--agent-id is required')
+  if (!flags.agent) throw usage('worker', '--agent is required')
+  const intervalMs = ms('interval-ms', flags['interval-ms']) ?? 2000
+  const registry = buildRegistry()
+  const spec = requireAgent(resolve(io.cwd, flags.agent), registry)
+  const agent = compileAgent(spec, registry)
+  const llm = modelClient(io, spec, flags)
+  const dataDir = dataDirOf(flags['data-dir'], io)
+  const store = await openStore(dataDir)
+  const controller = new AbortController()
+  let signals = 0
+  const onSignal = (name: NodeJS.Signals): void => {
+    if (++signals > 1) process.exit(EXIT.signal)
+    io.err(`\ntea worker: ${name}: stopping after the current checkpoint…\n`)
+    controller.abort(cancelled(name))
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  const leaseTtlMs = ms('lease-ttl-ms', flags['lease-ttl-ms'])
+  const heartbeatTtlMs = ms('heartbeat-ttl-ms', flags['heartbeat-ttl-ms'])
+  const w: Worker = {
+    io, ctx: aofContext(dataDir), agentId, spec, agent, registry, llm, store, dataDir,
+    ...(leaseTtlMs && { leaseTtlMs }),
+    ...(heartbeatTtlMs && { heartbeatTtlMs }),
+    verbose: Boolean(flags.verbose),
+    stop: controller.signal,
+    refused: new Set(),
+  }
+  try {
+    return await loop(w, Boolean(flags.once), intervalMs)
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    await llm.close()
+    await store.close()
+  }
+}
+
+async function loop(w: Worker, once: boolean, intervalMs: number): Promise<number> {
+  if (!once) w.io.err(`tea worker: ${w.agentId} polling ${w.dataDir} every ${intervalMs} ms (Ctrl-C stops)\n`)
+  while (!w.stop.aborted) {
+    let claim: WorkerClaim | undefined
+    try {
+      claim = await claimNextTask(w.ctx, w.agentId, {
+        ...(w.leaseTtlMs && { leaseTtlMs: w.leaseTtlMs }),
+        ...(w.heartbeatTtlMs && { heartbeatTtlMs: w.heartbeatTtlMs }),
+        canAdopt: (task, aofRunId) => !w.refused.has(task.id) && notRunningElsewhere(w.store, workerRunId(task.id, aofRunId)),
+      })
+    } catch (e) {
+      if (once) throw e
+      w.io.err(`tea worker: cannot claim a task: ${errorMessage(e)}\n`)
+    }
+    if (!claim) {
+      if (once) {
+        w.io.err(`tea worker: no ready task routed to ${w.agentId} in ${w.dataDir}\n`)
+        return EXIT.ok
+      }
+      await sleep(intervalMs, w.stop).catch(() => undefined)
+      continue
+    }
+    const line = await processTask(w, claim)
+    w.io.out(`${JSON.stringify(line)}\n`)
+    if (line.outcome === 'stopped') return EXIT.signal
+    if (line.reason) w.refused.add(line.taskId)
+    if (once) return line.reason ? EXIT.failed : EXIT.ok
+  }
+  return EXIT.signal
+}
+
+async function processTask(w: Worker, claim: WorkerClaim): Promise<TaskLine> {
+  const { task, aofRunId } = claim
+  const runId = workerRunId(task.id, aofRunId)
+  w.io.err(`tea worker: ${task.id} ${JSON.stringify(task.data.title)}: ${claim.adopted ? 'resuming' : 'starting'} run ${runId}\n`)
+  const run = new AbortController()
+  const onStop = (): void => run.abort(w.stop.reason)
+  w.stop.addEventListener('abort', onStop, { once: true })
+  let lost: string | undefined
+  const heartbeat = startHeartbeat(w.ctx, {
+    taskId: task.id,
+    agentId: w.agentId,
+    ...(w.heartbeatTtlMs && { ttlMs: w.heartbeatTtlMs }),
+    onLost: (reason) => {
+      // An agent that reported itself has moved its task on; that is not a lost run, and it may finish.
+      const current = readRun(w.ctx, task.id)
+      if (current?.runId === aofRunId && current.status === 'completed') return
+      lost = reason
+      run.abort(cancelled('the AOF run was lost'))
+    },
+    onError: (e) => w.io.err(`tea worker: ${task.id}: heartbeat failed (will retry): ${errorMessage(e)}\n`),
+  })
+  let outcome: RunOutcome
+  try {
+    outcome = await runTaskAgent(w, claim, runId, run.signal)
+  } catch (e) {
+    const error = isTeaError(e) ? e : new TeaError('INTERNAL', errorMessage(e))
+    outcome = { status: 'failed', state: {}, step: 0, error }
+  } finally {
+    w.stop.removeEventListener('abort', onStop)
+    await heartbeat.stop()
+  }
+  const line = (outcomeName: string, extra: Partial<TaskLine> = {}): TaskLine => ({ taskId: task.id, runId, outcome: outcomeName, ...extra })
+  if (lost !== undefined) {
+    w.io.err(`tea worker: ${task.id}: run lost (${lost}); nothing reported\n`)
+    return line('lost')
+  }
+  if (outcome.status === 'cancelled') {
+    w.io.err(`tea worker: ${task.id}: stopped; run ${runId} is checkpointed and the task stays in progress\n`)
+    return line('stopped', { status: 'in-progress' })
+  }
+  const payload =
+    outcome.status === 'completed'
+      ? completionFromState(outcome.state)
+      : outcome.status === 'interrupted'
+        ? completionFromInterrupt(runId, outcome.node ?? '?', outcome.interrupt ?? 'before')
+        : completionFromFailure(runId, { code: outcome.error?.code ?? 'INTERNAL', message: outcome.error?.message ?? 'unknown error', node: outcome.node })
+  const report = await reportCompletion(w.ctx, { taskId: task.id, agentId: w.agentId, aofRunId }, payload)
+  const status = report.status ? { status: report.status } : {}
+  if (report.kind === 'lost') {
+    w.io.err(`tea worker: ${task.id}: the task left run ${aofRunId} (now ${report.status ?? 'gone'}); nothing reported\n`)
+    return line('lost', status)
+  }
+  if (report.kind === 'sent' && report.route.outcome !== 'accepted') {
+    w.io.err(`tea worker: ${task.id}: completion.report ${payload.outcome} refused: ${report.route.reason ?? 'unknown'}\n`)
+    return line(report.outcome, { ...status, reason: report.route.reason ?? 'rejected' })
+  }
+  const by = report.kind === 'agent' ? ' (reported by the agent)' : ''
+  w.io.err(`tea worker: ${task.id}: ${report.outcome}${by} → ${report.status ?? '?'}\n`)
+  return line(report.outcome, status)
+}
+
+/** Starts the task's agent run, or resumes it from its checkpoint; an already ended run is returned as it ended. */
+async function runTaskAgent(w: Worker, claim: WorkerClaim, runId: string, signal: AbortSignal): Promise<RunOutcome> {
+  const { spec, store } = w
+  const existing = await store.getRun(runId)
+  const checkpoint = existing ? await store.loadLatest(runId) : undefined
+  let start: RunStart
+  if (existing && checkpoint) {
+    if (existing.status === 'completed') return { status: 'completed', state: checkpoint.state, step: checkpoint.step }
+    if (existing.status === 'interrupted') {
+      const before = checkpoint.cursor.skipInterruptBefore === true
+      const node = before ? checkpoint.cursor.next : (existing.node ?? checkpoint.cursor.next)
+      return { status: 'interrupted', state: checkpoint.state, step: checkpoint.step, node, interrupt: before ? 'before' : 'after' }
+    }
+    if (spec.hash !== existing.agentHash) w.io.err(`tea worker: warning: ${spec.file} changed since run ${runId} started; resuming with the current file\n`)
+    await store.updateRun(runId, { status: 'running', pid: process.pid, updatedAt: Date.now() })
+    start = { state: checkpoint.state, cursor: checkpoint.cursor, step: checkpoint.step, resumed: true }
+  } else {
+    const now = Date.now()
+    if (!existing) {
+      await store.createRun({ id: runId, agent: spec.name, agentPath: spec.file, agentHash: spec.hash, status: 'running', node: null, step: 0, createdAt: now, updatedAt: now, pid: process.pid })
+    }
+    const state = workerInitialState(spec.initialState, workerTaskState(w.ctx, claim.task, w.agentId))
+    start = { state, cursor: { next: spec.entry }, step: 0, resumed: false }
+  }
+  const progress = w.verbose ? progressPrinter(w.io) : undefined
+  const emit = (event: RunEvent): void => progress?.(event)
+  const outcome = await runAgent({ spec, agent: w.agent, registry: w.registry, llm: w.llm, store, runId, dataDir: w.dataDir, emit, signal }, start)
+  await store.flush()
+  return outcome
+}
+
+async function notRunningElsewhere(store: Store, runId: string): Promise<boolean> {
+  const record = await store.getRun(runId)
+  return !(record && record.status === 'running' && record.pid !== undefined && record.pid !== process.pid && alive(record.pid))
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+function ms(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  const n = Number(value)
+  if (!Number.isInteger(n) || n <= 0) throw usage('worker', `--${name} expects a positive integer of milliseconds, received ${JSON.stringify(value)}`)
+  return n
+}
