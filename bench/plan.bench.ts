@@ -16,7 +16,7 @@
 
 import { setMaxListeners } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { availableParallelism, tmpdir } from 'node:os'
+import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as v from 'valibot'
 import type { ActionContext } from '../src/actions/types.ts'
@@ -151,6 +151,8 @@ async function speedup(): Promise<void> {
   const c2: number[] = []
   const serial: number[] = []
   const lg: number[] = []
+  const raw1: number[] = []
+  const raw2: number[] = []
   const graph = await langGraphFanOut(N, () => spin({ iters }))
   for (let r = 0; r < ROUNDS; r++) {
     let t = now()
@@ -169,6 +171,14 @@ async function speedup(): Promise<void> {
     t = now()
     await graph()
     lg.push(now() - t)
+    // The machine's own ceiling in the same moment: the same code tasks straight through tinypool, all at once.
+    for (const [threads, out] of [[1, raw1], [2, raw2]] as const) {
+      const pool = await warmPool(threads)
+      const t0 = now()
+      await Promise.all(Array.from({ length: N }, () => pool.run({ kind: 'code', code: spinSource(), args: { state: { iters } }, where: 'bench' })))
+      out.push(now() - t0)
+      await pool.close()
+    }
   }
   console.log(`\n## CPU-bound speedup: ${N} subtasks of ~5 ms (${iters} iterations), ${availableParallelism()} cores (ms wall, median (min–max) of ${ROUNDS})`)
   console.log(`| case | wall ms | vs max_concurrent 1 |`)
@@ -177,6 +187,9 @@ async function speedup(): Promise<void> {
   console.log(`| plan.execute max_concurrent 1 | ${fmt(c1)} | 1 |`)
   console.log(`| plan.execute max_concurrent 2 | ${fmt(c2)} | **${(median(c1) / median(c2)).toFixed(2)}×** |`)
   console.log(`| LangGraph.js Send fan-out (${N} branches, main thread) | ${fmt(lg)} | ${(median(c1) / median(lg)).toFixed(2)}× |`)
+  console.log(`| raw tinypool, 1 thread, all queued at once | ${fmt(raw1)} | ${(median(c1) / median(raw1)).toFixed(2)}× |`)
+  console.log(`| raw tinypool, 2 threads, all queued at once | ${fmt(raw2)} | ${(median(c1) / median(raw2)).toFixed(2)}× (raw 2 vs 1: ${(median(raw1) / median(raw2)).toFixed(2)}×) |`)
+  console.log(`\nload average while measuring: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`)
 }
 
 /** The same work as a LangGraph.js graph: START → Send('work') ×N → END, results gathered by a reducer. */

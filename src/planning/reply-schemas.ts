@@ -97,23 +97,23 @@ export const looseArrayReply: v.GenericSchema<unknown, LooseReply> = v.pipe(
 
 /** `{subtasks: […]}` (or `steps`/`tasks`/`plan`). */
 export const looseObjectReply: v.GenericSchema<unknown, LooseReply> = v.pipe(
-    v.looseObject({
-      subtasks: v.optional(v.array(looseSubtask)),
-      steps: v.optional(v.array(looseSubtask)),
-      tasks: v.optional(v.array(looseSubtask)),
-      plan: v.optional(v.array(looseSubtask)),
-      planning_complete: v.optional(v.boolean()),
-      complete: v.optional(v.boolean()),
-      rationale: v.optional(v.string()),
-      adjustment_rationale: v.optional(v.string()),
-    }),
-    v.check((r) => [r.subtasks, r.steps, r.tasks, r.plan].some(Array.isArray), 'expected a "subtasks" array'),
-    v.transform((r) => {
-      const out: LooseReply = { subtasks: r.subtasks ?? r.steps ?? r.tasks ?? r.plan ?? [] }
-      const done = r.planning_complete ?? r.complete
-      if (done !== undefined) out.planning_complete = done
-      const why = r.rationale ?? r.adjustment_rationale
-      if (why !== undefined) out.rationale = why
-      return out
-    }),
+  v.looseObject({
+    subtasks: v.optional(v.array(looseSubtask)),
+    steps: v.optional(v.array(looseSubtask)),
+    tasks: v.optional(v.array(looseSubtask)),
+    plan: v.optional(v.array(looseSubtask)),
+    planning_complete: v.optional(v.boolean()),
+    complete: v.optional(v.boolean()),
+    rationale: v.optional(v.string()),
+    adjustment_rationale: v.optional(v.string()),
+  }),
+  v.check((r) => [r.subtasks, r.steps, r.tasks, r.plan].some(Array.isArray), 'expected a "subtasks" array'),
+  v.transform((r) => {
+    const out: LooseReply = { subtasks: r.subtasks ?? r.steps ?? r.tasks ?? r.plan ?? [] }
+    const done = r.planning_complete ?? r.complete
+    if (done !== undefined) out.planning_complete = done
+    const why = r.rationale ?? r.adjustment_rationale
+    if (why !== undefined) out.rationale = why
+    return out
+  }),
 )
