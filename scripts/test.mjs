@@ -14,6 +14,10 @@ import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const bin = (name) => join(root, 'node_modules', '.bin', name)
+// A file that has not exited after this long is killed and counted as failed (a handle left open keeps a process
+// alive after its tests have passed; that must fail loudly, not hang CI).
+const FILE_TIMEOUT_MS = Number(process.env.TEA_TEST_FILE_TIMEOUT_MS ?? 20 * 60_000)
+
 
 if (process.argv[2] === '--suites') await runSuites(process.argv[3] ?? '')
 else main(process.argv[2] ?? '')
@@ -73,10 +77,6 @@ async function runSuites(filter) {
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
   process.exitCode = failed === 0 && files.length > 0 ? 0 : 1
 }
-
-// A file that has not exited after this long is killed and counted as failed (a handle left open keeps a process
-// alive after its tests have passed; that must fail loudly, not hang CI).
-const FILE_TIMEOUT_MS = Number(process.env.TEA_TEST_FILE_TIMEOUT_MS ?? 20 * 60_000)
 
 function run(cmd, args) {
   return new Promise((done) => {

@@ -1,25 +1,13 @@
 import { TeaError } from '../core/errors.ts'
 import { buildRegistry } from '../actions/index.ts'
 import { requireAgent } from '../agent/load.ts'
-import { parseArgs, type FlagSpecs } from './args.ts'
+import { parseArgs } from './args.ts'
 import { EXIT } from './exit.ts'
 import { readInput } from './input.ts'
 import type { Command } from './io.ts'
-import { dataDirOf, execute, modelClient, openStore } from './session.ts'
+import { dataDirOf, execute, modelClient, openStore, RUN_FLAGS } from './session.ts'
 
-const FLAGS = {
-  input: { type: 'string', short: 'i' },
-  set: { type: 'string', multiple: true },
-  model: { type: 'string' },
-  'data-dir': { type: 'string' },
-  stream: { type: 'boolean' },
-  output: { type: 'string', short: 'o' },
-  trace: { type: 'string' },
-  record: { type: 'string' },
-  replay: { type: 'string' },
-  quiet: { type: 'boolean', short: 'q' },
-  help: { type: 'boolean', short: 'h' },
-} satisfies FlagSpecs
+const FLAGS = RUN_FLAGS
 
 export const RESUME_HELP = `Usage: tea resume <run-id> [options]
 

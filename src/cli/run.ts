@@ -6,22 +6,9 @@ import { parseArgs, type FlagSpecs } from './args.ts'
 import { EXIT } from './exit.ts'
 import { readInput } from './input.ts'
 import type { Command } from './io.ts'
-import { dataDirOf, execute, modelClient, openStore } from './session.ts'
+import { dataDirOf, execute, modelClient, openStore, RUN_FLAGS } from './session.ts'
 
-const FLAGS = {
-  input: { type: 'string', short: 'i' },
-  set: { type: 'string', multiple: true },
-  model: { type: 'string' },
-  'data-dir': { type: 'string' },
-  'run-id': { type: 'string' },
-  stream: { type: 'boolean' },
-  output: { type: 'string', short: 'o' },
-  trace: { type: 'string' },
-  record: { type: 'string' },
-  replay: { type: 'string' },
-  quiet: { type: 'boolean', short: 'q' },
-  help: { type: 'boolean', short: 'h' },
-} satisfies FlagSpecs
+const FLAGS = { ...RUN_FLAGS, 'run-id': { type: 'string' } } satisfies FlagSpecs
 
 export const RUN_HELP = `Usage: tea run <agent.yaml> [options]
 

@@ -15,9 +15,25 @@ import { createLlmClient, parseModelSpec } from '../llm/index.ts'
 import type { LlmClient } from '../llm/types.ts'
 import { openLmdbStore } from '../store/lmdb-store.ts'
 import type { Store } from '../store/types.ts'
+import type { FlagSpecs } from './args.ts'
 import type { Io } from './io.ts'
 import { EXIT } from './exit.ts'
 import { progressPrinter } from './progress.ts'
+
+/** The flags `tea run` and `tea resume` share. */
+export const RUN_FLAGS = {
+  input: { type: 'string', short: 'i' },
+  set: { type: 'string', multiple: true },
+  model: { type: 'string' },
+  'data-dir': { type: 'string' },
+  stream: { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
+  trace: { type: 'string' },
+  record: { type: 'string' },
+  replay: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies FlagSpecs
 
 export function dataDirOf(flag: string | undefined, io: Io): string {
   return resolve(io.cwd, flag ?? io.env.TEA_DATA_DIR ?? '.tea')

@@ -12,19 +12,9 @@ import {
   routeMessage,
   writeRunResult,
 } from '../../src/aof/index.ts'
-import { T1, T2, T3, completion, eventsOf, fixture, makeTask } from './helpers.ts'
+import { T1, T2, T3, completion, eventsOf, fixture, makeTask, withFixture, type Fixture } from './helpers.ts'
 
-type F = ReturnType<typeof fixture>
-function withFixture(fn: (f: F) => Promise<void>) {
-  return async () => {
-    const f = fixture()
-    try {
-      await fn(f)
-    } finally {
-      f.cleanup()
-    }
-  }
-}
+type F = Fixture
 
 const transitions = (f: F, id = T1) => eventsOf(f.ctx, 'task.transitioned', id).map((p) => `${p.from}->${p.to}`)
 

@@ -3,19 +3,9 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTask, getTask, routeMessage, taskMetadata } from '../../src/aof/index.ts'
-import { MISSING, T1, T2, T3, envelope, eventsOf, fixture, handoff, makeTask } from './helpers.ts'
+import { MISSING, T1, T2, T3, envelope, eventsOf, fixture, handoff, makeTask, withFixture, type Fixture } from './helpers.ts'
 
-type F = ReturnType<typeof fixture>
-function withFixture(fn: (f: F) => Promise<void>) {
-  return async () => {
-    const f = fixture()
-    try {
-      await fn(f)
-    } finally {
-      f.cleanup()
-    }
-  }
-}
+type F = Fixture
 
 const inputs = (f: F, status: string, id: string) => join(f.dir, 'tasks', status, id, 'inputs')
 const FULL = {

@@ -117,3 +117,15 @@ export function eventTypes(ctx: AofContext, taskId?: string): string[] {
 export function eventsOf(ctx: AofContext, type: string, taskId?: string): Array<Record<string, unknown>> {
   return readEvents(ctx, { type, ...(taskId ? { taskId } : {}) }).map((e) => e.payload)
 }
+
+/** Wraps a test body: a fresh fixture per test, cleaned up even when the test fails. */
+export function withFixture(fn: (f: Fixture) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const f = fixture()
+    try {
+      await fn(f)
+    } finally {
+      f.cleanup()
+    }
+  }
+}

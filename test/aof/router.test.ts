@@ -3,18 +3,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { getTask, routeMessage } from '../../src/aof/index.ts'
-import { MISSING, T1, T2, completion, envelope, eventTypes, eventsOf, fixture, handoff, makeTask, statusUpdate } from './helpers.ts'
-
-function withFixture(fn: (f: ReturnType<typeof fixture>) => Promise<void>) {
-  return async () => {
-    const f = fixture()
-    try {
-      await fn(f)
-    } finally {
-      f.cleanup()
-    }
-  }
-}
+import { MISSING, T1, T2, completion, envelope, eventTypes, eventsOf, handoff, makeTask, statusUpdate, withFixture } from './helpers.ts'
 
 test('AOF-BDD-31 Route completion.report message', withFixture(async ({ ctx }) => {
   await makeTask(ctx, { id: T1 })

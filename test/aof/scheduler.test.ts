@@ -15,19 +15,9 @@ import {
   writeRunResult,
 } from '../../src/aof/index.ts'
 import type { Outcome } from '../../src/aof/index.ts'
-import { T1, T2, T3, eventsOf, fixture, makeTask } from './helpers.ts'
+import { T1, T2, T3, eventsOf, fixture, makeTask, withFixture, type Fixture } from './helpers.ts'
 
-type F = ReturnType<typeof fixture>
-function withFixture(fn: (f: F) => Promise<void>) {
-  return async () => {
-    const f = fixture()
-    try {
-      await fn(f)
-    } finally {
-      f.cleanup()
-    }
-  }
-}
+type F = Fixture
 
 function writeHeartbeatRaw(f: F, id: string, body: Record<string, unknown>) {
   mkdirSync(join(f.dir, 'runs', id), { recursive: true })

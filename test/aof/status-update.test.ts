@@ -1,19 +1,9 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { getTask, routeMessage, workLogEntries } from '../../src/aof/index.ts'
-import { T1, eventsOf, fixture, makeTask, statusUpdate } from './helpers.ts'
+import { T1, eventsOf, fixture, makeTask, statusUpdate, withFixture, type Fixture } from './helpers.ts'
 
-type F = ReturnType<typeof fixture>
-function withFixture(fn: (f: F) => Promise<void>) {
-  return async () => {
-    const f = fixture()
-    try {
-      await fn(f)
-    } finally {
-      f.cleanup()
-    }
-  }
-}
+type F = Fixture
 
 const headings = (body: string) => body.split('\n').filter((l) => l.startsWith('## Work Log')).length
 

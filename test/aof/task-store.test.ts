@@ -16,19 +16,9 @@ import {
   updateTask,
   workLogEntries,
 } from '../../src/aof/index.ts'
-import { T1, fixture, makeTask, statusUpdate } from './helpers.ts'
+import { T1, fixture, makeTask, statusUpdate, withFixture, type Fixture } from './helpers.ts'
 
-type F = ReturnType<typeof fixture>
-function withFixture(fn: (f: F) => Promise<void>) {
-  return async () => {
-    const f = fixture()
-    try {
-      await fn(f)
-    } finally {
-      f.cleanup()
-    }
-  }
-}
+type F = Fixture
 
 const REFERENCE_FILE = `---
 schemaVersion: 1
