@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createTask, routeMessage } from '../../src/aof/index.ts'
+import { createTask, getTask, routeMessage } from '../../src/aof/index.ts'
 import { workerInitialState, workerRunId, workerTaskState } from '../../src/aof/worker-task-state.ts'
 import { T1, T2, handoff, makeTask, withFixture } from './helpers.ts'
 
@@ -19,7 +19,6 @@ test('handoff inputs: inputs/handoff.json written by a handoff.request is state.
   await createTask(f.ctx, { id: T2, title: 'child', status: 'ready', parentId: T1 })
   const out = await routeMessage(f.ctx, handoff(T2, T1, { acceptanceCriteria: ['tests pass'] }))
   assert.is(out.outcome, 'accepted', JSON.stringify(out))
-  const { getTask } = await import('../../src/aof/index.ts')
   const child = (await getTask(f.ctx, T2))!
   const state = workerTaskState(f.ctx, child, 'swe-qa') as { task: { inputs: Record<string, unknown> } }
   assert.equal(state.task.inputs.acceptanceCriteria, ['tests pass'])
@@ -43,6 +42,5 @@ test('the agent run id is fixed per task and AOF run', () => {
   assert.is(workerRunId(T1, '01m80abc'), `aof-${T1}-01m80abc`)
   assert.is.not(workerRunId(T1, 'r1'), workerRunId(T1, 'r2'))
 })
-
 
 test.run()
