@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { isMainThread } from 'node:worker_threads'
+import { TeaError } from '../core/errors.ts'
 
 export interface WorkerLocation {
   filename: string
@@ -43,10 +44,12 @@ export function isPoolWorker(): boolean {
 }
 
 function thisFile(): string {
-  // In the CJS bundle `import.meta.url` is compiled away and `__filename` is the bundle; from source under
-  // tsx either may be set, and both name this .ts file.
+  // From source under tsx either `__filename` (CJS transform) or `import.meta.url` (ESM) names this .ts file. In a
+  // bundle (`__TEA_TARGET__` defined) `__filename` is the bundle, and the `import.meta` branch is dropped at build
+  // time, which also keeps esbuild from warning that `import.meta` is empty in CJS output.
   if (typeof __filename === 'string' && __filename !== '') return __filename
-  return fileURLToPath(import.meta.url)
+  if (typeof __TEA_TARGET__ === 'undefined') return fileURLToPath(import.meta.url)
+  throw new TeaError('POOL_ERROR', 'cannot tell where the worker entry is: set TEA_WORKER_FILE')
 }
 
 function toUrl(file: string): string {
