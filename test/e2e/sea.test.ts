@@ -71,6 +71,13 @@ function chatPrompts(server: FakeModelServer): string[] {
   return server.chatRequests().map((r) => JSON.stringify(r.body?.messages ?? r.body?.prompt ?? ''))
 }
 
+// A safety net for CI's time budget: nothing here should take more than a few minutes even on 2 busy cores.
+const watchdog = setTimeout(() => {
+  console.error('test/e2e/sea.test.ts: still running after 20 minutes; giving up')
+  process.exit(1)
+}, 20 * 60_000)
+watchdog.unref()
+
 const skip = process.env.TEA_SKIP_SEA === '1'
 if (skip) console.error('\n*** test/e2e/sea.test.ts SKIPPED (TEA_SKIP_SEA=1): single executables were not built or run ***\n')
 
