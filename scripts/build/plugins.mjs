@@ -23,6 +23,7 @@ export function lmdbPlugin(root) {
   const req = createRequire(join(root, 'package.json'))
   const lmdbFile = req.resolve('lmdb')
   const msgpackrFile = join(dirname(req.resolve('msgpackr')), '..', 'index.js')
+  const msgpackrPack = join(dirname(msgpackrFile), 'pack.js')
   const dict = readFileSync(join(dirname(lmdbFile), '..', 'dict', 'dict.txt'))
   if (!Buffer.from(dict.toString('utf8'), 'utf8').equals(dict)) throw new Error('lmdb dict/dict.txt is not valid UTF-8; inline it as base64 instead')
   const loader = join(root, 'src', 'sea', 'lmdb-addon.ts')
@@ -30,7 +31,8 @@ export function lmdbPlugin(root) {
     name: 'tea-lmdb',
     setup(b) {
       b.onResolve({ filter: /^lmdb$/ }, () => ({ path: lmdbFile }))
-      b.onResolve({ filter: /^msgpackr$/ }, () => ({ path: msgpackrFile }))
+      // lmdb uses only `msgpackr.Encoder` (from pack.js); a namespace `require` would keep every export.
+      b.onResolve({ filter: /^msgpackr$/ }, (args) => ({ path: args.importer === lmdbFile ? msgpackrPack : msgpackrFile }))
       b.onResolve({ filter: /^node-gyp-build-optional-packages$/ }, () => ({ path: 'lmdb-loader', namespace: 'tea-stub' }))
       b.onResolve({ filter: /^msgpackr-extract$/ }, () => ({ path: 'msgpackr-extract', namespace: 'tea-stub' }))
       // Only reached under `process.isBun`; never loaded by Node.
