@@ -6,7 +6,8 @@
  */
 
 import type { ActionContext } from '../actions/types.ts'
-import { TeaError, isTeaError } from '../core/errors.ts'
+import { unknownAction } from '../actions/registry.ts'
+import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
 import type { HostMethods, Pool } from '../pool/pool.ts'
 import type { PoolTask } from '../pool/protocol.ts'
 import type { ExecutorParams } from './execute-params.ts'
@@ -25,6 +26,7 @@ export interface RunnerOptions {
 export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, input: SubtaskInput) => Promise<SubtaskOutput> {
   const { ctx, pool, executor } = opts
   const action = executor?.action ?? executor?.uses ?? 'llm.call'
+  checkExecutor(ctx, executor, action)
   const host = hostFor(ctx)
   return async (plan, s, input) => {
     const where = `node ${ctx.node}, subtask ${s.id}`
@@ -53,6 +55,29 @@ export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, inp
     }
   }
 }
+
+/**
+ * A misspelt action or `run:` code that does not compile would otherwise fail every subtask, one worker at a time;
+ * both are found here, once, before anything runs.
+ */
+function checkExecutor(ctx: ActionContext, executor: ExecutorParams | undefined, action: string): void {
+  const where = `node ${ctx.node} (plan.execute)`
+  if (executor?.run !== undefined) {
+    try {
+      new AsyncFunction('state', 'subtask', 'dependency_results', 'variables', executor.run)
+    } catch (e) {
+      throw new TeaError('CODE_ERROR', `${where}: subtask_executor.run does not compile: ${errorMessage(e)}`)
+    }
+    return
+  }
+  const known = ctx.listActions().map((a) => a.name)
+  if (!known.includes(action)) {
+    const e = unknownAction(action, known)
+    throw new TeaError('UNKNOWN_ACTION', `${where}: subtask_executor: ${e.message}`, { ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) })
+  }
+}
+
+const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => unknown
 
 /** An LLM reply is its parsed value or its text; any other action's result is kept whole. */
 function resultOf(value: unknown): unknown {

@@ -1,5 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { isTeaError } from '../../src/core/errors.ts'
 import { plan, reply, scriptedLlm } from './helpers.ts'
 import { runExecute, statuses } from './execute-helpers.ts'
 import { runDecompose } from './decompose-helpers.ts'
@@ -61,6 +62,23 @@ test('with two workers toast and eggs are in flight together before coffee start
   const { events } = await runExecute({ plan: made, max_concurrent: 2, subtask_executor: { run: 'return subtask.id' } })
   const firstTwo = events.slice(0, 2).map((e) => [e.id, e.status])
   assert.equal(firstTwo, [['toast', 'in_progress'], ['eggs', 'in_progress']])
+})
+
+test('a misspelt executor action or run: code that does not compile fails before any subtask runs', async () => {
+  for (const [executor, code, text] of [
+    [{ action: 'llm.cal' }, 'UNKNOWN_ACTION', "did you mean 'llm.call'"],
+    [{ run: 'return {' }, 'CODE_ERROR', 'subtask_executor.run does not compile'],
+  ] as const) {
+    const llm = scriptedLlm([])
+    try {
+      await runExecute({ plan: plan([['1', []]]), subtask_executor: executor }, { llm })
+      assert.unreachable('should have thrown')
+    } catch (e) {
+      assert.ok(isTeaError(e, code), String(e))
+      assert.match((e as Error).message, text)
+    }
+    assert.is(llm.requests.length, 0)
+  }
 })
 
 test.run()

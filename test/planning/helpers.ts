@@ -3,7 +3,9 @@
  * the test design), a context around it with a memory store, and a quick plan builder.
  */
 
+import { builtinActions } from '../../src/actions/builtins.ts'
 import type { LlmClient, LlmRequest, LlmResult } from '../../src/llm/types.ts'
+import { planningActions } from '../../src/planning/index.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
 import type { Store } from '../../src/store/types.ts'
 import { newSubtask } from '../../src/planning/types.ts'
@@ -33,7 +35,7 @@ export function scriptedLlm(replies: Array<string | Error>, model = 'ollama:plan
 }
 
 export function planningContext(llm: LlmClient, overrides: TestContextOverrides & { store?: Store } = {}): TestContext {
-  return testContext({ llm, store: createMemoryStore(), ...overrides })
+  return testContext({ llm, store: createMemoryStore(), listActions: () => [...builtinActions(), ...planningActions()], ...overrides })
 }
 
 export function plan(rows: Array<[string, string[], SubtaskStatus?, unknown?]>, extra: Partial<Plan> = {}): Plan {
