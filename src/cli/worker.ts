@@ -183,7 +183,17 @@ async function loop(w: Worker, once: boolean, intervalMs: number): Promise<numbe
       await sleep(intervalMs, w.stop).catch(() => undefined)
       continue
     }
-    const line = await processTask(w, claim)
+    let line: TaskLine
+    try {
+      line = await processTask(w, claim)
+    } catch (e) {
+      // E.g. the task lock timed out while reporting. The task stays in progress in our run, so the next round
+      // adopts it again and, its agent run having ended, only reports.
+      if (once) throw e
+      w.io.err(`tea worker: ${claim.task.id}: ${errorMessage(e)}; retrying in ${intervalMs} ms\n`)
+      await sleep(intervalMs, w.stop).catch(() => undefined)
+      continue
+    }
     w.io.out(`${JSON.stringify(line)}\n`)
     if (line.outcome === 'stopped') return EXIT.signal
     if (line.reason) w.refused.add(line.taskId)
