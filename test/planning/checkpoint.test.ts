@@ -14,7 +14,7 @@ import { executeParams } from '../../src/planning/execute-params.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
 import { openLmdbStore } from '../../src/store/lmdb-store.ts'
 import type { Store } from '../../src/store/types.ts'
-import { plan, planningContext, scriptedLlm } from './helpers.ts'
+import { plan, planningContext, reply, scriptedLlm } from './helpers.ts'
 import { runExecute, statuses } from './execute-helpers.ts'
 
 const dirs: string[] = []
@@ -142,6 +142,43 @@ test('001.3R-INT-016 completed subtasks are not executed again on resume; their 
   const again = await runExecute({ plan: plan(ids.map((id, i) => [id, i === 0 ? [] : [ids[i - 1]!]])), parallel: false, subtask_executor: counted(ids) }, { store, runId: 'crash-run', state: { runs } })
   assert.equal([...new Int32Array(runs)], [1, 1, 2, 1])
   assert.is(again.out.success, true)
+  await store.close()
+})
+
+test('a replanned plan resumes from its recorded structure: no second replan, finished replacements not rerun', async () => {
+  const store = lmdbStore()
+  const ids = ['A', 'B', 'B2', 'C2']
+  const runs = new SharedArrayBuffer(4 * ids.length)
+  const original = () => plan([['A', []], ['B', ['A']]], { model: 'ollama:planner' })
+  const code = `${counted(ids).run.replace('return', 'if (subtask.id === "B") throw new Error("B is broken"); if (subtask.id === "C2" && Atomics.load(new Int32Array(state.runs), 3) === 1) await new Promise((r) => setTimeout(r, 5000)); return')}`
+  const llm = scriptedLlm([reply([{ id: 'B2', description: 'instead of B', dependencies: ['A'] }, { id: 'C2', description: 'then', dependencies: ['B2'] }])])
+  const ctx = planningContext(llm, { state: { runs }, store, runId: 'replan-crash' })
+  ctx.emit = (e) => {
+    if (e.type === 'subtask' && e.id === 'C2' && e.status === 'in_progress') {
+      const poll = setInterval(() => {
+        if (Atomics.load(new Int32Array(runs), 3) > 0) {
+          clearInterval(poll)
+          ctx.abort(new Error('killed'))
+        }
+      }, 2)
+    }
+  }
+  try {
+    await execute(v.parse(executeParams, { plan: original(), parallel: false, on_subtask_failure: 'replan', subtask_executor: { run: code } }), ctx)
+    assert.unreachable('the run should have been cancelled')
+  } catch (e) {
+    assert.ok(isControlSignal(e, 'cancel'), String(e))
+  } finally {
+    ctx.cleanup()
+  }
+  assert.equal([...new Int32Array(runs)], [1, 1, 1, 1])
+  const again = scriptedLlm([])
+  const { out } = await runExecute({ plan: original(), parallel: false, on_subtask_failure: 'replan', subtask_executor: { run: code } }, { store, runId: 'replan-crash', state: { runs }, llm: again })
+  assert.is(again.requests.length, 0, 'no second replan')
+  assert.equal([...new Int32Array(runs)], [1, 1, 1, 2], 'only C2, which was in flight, ran again')
+  assert.equal(statuses(out.plan), { A: 'completed', B2: 'completed', C2: 'completed' })
+  assert.is(out.replan_count, 1)
+  assert.is(out.success, true)
   await store.close()
 })
 
