@@ -9,7 +9,7 @@
  * - The agent run: id `aof-<TASK-ID>-<AOF run id>`. It does not exist → a fresh run whose initial state is the
  *   agent's `initial_state` with `{task: {id, title, body, inputs, metadata}, agent_id}` over it
  *   (src/aof/worker-task-state.ts). It exists → resumed from its latest checkpoint (nodes already recorded do not
- *   run again); one that had already ended (the worker died before reporting) is reported, not re-run. A task the
+ *   run again); one that had completed or paused (the worker died before reporting) is reported, not re-run. A task the
  *   scheduler reclaimed gets a new AOF run on its next lease, so it starts fresh.
  * - While the agent runs, `startHeartbeat` keeps `run_heartbeat.json` fresh (and the lease extended). If the run is
  *   lost (reclaimed, re-leased) the agent is stopped after its current checkpoint and nothing is reported.
