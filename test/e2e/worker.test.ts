@@ -57,13 +57,15 @@ const lines = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON
 function workerUntil(s: Scratch, node: string, ...more: string[]) {
   const child = spawnTea([...workerArgs(s, 'slow.yaml', '-v'), ...more])
   const done = collect(child)
-  const reached = new Promise<void>((resolve) => {
-    let err = ''
+  let err = ''
+  const seen = new Promise<void>((resolve) => {
     child.stderr!.on('data', (d) => {
       err += d
       if (err.includes(`✓ ${node} `)) resolve()
     })
   })
+  // A worker that ends without reaching the node fails the test instead of leaving it waiting.
+  const reached = Promise.race([seen, done.then((r) => Promise.reject(new Error(`the worker ended (${r.code}) before ${node}: ${r.stderr}`)))])
   return { child, done, reached }
 }
 
