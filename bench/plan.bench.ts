@@ -26,6 +26,7 @@ import type { Plan, Subtask } from '../src/planning/types.ts'
 import { createPool } from '../src/pool/pool.ts'
 import type { Pool } from '../src/pool/pool.ts'
 import { _openRawDb, openLmdbStore } from '../src/store/lmdb-store.ts'
+import { createMemoryStore } from '../src/store/memory-store.ts'
 import type { Store } from '../src/store/types.ts'
 
 const arg = (name: string): string | undefined => {
@@ -91,7 +92,9 @@ async function warmPool(threads: number): Promise<Pool> {
 
 async function overhead(): Promise<void> {
   const N = 1000
-  const r = { chain: [] as number[], wide: [] as number[], rawSeq: [] as number[], rawPar: [] as number[], start: [] as number[], cold: [] as number[] }
+  const r = { chain: [] as number[], wide: [] as number[], rawSeq: [] as number[], rawPar: [] as number[], start: [] as number[], cold: [] as number[], stubWide: [] as number[], stubMem: [] as number[] }
+  // The planning layer alone: the pool replaced by an in-thread stub that answers at once.
+  const stub: Pool = { maxThreads: 2, started: true, run: async (task) => ({ value: (task as unknown as { args: { subtask: { id: string } } }).args.subtask.id }), close: async () => {} }
   const trivial = { subtask_executor: { run: 'return subtask.id' }, max_concurrent: 2 }
   for (let round = 0; round < ROUNDS; round++) {
     let t = now()
@@ -107,8 +110,14 @@ async function overhead(): Promise<void> {
       t = now()
       const c = await runPlan(store, { ...makePlan(N, 'wide'), id: 'cold' }, trivial)
       r.cold.push(((now() - t) * 1000) / N)
-      if (a.success !== true || b.success !== true || c.success !== true) throw new Error('a benchmark plan failed')
+      t = now()
+      const d = await runPlan(store, { ...makePlan(N, 'wide'), id: 'stub' }, trivial, {}, stub)
+      r.stubWide.push(((now() - t) * 1000) / N)
+      if (a.success !== true || b.success !== true || c.success !== true || d.success !== true) throw new Error('a benchmark plan failed')
     })
+    let t2 = now()
+    await runPlan(createMemoryStore(), { ...makePlan(N, 'wide'), id: 'stub-mem' }, trivial, {}, stub)
+    r.stubMem.push(((now() - t2) * 1000) / N)
     const task = (i: number) => ({ kind: 'code' as const, code: 'return subtask.id', args: { state: {}, subtask: { id: `t${i}` } }, trackState: true, where: 'bench' })
     t = now()
     for (let i = 0; i < N; i++) await pool.run(task(i))
@@ -124,6 +133,8 @@ async function overhead(): Promise<void> {
   console.log(`| chain (each waits for the previous: latency), warm pool | ${fmt(r.chain)} | ${fmt(r.rawSeq)} sequential | ${(median(r.chain) - median(r.rawSeq)).toFixed(1)} |`)
   console.log(`| ${N} independent, max_concurrent 2 (throughput), warm pool | ${fmt(r.wide)} | ${fmt(r.rawPar)} all at once | ${(median(r.wide) - median(r.rawPar)).toFixed(1)} |`)
   console.log(`| ${N} independent, pool started by plan.execute | ${fmt(r.cold)} | | |`)
+  console.log(`| ${N} independent, pool replaced by an in-thread stub (scheduler + LMDB checkpoint only) | ${fmt(r.stubWide)} | | |`)
+  console.log(`| same, memory store (scheduler only) | ${fmt(r.stubMem)} | | |`)
   console.log(`\npool start (2 workers, until both answered): ${fmt(r.start)} ms`)
 }
 

@@ -53,7 +53,7 @@ export interface ScheduleOutcome {
   stopped?: { id: string; error: string; code?: string }
 }
 
-type Released = { released: string }
+type Released = { released: true }
 
 type Done =
   | { id: string; ok: true; out: SubtaskOutput; attempts: number }
@@ -76,27 +76,38 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
   // only once its record has committed (SPEC §3.6), so its dependents are released then, and the loop waits for
   // every record before it returns or replans. Independent subtasks keep running meanwhile.
   let recording: Array<Promise<unknown>> = []
-  const releasing = new Set<Promise<Released>>()
+  let releasing = 0
   let writeFailed = false
+  // One wake-up promise for all pending releases (not one race entry per pending commit, which made the loop
+  // quadratic when subtasks finish faster than records commit).
+  let wake!: Promise<Released>
+  let wakeUp!: () => void
+  const rearm = (): void => {
+    wake = new Promise((resolve) => {
+      wakeUp = () => resolve({ released: true })
+    })
+  }
+  rearm()
   const record = (p: Promise<void> | void): void => {
     if (!p) return
     p.catch(() => {})
     recording.push(p)
   }
   const releaseAfter = (p: Promise<void> | void, id: string): void => {
-    const released: Promise<Released> = Promise.resolve(p).then(
+    releasing++
+    recording.push(Promise.resolve(p))
+    Promise.resolve(p).then(
       () => {
+        releasing--
         release(id)
-        return { released: id }
+        wakeUp()
       },
       () => {
+        releasing--
         writeFailed = true
-        return { released: id }
+        wakeUp()
       },
     )
-    recording.push(Promise.resolve(p))
-    releasing.add(released)
-    void released.then(() => releasing.delete(released))
   }
   const settle = async (): Promise<void> => {
     const all = recording
@@ -177,7 +188,7 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
 
   for (;;) {
     if (!stopped && !replanFor && signal === undefined && !writeFailed) launch()
-    if (running.size === 0 && releasing.size === 0) {
+    if (running.size === 0 && releasing === 0) {
       await settle()
       if (signal !== undefined) throw signal
       if (!replanFor || stopped) break
@@ -195,8 +206,11 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
       if (accumulated) accumulated = applyAll({ ...opts.baseState }, g.order, updates)
       continue
     }
-    const done = await Promise.race([...running.values(), ...releasing])
-    if ('released' in done) continue
+    const done = await Promise.race([...running.values(), wake])
+    if ('released' in done) {
+      rearm()
+      continue
+    }
     running.delete(done.id)
     const s = g.byId.get(done.id)!
     if ('signal' in done) {
