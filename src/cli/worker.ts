@@ -126,6 +126,8 @@ export const workerCommand: Command = async (argv, io) => {
   if (!agentId) throw usage('worker', '--agent-id is required')
   if (!flags.agent) throw usage('worker', '--agent is required')
   const intervalMs = ms('interval-ms', flags['interval-ms']) ?? 2000
+  const leaseTtlMs = ms('lease-ttl-ms', flags['lease-ttl-ms'])
+  const heartbeatTtlMs = ms('heartbeat-ttl-ms', flags['heartbeat-ttl-ms'])
   const registry = buildRegistry()
   const spec = requireAgent(resolve(io.cwd, flags.agent), registry)
   const agent = compileAgent(spec, registry)
@@ -141,8 +143,6 @@ export const workerCommand: Command = async (argv, io) => {
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
-  const leaseTtlMs = ms('lease-ttl-ms', flags['lease-ttl-ms'])
-  const heartbeatTtlMs = ms('heartbeat-ttl-ms', flags['heartbeat-ttl-ms'])
   const w: Worker = {
     io, ctx: aofContext(dataDir), agentId, spec, agent, registry, llm, store, dataDir,
     ...(leaseTtlMs && { leaseTtlMs }),
