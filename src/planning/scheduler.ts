@@ -6,7 +6,7 @@
  * and with `concurrency` 1 (`parallel: false`), the updates of every subtask completed before it.
  */
 
-import { isControlSignal } from '../core/signals.ts'
+import { cancelled, isControlSignal } from '../core/signals.ts'
 import { errorMessage, isTeaError } from '../core/errors.ts'
 import { transitiveDependents } from './dag.ts'
 import { ancestorsOf, applyAll, graphOf } from './schedule-graph.ts'
@@ -136,7 +136,12 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
         if (isControlSignal(e)) return { id: s.id, signal: e }
         if (opts.onFailure !== 'retry' || a >= opts.maxRetries) return { id: s.id, ok: false, error: e, attempts: a + 1 }
         record(changed(s, { retrying: true, attempt: a + 1, error: errorMessage(e) }))
-        await hooks.sleep(opts.retryDelayMs * opts.backoffFactor ** a)
+        try {
+          await hooks.sleep(opts.retryDelayMs * opts.backoffFactor ** a)
+        } catch (e) {
+          // the run was stopped during the backoff: the subtask is in flight, unrecorded, and runs again on resume
+          return { id: s.id, signal: isControlSignal(e) ? e : cancelled() }
+        }
       }
     }
   }

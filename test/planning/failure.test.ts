@@ -1,6 +1,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { plan, reply, scriptedLlm } from './helpers.ts'
+import * as v from 'valibot'
+import { isControlSignal } from '../../src/core/signals.ts'
+import { execute } from '../../src/planning/execute.ts'
+import { executeParams } from '../../src/planning/execute-params.ts'
+import { plan, planningContext, reply, scriptedLlm } from './helpers.ts'
 import { runExecute, statuses } from './execute-helpers.ts'
 
 const failOn = (ids: string[]) => ({ run: `if (${JSON.stringify(ids)}.includes(subtask.id)) throw new Error("broke " + subtask.id); return "ok " + subtask.id` })
@@ -94,6 +98,22 @@ test('replanning stops at max_replans and then behaves as abort, saying why', as
   assert.is(out.replan_count, 1)
   assert.equal((out.plan_error as { code: string }).code, 'MAX_REPLANS_EXCEEDED')
   assert.is(out.success, false)
+})
+
+test('stopping the run during a retry backoff is a cancel, not a failure, and leaves the subtask unrecorded', async () => {
+  const ctx = planningContext(scriptedLlm([]))
+  ctx.emit = (e) => {
+    if (e.type === 'subtask' && (e as { retrying?: boolean }).retrying) setTimeout(() => ctx.abort(new Error('SIGTERM')), 20)
+  }
+  try {
+    await execute(v.parse(executeParams, { plan: plan([['A', []]]), on_subtask_failure: 'retry', max_retries: 3, retry_delay: 30, subtask_executor: failOn(['A']) }), ctx)
+    assert.unreachable('should have been cancelled')
+  } catch (e) {
+    assert.ok(isControlSignal(e, 'cancel'), String(e))
+  }
+  const stored = await ctx.store.getPlan('test-run', 'test-node/plan_test')
+  assert.is(stored?.subtasks.get('A'), undefined)
+  ctx.cleanup()
 })
 
 test.run()
