@@ -8,16 +8,18 @@
  *   previous: latency) and as 1,000 independent subtasks at max_concurrent 2 (throughput); per subtask, against the
  *   raw tinypool round trip of the same code task measured in the same process.
  * - speedup: 100 subtasks each a ~5 ms integer loop (calibrated here), max_concurrent 1 vs 2; the same work as a
- *   LangGraph.js fan-out (Send API, 100 branches, no checkpointer), and the 100 loops run serially in the main thread.
+ *   LangGraph.js fan-out (Send API, 100 branches, no checkpointer; in a child process, plan-langgraph.ts), raw
+ *   tinypool, and the 100 loops run serially in the main thread.
  * - bytes: plans of 100 and 10,000 subtasks executed end to end; bytes held in the `plans` database (keys + values:
  *   header, subtask records, plan counter), and the same plan with empty descriptions and `null` results, so that
  *   what remains is the cost beyond the subtasks' own text and results.
  */
 
-import { setMaxListeners } from 'node:events'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import * as v from 'valibot'
 import type { ActionContext } from '../src/actions/types.ts'
 import { execute } from '../src/planning/execute.ts'
@@ -161,10 +163,8 @@ async function speedup(): Promise<void> {
   const c1: number[] = []
   const c2: number[] = []
   const serial: number[] = []
-  const lg: number[] = []
   const raw1: number[] = []
   const raw2: number[] = []
-  const graph = await langGraphFanOut(N, () => spin({ iters }))
   for (let r = 0; r < ROUNDS; r++) {
     let t = now()
     for (let i = 0; i < N; i++) spin({ iters })
@@ -179,9 +179,6 @@ async function speedup(): Promise<void> {
         if (res.success !== true) throw new Error('cpu plan failed')
       }
     })
-    t = now()
-    await graph()
-    lg.push(now() - t)
     // The machine's own ceiling in the same moment: the same code tasks straight through tinypool, all at once.
     for (const [threads, out] of [[1, raw1], [2, raw2]] as const) {
       const pool = await warmPool(threads)
@@ -191,6 +188,7 @@ async function speedup(): Promise<void> {
       await pool.close()
     }
   }
+  const lg = langGraphFanOut(N, iters, ROUNDS)
   console.log(`\n## CPU-bound speedup: ${N} subtasks of ~5 ms (${iters} iterations), ${availableParallelism()} cores (ms wall, median (min–max) of ${ROUNDS})`)
   console.log(`| case | wall ms | vs max_concurrent 1 |`)
   console.log(`|---|---|---|`)
@@ -203,19 +201,12 @@ async function speedup(): Promise<void> {
   console.log(`\nload average while measuring: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`)
 }
 
-/** The same work as a LangGraph.js graph: START → Send('work') ×N → END, results gathered by a reducer. */
-async function langGraphFanOut(n: number, work: () => number): Promise<() => Promise<unknown>> {
-  const { Annotation, END, Send, START, StateGraph } = await import('@langchain/langgraph')
-  const S = Annotation.Root({
-    n: Annotation<number>(),
-    results: Annotation<number[]>({ reducer: (a, b) => a.concat(b), default: () => [] }),
-  })
-  const g: any = new StateGraph(S)
-  g.addNode('work', () => ({ results: [work()] }))
-  g.addConditionalEdges(START, (s: { n: number }) => Array.from({ length: s.n }, (_, i) => new Send('work', { i })), ['work'])
-  g.addEdge('work', END)
-  const app = g.compile()
-  return () => app.invoke({ n }, { recursionLimit: n + 10 })
+/** The same work as a LangGraph.js fan-out, measured in a child process (see plan-langgraph.ts for why). */
+function langGraphFanOut(n: number, iters: number, rounds: number): number[] {
+  const script = join(dirname(fileURLToPath(import.meta.url)), 'plan-langgraph.ts')
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script, String(n), String(iters), String(rounds)], { encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(`plan-langgraph.ts failed: ${r.stderr}`)
+  return JSON.parse(r.stdout.trim()) as number[]
 }
 
 async function bytes(): Promise<void> {
@@ -244,8 +235,6 @@ async function planBytes(n: number, bare: boolean): Promise<number> {
   })
 }
 
-// LangGraph.js adds an abort listener per parallel branch; 100 branches would warn about a leak that is not one.
-setMaxListeners(1000)
 console.log(`# plan.bench — ${new Date().toISOString()} — node ${process.version}, ${availableParallelism()} cores`)
 if (!ONLY || ONLY === 'overhead') await overhead()
 if (!ONLY || ONLY === 'speedup') await speedup()
