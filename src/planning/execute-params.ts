@@ -29,7 +29,7 @@ export const executeParams = v.object({
   backoff_factor: v.optional(v.pipe(v.number(), v.minValue(1), v.description('Growth of the retry delay (default 2).')), 2),
   on_retries_exhausted: v.optional(v.pipe(v.picklist(['abort', 'skip', 'replan']), v.description('What retry falls back to (default abort).')), 'abort'),
   max_replans: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Replans allowed; default the plan's own max_replans."))),
-  timeout: v.optional(v.pipe(v.number(), v.gtValue(0), v.description('Seconds a subtask may run before its worker is terminated (a subtask may set its own).'))),
+  timeout: v.optional(v.pipe(v.number(), v.gtValue(0), v.description('Seconds a subtask may run before its worker is terminated (a subtask may set its own; run: code defaults to settings.run_timeout).'))),
 })
 
 export type ExecuteParams = v.InferOutput<typeof executeParams>

@@ -44,7 +44,8 @@ export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, inp
       const context = { runId: ctx.runId, node: ctx.node, state: input.state, variables: { ...ctx.variables }, settings: { ...ctx.settings } }
       task = { kind: 'action', action, params, context: ctx.dataDir === undefined ? context : { ...context, dataDir: ctx.dataDir }, where }
     }
-    const seconds = s.timeout ?? opts.timeout
+    // run: code gets the agent's limit for run: code (settings.run_timeout) unless the plan or subtask sets one.
+    const seconds = s.timeout ?? opts.timeout ?? (task.kind === 'code' ? positive(ctx.settings.run_timeout) : undefined)
     try {
       const out = await pool.run(task, { signal: ctx.signal, ...(seconds ? { timeoutMs: seconds * 1000 } : {}), ...(task.kind === 'action' ? { host } : {}) })
       return task.kind === 'action' ? { value: resultOf(out.value) } : { ...out, value: out.value ?? null }
@@ -78,6 +79,10 @@ function checkExecutor(ctx: ActionContext, executor: ExecutorParams | undefined,
 }
 
 const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => unknown
+
+function positive(n: unknown): number | undefined {
+  return typeof n === 'number' && n > 0 ? n : undefined
+}
 
 /** An LLM reply is its parsed value or its text; any other action's result is kept whole. */
 function resultOf(value: unknown): unknown {

@@ -96,6 +96,13 @@ test('a subtask over its timeout is stopped (SUBTASK_TIMEOUT) and the plan carri
   assert.is(out.subtask_results.after, 'ok')
 })
 
+test('run: subtasks get settings.run_timeout as their limit unless the plan sets one', async () => {
+  const ctx = planningContext(scriptedLlm([]), { settings: { run_timeout: 0.3 } })
+  const out = await execute(v.parse(executeParams, { plan: plan([['A', []]]), on_subtask_failure: 'skip', subtask_executor: { run: 'for (;;) {}' } }), ctx)
+  assert.match((out.plan as { subtasks: Array<{ error: string }> }).subtasks[0]!.error, 'ran over its timeout of 0.3 s')
+  ctx.cleanup()
+})
+
 test('run: code is refused when settings.allow_inline_code is false', async () => {
   const ctx = planningContext(scriptedLlm([]), { settings: { allow_inline_code: false } })
   const out = await execute(v.parse(executeParams, { plan: plan([['A', []]]), subtask_executor: { run: 'return 1' } }), ctx)
