@@ -93,7 +93,10 @@ export function renderReport(x: ReportInput): string {
   const s = new Stats(x.samples, rounds)
   const cpu = new Stats(x.cpu, rounds)
   const out: string[] = []
-  const how = `${x.bundled ? 'src/ bundled and minified by esbuild, as shipped' : 'src/ run through tsx'}; tea and LangGraph.js in separate child processes, alternating each round`
+  const how = [
+    x.bundled ? 'src/ bundled and minified by esbuild, as shipped' : 'src/ run through tsx',
+    ...(x.withLangGraph ? ['tea and LangGraph.js in separate child processes, alternating each round'] : []),
+  ].join('; ')
   out.push(`${x.machine}; ${how}; ${x.rounds} rounds after 3 warm-up rounds; ${f(x.seconds, 0)} s in all.`, '', `${note}.`, '')
   out.push('### Engine overhead per node (µs, median (min) over rounds)', '')
   out.push(
