@@ -10,7 +10,7 @@
 
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
 import { isMainThread } from 'node:worker_threads'
 import { TeaError } from '../core/errors.ts'
 
@@ -44,12 +44,13 @@ export function isPoolWorker(): boolean {
 }
 
 function thisFile(): string {
-  // From source under tsx either `__filename` (CJS transform) or `import.meta.url` (ESM) names this .ts file. In a
-  // bundle (`__TEA_TARGET__` defined) `__filename` is the bundle, and the `import.meta` branch is dropped at build
-  // time, which also keeps esbuild from warning that `import.meta` is empty in CJS output.
+  // CJS (the bundle, or tsx's require hook) has `__filename`. ESM source under tsx does not, and `import.meta` must
+  // not appear in this file: esbuild warns about it in every CJS build. This function's own stack frame names the
+  // file instead (tsx keeps source paths in stack traces).
   if (typeof __filename === 'string' && __filename !== '') return __filename
-  if (typeof __TEA_TARGET__ === 'undefined') return fileURLToPath(import.meta.url)
-  throw new TeaError('POOL_ERROR', 'cannot tell where the worker entry is: set TEA_WORKER_FILE')
+  const frame = /(?:file:\/\/)?(\/[^\s():]*\/worker-location\.ts)/.exec(new Error().stack ?? '')
+  if (frame) return frame[1]!
+  throw new TeaError('POOL_ERROR', 'cannot tell where the pool worker entry is; set TEA_WORKER_FILE to its path')
 }
 
 function toUrl(file: string): string {
