@@ -40,7 +40,9 @@ export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, inp
       const params =
         executor?.with !== undefined
           ? ctx.render(executor.with, { state: input.state, subtask, dependency_results: input.dependency_results }, 'subtask_executor.with')
-          : subtaskPrompt(plan.goal, subtask, input.dependency_results)
+          : action.startsWith('llm.')
+            ? subtaskPrompt(plan.goal, subtask, input.dependency_results)
+            : {}
       const context = { runId: ctx.runId, node: ctx.node, state: input.state, variables: { ...ctx.variables }, settings: { ...ctx.settings } }
       task = { kind: 'action', action, params, context: ctx.dataDir === undefined ? context : { ...context, dataDir: ctx.dataDir }, where }
     }
