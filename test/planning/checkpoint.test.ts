@@ -93,13 +93,14 @@ test('001.3R-INT-014 every finished subtask commits its own record, once; the he
 
 async function crashAfter(store: Store, stopAt: string, runs: SharedArrayBuffer, ids: string[]) {
   const events: RunEvent[] = []
+  let poll: NodeJS.Timeout | undefined
   const ctx = planningContext(scriptedLlm([]), { state: { runs }, store, runId: 'crash-run' })
   ctx.emit = (e) => {
     events.push(e)
     // "the power goes" once `stopAt` is running in its worker: it is in flight, with no record
     if (e.type === 'subtask' && e.id === stopAt && e.status === 'in_progress') {
       const counts = new Int32Array(runs)
-      const poll = setInterval(() => {
+      poll = setInterval(() => {
         if (Atomics.load(counts, ids.indexOf(stopAt)) > 0) {
           clearInterval(poll)
           ctx.abort(new Error('killed'))
@@ -113,6 +114,7 @@ async function crashAfter(store: Store, stopAt: string, runs: SharedArrayBuffer,
   } catch (e) {
     assert.ok(isControlSignal(e, 'cancel'), String(e))
   } finally {
+    clearInterval(poll)
     ctx.cleanup()
   }
   return events
@@ -153,9 +155,10 @@ test('a replanned plan resumes from its recorded structure: no second replan, fi
   const code = `${counted(ids).run.replace('return', 'if (subtask.id === "B") throw new Error("B is broken"); if (subtask.id === "C2" && Atomics.load(new Int32Array(state.runs), 3) === 1) await new Promise((r) => setTimeout(r, 5000)); return')}`
   const llm = scriptedLlm([reply([{ id: 'B2', description: 'instead of B', dependencies: ['A'] }, { id: 'C2', description: 'then', dependencies: ['B2'] }])])
   const ctx = planningContext(llm, { state: { runs }, store, runId: 'replan-crash' })
+  let poll: NodeJS.Timeout | undefined
   ctx.emit = (e) => {
     if (e.type === 'subtask' && e.id === 'C2' && e.status === 'in_progress') {
-      const poll = setInterval(() => {
+      poll = setInterval(() => {
         if (Atomics.load(new Int32Array(runs), 3) > 0) {
           clearInterval(poll)
           ctx.abort(new Error('killed'))
@@ -169,6 +172,7 @@ test('a replanned plan resumes from its recorded structure: no second replan, fi
   } catch (e) {
     assert.ok(isControlSignal(e, 'cancel'), String(e))
   } finally {
+    clearInterval(poll)
     ctx.cleanup()
   }
   assert.equal([...new Int32Array(runs)], [1, 1, 1, 1])
