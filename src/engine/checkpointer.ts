@@ -11,6 +11,10 @@
  * done only when its record has committed: `step` takes the callback to run then (the engine emits `node_end`
  * there), and after a crash every node whose record had not committed runs again — at-least-once for in-flight
  * work, exactly-once for recorded work. Interrupts, failures and the end drain the pipeline first.
+ *
+ * Pipelining pays off for nodes that take microseconds. After a slow node (a model call, a plan) the engine waits
+ * for the commit instead (`settle`): it costs little next to the node, and events then read in order — a node's
+ * `node_end` before the next one's first event.
  */
 
 import type { State } from '../core/util.ts'
@@ -36,8 +40,8 @@ export class Checkpointer {
     this.snapshotSize = approxSize(state)
   }
 
-  /** Queues the record of one node; `done` runs once it has committed. */
-  async step(step: number, node: string, update: State, state: State, cursor: Cursor, done: () => void): Promise<void> {
+  /** Queues the record of one node; `done` runs once it has committed. With `settle`, waits for that. */
+  async step(step: number, node: string, update: State, state: State, cursor: Cursor, done: () => void, settle = false): Promise<void> {
     this.sinceSnapshot += approxSize(update)
     const write =
       this.sinceSnapshot > this.snapshotSize
@@ -47,7 +51,8 @@ export class Checkpointer {
     const ordered = Promise.all([previous, write]).then(done)
     this.lastDone = ordered.catch(() => {})
     this.track(ordered)
-    if (this.inFlight.length >= MAX_IN_FLIGHT) await this.inFlight[0]
+    if (settle) await this.drain()
+    else if (this.inFlight.length >= MAX_IN_FLIGHT) await this.inFlight[0]
     this.throwIfFailed()
   }
 

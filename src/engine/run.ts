@@ -14,6 +14,9 @@ import { FAN_OUT, type CompiledNode } from './compile.ts'
 import { executeNode } from './execute.ts'
 import type { Runtime } from './runtime.ts'
 
+/** A node this slow waits for its own checkpoint before the next node starts (see checkpointer.ts). */
+const SLOW_NODE_MS = 2
+
 export interface RunStart {
   state: State
   cursor: Cursor
@@ -81,7 +84,7 @@ export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome
     last = name
     cursor = { next: outcome.next }
     const ended = { type: 'node_end', node: name, step, ms: outcome.ms, update: outcome.update } as const
-    await checkpoints.step(step, name, outcome.update, state, cursor, () => rt.emit(ended))
+    await checkpoints.step(step, name, outcome.update, state, cursor, () => rt.emit(ended), outcome.ms >= SLOW_NODE_MS)
     progress(name, step)
     if (spec.interruptAfter.has(name) && cursor.next !== END) {
       await checkpoints.snapshot(step, name, state, cursor)
