@@ -17,8 +17,13 @@ import { applyPatches } from './patch.mjs'
  * - replace lmdb's native loader with src/sea/lmdb-addon.ts;
  * - stub msgpackr-extract (optional native helper) as `module.exports = undefined` — an object stub would make
  *   msgpackr install an undefined extractor and fail on large strings;
- * - inline lmdb's default compression dictionary, which it otherwise reads from disk next to its own file.
+ * - inline lmdb's default compression dictionary, which it otherwise reads from disk next to its own file;
+ * - give our code a lazy facade of lmdb (`open`, `keyValueToBuffer`): lmdb loads its native addon when its module
+ *   runs, and a bundle runs every module at start, so without the facade `tea --version` would extract and
+ *   dlopen the addon (and fail where it cannot). Importing any other name fails the build: add it to LMDB_API.
  */
+export const LMDB_API = ['open', 'keyValueToBuffer']
+
 export function lmdbPlugin(root) {
   const req = createRequire(join(root, 'package.json'))
   const lmdbFile = req.resolve('lmdb')
@@ -30,7 +35,16 @@ export function lmdbPlugin(root) {
   return {
     name: 'tea-lmdb',
     setup(b) {
-      b.onResolve({ filter: /^lmdb$/ }, () => ({ path: lmdbFile }))
+      b.onResolve({ filter: /^lmdb$/ }, (args) => (args.namespace === 'tea-stub' ? { path: lmdbFile } : { path: 'lmdb-lazy', namespace: 'tea-stub' }))
+      b.onLoad({ filter: /^lmdb-lazy$/, namespace: 'tea-stub' }, () => ({
+        contents: [
+          `let lmdb`,
+          `const load = () => lmdb || (lmdb = require('lmdb'))`,
+          ...LMDB_API.map((name) => `export function ${name}(...args) { return load().${name}(...args) }`),
+        ].join('\n'),
+        resolveDir: root,
+        loader: 'js',
+      }))
       // lmdb uses only `msgpackr.Encoder` (from pack.js); a namespace `require` would keep every export.
       b.onResolve({ filter: /^msgpackr$/ }, (args) => ({ path: args.importer === lmdbFile ? msgpackrPack : msgpackrFile }))
       b.onResolve({ filter: /^node-gyp-build-optional-packages$/ }, () => ({ path: 'lmdb-loader', namespace: 'tea-stub' }))

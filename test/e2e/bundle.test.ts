@@ -74,4 +74,13 @@ test('each bundle reports its own target and features, with any Node on the host
   }
 })
 
+test('a bundle copied away from node_modules still answers --version: lmdb loads only when a store opens', () => {
+  const away = join(tmp, 'away')
+  const r0 = spawnSync('cp', [built.core!.file, join(tmp, 'tea-away.cjs')])
+  assert.is(r0.status, 0)
+  const r = spawnSync(process.execPath, [join(tmp, 'tea-away.cjs'), '--version'], { cwd: tmp, encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: away } })
+  assert.is(r.status, 0, r.stderr)
+  assert.match(r.stdout, '(linux-arm64-core; features: none;')
+})
+
 test.run()
