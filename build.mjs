@@ -19,8 +19,8 @@ export const POOL_WORKER_MODULE = 'src/pool/worker.ts'
 export const SIZE_BARS = { full: 300 * 1024, core: 250 * 1024 }
 
 /**
- * One bundle, two roles. tinypool's worker entry marks the thread (`process.__tinypool_state__`) before it loads
- * its task module, which for a bundle is the bundle itself (src/sea/worker-file.ts).
+ * One bundle, two roles. tinypool's worker entry marks the thread (`process.__tinypool_state__`, set only there)
+ * before it loads its task module, which for a bundle is the bundle itself (src/sea/worker-file.ts).
  */
 export function entrySource() {
   // A TeaError thrown while modules initialise (lmdb's addon is loaded when lmdb's module runs) would otherwise
@@ -37,7 +37,7 @@ export function entrySource() {
   ].join('\n')
   if (!existsSync(join(root, POOL_WORKER_MODULE))) return cli
   return [
-    `if (!require('node:worker_threads').isMainThread && process.__tinypool_state__ && process.__tinypool_state__.isTinypoolWorker) {`,
+    `if (process.__tinypool_state__ && process.__tinypool_state__.isTinypoolWorker) {`,
     `  module.exports = require('./${POOL_WORKER_MODULE}')`,
     `} else {`,
     cli,

@@ -117,6 +117,22 @@ export async function tinypoolPlugin(root) {
   return {
     name: 'tea-tinypool',
     setup(b) {
+      // Our code gets a lazy facade: tinypool's module pulls in worker_threads, child_process, assert and
+      // perf_hooks, which an agent that never plans (and `tea --version`) should not pay for at start.
+      // `new Tinypool(…)` returns the real pool; `instanceof Tinypool` does not hold, and nothing here uses it.
+      b.onResolve({ filter: /^tinypool$/ }, (args) =>
+        args.namespace === 'tea-stub' ? { path: join(dirname(pkgFile), 'dist', 'index.js') } : { path: 'tinypool-lazy', namespace: 'tea-stub' },
+      )
+      b.onLoad({ filter: /^tinypool-lazy$/, namespace: 'tea-stub' }, () => ({
+        contents: [
+          `let tp`,
+          `const load = () => tp || (tp = require('tinypool'))`,
+          `export class Tinypool { constructor(...args) { return new (load().Tinypool)(...args) } }`,
+          `export default Tinypool`,
+        ].join('\n'),
+        resolveDir: root,
+        loader: 'js',
+      }))
       b.onLoad({ filter: /[\\/]tinypool[\\/]dist[\\/]index\.js$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8')
         const contents = applyPatches(text, args.path, [
