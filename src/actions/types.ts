@@ -67,6 +67,11 @@ export interface Action<P = any> {
   run(params: P, ctx: ActionContext): Promise<State> | State
   /** The build feature providing this action, for UNKNOWN_ACTION hints. */
   feature?: string
+  /**
+   * Top-level params the engine passes as written instead of rendering them first, because the action renders them
+   * itself with names of its own in scope (`subtask` in plan.execute's executor, `data` in json.transform).
+   */
+  raw?: readonly string[]
 }
 
 export function defineAction<P>(action: Action<P>): Action<P> {

@@ -50,12 +50,13 @@ function compileNode(node: NodeSpec, spec: AgentSpec, registry: Registry): Compi
   if (node.uses !== undefined) {
     const a = registry.require(node.uses)
     action = a
-    const withValue = compileValue(node.with ?? {}, { node: node.name, field: 'with' })
+    const { rendered, raw } = splitRaw(node.with ?? {}, a.raw)
+    const withValue = compileValue(rendered, { node: node.name, field: 'with' })
     if (withValue.static) {
-      const fixed = validateParams(a, node.with ?? {}, where)
+      const fixed = validateParams(a, { ...rendered, ...raw }, where)
       params = () => fixed
     } else {
-      params = (state) => validateParams(a, withValue.render({ state, variables }), where)
+      params = (state) => validateParams(a, { ...(withValue.render({ state, variables }) as object), ...raw }, where)
     }
   } else {
     code = compileCode(node.run ?? '', node.name)
@@ -70,6 +71,15 @@ function compileNode(node: NodeSpec, spec: AgentSpec, registry: Registry): Compi
     toUpdate: compileOutput(node, variables),
     next: compileRouting(node, spec),
   }
+}
+
+/** Separates the params an action renders itself (Action.raw) from those the engine renders. */
+export function splitRaw(params: Record<string, unknown>, rawKeys: readonly string[] | undefined): { rendered: Record<string, unknown>; raw: Record<string, unknown> } {
+  if (!rawKeys?.length) return { rendered: params, raw: {} }
+  const rendered: Record<string, unknown> = {}
+  const raw: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(params)) (rawKeys.includes(k) ? raw : rendered)[k] = v
+  return { rendered, raw }
 }
 
 function compileOutput(node: NodeSpec, variables: Record<string, unknown>): CompiledNode['toUpdate'] {

@@ -37,6 +37,8 @@ export type DecomposeParams = v.InferOutput<typeof decomposeParams>
 
 export const decomposeAction: Action<DecomposeParams> = {
   name: 'plan.decompose',
+  // The template sees goal, strategy, … — names only this action knows, so the engine must not render it first.
+  raw: ['prompt_template', 'planner'],
   description: 'Split a goal into a DAG of subtasks with the model; puts the plan in state as `plan`.',
   params: decomposeParams,
   feature: 'planning',

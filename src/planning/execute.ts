@@ -31,6 +31,8 @@ export interface ExecuteDeps {
 
 export const executeAction: Action<ExecuteParams> = {
   name: 'plan.execute',
+  // The executor's with: is rendered per subtask (subtask, dependency_results), never by the engine up front.
+  raw: ['subtask_executor'],
   description: 'Run a plan: subtasks in dependency order, independent ones in parallel on worker threads, checkpointed one by one.',
   params: executeParams,
   feature: 'planning',

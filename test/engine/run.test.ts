@@ -332,4 +332,19 @@ nodes:
   assert.is(second.state.i, 15)
 })
 
+Run("params an action renders itself (Action.raw) reach it as written, other params are rendered", async () => {
+  const r = await run(`
+name: raw
+initial_state: { user: { name: ada } }
+nodes:
+  - name: shape
+    uses: json.transform
+    with:
+      data: "{{ state.user }}"
+      mapping: { who: "{{ data.name | upper }}", n: "data.name | length" }
+`)
+  assert.is(r.status, 'completed', r.error?.message)
+  assert.equal(r.state.result, { who: 'ADA', n: 3 })
+})
+
 Run.run()

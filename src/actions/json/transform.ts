@@ -23,6 +23,7 @@ const params = v.object({
 
 export const jsonTransform = defineAction({
   name: 'json.transform',
+  raw: ['mapping'],
   description:
     'Reshapes data without code and returns {result}: mapping builds a new object from expressions over data (e.g. {name: "data.user.name"}), pick keeps and omit drops dot-paths (per item for a list).',
   params,
