@@ -1,7 +1,8 @@
 /**
  * The worker pool (SPEC §3.7), a thin layer over tinypool. It is lazy: nothing starts until the first `run`, so an
  * agent that never plans starts no threads. A task that outlives its `timeoutMs` has its worker terminated (tinypool
- * kills the thread running an aborted task and starts a fresh one for the next), not left spinning. Failures
+ * kills the thread running an aborted task and starts a fresh one for the next), not left spinning; `run:` code is
+ * first given the chance to stop itself at the limit, keeping its worker (see `graceMs`). Failures
  * reported by the worker come back as the original TeaError; a timeout is POOL_ERROR with `details.reason:
  * 'timeout'`; the caller's signal firing is a `cancel` ControlSignal.
  */
@@ -12,7 +13,7 @@ import { Tinypool } from 'tinypool'
 import { TeaError } from '../core/errors.ts'
 import { cancelled } from '../core/signals.ts'
 import type { HostNotice, HostReply, HostRequest, PoolTask, TaskReply } from './protocol.ts'
-import { deserializeError, serializeError } from './protocol.ts'
+import { DRAIN, deserializeError, serializeError } from './protocol.ts'
 import { workerLocation } from './worker-location.ts'
 
 export interface PoolOptions {
@@ -81,6 +82,9 @@ export function createPool(options: PoolOptions = {}): Pool {
       let timer: NodeJS.Timeout | undefined
       let taskSignal = signal
       let onCallerAbort: (() => void) | undefined
+      // Code stops itself at its limit (loop guard, vm timeout) and keeps its worker; the thread is terminated only
+      // when that fails (a long call into a built-in), after a grace period.
+      const softLimit = task.kind === 'code' && timeoutMs !== undefined && timeoutMs > 0 ? Math.ceil(timeoutMs) : undefined
       if (timeoutMs !== undefined && timeoutMs > 0) {
         const abort = new AbortController()
         taskSignal = abort.signal
@@ -89,12 +93,13 @@ export function createPool(options: PoolOptions = {}): Pool {
         timer = setTimeout(() => {
           timedOut = true
           abort.abort()
-        }, timeoutMs)
+        }, softLimit === undefined ? timeoutMs : softLimit + graceMs(softLimit))
       }
       const channel = host ? new MessageChannel() : undefined
       if (channel) serveHost(channel.port1, host!)
       try {
-        const sent: PoolTask = channel ? { ...task, port: channel.port2 } : task
+        let sent: PoolTask = channel ? { ...task, port: channel.port2 } : task
+        if (sent.kind === 'code' && softLimit !== undefined) sent = { ...sent, timeoutMs: softLimit }
         const reply: TaskReply = await pool.run(sent, {
           ...(taskSignal ? { signal: taskSignal } : {}),
           ...(channel ? { transferList: [channel.port2] } : {}),
@@ -126,6 +131,11 @@ export function createPool(options: PoolOptions = {}): Pool {
   }
 }
 
+/** How long a worker may take to stop its own code before it is terminated: 1 s, plus 10 % for long limits. */
+function graceMs(limitMs: number): number {
+  return 1000 + Math.ceil(limitMs / 10)
+}
+
 function serveHost(port: import('node:worker_threads').MessagePort, host: HostMethods): void {
   port.on('message', (msg: HostRequest | HostNotice) => {
     const fn = Object.hasOwn(host, msg.method) ? host[msg.method] : undefined
@@ -144,6 +154,7 @@ function serveHost(port: import('node:worker_threads').MessagePort, host: HostMe
         // the task finished (port closed) before the answer was ready
       }
     }
+    if (msg.method === DRAIN) return reply({ id: msg.id, ok: true, value: null })
     if (!fn) {
       reply({ id: msg.id, ok: false, error: { name: 'TeaError', code: 'POOL_ERROR', message: `no host method '${msg.method}'` } })
       return

@@ -13,14 +13,40 @@ import type { MessagePort } from 'node:worker_threads'
 import { TeaError } from '../core/errors.ts'
 import type { ErrorCode } from '../core/errors.ts'
 
-/** A JavaScript function body, compiled once per worker, called with `args` as named parameters. */
+/** What an action or `run:` code in a worker knows of its run; `ctx` is built from it in the worker. */
+export interface TaskContext {
+  runId: string
+  node: string
+  state: Record<string, unknown>
+  variables: Record<string, unknown>
+  settings: Record<string, unknown>
+  dataDir?: string
+}
+
+/** The names a `run:` body sees, as for a `run:` node (engine/code.ts), plus a plan subtask's own two. */
+export interface CodeArgs {
+  state?: unknown
+  variables?: unknown
+  subtask?: unknown
+  dependency_results?: unknown
+}
+
+/**
+ * A `run:` body, compiled once per worker by the engine's compiler (same vm context, loop guard and time limit as a
+ * `run:` node) and called with `args`; its return value, whatever it is, is the task's value. With `context`, the
+ * code also gets `ctx` (an ActionContext whose model, store and events are the main thread's, through `port`), and
+ * `console` sends `log` events there; without a port, logs are dropped — never written to stdout.
+ */
 export interface CodeTask {
   kind: 'code'
   code: string
-  args: Record<string, unknown>
+  args: CodeArgs
+  context?: TaskContext
   /** Report which top-level keys of `args.state` the code changed, as `stateUpdate`. */
   trackState?: boolean
-  /** Where the code came from, for error messages (e.g. `node run_plan, subtask 3`). */
+  /** The code's own time limit (ms), enforced inside the worker, which survives it; set by the pool from `timeoutMs`. */
+  timeoutMs?: number
+  /** Where the code came from, for error messages (e.g. `subtask 3`). */
   where: string
   port?: MessagePort
 }
@@ -30,14 +56,7 @@ export interface ActionTask {
   kind: 'action'
   action: string
   params: unknown
-  context: {
-    runId: string
-    node: string
-    state: Record<string, unknown>
-    variables: Record<string, unknown>
-    settings: Record<string, unknown>
-    dataDir?: string
-  }
+  context: TaskContext
   where: string
   port?: MessagePort
 }
@@ -76,6 +95,9 @@ export interface HostNotice {
   method: string
   args: unknown[]
 }
+/** A host method every port answers: its reply means every notice sent before it has been handled. */
+export const DRAIN = '__drain'
+
 export type HostReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError }
 
 export function serializeError(e: unknown): SerializedError {

@@ -9,7 +9,7 @@ import { TeaError } from '../core/errors.ts'
 import type { Action, ActionContext, AgentSettingsView, RunEvent } from '../actions/types.ts'
 import type { LlmClient, LlmRequest } from '../llm/types.ts'
 import type { Store } from '../store/types.ts'
-import type { ActionTask } from './protocol.ts'
+import type { ActionTask, TaskContext } from './protocol.ts'
 import type { HostCaller } from './worker.ts'
 
 interface WorkerRegistry {
@@ -39,12 +39,18 @@ function loadRegistry(): Promise<WorkerRegistry> {
 
 export async function runActionTask(task: ActionTask, host: HostCaller | undefined): Promise<unknown> {
   const reg = await loadRegistry()
-  const ctx = workerContext(task, host, reg)
+  const ctx = contextFor(task.context, task.where, host, reg)
   const action = reg.require(task.action)
   return action.run(reg.validate(action, task.params, task.where), ctx)
 }
 
-function workerContext(task: ActionTask, host: HostCaller | undefined, reg: WorkerRegistry): ActionContext {
+/** The `ctx` of `run:` code in a worker: the same thin context an action there gets. */
+export async function workerContext(context: TaskContext, where: string, host: HostCaller | undefined): Promise<ActionContext> {
+  return contextFor(context, where, host, await loadRegistry())
+}
+
+function contextFor(context: TaskContext, where: string, host: HostCaller | undefined, reg: WorkerRegistry): ActionContext {
+  const task = { where, context }
   const noHost = (what: string) => new TeaError('POOL_ERROR', `${task.where}: ${what} is not reachable from this worker task`)
   const call = (method: string, ...args: unknown[]) => (host ? host.call(method, ...args) : Promise.reject(noHost(method)))
   const llm: LlmClient = {

@@ -7,23 +7,27 @@
 
 import { threadId } from 'node:worker_threads'
 import type { MessagePort } from 'node:worker_threads'
-import type { HostReply, HostRequest, PoolTask, TaskReply } from './protocol.ts'
-import { serializeError } from './protocol.ts'
-import { runActionTask } from './worker-actions.ts'
+import { TeaError } from '../core/errors.ts'
+import type { CodeTask, HostReply, HostRequest, PoolTask, TaskReply } from './protocol.ts'
+import { DRAIN, serializeError } from './protocol.ts'
+import { runActionTask, workerContext } from './worker-actions.ts'
 import { trackTopLevel } from './track-state.ts'
 
-type Compiled = (...args: unknown[]) => Promise<unknown>
+type Compiled = import('../engine/code.ts').CompiledCode
 
 // One cache per worker thread; it lives and dies with the thread, never in the main thread.
 const compiled = new Map<string, Compiled>()
-const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => Compiled
+let compiler: Promise<typeof import('../engine/code.ts')> | undefined
+
+/** Far beyond any real limit, for code given none (vm's timeout must be a finite integer). */
+const NO_LIMIT_MS = 2 ** 31 - 1
 
 export async function runWorkerTask(task: PoolTask): Promise<TaskReply> {
   const host = task.port ? hostCaller(task.port) : undefined
   try {
     switch (task.kind) {
       case 'code':
-        return await runCode(task.code, task.args, task.trackState === true, task.where)
+        return await runCode(task, host)
       case 'action':
         return { ok: true, value: await runActionTask(task, host) }
       case 'probe':
@@ -33,29 +37,41 @@ export async function runWorkerTask(task: PoolTask): Promise<TaskReply> {
   } catch (e) {
     return { ok: false, error: serializeError(e) }
   } finally {
+    await host?.drain()
     host?.close()
   }
 }
 
-async function runCode(code: string, args: Record<string, unknown>, track: boolean, where: string): Promise<TaskReply> {
-  const names = Object.keys(args)
-  const key = `${names.join(',')}\n${code}`
-  let fn = compiled.get(key)
+/**
+ * `run:` code in the environment of a `run:` node (engine/code.ts): a vm context without `process` or `require`,
+ * guarded loops and a time limit the worker survives, `console` as `log` events. The engine's compiler wants an
+ * object of updates back, while here the return value is the result itself, so the body is wrapped to hand back
+ * `{r: value}`; the wrapper sits on the body's first line, keeping line numbers in errors right.
+ */
+async function runCode(task: CodeTask, host: HostCaller | undefined): Promise<TaskReply> {
+  const { code, args, where } = task
+  let fn = compiled.get(code)
   if (!fn) {
+    const { compileCode } = await (compiler ??= import('../engine/code.ts'))
+    const call = /\bawait\b/.test(code) ? '(async () => {' : '(() => {'
+    const body = `const __v = ${call}${code}\n})()\nreturn __v !== null && typeof __v === 'object' && typeof __v.then === 'function' ? __v.then((r) => ({ r })) : { r: __v }`
     try {
-      fn = new AsyncFunction(...names, code)
+      fn = compileCode(body, LABEL)
     } catch (e) {
-      throw codeError(where, 'does not compile', e)
+      throw codeError(where, e)
     }
-    compiled.set(key, fn)
+    compiled.set(code, fn)
   }
-  const tracker = track && isObject(args.state) ? trackTopLevel(args.state) : undefined
-  const values = names.map((n) => args[n])
+  const tracker = task.trackState && isObject(args.state) ? trackTopLevel(args.state) : undefined
+  const ctx = task.context && /\bctx\b/.test(code) ? await workerContext({ ...task.context, ...(isObject(args.state) ? { state: args.state } : {}) }, where, host) : undefined
+  const node = task.context?.node ?? where
+  const log = (message: string): void => host?.notify('emit', { type: 'log', node, message: `${where}: ${message}` })
   let value: unknown
   try {
-    value = await fn(...values)
+    const out = await fn({ ...args, state: args.state, variables: args.variables ?? {}, ctx, log }, task.timeoutMs ?? NO_LIMIT_MS)
+    value = out.r
   } catch (e) {
-    throw codeError(where, 'threw', e)
+    throw codeError(where, e, task.timeoutMs)
   }
   if (!tracker) return { ok: true, value }
   const { updates, removed } = tracker.changes()
@@ -65,11 +81,26 @@ async function runCode(code: string, args: Record<string, unknown>, track: boole
   return reply
 }
 
-function codeError(where: string, what: string, e: unknown): Error {
+const LABEL = '(run: code)'
+
+/**
+ * The compiler's errors name a node (`node '…': run: code …`); here the code belongs to `where`. A time limit
+ * met in the worker is the pool's own timeout error, so the caller sees one kind of timeout whoever stopped it.
+ */
+function codeError(where: string, e: unknown, timeoutMs?: number): Error {
   const s = serializeError(e)
+  if (s.code === 'NODE_TIMEOUT')
+    return new TeaError('POOL_ERROR', `${where}: timed out after ${timeoutMs} ms; stopped inside its worker`, { details: { reason: 'timeout', timeoutMs } })
+  const cause = (e as { cause?: unknown }).cause
+  if (s.code === 'CODE_ERROR' && cause !== undefined) {
+    const c = serializeError(cause)
+    if (c.name === 'TeaError' && c.code) return Object.assign(new Error(c.message), c)
+    return new TeaError('CODE_ERROR', `${where}: run code threw: ${c.name === 'Error' ? '' : `${c.name}: `}${c.message}`)
+  }
+  const syntax = /has a syntax error(.*)$/s.exec(s.message)
+  if (syntax) return new TeaError('CODE_ERROR', `${where}: run code does not compile: syntax error${syntax[1]}`)
   if (s.name === 'TeaError') return Object.assign(new Error(s.message), s)
-  const err = new Error(`${where}: run code ${what}: ${s.name === 'Error' ? '' : `${s.name}: `}${s.message}`)
-  return Object.assign(err, { name: 'TeaError', code: 'CODE_ERROR' })
+  return new TeaError('CODE_ERROR', `${where}: run code threw: ${s.message}`)
 }
 
 async function runProbe(probe: string, ms = 0, value: unknown = null): Promise<unknown> {
@@ -91,11 +122,14 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export interface HostCaller {
   call(method: string, ...args: unknown[]): Promise<unknown>
   notify(method: string, ...args: unknown[]): void
+  /** Resolves once the main thread has handled every notice sent so far (they would be lost when the port closes). */
+  drain(): Promise<void>
   close(): void
 }
 
 function hostCaller(port: MessagePort): HostCaller {
   let next = 1
+  let noticed = false
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>()
   port.on('message', (reply: HostReply) => {
     const p = pending.get(reply.id)
@@ -114,7 +148,15 @@ function hostCaller(port: MessagePort): HostCaller {
       })
     },
     notify(method, ...args) {
+      noticed = true
       port.postMessage({ notice: true, method, args })
+    },
+    async drain() {
+      // The task's reply travels on tinypool's own port, which may overtake this one; a round trip on this port
+      // comes back only after every earlier notice on it was handled.
+      if (!noticed) return
+      noticed = false
+      await this.call(DRAIN).catch(() => {})
     },
     close() {
       port.close()

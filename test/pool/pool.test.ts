@@ -4,6 +4,7 @@ import { isTeaError } from '../../src/core/errors.ts'
 import { isControlSignal } from '../../src/core/signals.ts'
 import { createPool } from '../../src/pool/pool.ts'
 import type { Pool } from '../../src/pool/pool.ts'
+import type { CodeArgs } from '../../src/pool/protocol.ts'
 
 let pool: Pool
 test.before(() => {
@@ -13,7 +14,7 @@ test.after(async () => {
   await pool.close()
 })
 
-const code = (body: string, args: Record<string, unknown>, trackState = false) => ({
+const code = (body: string, args: CodeArgs, trackState = false) => ({
   kind: 'code' as const,
   code: body,
   args,
@@ -75,7 +76,7 @@ test('a timed-out busy loop is terminated and the pool keeps working', async () 
     assert.ok(isTeaError(e, 'POOL_ERROR'))
     assert.equal((e as { details: unknown }).details, { reason: 'timeout', timeoutMs: 200 })
   }
-  const after = await Promise.all([1, 2, 3].map((n) => pool.run(code('return n * 10', { n }))))
+  const after = await Promise.all([1, 2, 3].map((n) => pool.run(code('return state * 10', { state: n }))))
   assert.equal(after.map((r) => r.value), [10, 20, 30])
 })
 
