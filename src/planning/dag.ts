@@ -45,12 +45,12 @@ export function dagIssues(nodes: readonly DagNode[]): DagIssue[] {
 }
 
 /** Throws PLAN_CYCLE when the only problems are cycles, PLAN_INVALID otherwise; lists every issue. */
-export function assertDag(nodes: readonly DagNode[], where = 'plan'): void {
+export function assertDag(nodes: readonly DagNode[], where?: string): void {
   const issues = dagIssues(nodes)
   if (issues.length === 0) return
   const code = issues.every((i) => i.kind === 'cycle') ? 'PLAN_CYCLE' : 'PLAN_INVALID'
   const list = issues.map((i) => `  - ${i.message}`).join('\n')
-  throw new TeaError(code, `${where}: ${issues.length === 1 ? 'invalid plan' : `${issues.length} problems`}:\n${list}`, {
+  throw new TeaError(code, `${where ? `${where}: ` : ''}invalid plan${issues.length === 1 ? '' : `, ${issues.length} problems`}:\n${list}`, {
     details: { issues },
   })
 }

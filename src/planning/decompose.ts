@@ -46,7 +46,6 @@ export const decomposeAction: Action<DecomposeParams> = {
 }
 
 export async function decompose(params: DecomposeParams, ctx: ActionContext): Promise<{ plan: unknown; plan_id: string; subtask_count: number }> {
-  const where = `node ${ctx.node} (plan.decompose)`
   const settings = {
     model: plannerModel(ctx, params.planner?.model, params.model),
     temperature: params.planner?.temperature ?? params.temperature,
@@ -68,7 +67,7 @@ export async function decompose(params: DecomposeParams, ctx: ActionContext): Pr
       const messages = decomposeMessages({ ...base, planned: subtasks, ...opt('userMessage', userMessage(subtasks)) })
       const reply = await callPlanner(ctx, settings, messages, iterativeReplySchema())
       model = reply.model
-      const parsed = parseReply(reply.content, where, reply.parsed)
+      const parsed = parseReply(reply.content, undefined, reply.parsed)
       const fresh = withFreshIds(flattenFlat(parsed.subtasks), subtasks).slice(0, params.max_subtasks - subtasks.length)
       subtasks.push(...fresh)
       if (parsed.planning_complete === true || fresh.length === 0) break
@@ -78,13 +77,13 @@ export async function decompose(params: DecomposeParams, ctx: ActionContext): Pr
     const schema = strategy === 'flat' ? flatReplySchema() : hierarchicalReplySchema(params.max_depth)
     const reply = await callPlanner(ctx, settings, messages, schema)
     model = reply.model
-    const parsed = parseReply(reply.content, where, reply.parsed)
+    const parsed = parseReply(reply.content, undefined, reply.parsed)
     subtasks =
       strategy === 'flat'
         ? flattenFlat(parsed.subtasks, params.max_subtasks)
         : flattenHierarchy(parsed.subtasks, params.max_depth, params.max_subtasks)
   }
-  const plan = createPlan({ goal: params.goal, strategy, subtasks, ...opt('model', model), ...opt('maxReplans', params.max_replans) }, where)
+  const plan = createPlan({ goal: params.goal, strategy, subtasks, ...opt('model', model), ...opt('maxReplans', params.max_replans) })
   return { plan, plan_id: plan.id, subtask_count: plan.subtasks.length }
 }
 

@@ -40,11 +40,12 @@ export const executeAction: Action<ExecuteParams> = {
 }
 
 export async function execute(params: ExecuteParams, ctx: ActionContext, deps: ExecuteDeps = {}): Promise<Record<string, unknown>> {
-  const where = `node ${ctx.node} (plan.execute)`
-  let plan = readPlan(params.plan ?? ctx.state.plan, where)
+  let plan = readPlan(params.plan ?? ctx.state.plan)
   for (const s of plan.subtasks) if (s.status === 'in_progress') s.status = 'pending'
-  const key = planKey(ctx.node, plan.id)
-  const restored = await restorePlan(ctx.store, ctx.runId, ctx.node, plan.id)
+  // The revision the node received names the records: a crash resumes the same revision (replans made inside this
+  // node rewrite its header in place), while a plan revised by plan.replan since is a new execution.
+  const key = planKey(ctx.node, plan.id, plan.replan_count)
+  const restored = await restorePlan(ctx.store, ctx.runId, ctx.node, plan.id, plan.replan_count)
   if (restored) plan = restored.plan
   else await ctx.store.putPlanHeader(ctx.runId, key, headerRecord(plan))
 
@@ -68,18 +69,19 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
         backoffFactor: params.backoff_factor,
         onRetriesExhausted: params.on_retries_exhausted,
         baseState: omit(ctx.state, PLAN_KEYS),
-        ...(restored ? { recordedUpdates: restored.updates } : {}),
+        ...(restored ? { recordedUpdates: restored.updates, recordedCodes: restored.errorCodes } : {}),
       },
       {
         run: (s, input) => run(current, s, input),
         async changed(s, p, progress, extra) {
           const update = extra?.update as SubtaskOutput | undefined
+          const code = s.status === 'failed' && typeof extra?.code === 'string' ? extra.code : undefined
           if (s.status === 'completed' || s.status === 'failed' || s.status === 'skipped')
-            await ctx.store.putSubtask(ctx.runId, key, s.id, subtaskRecord(s, update))
+            await ctx.store.putSubtask(ctx.runId, key, s.id, subtaskRecord(s, update, code))
           emit(s, p, progress, extra && !update ? extra : undefined)
         },
         async replan(p, failure) {
-          const next = await replan(p, ctx, { failure, maxSubtasks: Math.max(15, p.subtasks.length), ...(params.max_replans !== undefined ? { maxReplans: params.max_replans } : {}) }, where)
+          const next = await replan(p, ctx, { failure, maxSubtasks: Math.max(15, p.subtasks.length), ...(params.max_replans !== undefined ? { maxReplans: params.max_replans } : {}) })
           // A new subtask may reuse the id of one it replaced; its old record must not mark it finished on resume.
           // Reset first, header second: a crash in between resumes the old plan with that subtask to run again.
           const old = new Map(p.subtasks.map((s) => [s.id, s.status]))
@@ -93,13 +95,14 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
         sleep: deps.sleep ?? ((ms) => sleep(ms, ctx.signal)),
       },
     )
-    return result(outcome)
+    return result(outcome, ctx.state.plan_error !== undefined && ctx.state.plan_error !== null)
   } finally {
     await pool.close()
   }
 }
 
-function result(outcome: ScheduleOutcome): Record<string, unknown> {
+/** `hadError`: state holds a plan_error from an earlier execution, which this one replaces or clears. */
+function result(outcome: ScheduleOutcome, hadError: boolean): Record<string, unknown> {
   const { plan, updates, stopped } = outcome
   const order = topologicalOrder(plan.subtasks)
   const byId = new Map(plan.subtasks.map((s) => [s.id, s]))
@@ -124,7 +127,9 @@ function result(outcome: ScheduleOutcome): Record<string, unknown> {
     replan_count: plan.replan_count,
     success: plan_progress.completed === plan_progress.total,
   }
+  // State merges shallowly, so only null clears a key.
   if (stopped) out.plan_error = stopped
+  else if (hadError) out.plan_error = null
   return out
 }
 

@@ -16,7 +16,7 @@ import type { ProposedSubtask } from './types.ts'
 const RAW_LIMIT = 500
 
 /** Parses reply text (or an already-parsed value from structured output) into a lenient reply. */
-export function parseReply(text: string, where: string, parsed?: unknown): LooseReply {
+export function parseReply(text: string, where?: string, parsed?: unknown): LooseReply {
   let value = parsed
   if (value === undefined) {
     const extracted = extractJson(text)
@@ -35,9 +35,9 @@ export function parseReply(text: string, where: string, parsed?: unknown): Loose
 /**
  * PLAN_PARSE_ERROR with the raw reply (truncated) for debugging and nothing of ours: no stack, no schema internals.
  */
-export function parseError(where: string, reason: string, raw: string): TeaError {
+export function parseError(where: string | undefined, reason: string, raw: string): TeaError {
   const shown = raw.length > RAW_LIMIT ? `${raw.slice(0, RAW_LIMIT)}… (${raw.length - RAW_LIMIT} more characters)` : raw
-  return new TeaError('PLAN_PARSE_ERROR', `${where}: the model's reply is not a usable plan (${reason}). Reply: ${shown}`, {
+  return new TeaError('PLAN_PARSE_ERROR', `${where ? `${where}: ` : ''}the model's reply is not a usable plan (${reason}). Reply: ${shown}`, {
     details: { reply: shown },
     hint: 'a plan reply is JSON like {"subtasks": [{"id": "1", "description": "…", "dependencies": []}]}',
   })

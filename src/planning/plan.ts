@@ -4,7 +4,7 @@
  * an older or hand-written plan leaves out, and validates the DAG, so the rest of planning can trust a `Plan`.
  */
 
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
 import { assertDag } from './dag.ts'
@@ -21,7 +21,7 @@ export interface NewPlan {
   maxReplans?: number
 }
 
-export function createPlan(p: NewPlan, where: string): Plan {
+export function createPlan(p: NewPlan, where?: string): Plan {
   assertDag(p.subtasks, where)
   const plan: Plan = {
     id: `plan_${randomBytes(4).toString('hex')}`,
@@ -60,21 +60,35 @@ export const planShape = v.looseObject({
   rationale: v.optional(v.string()),
 })
 
-/** A plan from state or params; a missing or malformed one is PLAN_INVALID saying where it was looked for. */
-export function readPlan(value: unknown, where: string): Plan {
+/**
+ * The id of a plan written without one (by hand, in initial_state): derived from what the plan says — goal and
+ * subtask ids, descriptions and dependencies, not statuses or results — so every read of the same plan, including
+ * the one after a crash, finds the same checkpoint records.
+ */
+export function contentId(goal: string, subtasks: ReadonlyArray<{ id: string; description: string; dependencies: readonly string[] }>): string {
+  const shape = JSON.stringify([goal, subtasks.map((s) => [s.id, s.description, s.dependencies])])
+  return `plan_${createHash('sha256').update(shape).digest('hex').slice(0, 8)}`
+}
+
+/**
+ * A plan from state or params; a missing or malformed one is PLAN_INVALID. Messages name no node: the engine
+ * prefixes a failing node's errors with `node 'X' (action)`; `where` is for callers outside a node.
+ */
+export function readPlan(value: unknown, where?: string): Plan {
+  const at = where ? `${where}: ` : ''
   if (value === undefined || value === null)
-    throw new TeaError('PLAN_INVALID', `${where}: no plan given and none in state.plan`, {
+    throw new TeaError('PLAN_INVALID', `${at}no plan given and none in state.plan`, {
       hint: 'run plan.decompose first, or pass `plan: "{{ state.plan }}"`',
     })
   const r = v.safeParse(planShape, value)
   if (!r.success) {
     const lines = r.issues.map((i) => `  ${v.getDotPath(i) ?? '(plan)'}: ${i.message}`)
-    throw new TeaError('PLAN_INVALID', `${where}: the plan is malformed:\n${lines.join('\n')}`)
+    throw new TeaError('PLAN_INVALID', `${at}the plan is malformed:\n${lines.join('\n')}`)
   }
   const p = r.output
   const plan = {
     ...p,
-    id: p.id ?? `plan_${randomBytes(4).toString('hex')}`,
+    id: p.id ?? contentId(p.goal, p.subtasks),
     created_at: p.created_at ?? Date.now(),
     subtasks: p.subtasks.map((s) => ({ ...s })),
   } as Plan

@@ -34,15 +34,14 @@ export const replanAction: Action<ReplanParams> = {
   params: replanParams,
   feature: 'planning',
   async run(params, ctx) {
-    const where = `node ${ctx.node} (plan.replan)`
-    const plan = readPlan(params.plan ?? ctx.state.plan, where)
+    const plan = readPlan(params.plan ?? ctx.state.plan)
     const failure = failureOf(plan, params.failed_subtask, params.error)
     const opts: ReplanOptions = { maxSubtasks: params.max_subtasks }
     if (failure) opts.failure = failure
     if (params.max_replans !== undefined) opts.maxReplans = params.max_replans
     if (params.model !== undefined) opts.model = params.model
     if (params.temperature !== undefined) opts.temperature = params.temperature
-    const next = await replan(plan, ctx, opts, where)
+    const next = await replan(plan, ctx, opts)
     return { plan: next, replan_count: next.replan_count }
   },
 }
@@ -55,10 +54,10 @@ export interface ReplanOptions {
   temperature?: number
 }
 
-export async function replan(plan: Plan, ctx: ActionContext, opts: ReplanOptions, where: string): Promise<Plan> {
+export async function replan(plan: Plan, ctx: ActionContext, opts: ReplanOptions): Promise<Plan> {
   const max = opts.maxReplans ?? plan.max_replans
   if (plan.replan_count >= max)
-    throw new TeaError('MAX_REPLANS_EXCEEDED', `${where}: too many replans: ${plan.replan_count + 1} > ${max} (max_replans); the plan is left unchanged`, {
+    throw new TeaError('MAX_REPLANS_EXCEEDED', `too many replans of plan ${plan.id}: ${plan.replan_count + 1} > ${max} (max_replans); the plan is left unchanged`, {
       details: { replan_count: plan.replan_count, max_replans: max, plan_id: plan.id },
       hint: 'raise max_replans, or handle the failure with on_subtask_failure: skip or abort',
     })
@@ -66,10 +65,10 @@ export async function replan(plan: Plan, ctx: ActionContext, opts: ReplanOptions
   const replaced = plan.subtasks.filter((s) => s.status !== 'completed')
   const messages = replanMessages({ goal: plan.goal, completed, replaced, maxSubtasks: opts.maxSubtasks, ...(opts.failure ? { failure: opts.failure } : {}) })
   const reply = await callPlanner(ctx, { model: plannerModel(ctx, plan.model, opts.model), temperature: opts.temperature }, messages, replanReplySchema())
-  const parsed = parseReply(reply.content, where, reply.parsed)
+  const parsed = parseReply(reply.content, 'replan', reply.parsed)
   const fresh = avoidTaken(flattenFlat(parsed.subtasks, opts.maxSubtasks), new Set(completed.map((s) => s.id)), plan.replan_count + 1)
   const subtasks = [...completed, ...fresh.map(newSubtask)]
-  assertDag(subtasks, where)
+  assertDag(subtasks, 'the revised plan')
   const next: Plan = { ...plan, subtasks, replan_count: plan.replan_count + 1 }
   if (parsed.rationale !== undefined) next.rationale = parsed.rationale
   if (plan.model === undefined) next.model = reply.model

@@ -43,6 +43,8 @@ export interface SchedulerOptions {
   baseState: Record<string, unknown>
   /** Updates already recorded for completed subtasks (a resumed run). */
   recordedUpdates?: Map<string, SubtaskOutput>
+  /** Error codes of failures already recorded (a resumed run). */
+  recordedCodes?: Map<string, string>
 }
 
 export interface ScheduleOutcome {
@@ -186,9 +188,22 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
       return
     }
     setStatus(s, 'failed')
-    record(changed(s))
+    const code = isTeaError(error) ? error.code : undefined
+    record(changed(s, code ? { code } : undefined))
     if (strategy === 'replan') replanFor ??= { id: s.id, error: message }
-    else stopped ??= { id: s.id, error: message, ...(isTeaError(error) ? { code: error.code } : {}) }
+    else stopped ??= { id: s.id, error: message, ...(code ? { code } : {}) }
+  }
+
+  // A plan that arrives with a failed subtask (a resumed run whose failure was recorded, but not what followed
+  // it — e.g. the process died waiting for the replan's model reply) gets the strategy it would have got then.
+  const strategy = opts.onFailure === 'retry' ? opts.onRetriesExhausted : opts.onFailure
+  for (const id of g.order) {
+    const s = g.byId.get(id)!
+    if (s.status !== 'failed' || strategy === 'skip') continue
+    const error = s.error ?? 'failed earlier'
+    const code = opts.recordedCodes?.get(id)
+    if (strategy === 'replan') replanFor ??= { id, error }
+    else stopped ??= { id, error, ...(code ? { code } : {}) }
   }
 
   for (;;) {

@@ -9,7 +9,7 @@ import type { ActionContext } from '../actions/types.ts'
 import { unknownAction } from '../actions/registry.ts'
 import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
 import type { HostMethods, Pool } from '../pool/pool.ts'
-import type { PoolTask } from '../pool/protocol.ts'
+import type { PoolTask, TaskContext } from '../pool/protocol.ts'
 import type { ExecutorParams } from './execute-params.ts'
 import { subtaskPrompt } from './prompts.ts'
 import type { SubtaskInput, SubtaskOutput } from './scheduler.ts'
@@ -26,30 +26,39 @@ export interface RunnerOptions {
 export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, input: SubtaskInput) => Promise<SubtaskOutput> {
   const { ctx, pool, executor } = opts
   const action = executor?.action ?? executor?.uses ?? 'llm.call'
-  checkExecutor(ctx, executor, action)
+  const raw = checkExecutor(ctx, executor, action)
   const host = hostFor(ctx)
+  // A host port costs a channel per task; code that never names ctx or console cannot use one.
+  const codeHost = executor?.run !== undefined && /\b(ctx|console)\b/.test(executor.run)
+  const context = (state: Record<string, unknown>): TaskContext => {
+    const c: TaskContext = { runId: ctx.runId, node: ctx.node, state, variables: { ...ctx.variables }, settings: { ...ctx.settings } }
+    if (ctx.dataDir !== undefined) c.dataDir = ctx.dataDir
+    return c
+  }
   return async (plan, s, input) => {
-    const where = `node ${ctx.node}, subtask ${s.id}`
+    const where = `subtask ${s.id}`
     const subtask = { id: s.id, description: s.description, dependencies: [...s.dependencies] }
     let task: PoolTask
     if (executor?.run !== undefined) {
       if (!ctx.settings.allow_inline_code)
         throw new TeaError('INLINE_CODE_FORBIDDEN', `${where}: run: code is forbidden by settings.allow_inline_code: false`)
-      task = { kind: 'code', code: executor.run, args: { state: input.state, subtask, dependency_results: input.dependency_results, variables: ctx.variables }, trackState: true, where }
+      const args = { state: input.state, subtask, dependency_results: input.dependency_results, variables: ctx.variables }
+      // The worker gives ctx the code's own state; it need not cross the thread twice.
+      task = { kind: 'code', code: executor.run, args, trackState: true, where, ...(codeHost ? { context: context({}) } : {}) }
     } else {
       const params =
         executor?.with !== undefined
-          ? ctx.render(executor.with, { state: input.state, subtask, dependency_results: input.dependency_results }, 'subtask_executor.with')
+          ? renderWith(ctx, executor.with, raw, { state: input.state, subtask, dependency_results: input.dependency_results })
           : action.startsWith('llm.')
             ? subtaskPrompt(plan.goal, subtask, input.dependency_results)
             : {}
-      const context = { runId: ctx.runId, node: ctx.node, state: input.state, variables: { ...ctx.variables }, settings: { ...ctx.settings } }
-      task = { kind: 'action', action, params, context: ctx.dataDir === undefined ? context : { ...context, dataDir: ctx.dataDir }, where }
+      task = { kind: 'action', action, params, context: context(input.state), where }
     }
     // run: code gets the agent's limit for run: code (settings.run_timeout) unless the plan or subtask sets one.
     const seconds = s.timeout ?? opts.timeout ?? (task.kind === 'code' ? positive(ctx.settings.run_timeout) : undefined)
+    const withHost = task.kind === 'action' || codeHost
     try {
-      const out = await pool.run(task, { signal: ctx.signal, ...(seconds ? { timeoutMs: seconds * 1000 } : {}), ...(task.kind === 'action' ? { host } : {}) })
+      const out = await pool.run(task, { signal: ctx.signal, ...(seconds ? { timeoutMs: seconds * 1000 } : {}), ...(withHost ? { host } : {}) })
       return task.kind === 'action' ? { value: resultOf(out.value) } : { ...out, value: out.value ?? null }
     } catch (e) {
       if (isTeaError(e, 'POOL_ERROR') && e.details?.reason === 'timeout')
@@ -60,24 +69,36 @@ export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, inp
 }
 
 /**
+ * The executor's `with:` rendered for one subtask, except the params its action renders itself (Action.raw, e.g.
+ * json.transform's `mapping`), which go as written — as the engine does for a node's `with:`.
+ */
+function renderWith(ctx: ActionContext, params: Record<string, unknown>, raw: readonly string[], extra: Record<string, unknown>): Record<string, unknown> {
+  const rendered: Record<string, unknown> = {}
+  const kept: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(params)) (raw.includes(k) ? kept : rendered)[k] = v
+  return { ...(ctx.render(rendered, extra, 'subtask_executor.with') as Record<string, unknown>), ...kept }
+}
+
+/**
  * A misspelt action or `run:` code that does not compile would otherwise fail every subtask, one worker at a time;
  * both are found here, once, before anything runs.
  */
-function checkExecutor(ctx: ActionContext, executor: ExecutorParams | undefined, action: string): void {
-  const where = `node ${ctx.node} (plan.execute)`
+function checkExecutor(ctx: ActionContext, executor: ExecutorParams | undefined, action: string): readonly string[] {
   if (executor?.run !== undefined) {
     try {
-      new AsyncFunction('state', 'subtask', 'dependency_results', 'variables', executor.run)
+      new AsyncFunction('state', 'subtask', 'dependency_results', 'variables', 'ctx', 'console', executor.run)
     } catch (e) {
-      throw new TeaError('CODE_ERROR', `${where}: subtask_executor.run does not compile: ${errorMessage(e)}`)
+      throw new TeaError('CODE_ERROR', `subtask_executor.run does not compile: ${errorMessage(e)}`)
     }
-    return
+    return []
   }
-  const known = ctx.listActions().map((a) => a.name)
-  if (!known.includes(action)) {
-    const e = unknownAction(action, known)
-    throw new TeaError('UNKNOWN_ACTION', `${where}: subtask_executor: ${e.message}`, { ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) })
+  const actions = ctx.listActions()
+  const found = actions.find((a) => a.name === action)
+  if (!found) {
+    const e = unknownAction(action, actions.map((a) => a.name))
+    throw new TeaError('UNKNOWN_ACTION', `subtask_executor: ${e.message}`, { ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) })
   }
+  return found.raw ?? []
 }
 
 const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => unknown
