@@ -47,7 +47,13 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
   const key = planKey(ctx.node, plan.id, plan.replan_count)
   const restored = await restorePlan(ctx.store, ctx.runId, ctx.node, plan.id, plan.replan_count)
   if (restored) plan = restored.plan
-  else await ctx.store.putPlanHeader(ctx.runId, key, headerRecord(plan))
+  else {
+    // Subtasks that arrive finished (a plan run before, or revised by plan.replan) get their records too, first:
+    // the header alone would bring them back as pending after a crash, to run again.
+    const finished = plan.subtasks.filter((s) => s.status !== 'pending')
+    await Promise.all(finished.map((s) => ctx.store.putSubtask(ctx.runId, key, s.id, subtaskRecord(s))))
+    await ctx.store.putPlanHeader(ctx.runId, key, headerRecord(plan))
+  }
 
   const concurrency = params.parallel ? (params.max_concurrent ?? defaultConcurrency()) : 1
   const pool = (deps.createPool ?? createPool)({ maxThreads: concurrency })
