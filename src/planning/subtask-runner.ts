@@ -1,8 +1,10 @@
 /**
- * How one subtask becomes one pool task. `run:` code goes as code; an action goes by name with its `with:` block
- * rendered here in the main thread (templates see `subtask`, `dependency_results`, `state`); with no executor at
- * all, `llm.call` gets a prompt built from the goal, the subtask and its dependencies' results. Action tasks get
- * host methods so the worker reaches this run's model client, store and event stream.
+ * How one subtask becomes one pool task. `run:` code goes as code (the worker runs it as a `run:` node's); an action
+ * goes by name with its `with:` block rendered here in the main thread (templates see `subtask`,
+ * `dependency_results`, `state`; the engine leaves the block to us through plan.execute's Action.raw, and we leave
+ * the target action's own raw params to it); with no executor at all, `llm.call` gets a prompt built from the goal,
+ * the subtask and its dependencies' results. Tasks get host methods so the worker reaches this run's model client,
+ * store and event stream.
  */
 
 import type { ActionContext } from '../actions/types.ts'
