@@ -26,6 +26,8 @@ export interface CompiledNode {
   toUpdate(result: State, state: State): State
   /** Where to go after this node; `__end__` ends the run. Throws NO_ROUTE when goto rules all fail. */
   next(state: State, result: State | undefined): string
+  /** False when `next` ignores its arguments (no goto rules), so callers need not build the merged state. */
+  routesOnState: boolean
   /** Seconds, or undefined for no limit (action nodes) / the default (code nodes). */
   timeout?: number
 }
@@ -70,6 +72,7 @@ function compileNode(node: NodeSpec, spec: AgentSpec, registry: Registry): Compi
     ...(node.timeout !== undefined && { timeout: node.timeout }),
     toUpdate: compileOutput(node, variables),
     next: compileRouting(node, spec),
+    routesOnState: Array.isArray(node.goto),
   }
 }
 

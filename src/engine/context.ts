@@ -2,46 +2,69 @@
  * The ActionContext an action sees: the run's services plus the node it runs in. `runNode` and `invoke` let an
  * action run another node or another action by name (retry.loop, plan.execute), through the same code paths the
  * engine uses, so validation and timeouts behave identically.
+ *
+ * One is made per node execution, so it is a class: one allocation, methods on the prototype (call them as
+ * methods: `ctx.render(…)`, not a detached `render`).
  */
 
 import { TeaError } from '../core/errors.ts'
 import type { State } from '../core/util.ts'
-import type { ActionContext } from '../actions/types.ts'
+import type { Action, ActionContext, AgentSettingsView, RunEvent } from '../actions/types.ts'
 import { validateParams } from '../actions/registry.ts'
+import type { LlmClient } from '../llm/types.ts'
+import type { Store } from '../store/types.ts'
 import { compileValue } from '../template/index.ts'
 import { executeOnce } from './execute.ts'
 import type { Runtime } from './runtime.ts'
 
-export function actionContext(rt: Runtime, node: string, state: State, signal: AbortSignal): ActionContext {
-  const { spec } = rt
-  return {
-    runId: rt.runId,
-    node,
-    state,
-    variables: spec.variables,
-    settings: spec.settings,
-    llm: rt.llm,
-    store: rt.store,
-    signal,
-    ...(rt.dataDir !== undefined && { dataDir: rt.dataDir }),
-    emit: rt.emit,
-    async runNode(name, onState) {
-      const target = rt.agent.nodes.get(name)
-      if (!target) throw new TeaError('UNKNOWN_NODE', `node '${node}': runNode('${name}'): no such node in this agent`)
-      const result = await executeOnce(rt, target, onState, signal)
-      return target.toUpdate(result, onState)
-    },
-    render(value, extra, field = 'value') {
-      return compileValue(value, { node, field }).render({ state, variables: spec.variables, ...extra })
-    },
-    listActions: () => rt.registry.list(),
-    async invoke(name, params, onState = state) {
-      const action = rt.registry.require(name)
-      const valid = validateParams(action, params, `node '${node}' → ${name}`)
-      const result = await action.run(valid, actionContext(rt, node, onState, signal))
-      return asUpdate(result)
-    },
+class NodeContext implements ActionContext {
+  readonly runId: string
+  readonly variables: Readonly<Record<string, unknown>>
+  readonly settings: AgentSettingsView
+  readonly llm: LlmClient
+  readonly store: Store
+  readonly dataDir?: string
+  readonly emit: (event: RunEvent) => void
+
+  constructor(
+    private readonly rt: Runtime,
+    readonly node: string,
+    readonly state: State,
+    readonly signal: AbortSignal,
+  ) {
+    this.runId = rt.runId
+    this.variables = rt.spec.variables
+    this.settings = rt.spec.settings
+    this.llm = rt.llm
+    this.store = rt.store
+    if (rt.dataDir !== undefined) this.dataDir = rt.dataDir
+    this.emit = rt.emit
   }
+
+  async runNode(name: string, onState: State): Promise<State> {
+    const target = this.rt.agent.nodes.get(name)
+    if (!target) throw new TeaError('UNKNOWN_NODE', `node '${this.node}': runNode('${name}'): no such node in this agent`)
+    const result = await executeOnce(this.rt, target, onState, this.signal)
+    return target.toUpdate(result, onState)
+  }
+
+  render(value: unknown, extra?: Record<string, unknown>, field = 'value'): unknown {
+    return compileValue(value, { node: this.node, field }).render({ state: this.state, variables: this.variables, ...extra })
+  }
+
+  listActions(): Action[] {
+    return this.rt.registry.list()
+  }
+
+  async invoke(name: string, params: unknown, onState: State = this.state): Promise<State> {
+    const action = this.rt.registry.require(name)
+    const valid = validateParams(action, params, `node '${this.node}' → ${name}`)
+    return asUpdate(await action.run(valid, new NodeContext(this.rt, this.node, onState, this.signal)))
+  }
+}
+
+export function actionContext(rt: Runtime, node: string, state: State, signal: AbortSignal): ActionContext {
+  return new NodeContext(rt, node, state, signal)
 }
 
 /** Actions return objects; anything else is kept under `result` (TEA's rule). */

@@ -26,7 +26,7 @@ export async function executeNode(rt: Runtime, node: CompiledNode, state: State,
     try {
       const result = await executeOnce(rt, node, state, signal)
       const update = node.toUpdate(result, state)
-      return { update, result, next: node.next({ ...state, ...update }, result) }
+      return { update, result, next: node.next(node.routesOnState ? { ...state, ...update } : state, result) }
     } catch (e) {
       if (isControlSignal(e) || signal.aborted) throw e
       // A routing failure is a bug in the agent, not a flaky node: retrying it cannot help.

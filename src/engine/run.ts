@@ -11,7 +11,7 @@ import { END } from '../agent/types.ts'
 import type { Cursor, RunStatus } from '../store/types.ts'
 import { Checkpointer } from './checkpointer.ts'
 import { FAN_OUT, type CompiledNode } from './compile.ts'
-import { executeNode } from './execute.ts'
+import { executeNode, type NodeOutcome } from './execute.ts'
 import type { Runtime } from './runtime.ts'
 
 /** A node this slow waits for its own checkpoint before the next node starts (see checkpointer.ts). */
@@ -97,11 +97,12 @@ export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome
   return stop('completed')
 }
 
-async function runOne(rt: Runtime, node: CompiledNode, state: State, step: number) {
+async function runOne(rt: Runtime, node: CompiledNode, state: State, step: number): Promise<NodeOutcome & { ms: number }> {
   rt.emit({ type: 'node_start', node: node.name, step: step + 1 })
   const t0 = performance.now()
-  const outcome = await executeNode(rt, node, state, rt.signal)
-  return { ...outcome, ms: Math.round((performance.now() - t0) * 1000) / 1000 }
+  const outcome = (await executeNode(rt, node, state, rt.signal)) as NodeOutcome & { ms: number }
+  outcome.ms = Math.round((performance.now() - t0) * 1000) / 1000
+  return outcome
 }
 
 /**
