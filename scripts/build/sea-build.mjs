@@ -43,7 +43,9 @@ export async function buildSea(opts) {
   const problems = missingTools(target.arch)
   if (problems.length) throw new Error(`cannot build ${target.name}: ${problems.join('; ')} (run .ci/install-sea-deps.sh)`)
   const out = opts.out ?? join(root, 'dist', target.name, 'tea')
-  const work = join(dirname(out), '.sea')
+  const seaDir = join(dirname(out), '.sea')
+  // Per process: two builds of the same target at once (two test runs) must not share a half-written blob.
+  const work = join(seaDir, `work-${process.pid}`)
   mkdirSync(work, { recursive: true })
   const timings = {}
   const t0 = Date.now()
@@ -56,16 +58,20 @@ export async function buildSea(opts) {
   const assets = hasSeaAssets(target)
   const postjectVersion = JSON.parse(readFileSync(join(dirname(createRequire(join(root, 'package.json')).resolve('postject')), '..', 'package.json'), 'utf8')).version
   const key = sha(JSON.stringify([sha(bundleText), sha(readFileSync(addon)), sha(readFileSync(nodeStripped)), target.node, postjectVersion, 2]))
-  const keyFile = join(work, 'key')
+  const keyFile = join(seaDir, 'key')
   if (!opts.force && existsSync(out) && existsSync(keyFile) && readFileSync(keyFile, 'utf8') === key) {
     log(`${out} is up to date`)
+    rmSync(work, { recursive: true, force: true })
     return { file: out, rebuilt: false, timings }
   }
 
-  let main = bundleFile
+  // The blob is made from this copy: another build may be rewriting dist/<target>/tea.cjs meanwhile.
+  const bundleCopy = join(work, 'tea.cjs')
+  writeFileSync(bundleCopy, bundleText)
+  let main = bundleCopy
   const config = { main: '', output: join(work, 'sea.blob'), disableExperimentalSEAWarning: true, useCodeCache: true, useSnapshot: false }
   if (assets) {
-    config.assets = { 'lmdb.node': addon, 'tea.cjs': bundleFile }
+    config.assets = { 'lmdb.node': addon, 'tea.cjs': bundleCopy }
   } else {
     main = join(work, 'main.cjs')
     const t = Date.now()
@@ -91,7 +97,9 @@ export async function buildSea(opts) {
   const postject = join(dirname(createRequire(join(root, 'package.json')).resolve('postject')), 'cli.js')
   run(process.execPath, [postject, tmp, 'NODE_SEA_BLOB', config.output, '--sentinel-fuse', SEA_FUSE], { env: cleanEnv() })
   renameSync(tmp, out)
-  writeFileSync(keyFile, key)
+  writeFileSync(`${keyFile}.${process.pid}`, key)
+  renameSync(`${keyFile}.${process.pid}`, keyFile)
+  rmSync(work, { recursive: true, force: true })
   timings.inject = Date.now() - t
   log(`wrote ${out} (${(readFileSync(out).length / 1e6).toFixed(1)} MB; Node ${target.node}; addon via ${assets ? 'SEA asset' : 'embedded bytes'})`)
   return { file: out, rebuilt: true, timings }

@@ -34,6 +34,8 @@ nodes:
       two: "{{ result.content }}"
 `
 
+// run: code has no \`process\` (it runs in a vm context); the host's setTimeout leads back to the thread's own
+// process object, whose tinypool marker shows which thread ran the subtask. Test-only: run: code is trusted.
 const PLAN_AGENT = `name: plan-on-pool
 settings:
   llm:
@@ -50,7 +52,8 @@ nodes:
       max_concurrent: 2
       subtask_executor:
         run: |
-          const t = process.__tinypool_state__
+          const p = setTimeout.constructor('return process')()
+          const t = p.__tinypool_state__
           return { id: subtask.id, inWorker: t !== undefined && t.isWorkerThread === true, deps: Object.keys(dependency_results).sort() }
 `
 
@@ -88,7 +91,13 @@ if (skip) {
 
 for (const target of skip ? [] : targets()) {
   const t = suite(`sea ${target.name}`)
-  const ctx: { dir: string; exe: string; server?: FakeModelServer } = { dir: '', exe: '' }
+  const ctx: { dir: string; exe: string; servers: FakeModelServer[] } = { dir: '', exe: '', servers: [] }
+  // Every fake server a test starts is closed after the suite, whatever the test's outcome.
+  const serve = async (): Promise<FakeModelServer> => {
+    const server = await startFakeModelServer()
+    ctx.servers.push(server)
+    return server
+  }
   const features = Object.entries(target.features).filter(([, on]) => on).map(([f]) => f)
 
   t.before(async () => {
@@ -96,7 +105,7 @@ for (const target of skip ? [] : targets()) {
     ctx.exe = (await ensureSea(target.name)).file
   })
   t.after(async () => {
-    await ctx.server?.close()
+    await Promise.all(ctx.servers.map((server) => server.close()))
     rmSync(ctx.dir, { recursive: true, force: true })
   })
 
@@ -111,8 +120,7 @@ for (const target of skip ? [] : targets()) {
   })
 
   t('tea run checkpoints into LMDB; SIGKILL during the second node; tea resume finishes without redoing the first', async () => {
-    const server = await startFakeModelServer()
-    ctx.server = server
+    const server = await serve()
     const agent = join(ctx.dir, 'agent.yaml')
     writeFileSync(agent, AGENT)
     const data = join(ctx.dir, 'data')
@@ -128,8 +136,7 @@ for (const target of skip ? [] : targets()) {
     noWarnings(first, 'run')
     await server.close()
 
-    const again = await startFakeModelServer()
-    ctx.server = again
+    const again = await serve()
     again.script({ match: 'SECOND', content: 'beta' })
     const resumed = await runExe(target, ctx.exe, ['resume', 'r1', '--data-dir', data], { env: env({ OLLAMA_HOST: again.url }) })
     assert.is(resumed.code, 0, resumed.stderr)
@@ -144,8 +151,7 @@ for (const target of skip ? [] : targets()) {
 
   if (features.includes('planning')) {
     t('a plan runs its subtasks on the worker pool, started from the code carried in the executable', async () => {
-      const server = await startFakeModelServer()
-      ctx.server = server
+      const server = await serve()
       server.script({ match: 'PLAN three checks', content: PLAN_REPLY })
       const agent = join(ctx.dir, 'plan.yaml')
       writeFileSync(agent, PLAN_AGENT)
@@ -153,6 +159,7 @@ for (const target of skip ? [] : targets()) {
       assert.is(r.code, 0, r.stderr)
       noWarnings(r, 'plan')
       const state = JSON.parse(r.stdout)
+      assert.is(state.success, true, JSON.stringify(state.plan_error))
       assert.equal(Object.keys(state.subtask_results).sort(), ['a', 'b', 'c'])
       for (const id of ['a', 'b', 'c']) assert.is(state.subtask_results[id].inWorker, true, `subtask ${id} did not run in a pool worker`)
       assert.equal(state.subtask_results.c.deps, ['a', 'b'])
