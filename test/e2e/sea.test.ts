@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.ts'
-import { ensureSea, runExe, SEA_REQUIRE_WARNING, targets, type RunResult, type Target } from './sea-harness.ts'
+import { ensureSea, ROOT, runExe, SEA_REQUIRE_WARNING, targets, type RunResult } from './sea-harness.ts'
 
 // Each target's single executable, on its own architecture (ARM through qemu): version, a checkpointed run
 // against the fake model server, SIGKILL mid-run and resume. Building all four takes ~20 s on 2 cores (cached by
@@ -63,6 +64,22 @@ const PLAN_REPLY = {
     { id: 'b', description: 'check B', dependencies: [] },
     { id: 'c', description: 'combine', dependencies: ['a', 'b'] },
   ],
+}
+
+/** Root in a VM or CI runner can mount a tmpfs; elsewhere the noexec check is unit-tested only (test/sea/). */
+function canMountNoexec(): boolean {
+  if (process.getuid?.() !== 0) return false
+  const probe = mkdtempSync(join(tmpdir(), 'tea-mount-probe-'))
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'noexec,size=1m', 'tmpfs', probe], { stdio: 'ignore' })
+    execFileSync('umount', [probe], { stdio: 'ignore' })
+    return true
+  } catch {
+    console.error('test/e2e/sea.test.ts: cannot mount a tmpfs here; the noexec cache-dir check runs only as a unit test')
+    return false
+  } finally {
+    rmSync(probe, { recursive: true, force: true })
+  }
 }
 
 function noWarnings(r: RunResult, what: string): void {
@@ -148,6 +165,26 @@ for (const target of skip ? [] : targets()) {
     assert.is(prompts.length, 1, `resume must not redo the first node: ${prompts.join(' | ')}`)
     assert.match(prompts[0]!, 'SECOND after alpha')
   })
+
+  if (target.arch === process.arch && canMountNoexec()) {
+    t('a cache dir on a noexec mount stops with CACHE_DIR_UNUSABLE and says to set TEA_CACHE_DIR', async () => {
+      const mnt = join(ctx.dir, 'noexec')
+      mkdirSync(mnt)
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'noexec,size=16m', 'tmpfs', mnt])
+      try {
+        const agent = join(ROOT, 'examples', 'hello')
+        const r = await runExe(target, ctx.exe, ['run', join(agent, 'agent.yaml'), '--replay', join(agent, 'cassette.jsonl'), '--data-dir', join(ctx.dir, 'nx-data'), '-q'], {
+          env: env({ TEA_CACHE_DIR: join(mnt, 'cache') }),
+        })
+        assert.is(r.code, 1, r.stderr)
+        assert.match(r.stderr, 'mounted noexec')
+        assert.match(r.stderr, 'CACHE_DIR_UNUSABLE')
+        assert.match(r.stderr, 'set TEA_CACHE_DIR')
+      } finally {
+        execFileSync('umount', [mnt])
+      }
+    })
+  }
 
   if (features.includes('planning')) {
     t('a plan runs its subtasks on the worker pool, started from the code carried in the executable', async () => {
