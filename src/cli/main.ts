@@ -1,14 +1,8 @@
 import { isTeaError } from '../core/errors.ts'
-import { enabledFeatures } from '../features.ts'
-import { aofCommand } from './aof.ts'
+import { buildInfo } from '../build-info.ts'
 import { EXIT } from './exit.ts'
-import { actionsCommand, graphCommand, validateCommand } from './inspect.ts'
 import type { Command, Io } from './io.ts'
 import { processIo } from './io.ts'
-import { resumeCommand } from './resume.ts'
-import { runCommand } from './run.ts'
-import { runsCommand } from './runs.ts'
-import { workerCommand } from './worker.ts'
 
 const HELP = `tea — run YAML agents against a local model server
 
@@ -31,33 +25,26 @@ Run 'tea <command> --help' for a command's options.
 /** Errors that mean the command line or the agent file is wrong (exit 2), not that a run failed. */
 const USAGE_CODES = new Set(['USAGE', 'INVALID_INPUT', 'AGENT_INVALID', 'RUN_EXISTS', 'RUN_NOT_FOUND', 'RUN_NOT_RESUMABLE', 'LLM_BAD_MODEL', 'CASSETTE_INVALID'])
 
-export function version(): { version: string; target: string; features: string[]; node: string } {
-  return {
-    version: typeof __TEA_VERSION__ === 'undefined' ? 'dev' : __TEA_VERSION__,
-    target: typeof __TEA_TARGET__ === 'undefined' ? 'source' : __TEA_TARGET__,
-    features: enabledFeatures(),
-    node: process.version,
-  }
-}
-
 const versionCommand: Command = async (_argv, io) => {
-  const v = version()
+  const v = buildInfo()
   io.out(`tea ${v.version} (${v.target}; features: ${v.features.join(', ') || 'none'}; node ${v.node})\n`)
   return EXIT.ok
 }
 
-function commands(): Record<string, Command> {
-  return {
-    run: runCommand,
-    resume: resumeCommand,
-    runs: runsCommand,
-    validate: validateCommand,
-    graph: graphCommand,
-    actions: actionsCommand,
-    version: versionCommand,
-    aof: aofCommand,
-    worker: workerCommand,
-  }
+/**
+ * Commands load on demand: `tea --version` or `tea runs` should not pay for initialising the engine, the model
+ * clients or the planning code (cold start is a quality bar, SPEC §4).
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./run.ts')).runCommand,
+  resume: async () => (await import('./resume.ts')).resumeCommand,
+  runs: async () => (await import('./runs.ts')).runsCommand,
+  validate: async () => (await import('./inspect.ts')).validateCommand,
+  graph: async () => (await import('./inspect.ts')).graphCommand,
+  actions: async () => (await import('./inspect.ts')).actionsCommand,
+  version: async () => versionCommand,
+  aof: async () => (await import('./aof.ts')).aofCommand,
+  worker: async () => (await import('./worker.ts')).workerCommand,
 }
 
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
@@ -67,13 +54,13 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return name === undefined ? EXIT.usage : EXIT.ok
   }
   if (name === '--version' || name === '-V') return versionCommand(rest, io)
-  const command = commands()[name]
-  if (!command) {
+  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
+  if (!load) {
     io.err(`tea: unknown command '${name}'\n\n${HELP}`)
     return EXIT.usage
   }
   try {
-    return await command(rest, io)
+    return await (await load())(rest, io)
   } catch (e) {
     if (isTeaError(e)) {
       // Usage messages already name their command ("run: unknown option --x").

@@ -116,6 +116,7 @@ function openEnv(dataDir: string): RootDatabase {
   try {
     return open({ path, ...ENV_OPTIONS })
   } catch (e) {
+    if (isTeaError(e)) throw e // e.g. CACHE_DIR_UNUSABLE from the native-addon loader, with its own hint
     const code = (e as { code?: string }).code
     if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM' || /permission denied|read-only/i.test(String(e))) {
       throw notWritable(dataDir, e)
@@ -130,7 +131,8 @@ function openEnv(dataDir: string): RootDatabase {
 /**
  * LMDB trusts its file: opening something else (a copied-over file, a truncated download) crashed the process
  * (SIGSEGV) in testing. So an existing, non-empty tea.lmdb must start with LMDB's meta page, whose magic number
- * 0xBEEFC0DE sits at byte 24 (little-endian) in the format lmdb-js writes.
+ * 0xBEEFC0DE sits after the page header: at byte 24 on 64-bit builds, byte 16 on 32-bit ones (armv7). The layout
+ * is word-size specific, so a file written by the other word size is refused too (it crashed armv7 in testing).
  */
 function checkMagic(path: string): void {
   let fd: number
@@ -145,7 +147,15 @@ function checkMagic(path: string): void {
   } finally {
     closeSync(fd)
   }
-  if (head.readUInt32LE(24) !== 0xbeefc0de) {
+  const ours = process.arch === 'arm' || process.arch === 'ia32' ? 16 : 24
+  const theirs = ours === 16 ? 24 : 16
+  if (head.readUInt32LE(ours) !== 0xbeefc0de && head.readUInt32LE(theirs) === 0xbeefc0de) {
+    throw new TeaError('STORE_ERROR', `${path} was written by a ${ours === 16 ? '64' : '32'}-bit build of tea, and LMDB files are specific to the word size`, {
+      details: { path },
+      hint: 'use a data dir made on this kind of board, or choose another --data-dir',
+    })
+  }
+  if (head.readUInt32LE(ours) !== 0xbeefc0de) {
     throw new TeaError('STORE_ERROR', `${path} is not an LMDB file (no LMDB meta page at its start)`, {
       details: { path },
       hint: 'move the file away (its runs and memory cannot be read) or choose another --data-dir',
