@@ -6,10 +6,13 @@
 export const FEATURES = ['planning', 'reasoning'] as const
 export type Feature = (typeof FEATURES)[number]
 
+/**
+ * The features this build has code for. `reasoning` has its build flag (targets name it, so the flag exists from
+ * day one) but no actions yet, so it is never listed: `tea --version` says what the build can do.
+ */
 export function enabledFeatures(): Feature[] {
   const on: Feature[] = []
   if (typeof __FEATURE_PLANNING__ === 'undefined' || __FEATURE_PLANNING__) on.push('planning')
-  if (typeof __FEATURE_REASONING__ === 'undefined' || __FEATURE_REASONING__) on.push('reasoning')
   return on
 }
 
