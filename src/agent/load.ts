@@ -48,19 +48,17 @@ export function loadAgentText(text: string, file: string, registry: Registry): L
   if (!isPlainObject(parsed.data)) {
     return { problems: [{ code: 'AGENT_INVALID', message: 'an agent file must be a YAML mapping with name and nodes', line: 1, col: 1 }] }
   }
-  const problems = structuralProblems(parsed)
+  const structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
+  const problems = structure.success ? [] : structuralProblems(structure.issues, parsed)
   problems.push(...checkReferences(parsed.data, parsed, registry))
   problems.sort((a, b) => a.line - b.line || a.col - b.col)
-  if (problems.length) return { problems }
-  const agent = v.parse(AgentSchema, parsed.data)
-  return { spec: normalise(agent, parsed, file, text), problems }
+  if (problems.length || !structure.success) return { problems }
+  return { spec: normalise(structure.output, parsed, file, text), problems }
 }
 
-function structuralProblems(parsed: Parsed): Problem[] {
-  const result = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
-  if (result.success) return []
+function structuralProblems(issues: readonly v.BaseIssue<unknown>[], parsed: Parsed): Problem[] {
   const problems: Problem[] = []
-  for (const issue of result.issues) {
+  for (const issue of issues) {
     const path = (issue.path ?? []).map((p) => p.key as string | number)
     const dot = path.join('.')
     if (issue.type === 'strict_object' && issue.expected === 'never') {
