@@ -7,6 +7,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadAgentText } from '../../src/agent/load.ts'
 import { testRegistry } from '../engine/harness.ts'
+import { rng } from '../support/rng.ts'
 
 const SEEDS = [
   `name: a
@@ -40,14 +41,6 @@ nodes:
 ]
 
 const JUNK = ['{', '}', '[', ']', ':', '- ', '{{', '}}', '{%', '%}', '"', "'", '\n', '  ', '\t', '#', '&a', '*a', '!!binary', '|', '>', '__end__', 'null', '0x', '…', '\u0000']
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0
-    return s / 2 ** 32
-  }
-}
 
 function mutate(text: string, r: () => number): string {
   let t = text

@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert'
 import { isTeaError } from '../../src/core/errors.ts'
 import { assertDag, topologicalOrder } from '../../src/planning/dag.ts'
 import { flattenFlat, flattenHierarchy, parseReply } from '../../src/planning/parse.ts'
+import { rng } from '../support/rng.ts'
 
 const SEEDS = [
   '{"subtasks": [{"id": "1", "description": "Toast", "dependencies": []}, {"id": "2", "description": "Coffee", "dependencies": ["1"]}, {"id": "3", "description": "Eggs", "dependencies": []}]}',
@@ -18,14 +19,6 @@ const SEEDS = [
 ]
 
 const PIECES = ['{', '}', '[', ']', '"', ',', ':', 'null', '"id"', '"dependencies"', '"subtasks"', '["1"]', '["2", "1"]', '\\u0000', '```', ' ', '1e309', '-0', '"__proto__"', '"constructor"']
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0
-    return s / 2 ** 32
-  }
-}
 
 function mutate(text: string, r: () => number): string {
   let t = text
