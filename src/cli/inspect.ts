@@ -9,6 +9,7 @@ import { renderGraph } from '../agent/graph.ts'
 import { parseArgs } from './args.ts'
 import { EXIT } from './exit.ts'
 import type { Command } from './io.ts'
+import { leanLoad } from './lean.ts'
 
 export const validateCommand: Command = async (argv, io) => {
   const { flags, positionals } = parseArgs(argv, { help: { type: 'boolean', short: 'h' } }, 'validate')
@@ -18,7 +19,7 @@ export const validateCommand: Command = async (argv, io) => {
   }
   if (positionals.length !== 1) throw new TeaError('USAGE', 'validate: expected one agent file')
   const file = positionals[0]!
-  const { spec, problems } = loadAgentFile(file, buildRegistry())
+  const { spec, problems } = leanLoad(() => loadAgentFile(file, buildRegistry()))
   if (!spec || problems.length) {
     for (const p of problems) io.err(`${formatProblem(file, p)}\n`)
     io.err(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n`)
@@ -38,7 +39,7 @@ export const graphCommand: Command = async (argv, io) => {
   const format = flags.format ?? 'mermaid'
   if (format !== 'mermaid' && format !== 'dot') throw new TeaError('USAGE', `graph: --format must be mermaid or dot, got '${format}'`)
   if (positionals.length !== 1) throw new TeaError('USAGE', 'graph: expected one agent file')
-  io.out(renderGraph(requireAgent(positionals[0]!, buildRegistry()), format))
+  io.out(renderGraph(leanLoad(() => requireAgent(positionals[0]!, buildRegistry())), format))
   return EXIT.ok
 }
 

@@ -6,6 +6,7 @@ import { EXIT } from './exit.ts'
 import { readInput } from './input.ts'
 import type { Command } from './io.ts'
 import { dataDirOf, execute, modelClient, openStore, RUN_FLAGS } from './session.ts'
+import { leanLoad } from './lean.ts'
 
 const FLAGS = RUN_FLAGS
 
@@ -33,9 +34,9 @@ export const resumeCommand: Command = async (argv, io) => {
   const runId = positionals[0]!
   const dataDir = dataDirOf(flags['data-dir'], io)
   const store = await openStore(dataDir)
+  const registry = buildRegistry()
   let start
   let spec
-  let registry
   let llm
   try {
     const run = await store.getRun(runId)
@@ -44,8 +45,7 @@ export const resumeCommand: Command = async (argv, io) => {
     if (run.status === 'running' && run.pid !== undefined && run.pid !== process.pid && alive(run.pid)) {
       throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} is still running (pid ${run.pid})`)
     }
-    registry = buildRegistry()
-    spec = requireAgent(run.agentPath, registry)
+    spec = leanLoad(() => requireAgent(run.agentPath, registry))
     if (spec.hash !== run.agentHash) io.err(`tea: warning: ${run.agentPath} changed since run ${runId} started; resuming with the current file\n`)
     const checkpoint = await store.loadLatest(runId)
     if (!checkpoint) throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} has no checkpoint to resume from`)

@@ -7,6 +7,7 @@ import { EXIT } from './exit.ts'
 import { readInput } from './input.ts'
 import type { Command } from './io.ts'
 import { dataDirOf, execute, modelClient, openStore, RUN_FLAGS } from './session.ts'
+import { leanLoad } from './lean.ts'
 
 const FLAGS = { ...RUN_FLAGS, 'run-id': { type: 'string' } } satisfies FlagSpecs
 
@@ -41,7 +42,7 @@ export const runCommand: Command = async (argv, io) => {
   }
   if (positionals.length !== 1) throw new TeaError('USAGE', `run: expected one agent file, got ${positionals.length}`, { hint: 'tea run <agent.yaml>' })
   const registry = buildRegistry()
-  const spec = requireAgent(positionals[0]!, registry)
+  const spec = leanLoad(() => requireAgent(positionals[0]!, registry))
   const input = readInput(flags.input, flags.set, io.cwd)
   const llm = modelClient(io, spec, flags)
   const dataDir = dataDirOf(flags['data-dir'], io)

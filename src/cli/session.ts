@@ -19,6 +19,7 @@ import type { FlagSpecs } from './args.ts'
 import type { Io } from './io.ts'
 import { EXIT } from './exit.ts'
 import { progressPrinter } from './progress.ts'
+import { leanLoad } from './lean.ts'
 
 /** The flags `tea run` and `tea resume` share. */
 export const RUN_FLAGS = {
@@ -101,7 +102,7 @@ export async function execute(
   }
   if (opts.replay && !opts.quiet && !opts.stream) io.err(`tea: replaying model replies from ${opts.replay} (no model server is contacted)\n`)
   try {
-    const agent = compileAgent(spec, registry)
+    const agent = leanLoad(() => compileAgent(spec, registry))
     await store.updateRun(runId, { pid: process.pid })
     const outcome = await runAgent({ spec, agent, registry, llm, store, runId, dataDir, emit, signal: controller.signal }, start)
     await store.flush()
