@@ -11,6 +11,7 @@ import { createPool, defaultConcurrency } from '../pool/pool.ts'
 import type { Pool, PoolOptions } from '../pool/pool.ts'
 import { headerRecord, planKey, restorePlan, subtaskRecord } from './checkpoint.ts'
 import { topologicalOrder } from './dag.ts'
+import { groupCommit } from './group-commit.ts'
 import type { ExecuteParams } from './execute-params.ts'
 import { executeParams } from './execute-params.ts'
 import { readPlan } from './plan.ts'
@@ -60,6 +61,7 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
   let current = plan
   try {
     const run = subtaskRunner({ pool, ctx, executor: params.subtask_executor, timeout: params.timeout })
+    const record = groupCommit((id: string, rec: Record<string, unknown>) => ctx.store.putSubtask(ctx.runId, key, id, rec))
     const emit = (s: Subtask, p: Plan, progress: PlanProgress, extra?: Record<string, unknown>): void => {
       const event = { type: 'subtask' as const, planId: p.id, id: s.id, status: s.status, description: s.description, progress }
       if (s.error !== undefined) Object.assign(event, { error: s.error })
@@ -83,7 +85,7 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
           const update = extra?.update as SubtaskOutput | undefined
           const code = s.status === 'failed' && typeof extra?.code === 'string' ? extra.code : undefined
           if (s.status === 'completed' || s.status === 'failed' || s.status === 'skipped')
-            await ctx.store.putSubtask(ctx.runId, key, s.id, subtaskRecord(s, update, code))
+            await record(s.id, subtaskRecord(s, update, code))
           emit(s, p, progress, extra && !update ? extra : undefined)
         },
         async replan(p, failure) {

@@ -15,6 +15,8 @@ import { cancelled } from '../core/signals.ts'
 import type { HostNotice, HostReply, HostRequest, PoolTask, TaskReply } from './protocol.ts'
 import { DRAIN, deserializeError, serializeError } from './protocol.ts'
 import { workerLocation } from './worker-location.ts'
+import type { AbortHandle } from './abort-handle.ts'
+import { abortHandle } from './abort-handle.ts'
 
 export interface PoolOptions {
   /** Threads at most; default min(4, cores). */
@@ -80,14 +82,14 @@ export function createPool(options: PoolOptions = {}): Pool {
       // Our own controller only when there is a timeout to enforce; otherwise the caller's signal goes as it is.
       let timedOut = false
       let timer: NodeJS.Timeout | undefined
-      let taskSignal = signal
+      let taskSignal: AbortSignal | AbortHandle | undefined = signal
       let onCallerAbort: (() => void) | undefined
       // Code stops itself at its limit (loop guard, vm timeout) and keeps its worker; the thread is terminated only
       // when that fails (a long call into a built-in), after a grace period.
       const softLimit = task.kind === 'code' && timeoutMs !== undefined && timeoutMs > 0 ? Math.ceil(timeoutMs) : undefined
       if (timeoutMs !== undefined && timeoutMs > 0) {
-        const abort = new AbortController()
-        taskSignal = abort.signal
+        const abort = abortHandle()
+        taskSignal = abort
         onCallerAbort = () => abort.abort()
         signal?.addEventListener('abort', onCallerAbort, { once: true })
         timer = setTimeout(() => {
