@@ -162,6 +162,8 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
     }
   }
 
+  const canLaunch = (): boolean => !stopped && !replanFor && signal === undefined && !writeFailed
+
   const inputFor = (s: Subtask): SubtaskInput => {
     const dependency_results: Record<string, unknown> = {}
     for (const d of s.dependencies) dependency_results[d] = g.byId.get(d)!.result
@@ -207,7 +209,7 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
   }
 
   for (;;) {
-    if (!stopped && !replanFor && signal === undefined && !writeFailed) launch()
+    if (canLaunch()) launch()
     if (running.size === 0 && releasing === 0) {
       await settle()
       if (signal !== undefined) throw signal
@@ -248,7 +250,12 @@ export async function schedule(initial: Plan, opts: SchedulerOptions, hooks: Sch
         updates.set(s.id, done.out)
         if (accumulated) applyAll(accumulated, [s.id], updates)
       }
-      releaseAfter(changed(s, changedState ? { update: done.out } : undefined), s.id)
+      // The freed slot is filled before the record is written: a worker then waits for its next task no longer
+      // than it must (waking an idle thread costs more than the write). The event still reports the progress as
+      // it was when this subtask completed.
+      const progressNow = { ...progress }
+      if (canLaunch()) launch()
+      releaseAfter(hooks.changed(s, plan, progressNow, changedState ? { update: done.out } : undefined), s.id)
     } else {
       fail(s, done.error, opts.onFailure === 'retry' ? opts.onRetriesExhausted : opts.onFailure)
     }
