@@ -94,17 +94,17 @@ async function incremental(initial: Record<string, unknown>): Promise<RunFigures
   const dir = tempDir()
   const store = openLmdbStore(dir)
   await store.snapshot(RUN_ID, { step: 0, node: null, state, cursor: { next: 'count' } })
-  let written = store.checkpointStats!(RUN_ID).snapshotBytes
+  let written = store.checkpointStats(RUN_ID).snapshotBytes
   let snapshots = 1
   const t = process.hrtime.bigint()
   for (let i = 1; i <= N; i++) {
     state.count = i
-    const stats = store.checkpointStats!(RUN_ID)
+    const stats = store.checkpointStats(RUN_ID)
     if (snapshotDue(stats)) {
       await store.snapshot(RUN_ID, { step: i, node: 'count', state, cursor: { next: 'count' } })
       snapshots++
     } else await store.appendStep(RUN_ID, step(i))
-    const after = store.checkpointStats!(RUN_ID)
+    const after = store.checkpointStats(RUN_ID)
     written += after.updates === 0 ? after.snapshotBytes : after.updateBytes - stats.updateBytes
   }
   const usPerStep = Number(process.hrtime.bigint() - t) / 1e3 / N
@@ -146,9 +146,9 @@ async function runBytes(): Promise<void> {
   const store = openLmdbStore(dir)
   await store.snapshot(RUN_ID, { step: 0, node: null, state: { count: 0, text: 'x'.repeat(500) }, cursor: { next: 'count' } })
   await store.appendStep(RUN_ID, step(1))
-  const one = store.checkpointStats!(RUN_ID).updateBytes
+  const one = store.checkpointStats(RUN_ID).updateBytes
   await store.appendStep(RUN_ID, { step: 2, node: 'summarise', update: { summary: 'The pump pressure is nominal.' }, cursor: { next: 'publish' } })
-  const two = store.checkpointStats!(RUN_ID).updateBytes - one
+  const two = store.checkpointStats(RUN_ID).updateBytes - one
   await store.close()
   rmSync(dir, { recursive: true, force: true })
   console.log(`1-key update {count: 1}: ${one} B; {summary: <29 chars>}: ${two} B (key + value as stored; LMDB adds ~10 B per record)`)

@@ -14,7 +14,7 @@ import { closest, isPlainObject } from '../core/util.ts'
 import type { Registry } from '../actions/registry.ts'
 import { parseYaml, type Parsed } from './parse.ts'
 import { invalidAgent, type Problem } from './problems.ts'
-import { AgentSchema, type AgentFile } from './schema.ts'
+import { AgentSchema, knownKeys, type AgentFile } from './schema.ts'
 import { checkReferences } from './references.ts'
 import { START, type AgentSpec, type NodeSpec } from './types.ts'
 
@@ -63,7 +63,7 @@ function structuralProblems(issues: readonly v.BaseIssue<unknown>[], parsed: Par
     const dot = path.join('.')
     if (issue.type === 'strict_object' && issue.expected === 'never') {
       const key = String(path[path.length - 1])
-      const near = closest(key, KNOWN_KEYS)
+      const near = closest(key, knownKeys())
       const hint = near.length ? ` (did you mean '${near[0]}'?)` : ''
       problems.push({ code: 'UNKNOWN_KEY', message: `unknown key '${dot}'${hint}`, ...parsed.locate(path, true) })
     } else if (issue.received === 'undefined') {
@@ -75,14 +75,6 @@ function structuralProblems(issues: readonly v.BaseIssue<unknown>[], parsed: Par
   return problems
 }
 
-// Every key the agent format knows, for "did you mean" on a misspelt key anywhere in the file.
-const KNOWN_KEYS = [
-  ...Object.keys(AgentSchema.entries),
-  'uses', 'action', 'with', 'output', 'run', 'goto', 'on_error', 'interrupt', 'timeout', 'description',
-  'mode', 'max_retries', 'retry_delay', 'fallback', 'from', 'to', 'fan_in', 'model', 'temperature', 'base_url',
-  'format', 'keep_alive', 'max_steps', 'workspace', 'allow_inline_code', 'run_timeout', 'checkpoint', 'keep',
-  'interrupt_before', 'interrupt_after', 'if',
-]
 
 function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string): AgentSpec {
   const settings = agent.settings ?? {}

@@ -51,6 +51,8 @@ export const LlmSettingsSchema = v.strictObject({
   keep_alive: v.optional(v.union([v.string(), v.number()])),
 })
 
+export const CheckpointSettingsSchema = v.strictObject({ keep: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))) })
+
 export const SettingsSchema = v.strictObject({
   llm: v.optional(LlmSettingsSchema),
   max_steps: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be ≥ 1'))),
@@ -58,8 +60,13 @@ export const SettingsSchema = v.strictObject({
   allow_inline_code: v.optional(v.boolean()),
   /** Default time limit for `run:` code, seconds. */
   run_timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
-  checkpoint: v.optional(v.strictObject({ keep: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))) })),
+  checkpoint: v.optional(CheckpointSettingsSchema),
   planner: v.optional(v.record(v.string(), v.unknown())),
+})
+
+export const ConfigSchema = v.strictObject({
+  interrupt_before: v.optional(v.array(name)),
+  interrupt_after: v.optional(v.array(name)),
 })
 
 export const AgentSchema = v.strictObject({
@@ -72,13 +79,14 @@ export const AgentSchema = v.strictObject({
   settings: v.optional(SettingsSchema),
   nodes: v.pipe(v.array(NodeSchema), v.minLength(1, 'must list at least one node')),
   edges: v.optional(v.array(EdgeSchema)),
-  config: v.optional(
-    v.strictObject({
-      interrupt_before: v.optional(v.array(name)),
-      interrupt_after: v.optional(v.array(name)),
-    }),
-  ),
+  config: v.optional(ConfigSchema),
 })
+
+/** Every key the format knows, anywhere in a file (for "did you mean" on a misspelt key). */
+export function knownKeys(): string[] {
+  const objects = [AgentSchema, NodeSchema, GotoRuleSchema, OnErrorSchema, EdgeSchema, SettingsSchema, LlmSettingsSchema, CheckpointSettingsSchema, ConfigSchema]
+  return [...new Set(objects.flatMap((o) => Object.keys(o.entries)))]
+}
 
 export type AgentFile = v.InferOutput<typeof AgentSchema>
 export type NodeFile = v.InferOutput<typeof NodeSchema>

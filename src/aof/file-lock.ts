@@ -13,6 +13,7 @@ import { dirname } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { sleep } from '../core/util.ts'
 import { errno } from './fs-atomic.ts'
+import { processAlive } from '../core/process.ts'
 
 export interface LockOptions {
   /** Give up waiting after this long (default 30 s). */
@@ -91,17 +92,8 @@ function isStale(raw: string, path: string, staleMs: number): boolean {
     // Empty or torn: a creator that died between open and write. Give a live creator time to finish writing.
     return ageMs(path) > Math.min(staleMs, 2_000)
   }
-  if (owner.host === hostname()) return !isAlive(owner.pid)
+  if (owner.host === hostname()) return !processAlive(owner.pid)
   return Date.now() - owner.at > staleMs
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return errno(e) === 'EPERM'
-  }
 }
 
 function ageMs(path: string): number {

@@ -5,7 +5,7 @@ import { parseArgs } from './args.ts'
 import { EXIT } from './exit.ts'
 import { readInput } from './input.ts'
 import type { Command } from './io.ts'
-import { dataDirOf, execute, modelClient, openStore, RUN_FLAGS } from './session.ts'
+import { dataDirOf, execute, modelClient, openStore, RUN_FLAGS, runningElsewhere } from './session.ts'
 import { leanLoad } from './lean.ts'
 
 const FLAGS = RUN_FLAGS
@@ -42,7 +42,7 @@ export const resumeCommand: Command = async (argv, io) => {
     const run = await store.getRun(runId)
     if (!run) throw new TeaError('RUN_NOT_FOUND', `no run ${runId} in ${dataDir}`, { hint: "'tea runs' lists the runs there; pass --data-dir if they live elsewhere" })
     if (run.status === 'completed') throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} already completed`)
-    if (run.status === 'running' && run.pid !== undefined && run.pid !== process.pid && alive(run.pid)) {
+    if (runningElsewhere(run)) {
       throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} is still running (pid ${run.pid})`)
     }
     spec = leanLoad(() => requireAgent(run.agentPath, registry))
@@ -60,13 +60,4 @@ export const resumeCommand: Command = async (argv, io) => {
     throw e
   }
   return execute(io, spec, registry, store, llm, runId, dataDir, start, flags)
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }

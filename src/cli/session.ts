@@ -14,7 +14,8 @@ import { runAgent, type RunStart } from '../engine/run.ts'
 import { createLlmClient, parseModelSpec } from '../llm/index.ts'
 import type { LlmClient } from '../llm/types.ts'
 import { openLmdbStore } from '../store/lmdb-store.ts'
-import type { Store } from '../store/types.ts'
+import type { RunRecord, Store } from '../store/types.ts'
+import { processAlive } from '../core/process.ts'
 import type { FlagSpecs } from './args.ts'
 import type { Io } from './io.ts'
 import { EXIT } from './exit.ts'
@@ -35,6 +36,11 @@ export const RUN_FLAGS = {
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
 } satisfies FlagSpecs
+
+/** A run marked running whose process is alive and is not this one: resuming it would run it twice. */
+export function runningElsewhere(run: RunRecord): boolean {
+  return run.status === 'running' && run.pid !== undefined && run.pid !== process.pid && processAlive(run.pid)
+}
 
 export function dataDirOf(flag: string | undefined, io: Io): string {
   return resolve(io.cwd, flag ?? io.env.TEA_DATA_DIR ?? '.tea')

@@ -48,7 +48,7 @@ import { parseArgs, type FlagSpecs, usage } from './args.ts'
 import { EXIT } from './exit.ts'
 import type { Command, Io } from './io.ts'
 import { progressPrinter } from './progress.ts'
-import { dataDirOf, modelClient, openStore } from './session.ts'
+import { dataDirOf, modelClient, openStore, runningElsewhere } from './session.ts'
 
 const FLAGS = {
   'agent-id': { type: 'string' },
@@ -296,16 +296,7 @@ async function runTaskAgent(w: Worker, claim: WorkerClaim, runId: string, signal
 
 async function notRunningElsewhere(store: Store, runId: string): Promise<boolean> {
   const record = await store.getRun(runId)
-  return !(record && record.status === 'running' && record.pid !== undefined && record.pid !== process.pid && alive(record.pid))
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
-  }
+  return !(record && runningElsewhere(record))
 }
 
 function ms(name: string, value: string | undefined): number | undefined {

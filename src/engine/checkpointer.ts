@@ -4,7 +4,7 @@
  * What: after each node only its update is recorded; a full snapshot is written when the bytes of updates since
  * the last snapshot outgrow that snapshot (so replay on resume stays bounded and a run of n steps costs bytes
  * proportional to what its steps changed), and at interrupts and the end. The sizes are the store's own encoded
- * bytes (`checkpointStats`); a store without them gets JSON-length estimates.
+ * bytes (`checkpointStats`), so deciding costs nothing per node.
  *
  * When: writes are pipelined. The run goes on to the next node while earlier records commit, so one fsync covers
  * every record queued meanwhile (group commit) instead of each node waiting ~0.3 ms for its own. A node counts as
@@ -35,20 +35,16 @@ export class Checkpointer {
   private head = 0
   private failure: unknown
   private waiters: Array<() => void> = []
-  private estimate: { since: number; snapshot: number } | undefined
 
   constructor(
     private readonly store: Store,
     private readonly runId: string,
     private readonly keep: number,
-    state: State,
-  ) {
-    if (!store.checkpointStats) this.estimate = { since: 0, snapshot: approxSize(state) }
-  }
+  ) {}
 
   /** Queues the record of one node; `done` runs once it (and every record before it) has committed. */
   async step(step: number, node: string, update: State, state: State, cursor: Cursor, done: () => void, settle = false): Promise<void> {
-    const write = this.snapshotDue(update)
+    const write = this.snapshotDue()
       ? this.writeSnapshot(step, node, state, cursor)
       : this.store.appendStep(this.runId, { step, node, update, cursor })
     this.track(write, done)
@@ -69,17 +65,12 @@ export class Checkpointer {
     if (this.failure !== undefined) throw this.failure
   }
 
-  private snapshotDue(update: State): boolean {
-    if (this.estimate) {
-      this.estimate.since += approxSize(update)
-      return this.estimate.since > this.estimate.snapshot
-    }
-    const stats = this.store.checkpointStats!(this.runId)
+  private snapshotDue(): boolean {
+    const stats = this.store.checkpointStats(this.runId)
     return stats.snapshotBytes === 0 || stats.updateBytes > stats.snapshotBytes
   }
 
   private writeSnapshot(step: number, node: string | null, state: State, cursor: Cursor): Promise<void> {
-    if (this.estimate) this.estimate = { since: 0, snapshot: approxSize(state) }
     return this.store.snapshot(this.runId, { step, node, state, cursor }, this.keep)
   }
 
@@ -117,13 +108,5 @@ export class Checkpointer {
       }
       check()
     })
-  }
-}
-
-function approxSize(value: unknown): number {
-  try {
-    return JSON.stringify(value)?.length ?? 0
-  } catch {
-    return Number.MAX_SAFE_INTEGER
   }
 }

@@ -36,7 +36,7 @@ export interface RunOutcome {
 
 export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome> {
   const { spec, store, runId } = rt
-  const checkpoints = new Checkpointer(store, runId, spec.settings.checkpoint_keep, start.state)
+  const checkpoints = new Checkpointer(store, runId, spec.settings.checkpoint_keep)
   let { state, cursor, step } = start
   let last: string | null = null
   // The step budget counts from here, so a run stopped by MAX_STEPS_EXCEEDED can be resumed for as many again.
@@ -65,7 +65,7 @@ export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome
     let outcome
     try {
       if (step >= limit) throw maxSteps(spec.settings.max_steps, name)
-      outcome = await runOne(rt, node, state, step)
+      outcome = await runOne(rt, node, state, step + 1, rt.signal)
       if (outcome.next === FAN_OUT) {
         const fan = spec.parallel.get(name)!
         const results = await runBranches(rt, fan.to, fan.fanIn, { ...state, ...outcome.update }, step + 1, limit)
@@ -97,10 +97,11 @@ export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome
   return stop('completed')
 }
 
-async function runOne(rt: Runtime, node: CompiledNode, state: State, step: number): Promise<NodeOutcome & { ms: number }> {
-  rt.emit({ type: 'node_start', node: node.name, step: step + 1 })
+/** Runs one node as step `step`: `node_start`, the node under its on_error policy, and its duration. */
+async function runOne(rt: Runtime, node: CompiledNode, state: State, step: number, signal: AbortSignal): Promise<NodeOutcome & { ms: number }> {
+  rt.emit({ type: 'node_start', node: node.name, step })
   const t0 = performance.now()
-  const outcome = (await executeNode(rt, node, state, rt.signal)) as NodeOutcome & { ms: number }
+  const outcome = (await executeNode(rt, node, state, signal)) as NodeOutcome & { ms: number }
   outcome.ms = Math.round((performance.now() - t0) * 1000) / 1000
   return outcome
 }
@@ -121,14 +122,11 @@ async function runBranches(rt: Runtime, starts: string[], join: string, state: S
     while (next !== join && next !== END) {
       if (controller.signal.aborted) throw controller.signal.reason
       if (step >= limit) throw maxSteps(rt.spec.settings.max_steps, next)
-      const node = rt.agent.nodes.get(next)!
       const mine = ++step
-      rt.emit({ type: 'node_start', node: next, step: mine })
-      const t0 = performance.now()
-      const outcome = await executeNode(rt, node, local, controller.signal)
+      const outcome = await runOne(rt, rt.agent.nodes.get(next)!, local, mine, controller.signal)
       if (outcome.next === FAN_OUT) throw new TeaError('AGENT_INVALID', `node '${next}': a parallel fan-out inside a parallel branch is not supported`)
       local = { ...local, ...outcome.update }
-      rt.emit({ type: 'node_end', node: next, step: mine, ms: Math.round((performance.now() - t0) * 1000) / 1000, update: outcome.update })
+      rt.emit({ type: 'node_end', node: next, step: mine, ms: outcome.ms, update: outcome.update })
       next = outcome.next
     }
     return local

@@ -87,9 +87,9 @@ export interface Store {
   /**
    * Bytes of the updates since the newest snapshot and of that snapshot, for the engine's "snapshot when the
    * updates outweigh the state" rule (`snapshotDue` in records.ts). Synchronous and cheap: both stores keep these
-   * figures in memory. Optional so that hand-made test stores need not provide it; absent means "always snapshot".
+   * figures in memory.
    */
-  checkpointStats?(runId: string): { updateBytes: number; snapshotBytes: number; updates: number }
+  checkpointStats(runId: string): { updateBytes: number; snapshotBytes: number; updates: number }
 
   // plans: one header per plan, one record per subtask; finishing a subtask writes that record only
   putPlanHeader(runId: string, planId: string, header: Record<string, unknown>): Promise<void>

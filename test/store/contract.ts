@@ -130,16 +130,16 @@ export function storeContract(name: string, factory: StoreFactory): void {
 
   t('checkpointStats counts the updates since the newest snapshot and resets at a snapshot', async ({ store }) => {
     await store.snapshot('r1', { step: 0, node: null, state: { text: 'x'.repeat(200) }, cursor: { next: 'a' } })
-    let stats = store.checkpointStats!('r1')
+    let stats = store.checkpointStats('r1')
     assert.is(stats.updates, 0)
     assert.ok(stats.snapshotBytes > 200, `snapshot bytes ${stats.snapshotBytes}`)
     assert.is(snapshotDue(stats), false)
     for (let i = 1; i <= 3; i++) await store.appendStep('r1', { step: i, node: 'a', update: { i }, cursor: { next: 'a' } })
-    stats = store.checkpointStats!('r1')
+    stats = store.checkpointStats('r1')
     assert.is(stats.updates, 3)
     assert.ok(stats.updateBytes > 0 && stats.updateBytes < stats.snapshotBytes)
     await store.snapshot('r1', { step: 3, node: 'a', state: { text: 'y', i: 3 }, cursor: { next: 'a' } })
-    assert.equal(store.checkpointStats!('r1').updates, 0)
+    assert.equal(store.checkpointStats('r1').updates, 0)
     assert.is(snapshotDue(undefined), true)
   })
 
@@ -169,7 +169,7 @@ export function storeContract(name: string, factory: StoreFactory): void {
       await store.putSubtask(id, 'p', 's', { id })
     }
     assert.equal((await store.loadLatest('r1'))?.state, { id: 'r1', by: 'r1' })
-    assert.is(store.checkpointStats!('r1').updates, 1)
+    assert.is(store.checkpointStats('r1').updates, 1)
     await store.deleteRun('r1')
     assert.equal((await store.loadLatest('r10'))?.state, { id: 'r10', by: 'r10' })
     assert.equal((await store.getPlan('r10', 'p'))?.subtasks.get('s'), { id: 'r10' })

@@ -58,7 +58,7 @@ test('runs, checkpoints, plans and memory survive close and reopen', async () =>
   const b = openLmdbStore(dir)
   assert.equal(await b.getRun('r1'), run('r1', { status: 'interrupted', node: 'a', step: 3 }))
   assert.equal(await b.loadLatest('r1'), { step: 3, node: 'a', state: { n: 3, text: 'start' }, cursor: { next: 'a' } })
-  assert.equal(b.checkpointStats!('r1').updates, 3)
+  assert.equal(b.checkpointStats('r1').updates, 3)
   assert.equal((await b.getPlan('r1', 'p'))?.subtasks.get('s1'), { status: 'completed', result: 'ok' })
   assert.equal(await b.memoryGet('default', 'fact'), { found: true, value: { sky: 'blue' } })
   // Appending after a reopen continues the sequence instead of overwriting records.
