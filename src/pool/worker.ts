@@ -13,7 +13,7 @@ import { DRAIN, serializeError } from './protocol.ts'
 import { runActionTask, workerContext } from './worker-actions.ts'
 import { trackTopLevel } from './track-state.ts'
 
-type Compiled = import('../engine/code.ts').CompiledCode
+type Compiled = import('../engine/code.ts').CompiledCodeValue
 
 // One cache per worker thread; it lives and dies with the thread, never in the main thread.
 const compiled = new Map<string, Compiled>()
@@ -44,23 +44,16 @@ export async function runWorkerTask(task: PoolTask): Promise<TaskReply> {
 
 /**
  * `run:` code in the environment of a `run:` node (engine/code.ts): a vm context without `process` or `require`,
- * guarded loops and a time limit the worker survives, `console` as `log` events. The engine's compiler wants an
- * object of updates back, while here the return value is the result itself, so the body is wrapped to hand back
- * `{r: value}`; the wrapper sits on the body's first line, keeping line numbers in errors right.
+ * guarded loops and a time limit the worker survives, `console` as `log` events. The return value is the subtask's
+ * result itself (compileCodeValue), not an object of updates.
  */
 async function runCode(task: CodeTask, host: HostCaller | undefined): Promise<TaskReply> {
   const { code, args, where } = task
   let fn = compiled.get(code)
   if (!fn) {
-    const { compileCode } = await (compiler ??= import('../engine/code.ts'))
-    // The loop guard's counter (engine/loop-guard.ts) is declared again inside the wrapper: the one the compiler
-    // declares outside would be captured by the arrow and live in a context slot, which in a vm context made a
-    // tight guarded loop run ~2× slower than the same loop as a `run:` node.
-    const counter = /\b__t\b/.test(code) ? '' : 'let __t = 0;'
-    const call = `${/\bawait\b/.test(code) ? '(async () => {' : '(() => {'}${counter}`
-    const body = `const __v = ${call}${code}\n})()\nreturn __v !== null && typeof __v === 'object' && typeof __v.then === 'function' ? __v.then((r) => ({ r })) : { r: __v }`
+    const { compileCodeValue } = await (compiler ??= import('../engine/code.ts'))
     try {
-      fn = compileCode(body, LABEL)
+      fn = compileCodeValue(code, LABEL)
     } catch (e) {
       throw codeError(where, e)
     }
@@ -72,8 +65,7 @@ async function runCode(task: CodeTask, host: HostCaller | undefined): Promise<Ta
   const log = (message: string): void => host?.notify('emit', { type: 'log', node, message: `${where}: ${message}` })
   let value: unknown
   try {
-    const out = await fn({ ...args, state: args.state, variables: args.variables ?? {}, ctx, log }, task.timeoutMs ?? NO_LIMIT_MS)
-    value = out.r
+    value = await fn({ ...args, state: args.state, variables: args.variables ?? {}, ctx, log }, task.timeoutMs ?? NO_LIMIT_MS)
   } catch (e) {
     throw codeError(where, e, task.timeoutMs)
   }
