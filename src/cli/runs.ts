@@ -1,6 +1,6 @@
 import { TeaError } from '../core/errors.ts'
 import { parseDuration } from '../core/util.ts'
-import { pruneRuns } from '../store/prune-runs.ts'
+import { pruneRuns, runsByCreation } from '../store/prune-runs.ts'
 import { parseArgs, type FlagSpecs } from './args.ts'
 import { EXIT } from './exit.ts'
 import type { Command } from './io.ts'
@@ -33,7 +33,7 @@ export const runsCommand: Command = async (argv, io) => {
   if (positionals.length) throw new TeaError('USAGE', `runs: unexpected argument '${positionals[0]}'`, { hint: 'tea runs [prune]' })
   const store = await openStore(dataDirOf(flags['data-dir'], io))
   try {
-    const runs = (await store.listRuns()).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+    const runs = await runsByCreation(store)
     if (flags.json) {
       io.out(`${JSON.stringify(runs, null, 2)}\n`)
       return EXIT.ok

@@ -10,7 +10,7 @@
  */
 
 import { TeaError } from '../core/errors.ts'
-import type { Store } from './types.ts'
+import type { RunRecord, Store } from './types.ts'
 
 export interface PruneOptions {
   /** Keep this many newest runs, whatever their status. */
@@ -19,6 +19,11 @@ export interface PruneOptions {
   olderThanMs?: number
   /** The clock (tests); default Date.now(). */
   now?: number
+}
+
+/** The runs, oldest first by creation time (ids given with --run-id need not sort by time). */
+export async function runsByCreation(store: Store): Promise<RunRecord[]> {
+  return (await store.listRuns()).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
 }
 
 /** Returns the ids deleted, oldest first. */
@@ -30,7 +35,7 @@ export async function pruneRuns(store: Store, options: PruneOptions = {}): Promi
   if (olderThanMs !== undefined && !(olderThanMs >= 0)) {
     throw new TeaError('USAGE', `--older-than must be a duration ≥ 0, got ${String(olderThanMs)} ms`)
   }
-  const runs = (await store.listRuns()).sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
+  const runs = await runsByCreation(store)
   const protectedFrom = runs.length - keep
   const doomed = runs.filter(
     (run, i) =>
