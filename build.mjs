@@ -13,7 +13,7 @@ const root = dirname(fileURLToPath(import.meta.url))
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 
 /** The pool's worker module: loaded inside a tinypool worker, the bundle exports this instead of running the CLI. */
-export const POOL_WORKER_MODULE = 'src/pool/worker.ts'
+export const POOL_WORKER_MODULE = 'src/worker.ts'
 
 /** Size bars for the minified bundle (SPEC §4), by whether the target has every feature on. */
 export const SIZE_BARS = { full: 300 * 1024, core: 250 * 1024 }

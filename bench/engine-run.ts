@@ -1,5 +1,5 @@
 /**
- * One timed engine run, assembled as test/engine/harness.ts does (loader → compileAgent → runAgent), against one
+ * One timed engine run through the engine's run lifecycle (startRun), as test/engine/harness.ts does, against one
  * of three stores:
  * - `none`: checkpoint writes are no-ops — the engine's own cost, nothing stored;
  * - `memory`: the in-memory store (checkpointing "off": no disk, but records are still built, copied and sized);
@@ -16,7 +16,7 @@ import type { Registry } from '../src/actions/registry.ts'
 import { loadAgentText } from '../src/agent/load.ts'
 import type { AgentSpec } from '../src/agent/types.ts'
 import { compileAgent, type CompiledAgent } from '../src/engine/compile.ts'
-import { runAgent } from '../src/engine/run.ts'
+import { startRun } from '../src/engine/lifecycle.ts'
 import type { LlmClient } from '../src/llm/types.ts'
 import { createMemoryStore } from '../src/store/memory-store.ts'
 import { openLmdbStore } from '../src/store/lmdb-store.ts'
@@ -81,13 +81,11 @@ export function openStore(kind: StoreKind): Opened {
  * final state. CPU time is the steadier figure when other processes share the cores.
  */
 export async function timedRun(p: Prepared, store: Store, runId: string): Promise<{ ms: number; cpuMs: number; state: Record<string, unknown> }> {
-  const now = Date.now()
-  await store.createRun({ id: runId, agent: p.spec.name, agentPath: p.spec.file, agentHash: p.spec.hash, status: 'running', node: null, step: 0, createdAt: now, updatedAt: now })
-  const controller = new AbortController()
-  const rt = { spec: p.spec, agent: p.agent, registry: p.registry, llm: noModel, store, runId, emit: () => {}, signal: controller.signal }
   const c = process.cpuUsage()
   const t = performance.now()
-  const outcome = await runAgent(rt, { state: { ...p.spec.initialState }, cursor: { next: p.spec.entry }, step: 0, resumed: false })
+  // Through the run lifecycle, as the CLI runs: the run record and the node wiring (compileAgent, a few µs per
+  // run, not per node) are inside the timed part.
+  const outcome = await startRun(p.spec, { store, registry: p.registry, llm: noModel }, { runId })
   const ms = performance.now() - t
   const cpu = process.cpuUsage(c)
   if (outcome.status !== 'completed') throw new Error(`bench run ${runId} ended ${outcome.status}: ${outcome.error?.message}`)

@@ -51,7 +51,7 @@ function context(store: Store, runId: string, state: Record<string, unknown> = {
     node: 'bench',
     state,
     variables: {},
-    settings: { llm: {}, max_steps: 1000, workspace: tmpdir(), allow_inline_code: true, run_timeout: 30, checkpoint_keep: 3, planner: {} },
+    settings: { llm: {}, max_steps: 1000, workspace: tmpdir(), allow_inline_code: true, run_timeout: 30, checkpoint_keep: 3, sections: {} },
     llm: { call: fail, close: async () => {} },
     store,
     signal: new AbortController().signal,
@@ -120,7 +120,7 @@ async function overhead(): Promise<void> {
     let t2 = now()
     await runPlan(createMemoryStore(), { ...makePlan(N, 'wide'), id: 'stub-mem' }, trivial, {}, stub)
     r.stubMem.push(((now() - t2) * 1000) / N)
-    const task = (i: number) => ({ kind: 'code' as const, code: 'return subtask.id', args: { state: {}, subtask: { id: `t${i}` } }, trackState: true, where: 'bench' })
+    const task = (i: number) => ({ kind: 'code' as const, selfTimed: true as const, code: 'return subtask.id', args: { state: {}, subtask: { id: `t${i}` } }, trackState: true, where: 'bench' })
     t = now()
     for (let i = 0; i < N; i++) await pool.run(task(i))
     r.rawSeq.push(((now() - t) * 1000) / N)
@@ -183,7 +183,7 @@ async function speedup(): Promise<void> {
     for (const [threads, out] of [[1, raw1], [2, raw2]] as const) {
       const pool = await warmPool(threads)
       const t0 = now()
-      await Promise.all(Array.from({ length: N }, () => pool.run({ kind: 'code', code: spinSource(), args: { state: { iters } }, where: 'bench' })))
+      await Promise.all(Array.from({ length: N }, () => pool.run({ kind: 'code', selfTimed: true, code: spinSource(), args: { state: { iters } }, where: 'bench' })))
       out.push(now() - t0)
       await pool.close()
     }

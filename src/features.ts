@@ -1,14 +1,23 @@
 /**
- * The one place optional features join the core (SPEC §2). Each feature is guarded by a build flag that esbuild
- * replaces with a literal, so a target built with the flag off drops the branch and every module only it
- * imported. Nothing else in src/ may import planning/ or reasoning/.
+ * The composition root of the actions: the core built-ins plus the optional features this build has (SPEC §2). It
+ * is the one place optional features join the core. Each feature is guarded by a build flag that esbuild replaces
+ * with a literal, so a target built with the flag off drops the branch and every module only it imported. Nothing
+ * else in src/ imports planning/ or reasoning/; the CLI and the pool's worker entry (src/worker.ts) build their
+ * registries here.
  */
 
+import { builtinActions } from './actions/builtins.ts'
+import { createRegistry, type Registry } from './actions/registry.ts'
 import type { Action } from './actions/types.ts'
 import { planningActions } from './planning/index.ts'
 
+/** The registry of this build: core built-ins plus the enabled features' actions, and any `extra` (library use, tests). */
+export function buildRegistry(extra: readonly Action[] = []): Registry {
+  return createRegistry([...builtinActions(), ...featureActions(), ...extra])
+}
+
 /** Actions contributed by the features this build has. */
-export function featureActions(): Action[] {
+function featureActions(): Action[] {
   const actions: Action[] = []
   if (typeof __FEATURE_PLANNING__ === 'undefined' || __FEATURE_PLANNING__) actions.push(...planningActions())
   return actions

@@ -5,20 +5,17 @@
  */
 
 import type { GenericSchema } from 'valibot'
+import type { RunEvent } from '../core/events.ts'
 import type { State } from '../core/util.ts'
 import type { LlmClient, LlmSettings } from '../llm/types.ts'
 import type { Store } from '../store/types.ts'
 
-export type RunEvent =
-  | { type: 'start'; runId: string; agent: string; resumed: boolean }
-  | { type: 'node_start'; node: string; step: number }
-  | { type: 'node_end'; node: string; step: number; ms: number; update: State }
-  | { type: 'interrupt'; node: string; when: 'before' | 'after'; runId: string }
-  | { type: 'error'; node?: string; error: Record<string, unknown> }
-  | { type: 'subtask'; planId: string; id: string; status: string; [key: string]: unknown }
-  | { type: 'llm_token'; node: string; token: string }
-  | { type: 'log'; node: string; message: string }
-  | { type: 'complete'; state: State }
+/**
+ * The part of the store actions may use: memory and plan records. Runs and checkpoints belong to the engine. A
+ * worker thread reaches these methods through host calls, so this list is also what crosses the thread boundary.
+ */
+export const ACTION_STORE_METHODS = ['memoryPut', 'memoryGet', 'memoryDelete', 'memoryList', 'putPlanHeader', 'putSubtask', 'getPlan'] as const
+export type ActionStore = Pick<Store, (typeof ACTION_STORE_METHODS)[number]>
 
 /** An agent's `settings`, resolved with defaults. */
 export interface AgentSettingsView {
@@ -30,7 +27,11 @@ export interface AgentSettingsView {
   /** Default time limit for `run:` code, seconds. */
   run_timeout: number
   checkpoint_keep: number
-  planner: Record<string, unknown>
+  /**
+   * Settings sections the core does not interpret, by key (e.g. `planner`, read by the planning feature), so the
+   * core names no feature.
+   */
+  sections: Readonly<Record<string, Readonly<Record<string, unknown>>>>
 }
 
 export interface ActionContext {
@@ -42,7 +43,7 @@ export interface ActionContext {
   variables: Readonly<Record<string, unknown>>
   settings: AgentSettingsView
   llm: LlmClient
-  store: Store
+  store: ActionStore
   /** The run's data dir (`--data-dir`), for actions that keep files beside the store (AOF). */
   dataDir?: string
   signal: AbortSignal
@@ -65,8 +66,6 @@ export interface Action<P = any> {
   description: string
   params: GenericSchema<unknown, P>
   run(params: P, ctx: ActionContext): Promise<State> | State
-  /** The build feature providing this action, for UNKNOWN_ACTION hints. */
-  feature?: string
   /**
    * Top-level params the engine passes as written instead of rendering them first, because the action renders them
    * itself with names of its own in scope (`subtask` in plan.execute's executor, `data` in json.transform).

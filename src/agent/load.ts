@@ -16,7 +16,7 @@ import { parseYaml, type Parsed } from './parse.ts'
 import { invalidAgent, type Problem } from './problems.ts'
 import { AgentSchema, knownKeys, type AgentFile } from './schema.ts'
 import { checkReferences } from './references.ts'
-import { START, type AgentSpec, type NodeSpec } from './types.ts'
+import { START, type AgentSpec, type CompiledParts, type NodeSpec } from './types.ts'
 
 export interface LoadResult {
   spec?: AgentSpec
@@ -50,10 +50,11 @@ export function loadAgentText(text: string, file: string, registry: Registry): L
   }
   const structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
   const problems = structure.success ? [] : structuralProblems(structure.issues, parsed)
-  problems.push(...checkReferences(parsed.data, parsed, registry))
+  const references = checkReferences(parsed.data, parsed, registry)
+  problems.push(...references.problems)
   problems.sort((a, b) => a.line - b.line || a.col - b.col)
   if (problems.length || !structure.success) return { problems }
-  return { spec: normalise(structure.output, parsed, file, text), problems }
+  return { spec: normalise(structure.output, parsed, file, text, references.compiled), problems }
 }
 
 function structuralProblems(issues: readonly v.BaseIssue<unknown>[], parsed: Parsed): Problem[] {
@@ -76,7 +77,7 @@ function structuralProblems(issues: readonly v.BaseIssue<unknown>[], parsed: Par
 }
 
 
-function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string): AgentSpec {
+function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string, compiled: CompiledParts[]): AgentSpec {
   const settings = agent.settings ?? {}
   const nodes: NodeSpec[] = agent.nodes.map((n, index) => ({
     name: n.name,
@@ -96,6 +97,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string)
     ...(n.interrupt !== undefined && { interrupt: n.interrupt }),
     ...(n.timeout !== undefined && { timeout: n.timeout }),
     line: parsed.locate(['nodes', index]).line,
+    compiled: compiled[index] ?? {},
   }))
   const edges = new Map<string, string>()
   const parallel = new Map<string, { from: string; to: string[]; fanIn: string }>()
@@ -120,7 +122,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string)
       allow_inline_code: settings.allow_inline_code ?? true,
       run_timeout: settings.run_timeout ?? 10,
       checkpoint_keep: settings.checkpoint?.keep ?? 3,
-      planner: settings.planner ?? {},
+      sections: settings.planner ? { planner: settings.planner } : {},
     },
     nodes,
     entry,

@@ -2,21 +2,31 @@
  * The checks that need the whole agent: node names, goto/edge/fallback/interrupt targets, actions and their
  * static parameters, template syntax, and `run:` code syntax. They read the raw data defensively so that they
  * still report what they can when the structural pass found problems elsewhere.
+ *
+ * Checking a template or a `run:` body means compiling it, so what compiles is kept (`CompiledParts`, by node
+ * index) and the engine runs it: one pass validates and compiles, nothing is compiled twice.
  */
 
 import { isTeaError } from '../core/errors.ts'
 import { closest, isPlainObject } from '../core/util.ts'
 import { paramIssues, unknownAction, type Registry } from '../actions/registry.ts'
-import { compileCondition, compileTemplate } from '../template/index.ts'
-import { compileCode } from '../engine/code.ts'
+import { compileCondition, compileTemplate, compileValue, type CompiledValue, type Condition } from '../template/index.ts'
+import { compileCode } from '../code/compile.ts'
 import type { Parsed } from './parse.ts'
 import type { Problem } from './problems.ts'
-import { END, START } from './types.ts'
+import { END, START, type CompiledParts } from './types.ts'
 
 type Path = Array<string | number>
 
-export function checkReferences(data: Record<string, unknown>, parsed: Parsed, registry: Registry): Problem[] {
+export interface References {
+  problems: Problem[]
+  /** What compiled, by node index. */
+  compiled: CompiledParts[]
+}
+
+export function checkReferences(data: Record<string, unknown>, parsed: Parsed, registry: Registry): References {
   const problems: Problem[] = []
+  const compiled: CompiledParts[] = []
   const at = (path: Path, code: Problem['code'], message: string, key = false): void => {
     problems.push({ code, message, ...parsed.locate(path, key) })
   }
@@ -38,6 +48,8 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
   const inlineCode = !(isPlainObject(data.settings) && data.settings.allow_inline_code === false)
 
   nodes.forEach((n, i) => {
+    const parts: CompiledParts = {}
+    compiled[i] = parts
     if (!isPlainObject(n)) return
     const here = ['nodes', i]
     const label = typeof n.name === 'string' ? n.name : `#${i + 1}`
@@ -50,7 +62,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
       if (!inlineCode) at([...here, 'run'], 'INLINE_CODE_FORBIDDEN', `node '${label}': run: code is forbidden by settings.allow_inline_code: false`)
       else {
         try {
-          compileCode(n.run, label)
+          parts.code = compileCode(n.run, label)
         } catch (e) {
           at([...here, 'run'], 'CODE_ERROR', isTeaError(e) ? e.message : String(e))
         }
@@ -59,8 +71,14 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const actionName = typeof n.uses === 'string' ? n.uses : typeof n.action === 'string' ? n.action : undefined
     const action = actionName === undefined ? undefined : registry.get(actionName)
     if (actionName !== undefined && !action) at([...here, n.uses !== undefined ? 'uses' : 'action'], 'UNKNOWN_ACTION', unknownAction(actionName, registry.list().map((a) => a.name)).message.replace(/^unknown action/, `node '${label}': unknown action`))
-    templates(n.with, [...here, 'with'], label, 'with', problems, parsed)
-    if (isPlainObject(n.output)) templates(n.output, [...here, 'output'], label, 'output', problems, parsed)
+    const withValue = isPlainObject(n.with) ? withoutKeys(n.with, action?.raw) : n.with
+    if (action?.raw?.length && isPlainObject(n.with)) templates(selected(n.with, action.raw), [...here, 'with'], label, 'with', problems, parsed)
+    const w = compileTree(withValue ?? {}, [...here, 'with'], label, 'with', problems, parsed)
+    if (w) parts.with = w
+    if (isPlainObject(n.output)) {
+      const o = compileTree(n.output, [...here, 'output'], label, 'output', problems, parsed)
+      if (o) parts.output = o
+    }
     if (action && (n.with === undefined || isPlainObject(n.with))) {
       const templated = templatedPaths(n.with ?? {}, [])
       for (const issue of paramIssues(action, n.with ?? {})) {
@@ -71,12 +89,13 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     }
     if (typeof n.goto === 'string') target([...here, 'goto'], n.goto, 'goto target')
     else if (Array.isArray(n.goto)) {
+      const tests: Array<Condition | undefined> = (parts.goto = [])
       n.goto.forEach((rule, r) => {
         if (!isPlainObject(rule)) return
         target([...here, 'goto', r, 'to'], rule.to, 'goto target')
-        if (typeof rule.if === 'string') {
+        if (typeof rule.if === 'string' || typeof rule.if === 'boolean') {
           try {
-            compileCondition(rule.if, { node: label, field: `goto[${r}].if` })
+            tests[r] = compileCondition(rule.if, { node: label, field: `goto[${r}].if` })
           } catch (e) {
             at([...here, 'goto', r, 'if'], 'TEMPLATE_SYNTAX', isTeaError(e) ? e.message : String(e))
           }
@@ -105,7 +124,36 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const list = config[key]
     if (Array.isArray(list)) list.forEach((name, i) => target(['config', key, i], name, `config.${key} entry`, false))
   }
-  return problems
+  return { problems, compiled }
+}
+
+/**
+ * Compiles a template tree (a `with:` or `output:` block) in one go. When that fails, every string is compiled on
+ * its own so that each bad template is reported with its own place, not only the first.
+ */
+function compileTree(value: unknown, path: Path, node: string, field: string, problems: Problem[], parsed: Parsed): CompiledValue | undefined {
+  try {
+    return compileValue(value, { node, field })
+  } catch {
+    const before = problems.length
+    templates(value, path, node, field, problems, parsed)
+    if (problems.length === before) throw new Error(`internal: ${field} of node '${node}' failed to compile as a whole but not string by string`)
+    return undefined
+  }
+}
+
+/** The params the engine renders: all but those the action renders itself (Action.raw). */
+export function withoutKeys(params: Record<string, unknown>, keys: readonly string[] | undefined): Record<string, unknown> {
+  if (!keys?.length) return params
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(params)) if (!keys.includes(k)) out[k] = v
+  return out
+}
+
+function selected(params: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const k of keys) if (Object.hasOwn(params, k)) out[k] = params[k]
+  return out
 }
 
 function templates(value: unknown, path: Path, node: string, field: string, problems: Problem[], parsed: Parsed): void {

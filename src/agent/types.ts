@@ -1,5 +1,18 @@
 import type { AgentSettingsView } from '../actions/types.ts'
+import type { CompiledCode } from '../code/compile.ts'
+import type { CompiledValue, Condition } from '../template/index.ts'
 import type { GotoRule } from './schema.ts'
+
+/** A node's templates and code, compiled once while loading (the same pass that validates them). */
+export interface CompiledParts {
+  /** `with:` without the params its action renders itself (Action.raw). */
+  with?: CompiledValue
+  /** `output:` when it is a mapping. */
+  output?: CompiledValue
+  /** `goto` rules' `if:`, by rule index (undefined: a fallback rule). */
+  goto?: Array<Condition | undefined>
+  code?: CompiledCode
+}
 
 export interface NodeSpec {
   name: string
@@ -18,6 +31,7 @@ export interface NodeSpec {
   timeout?: number
   /** 1-based line of the node in the agent file, for messages. */
   line: number
+  compiled: CompiledParts
 }
 
 export interface ParallelEdge {
@@ -26,7 +40,6 @@ export interface ParallelEdge {
   fanIn: string
 }
 
-export type AgentSettings = AgentSettingsView
 
 export interface AgentSpec {
   /** Absolute path of the agent file (or '<inline>'). */
@@ -37,7 +50,7 @@ export interface AgentSpec {
   description?: string
   initialState: Record<string, unknown>
   variables: Record<string, unknown>
-  settings: AgentSettings
+  settings: AgentSettingsView
   nodes: NodeSpec[]
   /** The entry node (first node, or the target of an edge from `__start__`). */
   entry: string

@@ -1,7 +1,7 @@
 /** `tea validate`, `tea graph` and `tea actions`: commands that read an agent or the build without running. */
 
 import { TeaError } from '../core/errors.ts'
-import { buildRegistry } from '../actions/index.ts'
+import { buildRegistry } from '../features.ts'
 import { jsonSchemaOf } from '../actions/json-schema.ts'
 import { loadAgentFile, requireAgent } from '../agent/load.ts'
 import { formatProblem } from '../agent/problems.ts'

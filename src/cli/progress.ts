@@ -4,7 +4,7 @@
  * in logs and CI. `-q` silences it, `--stream` replaces it.
  */
 
-import type { RunEvent } from '../actions/types.ts'
+import type { RunEvent } from '../core/events.ts'
 import type { Io } from './io.ts'
 
 export function progressPrinter(io: Io): (event: RunEvent) => void {

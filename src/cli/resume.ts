@@ -1,12 +1,15 @@
-import { TeaError } from '../core/errors.ts'
-import { buildRegistry } from '../actions/index.ts'
+import { isTeaError, TeaError } from '../core/errors.ts'
 import { requireAgent } from '../agent/load.ts'
+import { resumeRun } from '../engine/lifecycle.ts'
+import { buildRegistry } from '../features.ts'
 import { parseArgs } from './args.ts'
 import { EXIT } from './exit.ts'
 import { readInput } from './input.ts'
 import type { Command } from './io.ts'
-import { dataDirOf, execute, modelClient, openStore, RUN_FLAGS, runningElsewhere } from './session.ts'
 import { leanLoad } from './lean.ts'
+import { RUN_FLAGS } from './run.ts'
+import { dataDirOf, eventSink, modelClient, openStore, reportRun } from './run-output.ts'
+import { stopOnSignals } from './signals.ts'
 
 const FLAGS = RUN_FLAGS
 
@@ -33,31 +36,25 @@ export const resumeCommand: Command = async (argv, io) => {
   if (positionals.length !== 1) throw new TeaError('USAGE', 'resume: expected one run id', { hint: "'tea runs' lists them" })
   const runId = positionals[0]!
   const dataDir = dataDirOf(flags['data-dir'], io)
+  const edits = readInput(flags.input, flags.set, io.cwd)
   const store = await openStore(dataDir)
   const registry = buildRegistry()
-  let start
-  let spec
-  let llm
+  const stop = stopOnSignals(io, 'tea')
   try {
-    const run = await store.getRun(runId)
-    if (!run) throw new TeaError('RUN_NOT_FOUND', `no run ${runId} in ${dataDir}`, { hint: "'tea runs' lists the runs there; pass --data-dir if they live elsewhere" })
-    if (run.status === 'completed') throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} already completed`)
-    if (runningElsewhere(run)) {
-      throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} is still running (pid ${run.pid})`)
-    }
-    spec = leanLoad(() => requireAgent(run.agentPath, registry))
-    if (spec.hash !== run.agentHash) io.err(`tea: warning: ${run.agentPath} changed since run ${runId} started; resuming with the current file\n`)
-    const checkpoint = await store.loadLatest(runId)
-    if (!checkpoint) throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} has no checkpoint to resume from`)
-    const edits = readInput(flags.input, flags.set, io.cwd)
-    llm = modelClient(io, spec, flags)
-    const state = { ...checkpoint.state, ...edits }
-    if (Object.keys(edits).length) await store.snapshot(runId, { step: checkpoint.step, node: checkpoint.node, state, cursor: checkpoint.cursor }, spec.settings.checkpoint_keep)
-    await store.updateRun(runId, { status: 'running', pid: process.pid, updatedAt: Date.now() })
-    start = { state, cursor: checkpoint.cursor, step: checkpoint.step, resumed: true }
-  } catch (e) {
+    const result = await resumeRun(
+      {
+        store, registry, dataDir, llm: modelClient(io, flags), emit: eventSink(io, flags), signal: stop.signal,
+        ...(flags.model && { model: flags.model }),
+        warn: (w) => io.err(`tea: warning: ${w.message}\n`),
+      },
+      { runId, edits, load: (path) => leanLoad(() => requireAgent(path, registry)) },
+    ).catch((e: unknown) => {
+      if (!isTeaError(e, 'RUN_NOT_FOUND')) throw e
+      throw new TeaError('RUN_NOT_FOUND', `no run ${runId} in ${dataDir}`, { hint: "'tea runs' lists the runs there; pass --data-dir if they live elsewhere" })
+    })
+    return reportRun(io, result, flags, dataDir)
+  } finally {
+    stop.dispose()
     await store.close()
-    throw e
   }
-  return execute(io, spec, registry, store, llm, runId, dataDir, start, flags)
 }

@@ -1,13 +1,30 @@
 import { TeaError } from '../core/errors.ts'
 import { sortableId } from '../core/ids.ts'
-import { buildRegistry } from '../actions/index.ts'
 import { requireAgent } from '../agent/load.ts'
+import { startRun } from '../engine/lifecycle.ts'
+import { buildRegistry } from '../features.ts'
 import { parseArgs, type FlagSpecs } from './args.ts'
 import { EXIT } from './exit.ts'
 import { readInput } from './input.ts'
 import type { Command } from './io.ts'
-import { dataDirOf, execute, modelClient, openStore, RUN_FLAGS } from './session.ts'
 import { leanLoad } from './lean.ts'
+import { dataDirOf, eventSink, modelClient, openStore, reportRun } from './run-output.ts'
+import { stopOnSignals } from './signals.ts'
+
+/** The flags `tea run` and `tea resume` share. */
+export const RUN_FLAGS = {
+  input: { type: 'string', short: 'i' },
+  set: { type: 'string', multiple: true },
+  model: { type: 'string' },
+  'data-dir': { type: 'string' },
+  stream: { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
+  trace: { type: 'string' },
+  record: { type: 'string' },
+  replay: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
+  help: { type: 'boolean', short: 'h' },
+} satisfies FlagSpecs
 
 const FLAGS = { ...RUN_FLAGS, 'run-id': { type: 'string' } } satisfies FlagSpecs
 
@@ -44,20 +61,15 @@ export const runCommand: Command = async (argv, io) => {
   const registry = buildRegistry()
   const spec = leanLoad(() => requireAgent(positionals[0]!, registry))
   const input = readInput(flags.input, flags.set, io.cwd)
-  const llm = modelClient(io, spec, flags)
   const dataDir = dataDirOf(flags['data-dir'], io)
   const store = await openStore(dataDir)
-  const runId = flags['run-id'] ?? sortableId()
-  const existing = await store.getRun(runId)
-  if (existing) {
+  const stop = stopOnSignals(io, 'tea')
+  try {
+    const services = { store, registry, dataDir, llm: modelClient(io, flags), emit: eventSink(io, flags), signal: stop.signal, ...(flags.model && { model: flags.model }) }
+    const result = await startRun(spec, services, { runId: flags['run-id'] ?? sortableId(), input })
+    return reportRun(io, result, flags, dataDir)
+  } finally {
+    stop.dispose()
     await store.close()
-    const finished = existing.status === 'completed'
-    throw new TeaError('RUN_EXISTS', `run ${runId} already exists (${existing.status})`, {
-      hint: finished ? 'choose another --run-id, or remove it with tea runs prune' : `continue it with: tea resume ${runId}`,
-    })
   }
-  const now = Date.now()
-  await store.createRun({ id: runId, agent: spec.name, agentPath: spec.file, agentHash: spec.hash, status: 'running', node: null, step: 0, createdAt: now, updatedAt: now, pid: process.pid })
-  const state = { ...spec.initialState, ...input }
-  return execute(io, spec, registry, store, llm, runId, dataDir, { state, cursor: { next: spec.entry }, step: 0, resumed: false }, flags)
 }

@@ -4,7 +4,7 @@ import { pruneRuns, runsByCreation } from '../store/prune-runs.ts'
 import { parseArgs, type FlagSpecs } from './args.ts'
 import { EXIT } from './exit.ts'
 import type { Command } from './io.ts'
-import { dataDirOf, openStore } from './session.ts'
+import { dataDirOf, openStore } from './run-output.ts'
 
 const LIST_FLAGS = { 'data-dir': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } satisfies FlagSpecs
 const PRUNE_FLAGS = {

@@ -27,28 +27,27 @@
  */
 
 import { resolve } from 'node:path'
-import { buildRegistry } from '../actions/index.ts'
-import type { RunEvent } from '../actions/types.ts'
 import { requireAgent } from '../agent/load.ts'
+import type { AgentSpec } from '../agent/types.ts'
 import { type AofContext, aofContext, readRun, startHeartbeat } from '../aof/index.ts'
 import { claimNextTask, type WorkerClaim } from '../aof/worker-claim.ts'
 import { completionFromFailure, completionFromInterrupt, completionFromState } from '../aof/worker-completion.ts'
 import { reportCompletion } from '../aof/worker-report.ts'
-import { workerInitialState, workerRunId, workerTaskState } from '../aof/worker-task-state.ts'
+import { workerRunId, workerTaskState } from '../aof/worker-task-state.ts'
 import { errorMessage, isTeaError, TeaError } from '../core/errors.ts'
+import type { RunEvent } from '../core/events.ts'
 import { cancelled } from '../core/signals.ts'
 import { sleep } from '../core/util.ts'
-import { compileAgent, type CompiledAgent } from '../engine/compile.ts'
-import { runAgent, type RunOutcome, type RunStart } from '../engine/run.ts'
-import type { Registry } from '../actions/registry.ts'
-import type { AgentSpec } from '../agent/types.ts'
-import type { LlmClient } from '../llm/types.ts'
+import { continueRun, runningElsewhere, type RunServices } from '../engine/lifecycle.ts'
+import type { RunOutcome } from '../engine/run.ts'
+import { buildRegistry } from '../features.ts'
 import type { Store } from '../store/types.ts'
 import { parseArgs, type FlagSpecs, usage } from './args.ts'
 import { EXIT } from './exit.ts'
 import type { Command, Io } from './io.ts'
 import { progressPrinter } from './progress.ts'
-import { dataDirOf, modelClient, openStore, runningElsewhere } from './session.ts'
+import { dataDirOf, modelClient, openStore } from './run-output.ts'
+import { stopOnSignals } from './signals.ts'
 
 const FLAGS = {
   'agent-id': { type: 'string' },
@@ -93,9 +92,8 @@ interface Worker {
   ctx: AofContext
   agentId: string
   spec: AgentSpec
-  agent: CompiledAgent
-  registry: Registry
-  llm: LlmClient
+  /** The engine's services for every task's run (store, registry, model client, model override). */
+  services: RunServices
   store: Store
   dataDir: string
   leaseTtlMs?: number
@@ -130,32 +128,23 @@ export const workerCommand: Command = async (argv, io) => {
   const heartbeatTtlMs = ms('heartbeat-ttl-ms', flags['heartbeat-ttl-ms'])
   const registry = buildRegistry()
   const spec = requireAgent(resolve(io.cwd, flags.agent), registry)
-  const agent = compileAgent(spec, registry)
-  const llm = modelClient(io, spec, flags)
+  const llm = modelClient(io, flags)(spec)
   const dataDir = dataDirOf(flags['data-dir'], io)
   const store = await openStore(dataDir)
-  const controller = new AbortController()
-  let signals = 0
-  const onSignal = (name: NodeJS.Signals): void => {
-    if (++signals > 1) process.exit(EXIT.signal)
-    io.err(`\ntea worker: ${name}: stopping after the current checkpoint…\n`)
-    controller.abort(cancelled(name))
-  }
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
+  const stop = stopOnSignals(io, 'tea worker')
   const w: Worker = {
-    io, ctx: aofContext(dataDir), agentId, spec, agent, registry, llm, store, dataDir,
+    io, ctx: aofContext(dataDir), agentId, spec, store, dataDir,
+    services: { store, registry, llm, dataDir, ...(flags.model && { model: flags.model }), warn: (e) => io.err(`tea worker: warning: ${e.message}\n`) },
     ...(leaseTtlMs && { leaseTtlMs }),
     ...(heartbeatTtlMs && { heartbeatTtlMs }),
     verbose: Boolean(flags.verbose),
-    stop: controller.signal,
+    stop: stop.signal,
     refused: new Set(),
   }
   try {
     return await loop(w, Boolean(flags.once), intervalMs)
   } finally {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
+    stop.dispose()
     await llm.close()
     await store.close()
   }
@@ -265,33 +254,10 @@ async function processTask(w: Worker, claim: WorkerClaim): Promise<TaskLine> {
 
 /** Starts the task's agent run, or resumes it from its checkpoint; an already ended run is returned as it ended. */
 async function runTaskAgent(w: Worker, claim: WorkerClaim, runId: string, signal: AbortSignal): Promise<RunOutcome> {
-  const { spec, store } = w
-  const existing = await store.getRun(runId)
-  const checkpoint = existing ? await store.loadLatest(runId) : undefined
-  let start: RunStart
-  if (existing && checkpoint) {
-    if (existing.status === 'completed') return { status: 'completed', state: checkpoint.state, step: checkpoint.step }
-    if (existing.status === 'interrupted') {
-      const before = checkpoint.cursor.skipInterruptBefore === true
-      const node = before ? checkpoint.cursor.next : (existing.node ?? checkpoint.cursor.next)
-      return { status: 'interrupted', state: checkpoint.state, step: checkpoint.step, node, interrupt: before ? 'before' : 'after' }
-    }
-    if (spec.hash !== existing.agentHash) w.io.err(`tea worker: warning: ${spec.file} changed since run ${runId} started; resuming with the current file\n`)
-    await store.updateRun(runId, { status: 'running', pid: process.pid, updatedAt: Date.now() })
-    start = { state: checkpoint.state, cursor: checkpoint.cursor, step: checkpoint.step, resumed: true }
-  } else {
-    const now = Date.now()
-    if (!existing) {
-      await store.createRun({ id: runId, agent: spec.name, agentPath: spec.file, agentHash: spec.hash, status: 'running', node: null, step: 0, createdAt: now, updatedAt: now, pid: process.pid })
-    }
-    const state = workerInitialState(spec.initialState, workerTaskState(w.ctx, claim.task, w.agentId))
-    start = { state, cursor: { next: spec.entry }, step: 0, resumed: false }
-  }
   const progress = w.verbose ? progressPrinter(w.io) : undefined
   const emit = (event: RunEvent): void => progress?.(event)
-  const outcome = await runAgent({ spec, agent: w.agent, registry: w.registry, llm: w.llm, store, runId, dataDir: w.dataDir, emit, signal }, start)
-  await store.flush()
-  return outcome
+  const input = workerTaskState(w.ctx, claim.task, w.agentId)
+  return continueRun(w.spec, { ...w.services, emit, signal }, { runId, input })
 }
 
 async function notRunningElsewhere(store: Store, runId: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 /**
- * AgentSpec → CompiledAgent: every template, condition and `run:` body is compiled once here, at load, so running
- * a node is a few property reads and a call (SPEC §4: ≤ 5 µs per plain action node, ≤ 10 µs with a template).
+ * AgentSpec → CompiledAgent: the node's templates, conditions and `run:` body were compiled once while loading
+ * (agent/references.ts, the pass that validates them); here they are wired into closures so running a node is a
+ * few property reads and a call (SPEC §4: ≤ 5 µs per plain action node, ≤ 10 µs with a template).
  */
 
 import { TeaError } from '../core/errors.ts'
@@ -8,8 +9,7 @@ import type { State } from '../core/util.ts'
 import type { Action } from '../actions/types.ts'
 import { validateParams, type Registry } from '../actions/registry.ts'
 import { END, type AgentSpec, type NodeSpec } from '../agent/types.ts'
-import { compileCondition, compileValue } from '../template/index.ts'
-import { compileCode, type CompiledCode } from './code.ts'
+import type { CompiledCode } from '../code/compile.ts'
 
 /** What `next` returns for a node with a parallel edge: the run loop starts its branches. */
 export const FAN_OUT = '__fan_out__'
@@ -48,21 +48,20 @@ function compileNode(node: NodeSpec, spec: AgentSpec, registry: Registry): Compi
   const where = `node '${node.name}'`
   let action: Action | undefined
   let params: ((state: State) => unknown) | undefined
-  let code: CompiledCode | undefined
   if (node.uses !== undefined) {
     const a = registry.require(node.uses)
     action = a
-    const { rendered, raw } = splitRaw(node.with ?? {}, a.raw)
-    const withValue = compileValue(rendered, { node: node.name, field: 'with' })
-    if (withValue.static) {
-      const fixed = validateParams(a, { ...rendered, ...raw }, where)
+    const raw = selfRendered(node.with ?? {}, a.raw)
+    const withValue = node.compiled.with
+    if (!withValue || withValue.static) {
+      const fixed = validateParams(a, node.with ?? {}, where)
       params = () => fixed
     } else {
       params = (state) => validateParams(a, { ...(withValue.render({ state, variables }) as object), ...raw }, where)
     }
-  } else {
-    code = compileCode(node.run ?? '', node.name)
   }
+  const code = node.run !== undefined ? node.compiled.code : undefined
+  if (node.run !== undefined && !code) throw new TeaError('INTERNAL', `${where}: its run: code was not compiled while loading`)
   return {
     spec: node,
     name: node.name,
@@ -76,20 +75,19 @@ function compileNode(node: NodeSpec, spec: AgentSpec, registry: Registry): Compi
   }
 }
 
-/** Separates the params an action renders itself (Action.raw) from those the engine renders. */
-export function splitRaw(params: Record<string, unknown>, rawKeys: readonly string[] | undefined): { rendered: Record<string, unknown>; raw: Record<string, unknown> } {
-  if (!rawKeys?.length) return { rendered: params, raw: {} }
-  const rendered: Record<string, unknown> = {}
+/** The params an action renders itself (Action.raw), passed as written. */
+function selfRendered(params: Record<string, unknown>, rawKeys: readonly string[] | undefined): Record<string, unknown> {
   const raw: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(params)) (rawKeys.includes(k) ? raw : rendered)[k] = v
-  return { rendered, raw }
+  for (const k of rawKeys ?? []) if (Object.hasOwn(params, k)) raw[k] = params[k]
+  return raw
 }
 
 function compileOutput(node: NodeSpec, variables: Record<string, unknown>): CompiledNode['toUpdate'] {
   const output = node.output
   if (output === undefined) return (result) => result
   if (typeof output === 'string') return (result) => ({ [output]: result })
-  const mapping = compileValue(output, { node: node.name, field: 'output' })
+  const mapping = node.compiled.output
+  if (!mapping) throw new TeaError('INTERNAL', `node '${node.name}': its output: mapping was not compiled while loading`)
   return (result, state) => mapping.render({ state, variables, result }) as State
 }
 
@@ -98,10 +96,7 @@ function compileRouting(node: NodeSpec, spec: AgentSpec): CompiledNode['next'] {
   const goto = node.goto
   if (typeof goto === 'string') return () => goto
   if (Array.isArray(goto)) {
-    const rules = goto.map((rule, i) => ({
-      to: rule.to,
-      test: rule.if === undefined ? undefined : compileCondition(rule.if, { node: node.name, field: `goto[${i}].if` }),
-    }))
+    const rules = goto.map((rule, i) => ({ to: rule.to, test: node.compiled.goto?.[i] }))
     return (state, result) => {
       for (const rule of rules) if (!rule.test || rule.test({ state, result, variables })) return rule.to
       throw new TeaError('NO_ROUTE', `node '${node.name}': no goto rule matched and there is no fallback rule (a rule without 'if')`, {

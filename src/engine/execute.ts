@@ -7,7 +7,7 @@
 import { errorMessage, isTeaError, TeaError } from '../core/errors.ts'
 import { isControlSignal } from '../core/signals.ts'
 import { backoffDelay, sleep, type State } from '../core/util.ts'
-import { actionContext, asUpdate } from './context.ts'
+import { asUpdate, RunContext } from '../actions/context.ts'
 import type { CompiledNode } from './compile.ts'
 import type { Runtime } from './runtime.ts'
 
@@ -34,7 +34,7 @@ export async function executeNode(rt: Runtime, node: CompiledNode, state: State,
       failure = e
     }
   }
-  const error = describe(node, failure)
+  const error = nodeError(node, failure)
   if (policy.fallback !== undefined) return { update: { __error__: error.toJSON() }, result: undefined, next: policy.fallback }
   if (policy.mode === 'continue') {
     const update = { __error__: error.toJSON() }
@@ -46,14 +46,14 @@ export async function executeNode(rt: Runtime, node: CompiledNode, state: State,
 export async function executeOnce(rt: Runtime, node: CompiledNode, state: State, outer: AbortSignal): Promise<State> {
   const limit = node.timeout ?? (node.code ? rt.spec.settings.run_timeout : undefined)
   if (node.code) {
-    const ctx = actionContext(rt, node.name, state, outer)
+    const ctx = new RunContext(rt.services, node.name, state, outer)
     return node.code(
       { state, variables: rt.spec.variables, ctx, log: (message) => rt.emit({ type: 'log', node: node.name, message }) },
       limit! * 1000,
     )
   }
   const params = node.params!(state)
-  if (limit === undefined) return asUpdate(await node.action!.run(params, actionContext(rt, node.name, state, outer)))
+  if (limit === undefined) return asUpdate(await node.action!.run(params, new RunContext(rt.services, node.name, state, outer)))
   // A per-node timeout aborts the action's signal (so HTTP and model calls stop) and fails the node.
   const controller = new AbortController()
   const onOuter = (): void => controller.abort(outer.reason)
@@ -67,7 +67,7 @@ export async function executeOnce(rt: Runtime, node: CompiledNode, state: State,
     }, limit * 1000)
   })
   try {
-    const run = Promise.resolve(node.action!.run(params, actionContext(rt, node.name, state, controller.signal)))
+    const run = Promise.resolve(node.action!.run(params, new RunContext(rt.services, node.name, state, controller.signal)))
     return asUpdate(await Promise.race([run, timeout]))
   } finally {
     clearTimeout(timer)
@@ -75,8 +75,22 @@ export async function executeOnce(rt: Runtime, node: CompiledNode, state: State,
   }
 }
 
+/**
+ * `ctx.runNode`: another node of the agent on `state`, its update without routing, interrupts or a checkpoint (what
+ * `retry.loop` needs for its correction node). Given to the action context as a service, so the context does not
+ * import the engine.
+ */
+export function nodeRunner(rt: Runtime): NonNullable<Runtime['services']['runNode']> {
+  return async (name, onState, signal, from) => {
+    const target = rt.agent.nodes.get(name)
+    if (!target) throw new TeaError('UNKNOWN_NODE', `node '${from}': runNode('${name}'): no such node in this agent`)
+    const result = await executeOnce(rt, target, onState, signal)
+    return target.toUpdate(result, onState)
+  }
+}
+
 /** The error a failed node reports: its own code when it has one, always naming the node and action. */
-function describe(node: CompiledNode, e: unknown): TeaError {
+function nodeError(node: CompiledNode, e: unknown): TeaError {
   const what = node.action ? `node '${node.name}' (${node.action.name})` : `node '${node.name}'`
   if (isTeaError(e)) {
     const message = e.message.includes(`node '${node.name}'`) ? e.message : `${what}: ${e.message}`

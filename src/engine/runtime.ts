@@ -1,21 +1,18 @@
-import type { RunEvent } from '../actions/types.ts'
-import type { Registry } from '../actions/registry.ts'
+import type { ContextServices } from '../actions/context.ts'
 import type { AgentSpec } from '../agent/types.ts'
-import type { LlmClient } from '../llm/types.ts'
+import type { RunEvent } from '../core/events.ts'
 import type { Store } from '../store/types.ts'
 import type { CompiledAgent } from './compile.ts'
 
-/** Everything one run needs, assembled by the caller (the CLI, a worker, a test). */
+/** Everything one run needs, assembled by the run lifecycle (lifecycle.ts). */
 export interface Runtime {
   spec: AgentSpec
   agent: CompiledAgent
-  registry: Registry
-  llm: LlmClient
+  /** What every action context of the run shares (actions/context.ts). */
+  services: ContextServices
   store: Store
   runId: string
-  /** Data dir of the store, for actions that keep files (AOF). */
-  dataDir?: string
   emit(event: RunEvent): void
-  /** Aborted by SIGINT/SIGTERM: the run stops after the current checkpoint. */
+  /** Aborted by SIGINT/SIGTERM or a caller: the run stops after the current checkpoint. */
   signal: AbortSignal
 }

@@ -15,7 +15,7 @@
  * have no record and run again.
  */
 
-import type { Store } from '../store/types.ts'
+import type { ActionStore } from '../actions/types.ts'
 import { TeaError } from '../core/errors.ts'
 import type { SubtaskOutput } from './scheduler.ts'
 import type { Plan, Subtask, SubtaskStatus } from './types.ts'
@@ -66,7 +66,7 @@ export interface Restored {
  * The plan as recorded for this run and node, with every recorded subtask's status and result, or undefined when
  * nothing was recorded. A record that does not have the shape above is CHECKPOINT_CORRUPT naming the run.
  */
-export async function restorePlan(store: Store, runId: string, node: string, planId: string, revision = 0): Promise<Restored | undefined> {
+export async function restorePlan(store: ActionStore, runId: string, node: string, planId: string, revision = 0): Promise<Restored | undefined> {
   const found = await store.getPlan(runId, planKey(node, planId, revision))
   if (!found) return undefined
   const corrupt = (what: string) =>

@@ -41,7 +41,6 @@ export const decomposeAction: Action<DecomposeParams> = {
   raw: ['prompt_template', 'planner'],
   description: 'Split a goal into a DAG of subtasks with the model; puts the plan in state as `plan`.',
   params: decomposeParams,
-  feature: 'planning',
   run: (params, ctx) => decompose(params, ctx),
 }
 

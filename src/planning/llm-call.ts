@@ -29,7 +29,7 @@ export async function callPlanner(ctx: ActionContext, settings: PlannerSettings,
 /** The planner model: the node's `planner.model`, its `model`, `settings.planner.model`, then `settings.llm.model`. */
 export function plannerModel(ctx: ActionContext, ...candidates: Array<string | undefined>): string | undefined {
   for (const c of candidates) if (c) return c
-  const fromSettings = ctx.settings.planner?.model
+  const fromSettings = ctx.settings.sections.planner?.model
   if (typeof fromSettings === 'string' && fromSettings) return fromSettings
   return ctx.settings.llm.model
 }

@@ -32,7 +32,6 @@ export const replanAction: Action<ReplanParams> = {
   name: 'plan.replan',
   description: 'Replace the failed and unfinished subtasks of a plan with new ones from the same model; completed ones are kept.',
   params: replanParams,
-  feature: 'planning',
   async run(params, ctx) {
     const plan = readPlan(params.plan ?? ctx.state.plan)
     const failure = failureOf(plan, params.failed_subtask, params.error)

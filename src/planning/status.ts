@@ -33,7 +33,6 @@ export const statusAction: Action<StatusParams> = {
   name: 'plan.status',
   description: 'Counts of a plan by status, its progress, a list of subtasks, and optionally a Mermaid diagram.',
   params: statusParams,
-  feature: 'planning',
   run(params, ctx) {
     const raw = params.plan ?? ctx.state.plan
     // An absent or empty plan is a status of zeros, not an error: status is asked when nothing may have run yet.

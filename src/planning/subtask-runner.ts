@@ -9,9 +9,10 @@
 
 import type { ActionContext } from '../actions/types.ts'
 import { unknownAction } from '../actions/registry.ts'
+import { hostMethods, taskContext, type ActionTask } from '../actions/remote.ts'
+import type { CodeTask } from '../code/task.ts'
 import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
-import type { HostMethods, Pool } from '../pool/pool.ts'
-import type { PoolTask, TaskContext } from '../pool/protocol.ts'
+import type { Pool } from '../pool/index.ts'
 import type { ExecutorParams } from './execute-params.ts'
 import { subtaskPrompt } from './prompts.ts'
 import type { SubtaskInput, SubtaskOutput } from './scheduler.ts'
@@ -29,24 +30,19 @@ export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, inp
   const { ctx, pool, executor } = opts
   const action = executor?.action ?? executor?.uses ?? 'llm.call'
   const raw = checkExecutor(ctx, executor, action)
-  const host = hostFor(ctx)
+  const host = hostMethods(ctx)
   // A host port costs a channel per task; code that never names ctx or console cannot use one.
   const codeHost = executor?.run !== undefined && /\b(ctx|console)\b/.test(executor.run)
-  const context = (state: Record<string, unknown>): TaskContext => {
-    const c: TaskContext = { runId: ctx.runId, node: ctx.node, state, variables: { ...ctx.variables }, settings: { ...ctx.settings } }
-    if (ctx.dataDir !== undefined) c.dataDir = ctx.dataDir
-    return c
-  }
   return async (plan, s, input) => {
     const where = `subtask ${s.id}`
     const subtask = { id: s.id, description: s.description, dependencies: [...s.dependencies] }
-    let task: PoolTask
+    let task: CodeTask | ActionTask
     if (executor?.run !== undefined) {
       if (!ctx.settings.allow_inline_code)
         throw new TeaError('INLINE_CODE_FORBIDDEN', `${where}: run: code is forbidden by settings.allow_inline_code: false`)
       const args = { state: input.state, subtask, dependency_results: input.dependency_results, variables: ctx.variables }
       // The worker gives ctx the code's own state; it need not cross the thread twice.
-      task = { kind: 'code', code: executor.run, args, trackState: true, where, ...(codeHost ? { context: context({}) } : {}) }
+      task = { kind: 'code', code: executor.run, args, trackState: true, selfTimed: true, where, ...(codeHost ? { context: taskContext(ctx, {}) } : {}) }
     } else {
       const params =
         executor?.with !== undefined
@@ -54,7 +50,7 @@ export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, inp
           : action.startsWith('llm.')
             ? subtaskPrompt(plan.goal, subtask, input.dependency_results)
             : {}
-      task = { kind: 'action', action, params, context: context(input.state), where }
+      task = { kind: 'action', action, params, context: taskContext(ctx, input.state), where }
     }
     // run: code gets the agent's limit for run: code (settings.run_timeout) unless the plan or subtask sets one.
     const seconds = s.timeout ?? opts.timeout ?? (task.kind === 'code' ? positive(ctx.settings.run_timeout) : undefined)
@@ -117,15 +113,3 @@ function resultOf(value: unknown): unknown {
   }
   return value
 }
-
-function hostFor(ctx: ActionContext): HostMethods {
-  const host: HostMethods = {
-    'llm.call': (request: Parameters<ActionContext['llm']['call']>[0]) => ctx.llm.call({ ...request, signal: ctx.signal }),
-    emit: (event: Parameters<ActionContext['emit']>[0]) => ctx.emit(event),
-  }
-  for (const method of STORE_METHODS)
-    host[`store.${method}`] = (...args: unknown[]) => (ctx.store[method] as (...a: unknown[]) => unknown)(...args)
-  return host
-}
-
-const STORE_METHODS = ['getRun', 'listRuns', 'getPlan', 'memoryPut', 'memoryGet', 'memoryDelete', 'memoryList', 'flush'] as const

@@ -44,7 +44,7 @@ export interface Pool {
   readonly maxThreads: number
   /** True once a worker thread has been asked for. */
   readonly started: boolean
-  run(task: PoolTask, options?: RunOptions): Promise<PoolRunResult>
+  run<T extends PoolTask>(task: T, options?: RunOptions): Promise<PoolRunResult>
   close(): Promise<void>
 }
 
@@ -53,7 +53,8 @@ export function defaultConcurrency(): number {
 }
 
 export function createPool(options: PoolOptions = {}): Pool {
-  const maxThreads = Math.max(1, Math.floor(options.maxThreads ?? defaultConcurrency()))
+  const maxThreads = options.maxThreads ?? defaultConcurrency()
+  if (!Number.isInteger(maxThreads) || maxThreads < 1) throw new TeaError('POOL_ERROR', `maxThreads must be a whole number ≥ 1, got ${maxThreads}`)
   let tinypool: Tinypool | undefined
   let closed = false
   const get = (): Tinypool => {
@@ -79,29 +80,40 @@ export function createPool(options: PoolOptions = {}): Pool {
       const { signal, timeoutMs, host } = runOptions
       if (signal?.aborted) throw cancelled()
       const pool = get()
-      // Our own controller only when there is a timeout to enforce; otherwise the caller's signal goes as it is.
+      const channel = host ? new MessageChannel() : undefined
+      if (channel) serveHost(channel.port1, host!)
+      // On cancel the worker's own signal fires first (its context's `signal`), then tinypool terminates the thread.
+      const tellAborted = (): void => {
+        try {
+          channel?.port1.postMessage({ abort: true })
+        } catch {
+          // port already closed: the task has finished
+        }
+      }
+      // Our own abort handle only when there is a timeout to enforce; otherwise the caller's signal goes as it is.
       let timedOut = false
       let timer: NodeJS.Timeout | undefined
       let taskSignal: AbortSignal | AbortHandle | undefined = signal
-      let onCallerAbort: (() => void) | undefined
-      // Code stops itself at its limit (loop guard, vm timeout) and keeps its worker; the thread is terminated only
+      let onCallerAbort: (() => void) | undefined = channel ? tellAborted : undefined
+      // A self-timed task (run: code) stops itself at its limit and keeps its worker; the thread is terminated only
       // when that fails (a long call into a built-in), after a grace period.
-      const softLimit = task.kind === 'code' && timeoutMs !== undefined && timeoutMs > 0 ? Math.ceil(timeoutMs) : undefined
+      const softLimit = task.selfTimed === true && timeoutMs !== undefined && timeoutMs > 0 ? Math.ceil(timeoutMs) : undefined
       if (timeoutMs !== undefined && timeoutMs > 0) {
         const abort = abortHandle()
         taskSignal = abort
-        onCallerAbort = () => abort.abort()
-        signal?.addEventListener('abort', onCallerAbort, { once: true })
+        onCallerAbort = () => {
+          tellAborted()
+          abort.abort()
+        }
         timer = setTimeout(() => {
           timedOut = true
           abort.abort()
         }, softLimit === undefined ? timeoutMs : softLimit + graceMs(softLimit))
       }
-      const channel = host ? new MessageChannel() : undefined
-      if (channel) serveHost(channel.port1, host!)
+      if (onCallerAbort) signal?.addEventListener('abort', onCallerAbort, { once: true })
       try {
         let sent: PoolTask = channel ? { ...task, port: channel.port2 } : task
-        if (sent.kind === 'code' && softLimit !== undefined) sent = { ...sent, timeoutMs: softLimit }
+        if (softLimit !== undefined) sent = { ...sent, timeoutMs: softLimit }
         const reply: TaskReply = await pool.run(sent, {
           ...(taskSignal ? { signal: taskSignal } : {}),
           ...(channel ? { transferList: [channel.port2] } : {}),

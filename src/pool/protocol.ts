@@ -1,5 +1,6 @@
 /**
- * What crosses the thread boundary between the pool and its workers. Everything here must survive structured
+ * What crosses the thread boundary between the pool and its workers. The pool is a generic transport, as
+ * tinypool is: it knows tasks only by `kind`, and nothing here knows actions, code or features. Everything here must survive structured
  * cloning, which is also what gives each task its own deep copy of the state. Errors travel as plain records
  * because cloning an Error keeps only its message and one of the standard names, dropping `code`.
  *
@@ -13,65 +14,45 @@ import type { MessagePort } from 'node:worker_threads'
 import { TeaError } from '../core/errors.ts'
 import type { ErrorCode } from '../core/errors.ts'
 
-/** What an action or `run:` code in a worker knows of its run; `ctx` is built from it in the worker. */
-export interface TaskContext {
-  runId: string
-  node: string
-  state: Record<string, unknown>
-  variables: Record<string, unknown>
-  settings: Record<string, unknown>
-  dataDir?: string
-}
-
-/** The names a `run:` body sees, as for a `run:` node (engine/code.ts), plus a plan subtask's own two. */
-export interface CodeArgs {
-  state?: unknown
-  variables?: unknown
-  subtask?: unknown
-  dependency_results?: unknown
-}
-
 /**
- * A `run:` body, compiled once per worker by the engine's compiler (same vm context, loop guard and time limit as a
- * `run:` node) and called with `args`; its return value, whatever it is, is the task's value. With `context`, the
- * code also gets `ctx` (an ActionContext whose model, store and events are the main thread's, through `port`), and
- * `console` sends `log` events there; without a port, logs are dropped — never written to stdout.
+ * A task. The pool knows only `kind`, which the worker entry maps to a handler (src/worker.ts wires them: `code`
+ * in src/code/task.ts, `action` in src/actions/remote.ts, `probe` in ./probe.ts); every other field is the
+ * handler's own and must survive structured cloning.
  */
-export interface CodeTask {
-  kind: 'code'
-  code: string
-  args: CodeArgs
-  context?: TaskContext
-  /** Report which top-level keys of `args.state` the code changed, as `stateUpdate`. */
-  trackState?: boolean
-  /** The code's own time limit (ms), enforced inside the worker, which survives it; set by the pool from `timeoutMs`. */
+export interface PoolTask {
+  kind: string
+  /** Where the task came from, for error messages (e.g. `subtask 3`). */
+  where: string
+  /**
+   * The handler enforces `timeoutMs` itself and survives it (`run:` code's loop guard), so the pool terminates the
+   * worker only if that fails, after a grace period.
+   */
+  selfTimed?: boolean
+  /** The time limit (ms) the handler enforces when `selfTimed`; set by the pool from RunOptions.timeoutMs. */
   timeoutMs?: number
-  /** Where the code came from, for error messages (e.g. `subtask 3`). */
-  where: string
   port?: MessagePort
 }
 
-/** A registered action, by name, with parameters already rendered in the main thread. */
-export interface ActionTask {
-  kind: 'action'
-  action: string
-  params: unknown
-  context: TaskContext
-  where: string
-  port?: MessagePort
+/** What a handler returns: the task's value, and for state-tracking code what it changed. */
+export interface TaskResult {
+  value: unknown
+  stateUpdate?: Record<string, unknown>
+  removed?: string[]
 }
 
-/** Test and benchmark tasks: `sleep` resolves after `ms`, `spin` busy-loops for `ms` (or forever when omitted). */
-export interface ProbeTask {
-  kind: 'probe'
-  probe: 'echo' | 'spin' | 'sleep' | 'thread'
-  ms?: number
-  value?: unknown
-  where: string
-  port?: MessagePort
+/** Main-thread methods a worker task calls over its port. */
+export interface HostCaller {
+  call(method: string, ...args: unknown[]): Promise<unknown>
+  notify(method: string, ...args: unknown[]): void
+  /** Fires when the task's caller gave up on it (cancelled), before the worker is terminated. */
+  readonly signal: AbortSignal
+  /** Resolves once the main thread has handled every notice sent so far (they would be lost when the port closes). */
+  drain(): Promise<void>
+  close(): void
 }
 
-export type PoolTask = CodeTask | ActionTask | ProbeTask
+/** A worker-side task handler; `host` is there when the task was sent with host methods. */
+export type TaskHandler = (task: any, host: HostCaller | undefined) => Promise<TaskResult>
 
 export interface SerializedError {
   name: string
@@ -97,6 +78,11 @@ export interface HostNotice {
 }
 /** A host method every port answers: its reply means every notice sent before it has been handled. */
 export const DRAIN = '__drain'
+
+/** Sent by the pool (never answered) when the task's caller aborts, so the worker's signal fires. */
+export interface HostAbort {
+  abort: true
+}
 
 export type HostReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError }
 

@@ -2,7 +2,7 @@
  * Where the pool's workers load their task handler from. Four situations, tried in this order:
  * 1. an embedder says so: `globalThis.__TEA_WORKER__ = {filename, name}` (the single executable materialises the
  *    worker source and points here), or `TEA_WORKER_FILE` in the environment (name `runWorkerTask`);
- * 2. from source (this module is a `.ts` file): `worker-tsx.mjs` beside it, which registers tsx in the worker;
+ * 2. from source (this module is a `.ts` file): `src/worker-tsx.mjs`, which registers tsx in the worker;
  * 3. from the bundle with a separate worker bundle beside it (`tea-worker.cjs`);
  * 4. from the bundle alone: the bundle itself, which exports `runWorkerTask` and must not start the CLI when it
  *    is loaded inside a pool worker (`isPoolWorker()`).
@@ -31,7 +31,7 @@ export function workerLocation(): WorkerLocation {
   const fromEnv = process.env.TEA_WORKER_FILE
   if (fromEnv) return { filename: toUrl(fromEnv), name: WORKER_EXPORT }
   const here = thisFile()
-  if (here.endsWith('.ts')) return { filename: toUrl(path.join(path.dirname(here), 'worker-tsx.mjs')), name: WORKER_EXPORT }
+  if (here.endsWith('.ts')) return { filename: toUrl(path.join(path.dirname(here), '..', 'worker-tsx.mjs')), name: WORKER_EXPORT }
   const sibling = path.join(path.dirname(here), 'tea-worker.cjs')
   if (existsSync(sibling)) return { filename: toUrl(sibling), name: WORKER_EXPORT }
   return { filename: toUrl(here), name: WORKER_EXPORT }

@@ -11,7 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { compileValue } from '../../src/template/index.ts'
-import type { ActionContext, AgentSettingsView, RunEvent } from '../../src/actions/types.ts'
+import type { ActionContext, AgentSettingsView } from '../../src/actions/types.ts'
+import type { RunEvent } from '../../src/core/events.ts'
 
 export interface TestContext extends ActionContext {
   /** Every event the action emitted, in order. */

@@ -6,13 +6,13 @@
 
 import * as v from 'valibot'
 import { TeaError } from '../../src/core/errors.ts'
-import { builtinActions } from '../../src/actions/builtins.ts'
-import { createRegistry, type Registry } from '../../src/actions/registry.ts'
-import { defineAction, type Action, type RunEvent } from '../../src/actions/types.ts'
+import type { RunEvent } from '../../src/core/events.ts'
+import type { Registry } from '../../src/actions/registry.ts'
+import { defineAction, type Action } from '../../src/actions/types.ts'
 import { loadAgentText } from '../../src/agent/load.ts'
 import type { AgentSpec } from '../../src/agent/types.ts'
-import { compileAgent } from '../../src/engine/compile.ts'
-import { runAgent, type RunOutcome } from '../../src/engine/run.ts'
+import { resumeRun, startRun, type RunResult } from '../../src/engine/lifecycle.ts'
+import { buildRegistry } from '../../src/features.ts'
 import type { LlmClient } from '../../src/llm/types.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
 import type { Store } from '../../src/store/types.ts'
@@ -57,7 +57,7 @@ export function testActions(): Action[] {
 }
 
 export function testRegistry(): Registry {
-  return createRegistry([...builtinActions(), ...testActions()])
+  return buildRegistry(testActions())
 }
 
 const noModel: LlmClient = {
@@ -73,12 +73,12 @@ export function load(yaml: string, registry = testRegistry()): AgentSpec {
   return spec
 }
 
-export interface Ran extends RunOutcome {
+export interface Ran extends RunResult {
   events: RunEvent[]
   store: Store
-  spec: AgentSpec
 }
 
+/** Starts (or with `resume`, resumes) a run through the engine's run lifecycle, as the CLI does. */
 export async function run(
   yaml: string | AgentSpec,
   options: { input?: Record<string, unknown>; store?: Store; runId?: string; resume?: boolean; signal?: AbortSignal } = {},
@@ -88,21 +88,11 @@ export async function run(
   const store = options.store ?? createMemoryStore()
   const runId = options.runId ?? 'run-1'
   const events: RunEvent[] = []
-  let start
-  if (options.resume) {
-    const cp = await store.loadLatest(runId)
-    if (!cp) throw new Error('nothing to resume')
-    start = { state: cp.state, cursor: cp.cursor, step: cp.step, resumed: true }
-  } else {
-    const now = Date.now()
-    await store.createRun({ id: runId, agent: spec.name, agentPath: spec.file, agentHash: spec.hash, status: 'running', node: null, step: 0, createdAt: now, updatedAt: now })
-    start = { state: { ...spec.initialState, ...options.input }, cursor: { next: spec.entry }, step: 0, resumed: false }
-  }
-  const outcome = await runAgent(
-    { spec, agent: compileAgent(spec, registry), registry, llm: noModel, store, runId, emit: (e) => events.push(e), signal: options.signal ?? new AbortController().signal },
-    start,
-  )
-  return { ...outcome, events, store, spec }
+  const services = { store, registry, llm: noModel, emit: (e: RunEvent) => void events.push(e), ...(options.signal && { signal: options.signal }) }
+  const result = options.resume
+    ? await resumeRun(services, { runId, load: () => spec })
+    : await startRun(spec, services, { runId, ...(options.input && { input: options.input }) })
+  return { ...result, events, store }
 }
 
 export function nodesRun(events: RunEvent[]): string[] {

@@ -1,11 +1,12 @@
 /** Running plan.execute in tests: params through the real schema, a memory store, real worker threads. */
 
 import * as v from 'valibot'
-import type { RunEvent } from '../../src/actions/types.ts'
+import type { RunEvent } from '../../src/core/events.ts'
 import { execute } from '../../src/planning/execute.ts'
 import type { ExecuteDeps } from '../../src/planning/execute.ts'
 import { executeParams } from '../../src/planning/execute-params.ts'
 import type { Plan, PlanProgress } from '../../src/planning/types.ts'
+import type { ActionStore } from '../../src/actions/types.ts'
 import type { Store } from '../../src/store/types.ts'
 import { planningContext, scriptedLlm } from './helpers.ts'
 import type { ScriptedLlm } from './helpers.ts'
@@ -13,7 +14,7 @@ import type { ScriptedLlm } from './helpers.ts'
 export interface ExecuteResult {
   out: Record<string, unknown> & { plan: Plan; subtask_results: Record<string, unknown>; plan_progress: PlanProgress; success: boolean }
   events: Array<Extract<RunEvent, { type: 'subtask' }>>
-  store: Store
+  store: ActionStore
   llm: ScriptedLlm
 }
 

@@ -16,7 +16,7 @@ test('the pool works from a single CJS bundle: workers re-enter the bundle, time
     // The same two-role entry as build.mjs: inside a tinypool worker the bundle is the worker module.
     const entry = [
       `if (!require('node:worker_threads').isMainThread && process.__tinypool_state__ && process.__tinypool_state__.isTinypoolWorker) {`,
-      `  module.exports = require('./src/pool/worker.ts')`,
+      `  module.exports = require('./src/worker.ts')`,
       `} else {`,
       `  require('./src/sea/worker-hook.ts').installWorkerHook()`,
       `  require('./test/pool/fixtures/bundle-main.ts').main().catch((e) => { console.error(e); process.exitCode = 1 })`,

@@ -4,7 +4,7 @@ import { isTeaError } from '../../src/core/errors.ts'
 import { isControlSignal } from '../../src/core/signals.ts'
 import { createPool } from '../../src/pool/pool.ts'
 import type { Pool } from '../../src/pool/pool.ts'
-import type { CodeArgs } from '../../src/pool/protocol.ts'
+import type { CodeTask } from '../../src/code/task.ts'
 
 let pool: Pool
 test.before(() => {
@@ -14,8 +14,9 @@ test.after(async () => {
   await pool.close()
 })
 
-const code = (body: string, args: CodeArgs, trackState = false) => ({
-  kind: 'code' as const,
+const code = (body: string, args: CodeTask['args'], trackState = false): CodeTask => ({
+  kind: 'code',
+  selfTimed: true,
   code: body,
   args,
   trackState,

@@ -1,5 +1,5 @@
 /**
- * `run:` code in a pool worker gets the environment of a `run:` node (src/engine/code.ts): a vm context, guarded
+ * `run:` code in a pool worker gets the environment of a `run:` node (src/code/compile.ts): a vm context, guarded
  * loops that stop at the time limit without costing the worker, `console` as `log` events through the task's host
  * port, and `ctx`.
  */
@@ -10,7 +10,7 @@ import { isTeaError } from '../../src/core/errors.ts'
 import type { LlmRequest } from '../../src/llm/types.ts'
 import { createPool } from '../../src/pool/pool.ts'
 import type { Pool } from '../../src/pool/pool.ts'
-import type { CodeTask } from '../../src/pool/protocol.ts'
+import type { CodeTask } from '../../src/code/task.ts'
 
 let pool: Pool
 test.before(() => {
@@ -22,7 +22,7 @@ test.after(async () => {
 })
 
 const context = { runId: 'r1', node: 'work', state: {}, variables: { unit: 'g' }, settings: { llm: { model: 'ollama:tiny' } } }
-const task = (code: string, extra: Partial<CodeTask> = {}): CodeTask => ({ kind: 'code', code, args: { state: { a: 1 } }, where: 'subtask s1', ...extra })
+const task = (code: string, extra: Partial<CodeTask> = {}): CodeTask => ({ kind: 'code', selfTimed: true, code, args: { state: { a: 1 } }, where: 'subtask s1', ...extra })
 const thread = async () => (await pool.run({ kind: 'probe', probe: 'thread', where: 't' })).value
 
 test('a busy loop is stopped by its timeout inside the worker, which stays in service', async () => {

@@ -1,8 +1,10 @@
 /**
- * `run:` nodes: a JavaScript function body receiving `state`, `variables` and `ctx` and returning an object of
- * updates (SPEC §3.2). It is the agent author's own code — trusted, not a security boundary — but it still runs in
- * a separate vm context (no `require`, no `process`) so a typo cannot reach into the runtime by accident, and it
- * runs with a time limit: loops are guarded (loop-guard.ts) and an awaited promise races a timer.
+ * The `run:` sandbox: a JavaScript function body receiving `state`, `variables`, `ctx` and `console` (plus any
+ * names its caller adds, e.g. a plan subtask's `subtask` and `dependency_results`) and returning a value (SPEC
+ * §3.2). It is the agent author's own code — trusted, not a security boundary — but it still runs in a separate vm
+ * context (no `require`; `process` only through host objects it is handed) so a typo cannot reach into the runtime
+ * by accident, and it runs with a time limit: loops are guarded (loop-guard.ts) and an awaited promise races a
+ * timer. This layer knows no engine, action or feature: the engine, the agent loader and the pool worker all use it.
  */
 
 import vm from 'node:vm'
@@ -16,13 +18,19 @@ export interface CodeScope {
   ctx: unknown
   /** Where `console.log` inside the code goes (never stdout: that carries the final state). */
   log(message: string): void
-  [name: string]: unknown
+  /** Values of the extra names the code was compiled with (`CodeOptions.names`). */
+  extra?: Record<string, unknown>
+}
+
+export interface CodeOptions {
+  /** Names the body sees beyond `state`, `variables`, `ctx` and `console`. */
+  names?: readonly string[]
 }
 
 export type CompiledCode = (scope: CodeScope, timeoutMs: number) => Promise<Record<string, unknown>>
 export type CompiledCodeValue = (scope: CodeScope, timeoutMs: number) => Promise<unknown>
 
-const PARAMS = ['state', 'variables', 'ctx', 'console', 'subtask', 'dependency_results', '__g', '__gi']
+const BASE_PARAMS = ['state', 'variables', 'ctx', 'console']
 
 let sharedContext: vm.Context | undefined
 function context(): vm.Context {
@@ -32,8 +40,8 @@ function context(): vm.Context {
 }
 
 /** Compiles once; throws CODE_ERROR with the line of a syntax error. The code must return an object of updates. */
-export function compileCode(source: string, node: string): CompiledCode {
-  const run = compileCodeValue(source, node)
+export function compileCode(source: string, node: string, options: CodeOptions = {}): CompiledCode {
+  const run = compileCodeValue(source, node, options)
   return async (scope, timeoutMs) => {
     const value = await run(scope, timeoutMs)
     if (value === undefined || value === null) return {}
@@ -45,8 +53,10 @@ export function compileCode(source: string, node: string): CompiledCode {
 }
 
 /** Like compileCode, but the code's return value comes back as it is (plan subtasks return any result). */
-export function compileCodeValue(source: string, node: string): CompiledCodeValue {
+export function compileCodeValue(source: string, node: string, options: CodeOptions = {}): CompiledCodeValue {
   const filename = `node '${node}' run:`
+  const names = options.names ?? []
+  const params = [...BASE_PARAMS, ...names, '__g', '__gi']
   // A body that awaits runs as an async function; the others stay plain calls (no promise per call). The loop
   // guard's counter is declared inside that function: captured from outside, it would live in a context slot,
   // which made tight guarded loops ~2x slower.
@@ -54,11 +64,11 @@ export function compileCodeValue(source: string, node: string): CompiledCodeValu
   let fn: Function
   let guarded = true
   try {
-    fn = vm.compileFunction(wrap(guardBody(source)), PARAMS, { parsingContext: context(), filename })
+    fn = vm.compileFunction(wrap(guardBody(source)), params, { parsingContext: context(), filename })
   } catch {
     guarded = false
     try {
-      fn = vm.compileFunction(wrap(source), PARAMS, { parsingContext: context(), filename })
+      fn = vm.compileFunction(wrap(source), params, { parsingContext: context(), filename })
     } catch (e) {
       const where = /:(\d+)\n/.exec((e as Error).stack ?? '')?.[1]
       throw new TeaError('CODE_ERROR', `node '${node}': run: code has a syntax error${where ? ` at line ${where}` : ''}: ${(e as Error).message}`)
@@ -82,7 +92,8 @@ export function compileCodeValue(source: string, node: string): CompiledCodeValu
       }
     }
     const con = { log: (...a: unknown[]) => scope.log(a.map(String).join(' ')) }
-    const args = [scope.state, scope.variables, scope.ctx, { log: con.log, info: con.log, warn: con.log, error: con.log }, scope.subtask, scope.dependency_results, guard, guardIter]
+    const extra = names.map((n) => scope.extra?.[n])
+    const args = [scope.state, scope.variables, scope.ctx, { log: con.log, info: con.log, warn: con.log, error: con.log }, ...extra, guard, guardIter]
     let value: unknown
     try {
       if (caller) {

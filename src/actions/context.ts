@@ -1,0 +1,113 @@
+/**
+ * The one ActionContext. The engine builds it for a node on the main thread; a worker thread builds it for an
+ * action or `run:` code it runs (actions/remote.ts). Both hand in `ContextServices` — the run's model client,
+ * store, event sink and registry, local on the main thread and forwarded over the task's port in a worker — so
+ * `render`, `invoke`, `listActions`, `signal` and `runNode` behave the same on both sides, and one contract suite
+ * (test/actions/context-contract.ts) holds them to it.
+ *
+ * One is made per node execution, so it is a class: one allocation, methods on the prototype (call them as
+ * methods: `ctx.render(…)`, not a detached `render`).
+ */
+
+import { TeaError } from '../core/errors.ts'
+import type { RunEvent } from '../core/events.ts'
+import type { State } from '../core/util.ts'
+import type { LlmClient } from '../llm/types.ts'
+import { compileValue, type CompiledValue } from '../template/index.ts'
+import { validateParams, type Registry } from './registry.ts'
+import type { Action, ActionContext, ActionStore, AgentSettingsView } from './types.ts'
+
+/** What every context of one run shares. */
+export interface ContextServices {
+  runId: string
+  variables: Readonly<Record<string, unknown>>
+  settings: AgentSettingsView
+  llm: LlmClient
+  store: ActionStore
+  dataDir?: string
+  emit(event: RunEvent): void
+  registry: Pick<Registry, 'require' | 'list'>
+  /**
+   * Runs another node of the same agent (the engine provides it). Where there is no agent to run — a plan
+   * subtask in a worker — it is absent and `ctx.runNode` fails with UNKNOWN_NODE saying so.
+   */
+  runNode?(name: string, state: State, signal: AbortSignal, from: string): Promise<State>
+}
+
+export class RunContext implements ActionContext {
+  readonly runId: string
+  readonly variables: Readonly<Record<string, unknown>>
+  readonly settings: AgentSettingsView
+  readonly llm: LlmClient
+  readonly store: ActionStore
+  readonly dataDir?: string
+  readonly emit: (event: RunEvent) => void
+
+  constructor(
+    private readonly services: ContextServices,
+    readonly node: string,
+    readonly state: State,
+    readonly signal: AbortSignal,
+  ) {
+    this.runId = services.runId
+    this.variables = services.variables
+    this.settings = services.settings
+    this.llm = services.llm
+    this.store = services.store
+    if (services.dataDir !== undefined) this.dataDir = services.dataDir
+    this.emit = services.emit
+  }
+
+  runNode(name: string, onState: State): Promise<State> {
+    const run = this.services.runNode
+    if (!run) return Promise.reject(new TeaError('UNKNOWN_NODE', `node '${this.node}': runNode('${name}'): there is no agent to run nodes of here (a plan subtask in a worker)`))
+    return run(name, onState, this.signal, this.node)
+  }
+
+  render(value: unknown, extra?: Record<string, unknown>, field = 'value'): unknown {
+    return compiled(this.services, value, this.node, field).render({ state: this.state, variables: this.variables, ...extra })
+  }
+
+  listActions(): Action[] {
+    return this.services.registry.list()
+  }
+
+  async invoke(name: string, params: unknown, onState: State = this.state): Promise<State> {
+    const action = this.services.registry.require(name)
+    const valid = validateParams(action, params, `node '${this.node}' → ${name}`)
+    return asUpdate(await action.run(valid, new RunContext(this.services, this.node, onState, this.signal)))
+  }
+}
+
+/** Actions return objects; anything else is kept under `result` (TEA's rule). */
+export function asUpdate(result: unknown): State {
+  if (result === undefined || result === null) return {}
+  if (typeof result === 'object' && !Array.isArray(result)) return result as State
+  return { result }
+}
+
+// Templates handed to `render` are compiled once per run and place: a plan of N subtasks whose executor renders
+// one `with:` block compiles it once, not N times. Objects are keyed by identity, strings by their text.
+const byServices = new WeakMap<ContextServices, { objects: WeakMap<object, Map<string, CompiledValue>>; strings: Map<string, CompiledValue> }>()
+const MAX_CACHED_STRINGS = 1024
+
+function compiled(services: ContextServices, value: unknown, node: string, field: string): CompiledValue {
+  let cache = byServices.get(services)
+  if (!cache) byServices.set(services, (cache = { objects: new WeakMap(), strings: new Map() }))
+  const site = `${node}\u0000${field}`
+  if (typeof value === 'object' && value !== null) {
+    let sites = cache.objects.get(value)
+    if (!sites) cache.objects.set(value, (sites = new Map()))
+    let c = sites.get(site)
+    if (!c) sites.set(site, (c = compileValue(value, { node, field })))
+    return c
+  }
+  if (typeof value !== 'string') return compileValue(value, { node, field })
+  const key = `${site}\u0000${value}`
+  let c = cache.strings.get(key)
+  if (!c) {
+    if (cache.strings.size >= MAX_CACHED_STRINGS) cache.strings.clear()
+    cache.strings.set(key, (c = compileValue(value, { node, field })))
+  }
+  return c
+}

@@ -1,0 +1,181 @@
+/**
+ * The run lifecycle: the one way a run is started, resumed or continued. `tea run`, `tea resume`, `tea worker`,
+ * the test harness, the benches and library users all come through here, so the rules live in one place:
+ *
+ * - start: the model client is made (a bad model is a usage error) and the id is checked before anything is
+ *   written; then the run record, then the run.
+ * - resume: the run must exist, not be completed, and not be running in a live process; the agent is loaded again
+ *   from its file (an edited file is resumed with a warning, AGENT_CHANGED); edits to the state are written as a
+ *   snapshot before the run goes on, so they survive a crash right after.
+ * - continue (workers, daemons): start when new, resume when unfinished, and report a run that already ended —
+ *   completed, or paused at an interrupt — as it ended, without running anything.
+ *
+ * A `--model` override makes a new spec; the loaded one is never edited. Signals are the caller's business: it
+ * passes an AbortSignal, and the run stops after its current checkpoint when that fires.
+ */
+
+import type { ContextServices } from '../actions/context.ts'
+import type { Registry } from '../actions/registry.ts'
+import type { AgentSpec } from '../agent/types.ts'
+import { TeaError } from '../core/errors.ts'
+import type { RunEvent } from '../core/events.ts'
+import { processAlive } from '../core/process.ts'
+import type { State } from '../core/util.ts'
+import { parseModelSpec } from '../llm/model-spec.ts'
+import type { LlmClient } from '../llm/types.ts'
+import type { RunRecord, Store } from '../store/types.ts'
+import { compileAgent } from './compile.ts'
+import { nodeRunner } from './execute.ts'
+import { runAgent, type RunOutcome, type RunStart } from './run.ts'
+import type { Runtime } from './runtime.ts'
+
+export interface RunServices {
+  store: Store
+  registry: Registry
+  /**
+   * The run's model client: a client the caller owns (and closes), or a factory given the agent as it will run
+   * (after any model override); a client made by the factory is closed when the run ends.
+   */
+  llm: LlmClient | ((spec: AgentSpec) => LlmClient)
+  /** The data dir, for actions that keep files beside the store (AOF). */
+  dataDir?: string
+  emit?(event: RunEvent): void
+  /** When it fires, the run stops after its current checkpoint (status `cancelled`). */
+  signal?: AbortSignal
+  /** Overrides `settings.llm.model` (validated before anything is written). */
+  model?: string
+  /** Told about what does not stop the run (AGENT_CHANGED). */
+  warn?(warning: TeaError): void
+}
+
+export interface RunResult extends RunOutcome {
+  runId: string
+  /** The agent as it ran (after any model override). */
+  spec: AgentSpec
+}
+
+/** Starts a new run of `agent` with `input` over its initial state. RUN_EXISTS when the id is taken. */
+export async function startRun(agent: AgentSpec, services: RunServices, opts: { runId: string; input?: State }): Promise<RunResult> {
+  const spec = withModel(agent, services.model)
+  const llm = clientFor(spec, services)
+  try {
+    const existing = await services.store.getRun(opts.runId)
+    if (existing) {
+      throw new TeaError('RUN_EXISTS', `run ${opts.runId} already exists (${existing.status})`, {
+        hint: existing.status === 'completed' ? 'choose another run id, or remove it with tea runs prune' : `continue it with: tea resume ${opts.runId}`,
+        details: { runId: opts.runId, status: existing.status },
+      })
+    }
+    await createRunRecord(services.store, opts.runId, spec)
+    const start: RunStart = { state: { ...spec.initialState, ...opts.input }, cursor: { next: spec.entry }, step: 0, resumed: false }
+    return await execute(spec, llm.client, services, opts.runId, start)
+  } finally {
+    await llm.release()
+  }
+}
+
+export interface ResumeOptions {
+  runId: string
+  /** Keys merged into the saved state first (a human's answer at an interrupt). */
+  edits?: State
+  /** Loads the agent file the run was started from (throws AGENT_INVALID when it no longer loads). */
+  load(path: string): AgentSpec
+}
+
+/** Resumes a failed, interrupted, cancelled or killed run from its latest checkpoint. */
+export async function resumeRun(services: RunServices, opts: ResumeOptions): Promise<RunResult> {
+  const { store } = services
+  const { runId } = opts
+  const run = await store.getRun(runId)
+  if (!run) throw new TeaError('RUN_NOT_FOUND', `no run ${runId}`, { details: { runId } })
+  if (run.status === 'completed') throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} already completed`, { details: { runId, status: run.status } })
+  if (runningElsewhere(run)) throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} is still running (pid ${run.pid})`, { details: { runId, pid: run.pid } })
+  const spec = withModel(opts.load(run.agentPath), services.model)
+  const llm = clientFor(spec, services)
+  try {
+    return await resumeLoaded(spec, llm.client, services, run, opts.edits)
+  } finally {
+    await llm.release()
+  }
+}
+
+/**
+ * Continues the run `runId` of `agent`, whatever its state: starts it with `input` when it does not exist (or has no
+ * checkpoint yet), resumes it when unfinished, and returns a completed or interrupted run as it ended.
+ */
+export async function continueRun(agent: AgentSpec, services: RunServices, opts: { runId: string; input?: State }): Promise<RunResult> {
+  const { store } = services
+  const spec = withModel(agent, services.model)
+  const existing = await store.getRun(opts.runId)
+  const checkpoint = existing ? await store.loadLatest(opts.runId) : undefined
+  if (existing && checkpoint) {
+    const ended = { runId: opts.runId, spec, state: checkpoint.state, step: checkpoint.step }
+    if (existing.status === 'completed') return { ...ended, status: 'completed' }
+    if (existing.status === 'interrupted') {
+      const before = checkpoint.cursor.skipInterruptBefore === true
+      const node = before ? checkpoint.cursor.next : (existing.node ?? checkpoint.cursor.next)
+      return { ...ended, status: 'interrupted', node, interrupt: before ? 'before' : 'after' }
+    }
+    if (runningElsewhere(existing)) throw new TeaError('RUN_NOT_RESUMABLE', `run ${opts.runId} is still running (pid ${existing.pid})`, { details: { runId: opts.runId, pid: existing.pid } })
+  }
+  const llm = clientFor(spec, services)
+  try {
+    if (existing && checkpoint) return await resumeLoaded(spec, llm.client, services, existing)
+    if (!existing) await createRunRecord(store, opts.runId, spec)
+    const start: RunStart = { state: { ...spec.initialState, ...opts.input }, cursor: { next: spec.entry }, step: 0, resumed: false }
+    return await execute(spec, llm.client, services, opts.runId, start)
+  } finally {
+    await llm.release()
+  }
+}
+
+/** A run marked running whose process is alive and is not this one: resuming it would run it twice. */
+export function runningElsewhere(run: RunRecord): boolean {
+  return run.status === 'running' && run.pid !== undefined && run.pid !== process.pid && processAlive(run.pid)
+}
+
+async function resumeLoaded(spec: AgentSpec, llm: LlmClient, services: RunServices, run: RunRecord, edits: State = {}): Promise<RunResult> {
+  const { store } = services
+  const checkpoint = await store.loadLatest(run.id)
+  if (!checkpoint) throw new TeaError('RUN_NOT_RESUMABLE', `run ${run.id} has no checkpoint to resume from`, { details: { runId: run.id } })
+  if (spec.hash !== run.agentHash) {
+    services.warn?.(
+      new TeaError('AGENT_CHANGED', `${run.agentPath} changed since run ${run.id} started; resuming with the current file`, { details: { runId: run.id, file: run.agentPath } }),
+    )
+  }
+  const state = { ...checkpoint.state, ...edits }
+  if (Object.keys(edits).length) await store.snapshot(run.id, { step: checkpoint.step, node: checkpoint.node, state, cursor: checkpoint.cursor }, spec.settings.checkpoint_keep)
+  return execute(spec, llm, services, run.id, { state, cursor: checkpoint.cursor, step: checkpoint.step, resumed: true })
+}
+
+async function execute(spec: AgentSpec, llm: LlmClient, services: RunServices, runId: string, start: RunStart): Promise<RunResult> {
+  const { store, registry } = services
+  const agent = compileAgent(spec, registry)
+  await store.updateRun(runId, { status: 'running', pid: process.pid, updatedAt: Date.now() })
+  const emit = services.emit ?? (() => {})
+  const context: ContextServices = { runId, variables: spec.variables, settings: spec.settings, llm, store, emit, registry }
+  if (services.dataDir !== undefined) context.dataDir = services.dataDir
+  const rt: Runtime = { spec, agent, services: context, store, runId, emit, signal: services.signal ?? new AbortController().signal }
+  context.runNode = nodeRunner(rt)
+  const outcome = await runAgent(rt, start)
+  await store.flush()
+  return { ...outcome, runId, spec }
+}
+
+async function createRunRecord(store: Store, runId: string, spec: AgentSpec): Promise<void> {
+  const now = Date.now()
+  await store.createRun({ id: runId, agent: spec.name, agentPath: spec.file, agentHash: spec.hash, status: 'running', node: null, step: 0, createdAt: now, updatedAt: now, pid: process.pid })
+}
+
+/** The agent with `model` as its default model; the loaded spec is left as it was. */
+function withModel(spec: AgentSpec, model: string | undefined): AgentSpec {
+  if (!model) return spec
+  parseModelSpec(model)
+  return { ...spec, settings: { ...spec.settings, llm: { ...spec.settings.llm, model } } }
+}
+
+function clientFor(spec: AgentSpec, services: RunServices): { client: LlmClient; release(): Promise<void> } {
+  if (typeof services.llm !== 'function') return { client: services.llm, release: async () => {} }
+  const client = services.llm(spec)
+  return { client, release: () => client.close() }
+}
