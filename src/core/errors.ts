@@ -4,59 +4,72 @@
  * `name` is set explicitly: minification renames classes.
  */
 
-export type ErrorCode =
-  | 'USAGE'
-  | 'YAML_SYNTAX'
-  | 'AGENT_INVALID'
-  | 'UNKNOWN_KEY'
-  | 'MISSING_KEY'
-  | 'DUPLICATE_NODE'
-  | 'UNKNOWN_NODE'
-  | 'UNKNOWN_ACTION'
-  | 'INVALID_PARAMS'
-  | 'INVALID_INPUT'
-  | 'TEMPLATE_SYNTAX'
-  | 'TEMPLATE_ERROR'
-  | 'NODE_FAILED'
-  | 'NODE_TIMEOUT'
-  | 'CODE_ERROR'
-  | 'INLINE_CODE_FORBIDDEN'
-  | 'NO_ROUTE'
-  | 'MAX_STEPS_EXCEEDED'
-  | 'LLM_UNREACHABLE'
-  | 'LLM_TIMEOUT'
-  | 'LLM_HTTP_ERROR'
-  | 'LLM_BAD_RESPONSE'
-  | 'LLM_BAD_MODEL'
-  | 'CASSETTE_MISS'
-  | 'CASSETTE_INVALID'
-  | 'HTTP_ERROR'
-  | 'HTTP_TIMEOUT'
-  | 'FILE_ERROR'
-  | 'PATH_OUTSIDE_WORKSPACE'
-  | 'JSON_PARSE_ERROR'
-  | 'STORE_ERROR'
-  | 'STORE_NOT_WRITABLE'
-  | 'CHECKPOINT_CORRUPT'
-  | 'RUN_NOT_FOUND'
-  | 'RUN_EXISTS'
-  | 'RUN_NOT_RESUMABLE'
-  | 'AGENT_CHANGED'
-  | 'PLAN_INVALID'
-  | 'PLAN_CYCLE'
-  | 'PLAN_PARSE_ERROR'
-  | 'MAX_REPLANS_EXCEEDED'
-  | 'SUBTASK_FAILED'
-  | 'SUBTASK_TIMEOUT'
-  | 'POOL_ERROR'
-  | 'AOF_INVALID'
-  | 'AOF_NOT_FOUND'
-  | 'AOF_TRANSITION'
-  | 'AOF_LOCKED'
-  | 'BUILD_ERROR'
-  | 'NATIVE_LOAD_FAILED'
-  | 'CACHE_DIR_UNUSABLE'
-  | 'INTERNAL'
+/**
+ * Every code, what it means, and how the CLI exits on it: `usage` (2) when the command line, the input or the agent
+ * file is wrong and nothing ran, `failure` (1) when something was tried and failed. One table, read by the CLI's
+ * one error handler (src/cli/main.ts) and by every subcommand.
+ */
+export const ERROR_CODES = {
+  USAGE: ['usage', 'the command line is wrong: an unknown flag, a missing argument, a bad value'],
+  YAML_SYNTAX: ['usage', 'the agent file is not valid YAML'],
+  AGENT_INVALID: ['usage', 'the agent file does not describe a valid agent'],
+  UNKNOWN_KEY: ['usage', 'the agent file has a key the format does not know'],
+  MISSING_KEY: ['usage', 'the agent file lacks a required key'],
+  DUPLICATE_NODE: ['usage', 'two nodes share a name'],
+  UNKNOWN_NODE: ['failure', 'a node name that the agent does not have'],
+  UNKNOWN_ACTION: ['failure', 'an action this build does not have'],
+  INVALID_PARAMS: ['failure', "an action's parameters do not match its schema"],
+  INVALID_INPUT: ['usage', 'the run input (-i, --set) is not what it must be'],
+  TEMPLATE_SYNTAX: ['usage', 'a template does not parse'],
+  TEMPLATE_ERROR: ['failure', 'a template failed while rendering'],
+  NODE_FAILED: ['failure', 'a node failed with an error that had no code of its own'],
+  NODE_TIMEOUT: ['failure', 'a node or its run: code ran over its time limit'],
+  CODE_ERROR: ['failure', 'run: code does not compile, threw, or returned something other than an object'],
+  INLINE_CODE_FORBIDDEN: ['failure', 'run: code in an agent whose settings forbid it'],
+  NO_ROUTE: ['failure', 'no goto rule matched and there is no fallback rule'],
+  MAX_STEPS_EXCEEDED: ['failure', 'the run reached settings.max_steps'],
+  LLM_UNREACHABLE: ['failure', 'the model server cannot be reached'],
+  LLM_TIMEOUT: ['failure', 'a model call ran over its timeout'],
+  LLM_HTTP_ERROR: ['failure', 'the model server answered with an HTTP error'],
+  LLM_BAD_RESPONSE: ['failure', "the model server's reply cannot be used"],
+  LLM_BAD_MODEL: ['usage', 'a model string tea cannot resolve'],
+  CASSETTE_MISS: ['failure', 'no recorded exchange in the cassette matches a model call'],
+  CASSETTE_INVALID: ['usage', 'the cassette file cannot be read'],
+  HTTP_ERROR: ['failure', 'an http.* request failed'],
+  HTTP_TIMEOUT: ['failure', 'an http.* request ran over its timeout'],
+  FILE_ERROR: ['failure', 'a file.* action failed'],
+  PATH_OUTSIDE_WORKSPACE: ['failure', "a file.* path leads outside the agent's workspace"],
+  JSON_PARSE_ERROR: ['failure', 'json.parse found no JSON'],
+  STORE_ERROR: ['failure', 'the store failed to read or write'],
+  STORE_NOT_WRITABLE: ['failure', 'the data dir cannot be written'],
+  CHECKPOINT_CORRUPT: ['failure', 'a checkpoint record cannot be decoded'],
+  RUN_NOT_FOUND: ['usage', 'no run with that id in the data dir'],
+  RUN_EXISTS: ['usage', 'a run with that id exists already'],
+  RUN_NOT_RESUMABLE: ['usage', 'the run completed, or is running in another process'],
+  AGENT_CHANGED: ['failure', 'a warning: the agent file changed since the run started'],
+  PLAN_INVALID: ['failure', 'a plan does not have the shape of a plan'],
+  PLAN_CYCLE: ['failure', 'the dependencies of a plan form a cycle'],
+  PLAN_PARSE_ERROR: ['failure', "the planner's reply holds no usable plan"],
+  MAX_REPLANS_EXCEEDED: ['failure', 'the plan was revised as often as allowed'],
+  SUBTASK_FAILED: ['failure', 'a plan subtask failed'],
+  SUBTASK_TIMEOUT: ['failure', 'a plan subtask ran over its timeout'],
+  POOL_ERROR: ['failure', 'the worker pool failed to run a task'],
+  AOF_INVALID: ['failure', 'an AOF task file or message is not valid'],
+  AOF_NOT_FOUND: ['failure', 'no AOF task with that id'],
+  AOF_TRANSITION: ['failure', 'the AOF transition table does not allow that move'],
+  AOF_LOCKED: ['failure', 'the AOF task lock could not be taken in time'],
+  BUILD_ERROR: ['failure', 'a build step failed'],
+  NATIVE_LOAD_FAILED: ['failure', "lmdb's native addon could not be loaded"],
+  CACHE_DIR_UNUSABLE: ['failure', 'the cache dir cannot hold executable files'],
+  INTERNAL: ['failure', 'a bug in tea'],
+} as const satisfies Record<string, readonly ['usage' | 'failure', string]>
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+/** Whether the CLI exits 2 (`usage`) or 1 (`failure`) on an error with this code. */
+export function exitKind(code: string): 'usage' | 'failure' {
+  return Object.hasOwn(ERROR_CODES, code) ? ERROR_CODES[code as ErrorCode][0] : 'failure'
+}
 
 export interface TeaErrorOptions {
   cause?: unknown
