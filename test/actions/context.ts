@@ -48,7 +48,7 @@ export function testContext(overrides: TestContextOverrides = {}): TestContext {
       allow_inline_code: true,
       run_timeout: 30,
       checkpoint_keep: 3,
-      planner: {},
+      sections: {},
       ...settings,
       workspace,
     } as AgentSettingsView,
