@@ -89,6 +89,4 @@ export function knownKeys(): string[] {
 }
 
 export type AgentFile = v.InferOutput<typeof AgentSchema>
-export type NodeFile = v.InferOutput<typeof NodeSchema>
 export type GotoRule = v.InferOutput<typeof GotoRuleSchema>
-export type EdgeFile = v.InferOutput<typeof EdgeSchema>

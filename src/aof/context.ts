@@ -61,7 +61,3 @@ export function eventsDir(ctx: AofContext): string {
 export function lockPath(ctx: AofContext, name: string): string {
   return join(ctx.dataDir, 'locks', `${name}.lock`)
 }
-
-export function isoNow(ctx: AofContext): string {
-  return ctx.now().toISOString()
-}

@@ -104,11 +104,6 @@ function resolveCopies(ctx: AofContext, id: string, found: TaskStatus[], repair:
   return winner
 }
 
-/** Rewrites a task in its current folder (lock held by the caller). */
-export function writeTaskInPlace(task: Task): void {
-  writeFileAtomic(task.path, renderTask(task))
-}
-
 export function ensureTaskDirs(ctx: AofContext, status: TaskStatus, id: string): string {
   const dir = taskDirPath(ctx, status, id)
   for (const sub of ['inputs', 'work', 'outputs']) mkdirSync(join(dir, sub), { recursive: true })

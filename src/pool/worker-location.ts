@@ -5,13 +5,12 @@
  * 2. from source (this module is a `.ts` file): `src/worker-tsx.mjs`, which registers tsx in the worker;
  * 3. from the bundle with a separate worker bundle beside it (`tea-worker.cjs`);
  * 4. from the bundle alone: the bundle itself, which exports `runWorkerTask` and must not start the CLI when it
- *    is loaded inside a pool worker (`isPoolWorker()`).
+ *    is loaded inside a pool worker (build.mjs's entry checks `process.__tinypool_state__`).
  */
 
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { isMainThread } from 'node:worker_threads'
 import { TeaError } from '../core/errors.ts'
 
 export interface WorkerLocation {
@@ -35,12 +34,6 @@ export function workerLocation(): WorkerLocation {
   const sibling = path.join(path.dirname(here), 'tea-worker.cjs')
   if (existsSync(sibling)) return { filename: toUrl(sibling), name: WORKER_EXPORT }
   return { filename: toUrl(here), name: WORKER_EXPORT }
-}
-
-/** True inside a tinypool worker thread: a bundle entry checks this before starting the CLI. */
-export function isPoolWorker(): boolean {
-  const state = (process as { __tinypool_state__?: { isTinypoolWorker?: boolean } }).__tinypool_state__
-  return !isMainThread && state?.isTinypoolWorker === true
 }
 
 function thisFile(): string {

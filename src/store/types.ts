@@ -61,12 +61,6 @@ export interface LoadedCheckpoint {
   cursor: Cursor
 }
 
-export interface PlanRecordHeader {
-  id: string
-  runId: string
-  [key: string]: unknown
-}
-
 export interface Store {
   // runs
   createRun(run: RunRecord): Promise<void>

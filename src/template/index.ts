@@ -3,9 +3,8 @@
  * See `compile-expr.ts` for the undefined rule and `access.ts` for the sandbox boundary.
  */
 
-export { compileTemplate, type CompiledTemplate } from './compile-template.ts'
+export { compileTemplate } from './compile-template.ts'
 export { compileValue, type CompiledValue } from './compile-value.ts'
 export { compileCondition, type Condition } from './compile-condition.ts'
 export { referencedRoots } from './referenced-roots.ts'
 export { truthy } from './values.ts'
-export type { TemplateSite } from './faults.ts'

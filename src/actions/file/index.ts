@@ -3,9 +3,5 @@ import { fileList } from './list.ts'
 import { fileRead } from './read.ts'
 import { fileWrite } from './write.ts'
 
-export { resolveInWorkspace } from './workspace-path.ts'
-export type { WorkspacePath } from './workspace-path.ts'
-export type { FileEntry } from './list.ts'
-
 /** `file.read`, `file.write`, `file.list`: file access confined to `settings.workspace`. */
 export const fileActions: Action[] = [fileRead, fileWrite, fileList]

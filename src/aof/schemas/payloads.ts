@@ -61,7 +61,4 @@ export const HandoffAckPayload = v.object({
   reason: v.optional(text(512)),
 })
 
-export type CompletionReport = v.InferOutput<typeof CompletionReportPayload>
-export type StatusUpdate = v.InferOutput<typeof StatusUpdatePayload>
 export type HandoffRequest = v.InferOutput<typeof HandoffRequestPayload>
-export type HandoffAck = v.InferOutput<typeof HandoffAckPayload>

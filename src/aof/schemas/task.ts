@@ -43,5 +43,4 @@ export const TaskFrontmatterSchema = v.looseObject({
   metadata: v.optional(v.record(v.string(), v.unknown())),
 })
 
-export type TaskFrontmatter = v.InferOutput<typeof TaskFrontmatterSchema>
 export type Lease = v.InferOutput<typeof LeaseSchema>

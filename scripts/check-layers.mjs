@@ -1,0 +1,155 @@
+// The layer check (docs/architecture.md): every import in src/ points down the layer order, no two folders import
+// each other through any chain (no cycle between folders), and no file imports itself back through other files (no
+// cycle between files, type-only imports included). Part of `npm test`; `node scripts/check-layers.mjs` alone prints
+// every violation and exits 1 when there is one.
+//
+// Imports are read with a small scanner rather than a full parser: static `import … from`, `export … from`,
+// `import('…')` and `import type`, which is every form src/ uses. Comments and strings that merely look like
+// imports are skipped because the scanner only matches at the start of a statement or at `import(`.
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/**
+ * The layers, lowest first. A module may import its own layer's folder and anything listed in its `uses`. The
+ * root modules (src/*.ts: the composition root and the public API) sit above every feature and below the CLI.
+ */
+export const LAYERS = {
+  core: [],
+  template: ['core'],
+  store: ['core'],
+  llm: ['core'],
+  pool: ['core'],
+  aof: ['core'],
+  code: ['core', 'pool'],
+  sea: ['core', 'pool'],
+  actions: ['core', 'template', 'code', 'llm', 'store', 'pool', 'aof'],
+  agent: ['core', 'template', 'code', 'actions'],
+  engine: ['core', 'template', 'code', 'actions', 'agent', 'llm', 'store'],
+  planning: ['core', 'template', 'code', 'actions', 'llm', 'store', 'pool'],
+  reasoning: ['core', 'template', 'code', 'actions', 'llm', 'store', 'pool'],
+  '(root)': ['core', 'template', 'store', 'llm', 'pool', 'aof', 'code', 'sea', 'actions', 'agent', 'engine', 'planning', 'reasoning'],
+  cli: ['core', 'template', 'store', 'llm', 'pool', 'aof', 'code', 'sea', 'actions', 'agent', 'engine', '(root)'],
+}
+
+/** Only the composition root may import an optional feature (SPEC §2). */
+const FEATURE_IMPORTERS = new Set(['src/features.ts'])
+const FEATURES = new Set(['planning', 'reasoning'])
+
+const IMPORT = /(?:^|[;\n}])\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
+
+export function scan(srcDir) {
+  const files = walk(srcDir)
+  const edges = []
+  for (const file of files) {
+    const text = stripComments(readFileSync(file, 'utf8'))
+    for (const m of text.matchAll(IMPORT)) {
+      const spec = m[2] ?? m[3]
+      if (!spec.startsWith('.')) continue
+      edges.push({ from: file, to: resolve(dirname(file), spec), typeOnly: Boolean(m[1]) })
+    }
+  }
+  return { files, edges }
+}
+
+export function check(root) {
+  const srcDir = join(root, 'src')
+  const { files, edges } = scan(srcDir)
+  const rel = (f) => relative(root, f)
+  const layerOf = (f) => {
+    const parts = relative(srcDir, f).split('/')
+    return parts.length === 1 ? '(root)' : parts[0]
+  }
+  const problems = []
+  for (const f of files) if (!(layerOf(f) in LAYERS)) problems.push(`${rel(f)}: folder '${layerOf(f)}' is in no layer (add it to scripts/check-layers.mjs and docs/architecture.md)`)
+  for (const e of edges) {
+    const from = layerOf(e.from)
+    const to = layerOf(e.to)
+    if (from === to || !(from in LAYERS)) continue
+    if (!LAYERS[from].includes(to)) problems.push(`${rel(e.from)} imports ${rel(e.to)}: ${from} may not import ${to}`)
+    if (FEATURES.has(to) && !FEATURES.has(from) && !FEATURE_IMPORTERS.has(rel(e.from))) problems.push(`${rel(e.from)} imports the optional feature ${to}: only src/features.ts may`)
+  }
+  for (const cycle of cycles(edges.map((e) => [layerOf(e.from), layerOf(e.to)]).filter(([a, b]) => a !== b))) problems.push(`folder cycle: ${cycle.join(' → ')}`)
+  for (const cycle of cycles(edges.map((e) => [rel(e.from), rel(e.to)]))) problems.push(`file cycle: ${cycle.join(' → ')}`)
+  return { problems, files: files.length, imports: edges.length }
+}
+
+/** Every strongly connected component with more than one member, as a cycle path (Tarjan). */
+function cycles(pairs) {
+  const out = new Map()
+  for (const [a, b] of pairs) {
+    if (!out.has(a)) out.set(a, new Set())
+    if (!out.has(b)) out.set(b, new Set())
+    out.get(a).add(b)
+  }
+  let index = 0
+  const idx = new Map()
+  const low = new Map()
+  const stack = []
+  const on = new Set()
+  const found = []
+  const visit = (v) => {
+    idx.set(v, index)
+    low.set(v, index++)
+    stack.push(v)
+    on.add(v)
+    for (const w of out.get(v)) {
+      if (!idx.has(w)) {
+        visit(w)
+        low.set(v, Math.min(low.get(v), low.get(w)))
+      } else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)))
+    }
+    if (low.get(v) !== idx.get(v)) return
+    const scc = []
+    let w
+    do {
+      w = stack.pop()
+      on.delete(w)
+      scc.push(w)
+    } while (w !== v)
+    if (scc.length > 1) found.push(pathWithin(new Set(scc), out))
+  }
+  for (const v of [...out.keys()].sort()) if (!idx.has(v)) visit(v)
+  return found
+}
+
+/** One concrete cycle through the component, for the message: start at its first member and walk back to it. */
+function pathWithin(members, out) {
+  const start = [...members].sort()[0]
+  const prev = new Map([[start, null]])
+  const queue = [start]
+  while (queue.length) {
+    const v = queue.shift()
+    for (const w of out.get(v)) {
+      if (!members.has(w)) continue
+      if (w === start) {
+        const path = [start]
+        for (let x = v; x !== start; x = prev.get(x)) path.splice(1, 0, x)
+        return [...path, start]
+      }
+      if (!prev.has(w)) {
+        prev.set(w, v)
+        queue.push(w)
+      }
+    }
+  }
+  return [...members, start]
+}
+
+function walk(dir) {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : /\.(ts|mjs)$/.test(e.name) && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : []))
+}
+
+function stripComments(text) {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1')
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+  const { problems, files, imports } = check(root)
+  for (const p of problems) console.error(p)
+  console.error(problems.length ? `layer check: ${problems.length} problem${problems.length === 1 ? '' : 's'}` : `layer check: ${files} files, ${imports} imports, every one down the layer order, no cycles`)
+  process.exitCode = problems.length ? 1 : 0
+}

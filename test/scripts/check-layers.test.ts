@@ -1,0 +1,68 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+// @ts-expect-error: a plain .mjs script without types
+import { check } from '../../scripts/check-layers.mjs'
+
+const root = join(dirname(new URL(import.meta.url).pathname), '..', '..')
+
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'tea-layers-'))
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true })
+    writeFileSync(join(dir, path), text)
+  }
+  return dir
+}
+
+test('the source tree passes the layer check: every import down the order, no cycles', () => {
+  const { problems, files } = check(root)
+  assert.equal(problems, [])
+  assert.ok(files > 100)
+})
+
+test('an import against the layer order is reported with both files', () => {
+  const dir = tree({ 'src/core/a.ts': "import { x } from '../engine/b.ts'\n", 'src/engine/b.ts': 'export const x = 1\n' })
+  try {
+    assert.equal(check(dir).problems, ['src/core/a.ts imports src/engine/b.ts: core may not import engine'])
+  } finally {
+    rmSync(dir, { recursive: true })
+  }
+})
+
+test('a type-only file cycle and a dynamic import of a feature are reported; comments are not imports', () => {
+  const dir = tree({
+    'src/engine/a.ts': "import type { B } from './b.ts'\n// import { c } from '../cli/c.ts'\nexport type A = 1\n",
+    'src/engine/b.ts': "import type { A } from './a.ts'\nexport type B = 2\nexport const f = () => import('../planning/p.ts')\n",
+    'src/planning/p.ts': 'export const p = 1\n',
+  })
+  try {
+    const { problems } = check(dir)
+    assert.ok(problems.includes('src/engine/b.ts imports src/planning/p.ts: engine may not import planning'), problems.join('\n'))
+    assert.ok(problems.includes('src/engine/b.ts imports the optional feature planning: only src/features.ts may'))
+    assert.ok(problems.includes('file cycle: src/engine/a.ts → src/engine/b.ts → src/engine/a.ts'))
+    assert.not.ok(problems.some((p: string) => p.includes('cli/c.ts')))
+  } finally {
+    rmSync(dir, { recursive: true })
+  }
+})
+
+test('a folder cycle through files that are not themselves a cycle is reported', () => {
+  const dir = tree({
+    'src/agent/a.ts': "import { e } from '../engine/e.ts'\nexport const a = e\n",
+    'src/engine/e.ts': "export const e = 1\n",
+    'src/engine/f.ts': "import { g } from '../agent/g.ts'\nexport const f = g\n",
+    'src/agent/g.ts': 'export const g = 1\n',
+  })
+  try {
+    const { problems } = check(dir)
+    assert.ok(problems.includes('folder cycle: agent → engine → agent'), problems.join('\n'))
+    assert.ok(problems.includes('src/agent/a.ts imports src/engine/e.ts: agent may not import engine'))
+  } finally {
+    rmSync(dir, { recursive: true })
+  }
+})
+
+test.run()
