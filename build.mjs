@@ -57,6 +57,7 @@ export async function buildTarget(name, opts = {}) {
     __TEA_VERSION__: JSON.stringify(pkg.version),
   }
   for (const f of FLAGS) define[`__FEATURE_${f.toUpperCase()}__`] = String(target.features[f])
+  define.__TEA_FEATURES__ = JSON.stringify(FLAGS.filter((f) => target.features[f]))
   const result = await bundle({ root, entry: entrySource(), outfile, define, embedded: opts.embedded, metafile: opts.metafile, quiet: opts.quiet })
   const size = statSync(outfile).size
   const full = FLAGS.every((f) => target.features[f])

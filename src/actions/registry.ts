@@ -7,7 +7,7 @@
 import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
 import { closest } from '../core/util.ts'
-import { featureForAction } from '../build-info.ts'
+import { featureForAction } from '../core/build-info.ts'
 import type { Action } from './types.ts'
 
 export interface Registry {

@@ -1,19 +1,25 @@
 /**
  * What this build is: version, target and features, from the build-time defines (build.mjs). Kept apart from
- * src/features.ts so that asking for them (`tea --version`, error hints) loads no feature code.
+ * src/features.ts so that asking for them (`tea --version`, error hints) loads no feature code. The feature list
+ * comes from `__TEA_FEATURES__`, which build.mjs derives from the same target file as the `__FEATURE_*__` flags
+ * src/features.ts branches on (there the literal must stand in the `if` itself: esbuild drops a disabled feature's
+ * modules only when the branch is dead where it is written, not through a constant imported from elsewhere). From
+ * source (no defines) every feature is on.
  */
 
 export const FEATURES = ['planning', 'reasoning'] as const
 export type Feature = (typeof FEATURES)[number]
+
+/** Features that have code yet (`reasoning` has its build flag, so targets name it, but no actions). */
+const WITH_CODE: readonly Feature[] = ['planning']
 
 /**
  * The features this build has code for. `reasoning` has its build flag (targets name it, so the flag exists from
  * day one) but no actions yet, so it is never listed: `tea --version` says what the build can do.
  */
 export function enabledFeatures(): Feature[] {
-  const on: Feature[] = []
-  if (typeof __FEATURE_PLANNING__ === 'undefined' || __FEATURE_PLANNING__) on.push('planning')
-  return on
+  const on: readonly string[] = typeof __TEA_FEATURES__ === 'undefined' ? FEATURES : __TEA_FEATURES__
+  return WITH_CODE.filter((f) => on.includes(f))
 }
 
 /** Which feature provides an action namespace, so UNKNOWN_ACTION can say what the build lacks. */

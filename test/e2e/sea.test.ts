@@ -115,7 +115,7 @@ for (const target of skip ? [] : targets()) {
     ctx.servers.push(server)
     return server
   }
-  // Only features with code are listed (reasoning has a flag, no actions yet: src/build-info.ts).
+  // Only features with code are listed (reasoning has a flag, no actions yet: src/core/build-info.ts).
   const features = Object.entries(target.features).filter(([f, on]) => on && f !== 'reasoning').map(([f]) => f)
 
   t.before(async () => {
