@@ -15,7 +15,7 @@ import type { State } from '../core/util.ts'
 import type { LlmClient } from '../llm/types.ts'
 import { compileValue, type CompiledValue } from '../template/index.ts'
 import { validateParams, type Registry } from './registry.ts'
-import type { Action, ActionContext, ActionStore, AgentSettingsView } from './types.ts'
+import { ACTION_STORE_METHODS, type Action, type ActionContext, type ActionStore, type AgentSettingsView } from './types.ts'
 
 /** What every context of one run shares. */
 export interface ContextServices {
@@ -77,6 +77,13 @@ export class RunContext implements ActionContext {
     const valid = validateParams(action, params, `node '${this.node}' → ${name}`)
     return asUpdate(await action.run(valid, new RunContext(this.services, this.node, onState, this.signal)))
   }
+}
+
+/** Exactly the store port's methods of `store`, so an action cannot reach runs or checkpoints through it. */
+export function actionStore(store: ActionStore): ActionStore {
+  const port = {} as Record<string, unknown>
+  for (const method of ACTION_STORE_METHODS) port[method] = store[method].bind(store)
+  return port as unknown as ActionStore
 }
 
 /** Actions return objects; anything else is kept under `result` (TEA's rule). */

@@ -14,7 +14,7 @@
  * passes an AbortSignal, and the run stops after its current checkpoint when that fires.
  */
 
-import type { ContextServices } from '../actions/context.ts'
+import { actionStore, type ContextServices } from '../actions/context.ts'
 import type { Registry } from '../actions/registry.ts'
 import type { AgentSpec } from '../agent/types.ts'
 import { TeaError } from '../core/errors.ts'
@@ -153,7 +153,7 @@ async function execute(spec: AgentSpec, llm: LlmClient, services: RunServices, r
   const agent = compileAgent(spec, registry)
   await store.updateRun(runId, { status: 'running', pid: process.pid, updatedAt: Date.now() })
   const emit = services.emit ?? (() => {})
-  const context: ContextServices = { runId, variables: spec.variables, settings: spec.settings, llm, store, emit, registry }
+  const context: ContextServices = { runId, variables: spec.variables, settings: spec.settings, llm, store: actionStore(store), emit, registry }
   if (services.dataDir !== undefined) context.dataDir = services.dataDir
   const rt: Runtime = { spec, agent, services: context, store, runId, emit, signal: services.signal ?? new AbortController().signal }
   context.runNode = nodeRunner(rt)

@@ -150,7 +150,8 @@ function graceMs(limitMs: number): number {
   return 1000 + Math.ceil(limitMs / 10)
 }
 
-function serveHost(port: import('node:worker_threads').MessagePort, host: HostMethods): void {
+/** Answers a task's host calls on `port` with `host` (exported for the ActionContext contract suite). */
+export function serveHost(port: import('node:worker_threads').MessagePort, host: HostMethods): void {
   port.on('message', (msg: HostRequest | HostNotice) => {
     const fn = Object.hasOwn(host, msg.method) ? host[msg.method] : undefined
     if ('notice' in msg) {
