@@ -7,6 +7,10 @@
  * - resume: the run must exist, not be completed, and not be running in a live process; the agent is loaded again
  *   from its file (an edited file is resumed with a warning, AGENT_CHANGED); edits to the state are written as a
  *   snapshot before the run goes on, so they survive a crash right after.
+ * - one owner: a process takes a run by claiming it in one store transaction (`Store.claimRun`) that checks the
+ *   recorded owner — its pid and start time, so a dead, zombie or reused pid does not count — and writes itself
+ *   as the new one. Two resumes, two workers, or a daemon racing a person can never both proceed; the loser gets
+ *   RUN_NOT_RESUMABLE naming the owner's pid. The claim dies with the process: nothing to release after a crash.
  * - continue (workers, daemons): start when new, resume when unfinished, and report a run that already ended —
  *   completed, or paused at an interrupt — as it ended, without running anything.
  *
@@ -19,7 +23,7 @@ import type { Registry } from '../actions/registry.ts'
 import type { AgentSpec } from '../agent/types.ts'
 import { TeaError } from '../core/errors.ts'
 import type { RunEvent } from '../core/events.ts'
-import { processAlive } from '../core/process.ts'
+import { processAlive, selfIdentity, type ProcessIdentity } from '../core/process.ts'
 import type { State } from '../core/util.ts'
 import { parseModelSpec } from '../llm/model-spec.ts'
 import type { LlmClient } from '../llm/types.ts'
@@ -86,14 +90,13 @@ export interface ResumeOptions {
 export async function resumeRun(services: RunServices, opts: ResumeOptions): Promise<RunResult> {
   const { store } = services
   const { runId } = opts
-  const run = await store.getRun(runId)
-  if (!run) throw new TeaError('RUN_NOT_FOUND', `no run ${runId}`, { details: { runId } })
-  if (run.status === 'completed') throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} already completed`, { details: { runId, status: run.status } })
-  if (runningElsewhere(run)) throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} is still running (pid ${run.pid})`, { details: { runId, pid: run.pid } })
+  // Checked here so that a bad run id is told before the agent is loaded; checked again, atomically, by the claim.
+  const run = resumable(await store.getRun(runId), runId)
   const spec = withModel(opts.load(run.agentPath), services.model)
   const llm = clientFor(spec, services)
   try {
-    return await resumeLoaded(spec, llm.client, services, run, opts.edits)
+    const claimed = await claim(store, runId)
+    return await resumeLoaded(spec, llm.client, services, claimed, opts.edits)
   } finally {
     await llm.release()
   }
@@ -116,11 +119,11 @@ export async function continueRun(agent: AgentSpec, services: RunServices, opts:
       const node = before ? checkpoint.cursor.next : (existing.node ?? checkpoint.cursor.next)
       return { ...ended, status: 'interrupted', node, interrupt: before ? 'before' : 'after' }
     }
-    if (runningElsewhere(existing)) throw new TeaError('RUN_NOT_RESUMABLE', `run ${opts.runId} is still running (pid ${existing.pid})`, { details: { runId: opts.runId, pid: existing.pid } })
+    resumable(existing, opts.runId)
   }
   const llm = clientFor(spec, services)
   try {
-    if (existing && checkpoint) return await resumeLoaded(spec, llm.client, services, existing)
+    if (existing && checkpoint) return await resumeLoaded(spec, llm.client, services, await claim(store, opts.runId))
     if (!existing) await createRunRecord(store, opts.runId, spec)
     const start: RunStart = { state: { ...spec.initialState, ...opts.input }, cursor: { next: spec.entry }, step: 0, resumed: false }
     return await execute(spec, llm.client, services, opts.runId, start)
@@ -130,8 +133,35 @@ export async function continueRun(agent: AgentSpec, services: RunServices, opts:
 }
 
 /** A run marked running whose process is alive and is not this one: resuming it would run it twice. */
-export function runningElsewhere(run: RunRecord): boolean {
-  return run.status === 'running' && run.pid !== undefined && run.pid !== process.pid && processAlive(run.pid)
+export function runningElsewhere(run: RunRecord, me: ProcessIdentity = selfIdentity()): boolean {
+  if (run.status !== 'running' || run.pid === undefined) return false
+  if (run.pid === me.pid && (run.pidStart === undefined || run.pidStart === me.startTicks)) return false
+  return processAlive(run.pid, run.pidStart)
+}
+
+/** The run if it may be resumed by this process; RUN_NOT_FOUND or RUN_NOT_RESUMABLE otherwise. */
+function resumable(run: RunRecord | undefined, runId: string, me?: ProcessIdentity): RunRecord {
+  if (!run) throw new TeaError('RUN_NOT_FOUND', `no run ${runId}`, { details: { runId } })
+  if (run.status === 'completed') throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} already completed`, { details: { runId, status: run.status } })
+  if (runningElsewhere(run, me)) {
+    throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} is running in another process (pid ${run.pid})`, {
+      details: { runId, pid: run.pid },
+      hint: `stop that process first (kill ${run.pid}); it stops after its current checkpoint`,
+    })
+  }
+  return run
+}
+
+/** Takes the run for this process in one store transaction (see the header). */
+function claim(store: Store, runId: string): Promise<RunRecord> {
+  const me = selfIdentity()
+  return store.claimRun(runId, (current) => ({
+    ...resumable(current, runId, me),
+    status: 'running',
+    pid: me.pid,
+    ...(me.startTicks !== undefined && { pidStart: me.startTicks }),
+    updatedAt: Date.now(),
+  }))
 }
 
 async function resumeLoaded(spec: AgentSpec, llm: LlmClient, services: RunServices, run: RunRecord, edits: State = {}): Promise<RunResult> {
@@ -151,7 +181,6 @@ async function resumeLoaded(spec: AgentSpec, llm: LlmClient, services: RunServic
 async function execute(spec: AgentSpec, llm: LlmClient, services: RunServices, runId: string, start: RunStart): Promise<RunResult> {
   const { store, registry } = services
   const agent = compileAgent(spec, registry)
-  await store.updateRun(runId, { status: 'running', pid: process.pid, updatedAt: Date.now() })
   const emit = services.emit ?? (() => {})
   const context: ContextServices = { runId, variables: spec.variables, settings: spec.settings, llm, store: actionStore(store), emit, registry }
   if (services.dataDir !== undefined) context.dataDir = services.dataDir
@@ -162,9 +191,14 @@ async function execute(spec: AgentSpec, llm: LlmClient, services: RunServices, r
   return { ...outcome, runId, spec }
 }
 
+/** The record of a new run, owned by this process (createRun refuses an id that exists, atomically). */
 async function createRunRecord(store: Store, runId: string, spec: AgentSpec): Promise<void> {
   const now = Date.now()
-  await store.createRun({ id: runId, agent: spec.name, agentPath: spec.file, agentHash: spec.hash, status: 'running', node: null, step: 0, createdAt: now, updatedAt: now, pid: process.pid })
+  const me = selfIdentity()
+  await store.createRun({
+    id: runId, agent: spec.name, agentPath: spec.file, agentHash: spec.hash, status: 'running', node: null, step: 0, createdAt: now, updatedAt: now,
+    pid: me.pid, ...(me.startTicks !== undefined && { pidStart: me.startTicks }),
+  })
 }
 
 /** The agent with `model` as its default model; the loaded spec is left as it was. */

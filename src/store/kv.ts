@@ -29,6 +29,11 @@ export interface Kv {
    * transaction of its own: atomic across threads and processes. For rare allocations only (it blocks for a commit).
    */
   increment(key: Key): number
+  /**
+   * Reads the committed bytes at `key`, passes them to `update` and writes what it returns, in one synchronous
+   * transaction: atomic across threads and processes. `update` may throw to write nothing.
+   */
+  update(key: Key, update: (current: Uint8Array | undefined) => Uint8Array): void
   /** Bytes of a key as stored. */
   keyBytes(key: Key): number
 }

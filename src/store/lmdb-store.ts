@@ -64,6 +64,7 @@ export function openLmdbStore(dataDir: string, options: LmdbStoreOptions = {}): 
     getRun: (id) => guard(`getRun ${id}`, () => runs.getRun(id)),
     updateRun: (id, patch) => guard(`updateRun ${id}`, () => runs.updateRun(id, patch)),
     listRuns: () => guard('listRuns', () => runs.listRuns()),
+    claimRun: (id, take) => guard(`claimRun ${id}`, () => runs.claimRun(id, take)),
     deleteRun: (id) =>
       guard(`deleteRun ${id}`, async () => {
         await Promise.all([runs.remove(id), log.drop(id), plans.removeRun(id)])
@@ -207,6 +208,11 @@ function kvOf(env: RootDatabase, name: DbName): Kv {
         bytes.writeUInt32LE(n, 0)
         raw.putSync(key, bytes) // inside transactionSync: joins its transaction
         return n
+      })
+    },
+    update(key, update) {
+      raw.transactionSync(() => {
+        raw.putSync(key, update(raw.get(key))) // inside transactionSync: joins its transaction
       })
     },
     keyBytes: (key) => (lmdb as unknown as { keyValueToBuffer(k: Key): Uint8Array }).keyValueToBuffer(key).length,

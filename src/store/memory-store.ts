@@ -100,6 +100,13 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       if (!run) throw new TeaError('RUN_NOT_FOUND', `cannot update run ${id}: no such run`, { details: { runId: id } })
       runs.set(id, { ...run, ...storable(patch, `updateRun ${id}`), id })
     },
+    async claimRun(id, take) {
+      open()
+      const current = runs.get(id)
+      const taken = storable({ ...take(current && structuredClone(current)), id }, `claimRun ${id}`)
+      runs.set(id, taken)
+      return structuredClone(taken)
+    },
     async listRuns() {
       open()
       return [...runs.keys()].sort().map((id) => structuredClone(runs.get(id)!))

@@ -10,7 +10,7 @@ import { isPlainObject } from '../core/util.ts'
 import { MAX_STRING, type Kv } from './kv.ts'
 import type { RunRecord, Store } from './types.ts'
 
-type RunTable = Pick<Store, 'createRun' | 'getRun' | 'updateRun' | 'listRuns'> & {
+type RunTable = Pick<Store, 'createRun' | 'getRun' | 'updateRun' | 'listRuns' | 'claimRun'> & {
   remove(id: string): Promise<void>
 }
 
@@ -62,6 +62,16 @@ export function createRunTable(kv: Kv): RunTable {
       const run = read(id)
       if (!run) throw new TeaError('RUN_NOT_FOUND', `cannot update run ${id}: no such run`, { details: { runId: id } })
       await write({ ...run, ...patch, id })
+    },
+    async claimRun(id, take) {
+      let taken: RunRecord | undefined
+      kv.update(id, (bytes) => {
+        // A write of this process still queued is newer than what is committed; it wins (it is ours).
+        const current = pending.get(id) ?? (bytes && decodeRun(id, bytes))
+        taken = { ...take(current), id }
+        return kv.encode(orderRun(taken))
+      })
+      return taken!
     },
     async listRuns() {
       const runs = new Map<string, RunRecord>()

@@ -28,6 +28,8 @@ export interface RunRecord {
   error?: { code: string; message: string; node?: string }
   /** Process running it while `running`, so a resume can tell a crashed run from a live one. */
   pid?: number
+  /** That process's start time (core/process.ts), so a reused pid is not taken for the owner. */
+  pidStart?: number
 }
 
 /** Where a run goes next when resumed. */
@@ -69,6 +71,12 @@ export interface Store {
   listRuns(): Promise<RunRecord[]>
   /** Deletes the run with its checkpoints and plans. */
   deleteRun(id: string): Promise<void>
+  /**
+   * Takes a run atomically, across threads and processes: reads its record, lets `take` decide (it returns the
+   * record to write, or throws — e.g. RUN_NOT_RESUMABLE naming a live owner), and writes it, all in one
+   * transaction, so two processes can never both take the same run. Resolves once the record has committed.
+   */
+  claimRun(id: string, take: (current: RunRecord | undefined) => RunRecord): Promise<RunRecord>
 
   // checkpoints
   appendStep(runId: string, entry: StepEntry): Promise<void>

@@ -1,0 +1,74 @@
+/**
+ * Store.claimRun is atomic across processes (issue 9, item 1): several processes racing for one run, each refusing
+ * a live owner, leave exactly one winner — where the old check-then-write lets several through.
+ */
+
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { openLmdbStore } from '../../src/store/lmdb-store.ts'
+import { createMemoryStore } from '../../src/store/memory-store.ts'
+import type { RunRecord, Store } from '../../src/store/types.ts'
+
+const RUN: RunRecord = { id: 'r', agent: 'a', agentPath: '/a.yaml', agentHash: 'h', status: 'failed', node: null, step: 0, createdAt: 1, updatedAt: 1, pid: 999_999_999 }
+
+async function race(mode: 'claim' | 'read-then-write', racers: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'tea-claim-'))
+  try {
+    const store = openLmdbStore(dir)
+    await store.createRun(RUN)
+    await store.close()
+    const startAt = Date.now() + 1500
+    const outputs = await Promise.all(
+      Array.from({ length: racers }, () => {
+        const child = spawn(process.execPath, ['--import', 'tsx', new URL('./claim-child.ts', import.meta.url).pathname, dir, String(startAt), mode])
+        let out = ''
+        child.stdout.on('data', (d) => (out += d))
+        child.stderr.on('data', (d) => process.stderr.write(d))
+        return new Promise<string>((resolve) => child.on('close', () => resolve(out)))
+      }),
+    )
+    return outputs.filter((o) => o === 'won').length
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+test('four processes claiming one run at the same instant: exactly one wins, in every round', async () => {
+  for (let round = 0; round < 3; round++) assert.is(await race('claim', 4), 1, `round ${round}`)
+})
+
+test('(control) check-then-write lets more than one through, so the race above is a real one', async () => {
+  let most = 0
+  for (let round = 0; round < 3 && most < 2; round++) most = Math.max(most, await race('read-then-write', 4))
+  assert.ok(most >= 2, `the unguarded way should double-claim at least once, got ${most}`)
+})
+
+for (const [name, open] of [
+  ['memory', () => createMemoryStore()],
+  ['lmdb', () => openLmdbStore(mkdtempSync(join(tmpdir(), 'tea-claim-')))],
+] as Array<[string, () => Store]>) {
+  test(`${name}: a refused claim writes nothing; an accepted one writes what take returned`, async () => {
+    const store = open()
+    await store.createRun(RUN)
+    const refused = await store.claimRun('r', () => {
+      throw new Error('no')
+    }).then(() => 'claimed', (e: Error) => e.message)
+    assert.match(refused, /no/)
+    assert.is((await store.getRun('r'))?.status, 'failed')
+    const taken = await store.claimRun('r', (current) => ({ ...current!, status: 'running', pid: 42 }))
+    assert.is(taken.pid, 42)
+    assert.equal(await store.getRun('r'), { ...RUN, status: 'running', pid: 42 })
+    const fresh = await store.claimRun('new', (current) => {
+      assert.is(current, undefined)
+      return { ...RUN, id: 'ignored' }
+    })
+    assert.is(fresh.id, 'new', 'the id is the claimed one')
+    await store.close()
+  })
+}
+
+test.run()
