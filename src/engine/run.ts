@@ -34,7 +34,33 @@ export interface RunOutcome {
   error?: TeaError
 }
 
+/**
+ * Runs from `start` to an outcome. A failure of the store itself (a full disk, a damaged file) ends the run
+ * `failed` with that error like any node failure, recorded when the store can still take the write, so no run is
+ * left marked `running` by a process that has finished with it.
+ */
 export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome> {
+  const at: Position = { state: start.state, step: start.step, node: undefined }
+  try {
+    return await runLoop(rt, start, at)
+  } catch (e) {
+    if (isControlSignal(e)) throw e
+    const error = isTeaError(e) ? e : new TeaError('INTERNAL', `run ${rt.runId}: ${String(e)}`, { cause: e })
+    const record = { code: error.code, message: error.message, ...(at.node && { node: at.node }) }
+    await rt.store.updateRun(rt.runId, { status: 'failed', step: at.step, updatedAt: Date.now(), error: record }).catch(() => {})
+    rt.emit({ type: 'error', ...(at.node && { node: at.node }), error: error.toJSON() })
+    return { status: 'failed', state: at.state, step: at.step, ...(at.node && { node: at.node }), error }
+  }
+}
+
+/** Where the run has got to, for reporting a failure that escapes the loop. */
+interface Position {
+  state: State
+  step: number
+  node: string | undefined
+}
+
+async function runLoop(rt: Runtime, start: RunStart, at: Position): Promise<RunOutcome> {
   const { spec, store, runId } = rt
   const checkpoints = new Checkpointer(store, runId, spec.settings.checkpoint_keep)
   let { state, cursor, step } = start
@@ -55,6 +81,7 @@ export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome
 
   while (cursor.next !== END) {
     const name = cursor.next
+    at.node = name
     if (rt.signal.aborted) return stop('cancelled', { node: name })
     const node = rt.agent.nodes.get(name)!
     if (spec.interruptBefore.has(name) && !cursor.skipInterruptBefore) {
@@ -81,6 +108,8 @@ export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome
     }
     state = { ...state, ...outcome.update }
     step++
+    at.state = state
+    at.step = step
     last = name
     cursor = { next: outcome.next }
     const ended = { type: 'node_end', node: name, step, ms: outcome.ms, update: outcome.update } as const
