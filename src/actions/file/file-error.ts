@@ -6,6 +6,7 @@ const REASONS: Record<string, string> = {
   EISDIR: 'is a directory',
   // Not an errno: ours, for sockets, fifos and devices that file.read will not touch.
   ENOTREG: 'is not a regular file',
+  ENXIO: 'is not a regular file (a socket, a FIFO without a reader, or a device)',
   EACCES: 'is not accessible (permission denied)',
   EPERM: 'is not accessible (operation not permitted)',
   EEXIST: 'already exists',
@@ -14,11 +15,17 @@ const REASONS: Record<string, string> = {
   EROFS: 'cannot be written: the file system is read-only',
 }
 
+/** What went wrong with a path, as the end of a sentence that starts with the path ("does not exist"). */
+export function fileErrorReason(e: unknown): string {
+  const code = (e as { code?: unknown }).code
+  return typeof code === 'string' && REASONS[code] ? REASONS[code] : `failed: ${errorMessage(e)}`
+}
+
 /** A FILE_ERROR naming the action, the path as the agent gave it and the workspace; TeaErrors pass through. */
 export function fileError(action: string, given: string, workspace: string, e: unknown): TeaError {
   if (isTeaError(e)) return e
   const code = (e as { code?: unknown }).code
-  const reason = typeof code === 'string' && REASONS[code] ? REASONS[code] : `failed: ${errorMessage(e)}`
+  const reason = fileErrorReason(e)
   return new TeaError('FILE_ERROR', `${action}: '${given}' ${reason} (workspace ${workspace})`, {
     cause: e,
     details: { path: given, workspace, ...(typeof code === 'string' ? { errno: code } : {}) },

@@ -1,11 +1,14 @@
-import { open } from 'node:fs/promises'
+import { closeSync, constants, fstatSync, openSync } from 'node:fs'
 import * as v from 'valibot'
 import { TeaError } from '../../core/errors.ts'
 import { defineAction } from '../types.ts'
 import { fileError } from './file-error.ts'
-import { resolveInWorkspace } from './workspace-path.ts'
+import { errnoError, inFolder, locateInWorkspace } from './beneath.ts'
+import { readAll } from './fd-io.ts'
 
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY
 
 const params = v.object({
   path: v.pipe(v.string(), v.description('File path relative to the workspace.')),
@@ -25,25 +28,31 @@ export const fileRead = defineAction({
   params,
   async run(p, ctx) {
     const workspace = ctx.settings.workspace
-    const target = await resolveInWorkspace('file.read', workspace, p.path)
     try {
-      // Stat through the open handle, so the size we check belongs to the file we read.
-      const handle = await open(target.real, 'r')
-      try {
-        const stat = await handle.stat()
-        if (!stat.isFile()) throw fileError('file.read', p.path, workspace, { code: stat.isDirectory() ? 'EISDIR' : 'ENOTREG' })
-        if (stat.size > p.max_bytes) {
-          throw new TeaError(
-            'FILE_ERROR',
-            `file.read: '${p.path}' is ${stat.size} bytes, more than max_bytes ${p.max_bytes} (workspace ${workspace})`,
-            { details: { path: p.path, workspace, bytes: stat.size, max_bytes: p.max_bytes } },
-          )
+      return await locateInWorkspace('file.read', workspace, p.path, {}, async ({ dir, name }, ws) => {
+        if (name === undefined) throw errnoError('EISDIR', 'the workspace itself')
+        // O_NOFOLLOW: a symlink is followed by the walk, not by the kernel. O_NONBLOCK: a FIFO must not hold the
+        // run until some writer appears (it is refused below); on a regular file it changes nothing.
+        const fd = openSync(inFolder(dir, name), READ_FLAGS)
+        try {
+          // Stat through the descriptor, so what we check belongs to the file we read.
+          const stat = fstatSync(fd)
+          if (!stat.isFile()) throw errnoError(stat.isDirectory() ? 'EISDIR' : 'ENOTREG', 'not a regular file')
+          ws.verify(fd, p.path)
+          ws.refuseHardLink(stat.nlink, p.path)
+          if (stat.size > p.max_bytes) {
+            throw new TeaError(
+              'FILE_ERROR',
+              `file.read: '${p.path}' is ${stat.size} bytes, more than max_bytes ${p.max_bytes} (workspace ${workspace})`,
+              { details: { path: p.path, workspace, bytes: stat.size, max_bytes: p.max_bytes } },
+            )
+          }
+          const data = await readAll(fd)
+          return { content: data.toString(p.encoding), bytes: data.length }
+        } finally {
+          closeSync(fd)
         }
-        const data = await handle.readFile()
-        return { content: data.toString(p.encoding), bytes: data.length }
-      } finally {
-        await handle.close()
-      }
+      })
     } catch (e) {
       throw fileError('file.read', p.path, workspace, e)
     }
