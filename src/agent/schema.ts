@@ -46,6 +46,8 @@ export const LlmSettingsSchema = v.strictObject({
   temperature: v.optional(v.number()),
   timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
   max_retries: v.optional(count),
+  /** Bytes of reply text; default 4 MiB (src/llm/settings.ts). */
+  max_reply_bytes: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
   base_url: v.optional(v.string()),
   format: v.optional(v.union([v.literal('json'), v.record(v.string(), v.unknown())])),
   keep_alive: v.optional(v.union([v.string(), v.number()])),

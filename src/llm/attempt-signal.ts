@@ -1,6 +1,8 @@
 /**
  * One attempt's AbortSignal: fires when the per-attempt timeout elapses or when the caller's signal (SIGINT, a
- * stopped run) fires, and remembers which, because fetch reports both as the same AbortError.
+ * stopped run) fires, and remembers which, because fetch reports both as the same AbortError. `dispose` fires it
+ * too, once the attempt is over, so a reply the attempt stopped reading part-way (it broke a cap, or the client
+ * library left its stream unread on an error) does not keep its connection open.
  */
 
 export interface AttemptSignal {
@@ -30,6 +32,7 @@ export function attemptSignal(timeoutMs: number, outer?: AbortSignal): AttemptSi
     dispose: () => {
       clearTimeout(timer)
       outer?.removeEventListener('abort', onOuter)
+      controller.abort(new Error('the attempt is over'))
     },
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The `LlmClient` every action uses: resolves the model string to a provider, merges `settings.llm` defaults
- * under per-call values, bounds each attempt with a timeout, retries transient failures with backoff, parses
- * structured output, and records or replays cassettes. Providers make exactly one attempt each.
+ * under per-call values, bounds each attempt with a timeout and each reply with `max_reply_bytes`, retries
+ * transient failures with backoff (but not once a streamed token has been passed on), parses structured output,
+ * and records or replays cassettes. Providers make exactly one attempt each.
  */
 
 import { TeaError, isTeaError } from '../core/errors.ts'
@@ -13,8 +14,8 @@ import { createOllamaProvider } from './ollama-provider.ts'
 import { createOpenAiProvider } from './openai-provider.ts'
 import { createCassetteWriter, recordingProvider } from './recording-provider.ts'
 import { createReplayProvider } from './replay-provider.ts'
-import { isTransient, retryDelay } from './retry-policy.ts'
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, mergeLlmSettings } from './settings.ts'
+import { isTransient, mayRetry, retryDelay } from './retry-policy.ts'
+import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, mergeLlmSettings } from './settings.ts'
 import { parseStructured } from './structured.ts'
 import type { LlmClient, LlmProvider, LlmRequest, LlmResult, LlmSettings, ProviderReply } from './types.ts'
 
@@ -67,15 +68,26 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       const provider = providerFor(spec)
       const timeoutS = checkNumber('timeout', settings.timeout ?? DEFAULT_TIMEOUT_S, (n) => n > 0, 'a positive number of seconds')
       const maxRetries = checkNumber('max_retries', settings.max_retries ?? DEFAULT_MAX_RETRIES, (n) => Number.isInteger(n) && n >= 0, 'a whole number ≥ 0')
+      const maxReplyBytes = checkNumber('max_reply_bytes', settings.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES, (n) => Number.isInteger(n) && n > 0, 'a whole number of bytes > 0')
+      let streamed = 0
+      const onToken = request.onToken
       const providerRequest = {
         model: spec.model,
         messages: request.messages,
         timeoutMs: timeoutS * 1000,
+        maxReplyBytes,
         ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
         ...(settings.format === undefined ? {} : { format: settings.format }),
         ...(settings.keep_alive === undefined ? {} : { keep_alive: settings.keep_alive }),
         ...(settings.base_url === undefined ? {} : { baseUrl: settings.base_url }),
-        ...(request.onToken ? { onToken: request.onToken } : {}),
+        ...(onToken
+          ? {
+              onToken: (token: string) => {
+                streamed++
+                onToken(token)
+              },
+            }
+          : {}),
         ...(request.signal ? { signal: request.signal } : {}),
       }
       for (let attempt = 1; ; attempt++) {
@@ -85,7 +97,11 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         } catch (e) {
           if (isControlSignal(e)) throw e
           if (request.signal?.aborted) throw cancelled('LLM call cancelled')
-          if (attempt > maxRetries || !isTransient(e)) throw withAttempts(e, attempt)
+          if (attempt > maxRetries || !mayRetry(e, streamed)) {
+            // A transient failure that is not retried only because tokens already went out says so.
+            const heldBack = attempt <= maxRetries && isTransient(e) ? streamed : 0
+            throw withAttempts(e, attempt, heldBack)
+          }
           try {
             await sleep(retryDelay(attempt - 1, e, backoffBaseMs), request.signal)
           } catch {
@@ -109,13 +125,21 @@ function finish(reply: ProviderReply, spec: ModelSpec, settings: LlmSettings, at
   return { ...result, parsed: parseStructured(reply.content, settings.format, { model, attempts }) }
 }
 
-function withAttempts(e: unknown, attempts: number): unknown {
+/** The final error of a call: how many attempts it took, and why a transient failure was not retried. */
+function withAttempts(e: unknown, attempts: number, heldBack: number): unknown {
   if (!isTeaError(e)) return e
-  const message = attempts > 1 ? `${e.message} (gave up after ${attempts} attempts)` : e.message
-  return new TeaError(e.code, message, {
+  const tokens = `${heldBack} token${heldBack === 1 ? '' : 's'}`
+  const suffix =
+    heldBack > 0
+      ? ` (${attempts > 1 ? `attempt ${attempts}, ` : ''}not retried: ${tokens} had already been streamed)`
+      : attempts > 1
+        ? ` (gave up after ${attempts} attempts)`
+        : ''
+  const hint = e.hint ?? (heldBack > 0 ? 'the partial reply is already in the event stream; on_error: {mode: retry} on the node asks the model again' : undefined)
+  return new TeaError(e.code, `${e.message}${suffix}`, {
     cause: e.cause,
     details: { ...e.details, attempts },
-    ...(e.hint ? { hint: e.hint } : {}),
+    ...(hint ? { hint } : {}),
   })
 }
 

@@ -1,11 +1,13 @@
 /**
  * Turns whatever one attempt threw (undici network errors, aborts, JSON syntax errors, HTTP statuses) into a
  * `TeaError` with one clear line naming the server and its URL. Cancellation is not a failure: it becomes the
- * `cancelled()` control signal so nobody retries it (STYLE 8).
+ * `cancelled()` control signal so nobody retries it (STYLE 8). A lost connection is LLM_UNREACHABLE only until
+ * the server has answered; after that it is LLM_STREAM_CUT, with what had arrived of the reply.
  */
 
 import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
 import { cancelled, isControlSignal } from '../core/signals.ts'
+import type { ReplyMeter } from './reply-meter.ts'
 
 export interface ServerRef {
   /** `Ollama server`, `OpenAI-compatible server`. */
@@ -25,10 +27,12 @@ export function unreachable(server: ServerRef, reason: string, cause?: unknown):
   })
 }
 
-export function timedOut(server: ServerRef): TeaError {
+export function timedOut(server: ServerRef, reply: ReplyMeter): TeaError {
   const seconds = Number((server.timeoutMs / 1000).toFixed(3))
-  return new TeaError('LLM_TIMEOUT', `the ${server.kind} at ${server.url} did not answer within ${seconds} s`, {
-    details: { url: server.url, timeout: seconds },
+  const started = reply.bytes > 0
+  const what = started ? `did not finish its reply within ${seconds} s (it sent ${received(reply)})` : `did not answer within ${seconds} s`
+  return new TeaError('LLM_TIMEOUT', `the ${server.kind} at ${server.url} ${what}`, {
+    details: { url: server.url, timeout: seconds, ...(started ? { bytes: reply.bytes, tokens: reply.tokens } : {}) },
     hint: 'raise settings.llm.timeout (seconds) or with.timeout on the node, or use a smaller model',
   })
 }
@@ -47,18 +51,54 @@ export function badResponse(server: ServerRef, what: string, raw?: string): TeaE
   })
 }
 
+export const REPLY_CAP_HINT =
+  'raise settings.llm.max_reply_bytes (or with.max_reply_bytes on the node) if replies this long are expected, or ask the model for a shorter reply'
+
+export function replyTooLarge(server: ServerRef, meter: ReplyMeter): TeaError {
+  return new TeaError(
+    'LLM_REPLY_TOO_LARGE',
+    `the ${server.kind} at ${server.url} sent a reply larger than max_reply_bytes (${formatBytes(meter.cap)}); tea stopped reading it after ${formatBytes(meter.bytes)}`,
+    { details: { url: server.url, max_reply_bytes: meter.cap, bytes: meter.bytes }, hint: REPLY_CAP_HINT },
+  )
+}
+
+/** A reply the server began (its response head arrived) and did not finish: a lost connection or an early end. */
+export function streamCut(server: ServerRef, meter: ReplyMeter, reason: string, cause?: unknown): TeaError {
+  return new TeaError('LLM_STREAM_CUT', `the ${server.kind} at ${server.url} closed the reply after ${received(meter)}: ${reason}`, {
+    cause,
+    details: { url: server.url, bytes: meter.bytes, tokens: meter.tokens, reason },
+  })
+}
+
+/** `180 bytes (3 tokens)` for a streamed reply, `180 bytes` for one that is not streamed. */
+function received(meter: ReplyMeter): string {
+  return `${meter.bytes} bytes${meter.streaming ? ` (${meter.tokens} token${meter.tokens === 1 ? '' : 's'})` : ''}`
+}
+
+/**
+ * Thrown where a streamed reply is found to have ended without its final message. `classifyFailure` turns it into
+ * LLM_STREAM_CUT with the attempt's counts as they stand when the failure reaches the provider (a stream
+ * transform notices the end before the consumer has taken every token queued ahead of it), or into
+ * LLM_BAD_RESPONSE when the body was empty: a server that sends nothing at all did not cut anything short.
+ */
+export class ReplyEndedEarly extends Error {
+  override readonly name = 'ReplyEndedEarly'
+}
+
 /**
  * What an attempt's failure means. `timedOut`/`aborted` say which of our own signals fired, because an abort
- * surfaces from fetch as the same AbortError (or as a mid-body `terminated`) whatever its reason.
+ * surfaces from fetch as the same AbortError (or as a mid-body `terminated`) whatever its reason. `reply` says
+ * whether the server had answered: after that, a lost connection is a cut reply, not an unreachable server.
  */
-export function classifyFailure(e: unknown, server: ServerRef, fired: { timedOut: boolean; aborted: boolean }): unknown {
+export function classifyFailure(e: unknown, server: ServerRef, fired: { timedOut: boolean; aborted: boolean }, reply: ReplyMeter): unknown {
   if (fired.aborted || isControlSignal(e)) return isControlSignal(e) ? e : cancelled('LLM call cancelled')
-  if (fired.timedOut) return timedOut(server)
+  if (fired.timedOut) return timedOut(server, reply)
   if (isTeaError(e)) return e
+  if (e instanceof ReplyEndedEarly) return reply.bytes > 0 ? streamCut(server, reply, e.message) : badResponse(server, 'the reply body is empty')
   const code = causeCode(e)
   const reason = code ? NETWORK_REASONS[code] : undefined
-  if (reason) return unreachable(server, reason, e)
-  if (e instanceof TypeError && e.message === 'terminated') return unreachable(server, 'connection reset while reading the reply', e)
+  const lost = reason ?? (e instanceof TypeError && e.message === 'terminated' ? 'connection closed' : undefined)
+  if (lost) return reply.answered ? streamCut(server, reply, lost, e) : unreachable(server, lost, e)
   if (e instanceof TypeError && e.message === 'fetch failed') return unreachable(server, errorMessage((e as { cause?: unknown }).cause ?? e), e)
   if (e instanceof SyntaxError) return badResponse(server, `the body is not valid JSON (${e.message})`)
   // Anything else came from inside the client library (e.g. "Missing body"): still a reply we cannot use.
@@ -94,6 +134,14 @@ function causeCode(e: unknown): string | undefined {
     else cur = (cur as { cause?: unknown }).cause
   }
   return undefined
+}
+
+/** `4 MiB`, `1.5 MiB`, `512 KiB`, `900 bytes`. */
+export function formatBytes(n: number): string {
+  const round = (v: number): string => String(Number(v.toFixed(1)))
+  if (n >= 1024 * 1024) return `${round(n / (1024 * 1024))} MiB`
+  if (n >= 1024) return `${round(n / 1024)} KiB`
+  return `${n} bytes`
 }
 
 export function oneLine(text: string, max: number): string {

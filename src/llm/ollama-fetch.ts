@@ -1,28 +1,34 @@
 /**
- * The fetch the `ollama` client is given. The client library leaves three gaps we close here:
+ * The fetch the `ollama` client is given. The client library leaves four gaps we close here:
  * - its non-streaming requests take no AbortSignal, so a timeout could not cancel them: we add ours to every
  *   request (combined with the library's own signal for streams);
  * - on an HTTP error it prints to stdout and drops `Retry-After`: we turn a non-2xx reply into our own error
  *   before the library sees it;
+ * - it reads a body of any size: we count the body as it arrives against `max_reply_bytes` (reply-meter.ts)
+ *   and stop reading past it;
  * - a malformed NDJSON line in a stream is logged and skipped, and a stream cut short surfaces as a generic
- *   Error: we validate each line (and the final `done`) and fail with `LLM_BAD_RESPONSE` instead.
+ *   Error: we validate each line and fail with `LLM_BAD_RESPONSE` instead, and a stream that ends before its
+ *   final `done` is reported as cut.
  */
 
 import { TeaError } from '../core/errors.ts'
 import type { ServerRef } from './failure.ts'
-import { badResponse, httpError } from './failure.ts'
+import { ReplyEndedEarly, badResponse, httpError } from './failure.ts'
+import type { ReplyMeter } from './reply-meter.ts'
+import { meteredStream, readErrorText, readMetered } from './reply-meter.ts'
 import { parseRetryAfter } from './retry-policy.ts'
 
-export function guardedFetch(server: ServerRef, signal: AbortSignal, streaming: boolean): typeof fetch {
+export function guardedFetch(server: ServerRef, signal: AbortSignal, meter: ReplyMeter): typeof fetch {
   return async (input, init = {}) => {
     const combined = init.signal ? AbortSignal.any([init.signal, signal]) : signal
     const res = await fetch(input, { ...init, signal: combined })
+    meter.answered = true
     if (!res.ok) {
-      const text = await res.text().catch(() => '')
+      const text = await readErrorText(res)
       throw httpError(server, res.status, ollamaErrorText(text), parseRetryAfter(res.headers.get('retry-after')))
     }
-    if (!streaming) {
-      const text = await res.text()
+    if (!meter.streaming) {
+      const text = await readMetered(res.body, meter, server)
       try {
         JSON.parse(text)
       } catch {
@@ -31,7 +37,7 @@ export function guardedFetch(server: ServerRef, signal: AbortSignal, streaming: 
       return new Response(text, { status: res.status, headers: res.headers })
     }
     if (!res.body) throw badResponse(server, 'the reply has no body')
-    return new Response(res.body.pipeThrough(ndjsonGuard(server)), { status: res.status, headers: res.headers })
+    return new Response(meteredStream(res.body, meter, server).pipeThrough(ndjsonGuard(server)), { status: res.status, headers: res.headers })
   }
 }
 
@@ -85,7 +91,7 @@ function ndjsonGuard(server: ServerRef): TransformStream<Uint8Array, Uint8Array>
         check(buffer)
         controller.enqueue(encoder.encode(`${buffer}\n`))
       }
-      if (!sawDone) throw badResponse(server, 'the stream ended before its final ("done": true) message')
+      if (!sawDone) throw new ReplyEndedEarly('the stream ended before its final ("done": true) message')
     },
   })
 }

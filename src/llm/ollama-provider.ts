@@ -12,6 +12,8 @@ import { resolveOllamaUrl } from './base-url.ts'
 import type { ServerRef } from './failure.ts'
 import { badResponse, classifyFailure } from './failure.ts'
 import { guardedFetch } from './ollama-fetch.ts'
+import type { ReplyMeter } from './reply-meter.ts'
+import { countText, createReplyMeter } from './reply-meter.ts'
 import type { LlmProvider, LlmUsage, ProviderReply, ProviderRequest } from './types.ts'
 
 export function createOllamaProvider(env: NodeJS.ProcessEnv): LlmProvider {
@@ -26,14 +28,14 @@ export function createOllamaProvider(env: NodeJS.ProcessEnv): LlmProvider {
         unreachableHint: 'start it with `ollama serve`, or point OLLAMA_HOST or settings.llm.base_url at a running server',
       }
       const attempt = attemptSignal(request.timeoutMs, request.signal)
-      const streaming = request.onToken !== undefined
-      const client = new Ollama({ host: url, fetch: guardedFetch(server, attempt.signal, streaming) })
+      const meter = createReplyMeter(request.maxReplyBytes, request.onToken !== undefined)
+      const client = new Ollama({ host: url, fetch: guardedFetch(server, attempt.signal, meter) })
       try {
-        return streaming
-          ? await chatStreaming(client, request)
-          : toReply(await client.chat({ ...chatBody(request), stream: false }), server)
+        return meter.streaming
+          ? await chatStreaming(client, request, meter, server)
+          : toReply(await client.chat({ ...chatBody(request), stream: false }), meter, server)
       } catch (e) {
-        throw classifyFailure(e, server, { timedOut: attempt.timedOut(), aborted: attempt.aborted() })
+        throw classifyFailure(e, server, { timedOut: attempt.timedOut(), aborted: attempt.aborted() }, meter)
       } finally {
         attempt.dispose()
       }
@@ -51,24 +53,27 @@ function chatBody(request: ProviderRequest) {
   }
 }
 
-async function chatStreaming(client: Ollama, request: ProviderRequest): Promise<ProviderReply> {
+async function chatStreaming(client: Ollama, request: ProviderRequest, meter: ReplyMeter, server: ServerRef): Promise<ProviderReply> {
   const stream = await client.chat({ ...chatBody(request), stream: true })
   let content = ''
   let usage: LlmUsage = { prompt_tokens: 0, completion_tokens: 0 }
   for await (const part of stream) {
     const token = part.message?.content
     if (typeof token === 'string' && token !== '') {
+      countText(meter, server, token)
       content += token
       request.onToken?.(token)
+      meter.tokens++
     }
     if (part.done) usage = usageOf(part)
   }
   return { content, usage }
 }
 
-function toReply(reply: ChatResponse, server: ServerRef): ProviderReply {
+function toReply(reply: ChatResponse, meter: ReplyMeter, server: ServerRef): ProviderReply {
   const content = (reply as Partial<ChatResponse> | null)?.message?.content
   if (typeof content !== 'string') throw badResponse(server, 'no message.content in the reply', JSON.stringify(reply))
+  countText(meter, server, content)
   return { content, usage: usageOf(reply) }
 }
 

@@ -1,14 +1,17 @@
 /**
  * `openai:` models: any server speaking OpenAI's chat-completions API (llama.cpp's server, vLLM, LM Studio…),
  * through the global `fetch`. Structured output uses `response_format` (`json_schema` with `strict`, or
- * `json_object` for plain JSON); streaming uses server-sent events and asks for a final usage chunk.
+ * `json_object` for plain JSON); streaming uses server-sent events and asks for a final usage chunk. Every body
+ * is read through the reply meter (reply-meter.ts), which holds it to `max_reply_bytes`.
  */
 
 import { TeaError } from '../core/errors.ts'
 import { attemptSignal } from './attempt-signal.ts'
 import { chatCompletionsUrl, resolveOpenAiUrl } from './base-url.ts'
 import type { ServerRef } from './failure.ts'
-import { badResponse, classifyFailure, httpError } from './failure.ts'
+import { ReplyEndedEarly, badResponse, classifyFailure, httpError } from './failure.ts'
+import type { ReplyMeter } from './reply-meter.ts'
+import { countText, createReplyMeter, meteredStream, readErrorText, readMetered } from './reply-meter.ts'
 import { parseRetryAfter } from './retry-policy.ts'
 import { sseData } from './sse.ts'
 import type { LlmProvider, LlmUsage, ProviderReply, ProviderRequest } from './types.ts'
@@ -31,6 +34,7 @@ export function createOpenAiProvider(env: NodeJS.ProcessEnv): LlmProvider {
         unreachableHint: 'start the server, or point OPENAI_BASE_URL or settings.llm.base_url at a running one',
       }
       const attempt = attemptSignal(request.timeoutMs, request.signal)
+      const meter = createReplyMeter(request.maxReplyBytes, request.onToken !== undefined)
       const apiKey = env['OPENAI_API_KEY']
       try {
         const res = await fetch(chatCompletionsUrl(base), {
@@ -43,15 +47,16 @@ export function createOpenAiProvider(env: NodeJS.ProcessEnv): LlmProvider {
           body: JSON.stringify(requestBody(request)),
           signal: attempt.signal,
         })
+        meter.answered = true
         if (!res.ok) {
-          const text = await res.text().catch(() => '')
+          const text = await readErrorText(res)
           throw httpError(server, res.status, openAiErrorText(text), parseRetryAfter(res.headers.get('retry-after')))
         }
-        if (!request.onToken) return parseCompletion(await res.text(), server)
+        if (!request.onToken) return parseCompletion(await readMetered(res.body, meter, server), meter, server)
         if (!res.body) throw badResponse(server, 'the reply has no body')
-        return await readStream(res.body, request.onToken, server)
+        return await readStream(meteredStream(res.body, meter, server), request.onToken, meter, server)
       } catch (e) {
-        throw classifyFailure(e, server, { timedOut: attempt.timedOut(), aborted: attempt.aborted() })
+        throw classifyFailure(e, server, { timedOut: attempt.timedOut(), aborted: attempt.aborted() }, meter)
       } finally {
         attempt.dispose()
       }
@@ -81,14 +86,15 @@ interface Completion {
   error?: unknown
 }
 
-function parseCompletion(text: string, server: ServerRef): ProviderReply {
+function parseCompletion(text: string, meter: ReplyMeter, server: ServerRef): ProviderReply {
   const body = parseJson(text, server)
   const content = body.choices?.[0]?.message?.content
   if (typeof content !== 'string') throw badResponse(server, 'no choices[0].message.content in the reply', text)
+  countText(meter, server, content)
   return { content, usage: usageOf(body.usage) }
 }
 
-async function readStream(body: ReadableStream<Uint8Array>, onToken: (t: string) => void, server: ServerRef): Promise<ProviderReply> {
+async function readStream(body: ReadableStream<Uint8Array>, onToken: (t: string) => void, meter: ReplyMeter, server: ServerRef): Promise<ProviderReply> {
   let content = ''
   let usage: LlmUsage = { prompt_tokens: 0, completion_tokens: 0 }
   let finished = false
@@ -102,14 +108,16 @@ async function readStream(body: ReadableStream<Uint8Array>, onToken: (t: string)
     const choice = chunk.choices?.[0]
     const token = choice?.delta?.content
     if (typeof token === 'string' && token !== '') {
+      countText(meter, server, token)
       content += token
       onToken(token)
+      meter.tokens++
     }
     if (choice?.finish_reason) finished = true
     if (chunk.usage) usage = usageOf(chunk.usage)
   }
   // Some servers omit `[DONE]`; a `finish_reason` is as good. Neither means the stream was cut short.
-  if (!finished) throw badResponse(server, 'the stream ended without a finish_reason or [DONE]')
+  if (!finished) throw new ReplyEndedEarly('the stream ended without a finish_reason or [DONE]')
   return { content, usage }
 }
 

@@ -2,13 +2,15 @@
  * Answers from a cassette, never from the network. Matching is deterministic: the entries whose key (model,
  * messages, format — see cassette.ts) equals the request's are used in file order, each once; when they are used
  * up the last one answers again (so a loop that repeats an identical prompt keeps working). No entry with the key
- * is a `CASSETTE_MISS`.
+ * is a `CASSETTE_MISS`. `max_reply_bytes` holds here as it does against a server: a streamed reply's tokens are
+ * passed on until the one that would pass the cap, and a recorded reply over it fails with LLM_REPLY_TOO_LARGE.
  */
 
 import { TeaError } from '../core/errors.ts'
 import { cancelled } from '../core/signals.ts'
 import type { LoadedEntry } from './cassette.ts'
 import { bareModel, cassetteKey, readCassette } from './cassette.ts'
+import { REPLY_CAP_HINT, formatBytes } from './failure.ts'
 import type { LlmProvider, ProviderRequest } from './types.ts'
 
 export function createReplayProvider(path: string): LlmProvider {
@@ -28,14 +30,29 @@ export function createReplayProvider(path: string): LlmProvider {
       if (!candidates) throw miss(path, request, byKey)
       const n = used.get(key) ?? 0
       used.set(key, n + 1)
-      const { entry } = candidates[Math.min(n, candidates.length - 1)]!
+      const { entry, line } = candidates[Math.min(n, candidates.length - 1)]!
+      const tooLarge = (size: number): TeaError => recordedTooLarge(path, line, request.maxReplyBytes, size)
       if (request.onToken) {
         const tokens = entry.tokens ?? (entry.response.content === '' ? [] : [entry.response.content])
-        for (const token of tokens) request.onToken(token)
+        let size = 0
+        for (const token of tokens) {
+          size += Buffer.byteLength(token)
+          if (size > request.maxReplyBytes) throw tooLarge(Buffer.byteLength(tokens.join('')))
+          request.onToken(token)
+        }
       }
+      const size = Buffer.byteLength(entry.response.content)
+      if (size > request.maxReplyBytes) throw tooLarge(size)
       return { content: entry.response.content, usage: { ...entry.response.usage } }
     },
   }
+}
+
+function recordedTooLarge(path: string, line: number, cap: number, size: number): TeaError {
+  return new TeaError('LLM_REPLY_TOO_LARGE', `the recorded reply at ${path}:${line} is larger than max_reply_bytes (${formatBytes(cap)}): it holds ${size} bytes of text`, {
+    details: { path, line, max_reply_bytes: cap, bytes: size },
+    hint: REPLY_CAP_HINT,
+  })
 }
 
 function miss(path: string, request: ProviderRequest, byKey: Map<string, LoadedEntry[]>): TeaError {

@@ -1,9 +1,14 @@
 import type { LlmSettings } from './types.ts'
 
-export const LLM_SETTING_KEYS = ['model', 'temperature', 'timeout', 'max_retries', 'base_url', 'format', 'keep_alive'] as const
+export const LLM_SETTING_KEYS = ['model', 'temperature', 'timeout', 'max_retries', 'max_reply_bytes', 'base_url', 'format', 'keep_alive'] as const
 
 export const DEFAULT_TIMEOUT_S = 120
 export const DEFAULT_MAX_RETRIES = 2
+/**
+ * 4 MiB of text: far more than a small model writes in one reply (about a million tokens), and little next to
+ * the 0.5–8 GB a board shares between tea and the model.
+ */
+export const DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024
 
 /**
  * `settings.llm` under per-call values, key by key. A per-call key that is present but `undefined` does not

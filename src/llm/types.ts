@@ -20,6 +20,8 @@ export interface LlmSettings {
   timeout?: number
   /** Retries of transient failures after the first attempt. Default 2. */
   max_retries?: number
+  /** The largest reply accepted, in bytes of text (UTF-8). Default 4 MiB. */
+  max_reply_bytes?: number
   /** Overrides OLLAMA_HOST / OPENAI_BASE_URL for this agent. */
   base_url?: string
   /** `json`, or a JSON Schema the reply must follow (structured output). */
@@ -64,6 +66,8 @@ export interface ProviderRequest {
   keep_alive?: string | number
   baseUrl?: string
   timeoutMs: number
+  /** `max_reply_bytes`: past this many bytes of reply text, the attempt stops reading and fails. */
+  maxReplyBytes: number
   onToken?: (token: string) => void
   signal?: AbortSignal
 }

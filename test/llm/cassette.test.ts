@@ -129,6 +129,18 @@ t('replay without recorded tokens streams the whole content as one token', async
   assert.equal(seen, ['whole reply'])
 })
 
+t('replay holds a recorded reply to max_reply_bytes (default 4 MiB), naming its cassette line', async ({ path }) => {
+  const big = 'x'.repeat(4 * 1024 * 1024 + 1)
+  writeFileSync(path, line({ model: 'ollama:tiny', messages: ask('short') }, 'short') + line({ model: 'ollama:tiny', messages: ask('long') }, big))
+  const client = createLlmClient({ env: {}, replay: path })
+  assert.is((await client.call({ model: 'ollama:tiny', messages: ask('short') })).content, 'short')
+  const e = await client.call({ model: 'ollama:tiny', messages: ask('long') }).catch((err: unknown) => err)
+  assert.ok(isTeaError(e, 'LLM_REPLY_TOO_LARGE'), String(e))
+  assert.is(e.message, `the recorded reply at ${path}:2 is larger than max_reply_bytes (4 MiB): it holds ${big.length} bytes of text`)
+  assert.equal([e.details?.['path'], e.details?.['line'], e.details?.['bytes']], [path, 2, big.length])
+  assert.is((await client.call({ model: 'ollama:tiny', messages: ask('long'), max_reply_bytes: big.length })).content.length, big.length)
+})
+
 t('a line that is not valid JSON is CASSETTE_INVALID with path:line', ({ path }) => {
   writeFileSync(path, `${line({ model: 'ollama:tiny', messages: ask('q') }, 'a')}\n{"request": oops}\n`)
   try {

@@ -38,6 +38,7 @@ async function closedPort(): Promise<number> {
 for (const provider of ['ollama', 'openai'] as const) {
   const t = suite<{ server: FakeModelServer; client: LlmClient; model: string }>(`llm client failures: ${provider}`)
   const envFor = (url: string) => (provider === 'ollama' ? { OLLAMA_HOST: url } : { OPENAI_BASE_URL: url })
+  const kind = provider === 'ollama' ? 'Ollama server' : 'OpenAI-compatible server'
   t.before.each(async (ctx) => {
     ctx.server = await startFakeModelServer()
     ctx.client = createLlmClient({ env: envFor(ctx.server.url), backoffBaseMs: 5 })
@@ -62,13 +63,54 @@ for (const provider of ['ollama', 'openai'] as const) {
     assert.is(r.attempts, 3)
   })
 
-  t('retries a stream cut by a connection reset; the result holds only the good attempt', async ({ server, client, model }) => {
-    server.script({ content: 'one two three four', resetAfterTokens: 2 }, { content: 'five six' })
+  t('a stream cut after its first token is LLM_STREAM_CUT with the bytes and tokens received, and is not retried (D17)', async ({ server, client, model }) => {
+    server.script({ content: 'one two three four', resetAfterTokens: 1 }, { content: 'five six' })
+    const seen: string[] = []
+    const e = await failure(client.call({ model, messages, onToken: (tk) => seen.push(tk) }))
+    assert.is(e.code, 'LLM_STREAM_CUT', e.message)
+    const bytes = server.sent()[0]!.bytes
+    assert.is(e.message, `the ${kind} at ${server.url} closed the reply after ${bytes} bytes (1 token): connection reset (not retried: 1 token had already been streamed)`)
+    assert.equal([e.details?.['bytes'], e.details?.['tokens'], e.details?.['attempts']], [bytes, 1, 1])
+    assert.match(e.hint ?? '', 'on_error')
+    assert.equal(seen, ['one'])
+    assert.is(server.pending(), 1, 'the second reply was never asked for')
+  })
+
+  t('a stream cut before any token was passed on is retried: nothing of it reached the caller', async ({ server, client, model }) => {
+    server.script({ content: 'one two three four', cutAfterBytes: 10 }, { content: 'five six' })
     const seen: string[] = []
     const r = await client.call({ model, messages, onToken: (tk) => seen.push(tk) })
-    assert.is(r.content, 'five six')
-    assert.is(r.attempts, 2)
-    assert.equal(seen.slice(-2), ['five', ' six'])
+    assert.equal([r.content, r.attempts], ['five six', 2])
+    assert.equal(seen, ['five', ' six'])
+  })
+
+  t('a reply that is not streamed, cut mid-body, is LLM_STREAM_CUT naming the bytes, and is retried', async ({ server, client, model }) => {
+    server.script({ content: 'one two three four', resetAfterTokens: 1 }, { content: 'whole' }, { content: 'one two three four', resetAfterTokens: 1 })
+    const r = await client.call({ model, messages })
+    assert.equal([r.content, r.attempts], ['whole', 2])
+    const e = await failure(client.call({ model, messages, max_retries: 0 }))
+    assert.is(e.code, 'LLM_STREAM_CUT', e.message)
+    const bytes = server.sent()[2]!.bytes
+    assert.ok(bytes > 0)
+    assert.is(e.message, `the ${kind} at ${server.url} closed the reply after ${bytes} bytes: connection reset`)
+    assert.is(e.details?.['bytes'], bytes)
+  })
+
+  t('a cut that keeps recurring before any token gives up after max_retries, saying so', async ({ server, client, model }) => {
+    server.script({ content: 'a b', cutAfterBytes: 5, repeat: true })
+    const e = await failure(client.call({ model, messages, onToken: () => {}, max_retries: 1 }))
+    assert.is(e.code, 'LLM_STREAM_CUT')
+    assert.match(e.message, 'closed the reply after 5 bytes (0 tokens)')
+    assert.match(e.message, 'gave up after 2 attempts')
+  })
+
+  t('a timeout after a token was streamed is not retried either, and says what had arrived', async ({ server, client, model }) => {
+    server.script({ content: 'a b c d', tokenDelayMs: 1000 }, { content: 'unused' })
+    const e = await failure(client.call({ model, messages, timeout: 0.2, max_retries: 2, onToken: () => {} }))
+    assert.is(e.code, 'LLM_TIMEOUT')
+    assert.match(e.message, /did not finish its reply within 0\.2 s \(it sent \d+ bytes \(1 token\)\) \(not retried: 1 token had already been streamed\)$/)
+    assert.is(e.details?.['attempts'], 1)
+    assert.is(server.pending(), 1)
   })
 
   t('does not retry HTTP 400: LLM_HTTP_ERROR with status, body and attempts 1', async ({ server, client, model }) => {
@@ -137,10 +179,20 @@ for (const provider of ['ollama', 'openai'] as const) {
     assert.is(e.code, 'LLM_BAD_RESPONSE')
   })
 
-  t('a stream that ends before its final message is LLM_BAD_RESPONSE', async ({ server, client, model }) => {
-    server.script({ truncated: true, content: 'one two three four' })
+  t('a stream that ends cleanly before its final message is LLM_STREAM_CUT, not retried after its tokens', async ({ server, client, model }) => {
+    server.script({ truncated: true, content: 'one two three four' }, { content: 'unused' })
     const e = await failure(client.call({ model, messages, onToken: () => {} }))
-    assert.is(e.code, 'LLM_BAD_RESPONSE')
+    assert.is(e.code, 'LLM_STREAM_CUT', e.message)
+    assert.match(e.message, `closed the reply after ${server.sent()[0]!.bytes} bytes (2 tokens): the stream ended`)
+    assert.is(server.pending(), 1)
+  })
+
+  t('an empty streamed body is LLM_BAD_RESPONSE: nothing was cut short', async ({ server, client, model }) => {
+    server.script({ garbage: '' }, { content: 'unused' })
+    const e = await failure(client.call({ model, messages, onToken: () => {} }))
+    assert.is(e.code, 'LLM_BAD_RESPONSE', e.message)
+    assert.match(e.message, 'the reply body is empty')
+    assert.is(server.pending(), 1)
   })
 
   t('a garbage line in a stream is LLM_BAD_RESPONSE', async ({ server, client, model }) => {

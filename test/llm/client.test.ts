@@ -18,10 +18,10 @@ t.after.each(async (ctx) => {
 
 t('settings.llm defaults apply; per-call values win; undefined per-call values do not erase defaults', () => {
   const merged = mergeLlmSettings(
-    { model: 'ollama:a', temperature: 0.7, timeout: 30, keep_alive: '5m' },
-    { model: 'ollama:b', temperature: undefined, timeout: 5 },
+    { model: 'ollama:a', temperature: 0.7, timeout: 30, keep_alive: '5m', max_reply_bytes: 1000 },
+    { model: 'ollama:b', temperature: undefined, timeout: 5, max_reply_bytes: 2000 },
   )
-  assert.equal(merged, { model: 'ollama:b', temperature: 0.7, timeout: 5, keep_alive: '5m' })
+  assert.equal(merged, { model: 'ollama:b', temperature: 0.7, timeout: 5, max_reply_bytes: 2000, keep_alive: '5m' })
 })
 
 t('the client uses its defaults (model, format, temperature) under the call', async ({ server }) => {
@@ -49,13 +49,15 @@ t('a call without any model says where to set one', async () => {
   }
 })
 
-t('a bad timeout or max_retries is INVALID_PARAMS naming the setting', async () => {
+t('a bad timeout, max_retries or max_reply_bytes is INVALID_PARAMS naming the setting', async () => {
   const client = createLlmClient({ env: {} })
   const bad = [
     [{ timeout: 0 }, 'timeout'],
     [{ timeout: -1 }, 'timeout'],
     [{ max_retries: 1.5 }, 'max_retries'],
     [{ max_retries: -1 }, 'max_retries'],
+    [{ max_reply_bytes: 0 }, 'max_reply_bytes'],
+    [{ max_reply_bytes: 1024.5 }, 'max_reply_bytes'],
   ] as const
   for (const [settings, key] of bad) {
     const e = await client.call({ model: 'ollama:m', messages, ...settings }).catch((err: unknown) => err)

@@ -88,6 +88,30 @@ function contract(factory: HarnessFactory, label: string): void {
     assert.is((await client.call({ model: h.model, messages: second })).content, '2')
   })
 
+  t('max_reply_bytes caps the UTF-8 bytes of the reply text, streamed or not: at the cap passes, past it fails', async ({ h }) => {
+    const tokens = ['Grüß', ' dich', '!'] // 10 characters, 12 bytes
+    const atCap = tokens.join('')
+    const ask = (label: string) => user(`Greet me (${label})`)
+    h.arrange({ messages: ask('at') }, { content: atCap, usage })
+    h.arrange({ messages: ask('at, streamed') }, { content: atCap, tokens, usage })
+    h.arrange({ messages: ask('over') }, { content: `${atCap}?`, usage })
+    h.arrange({ messages: ask('over, streamed') }, { content: `${atCap}?`, tokens: [...tokens, '?'], usage })
+    const client = h.client()
+    const call = (label: string, onToken?: (t: string) => void) =>
+      client.call({ model: h.model, messages: ask(label), max_reply_bytes: 12, ...(onToken ? { onToken } : {}) })
+    assert.is((await call('at')).content, atCap)
+    assert.is((await call('at, streamed', () => {})).content, atCap)
+    const over = await call('over').catch((e: unknown) => e)
+    assert.ok(isTeaError(over, 'LLM_REPLY_TOO_LARGE'), String(over))
+    assert.equal([over.details?.['max_reply_bytes'], over.details?.['attempts']], [12, 1])
+    assert.match(over.hint ?? '', 'max_reply_bytes')
+    const seen: string[] = []
+    const overStreamed = await call('over, streamed', (tk) => seen.push(tk)).catch((e: unknown) => e)
+    assert.ok(isTeaError(overStreamed, 'LLM_REPLY_TOO_LARGE'), String(overStreamed))
+    assert.equal(seen, tokens, 'the tokens under the cap are passed on; the one that passes it is not')
+    assert.ok(h.sent() === undefined || h.sent() === 4, `requests sent: ${h.sent()} (a reply over the cap is not retried)`)
+  })
+
   t('an already-aborted signal cancels with a control signal and no request', async ({ h }) => {
     h.arrange({ messages: user('never') }, { content: 'never', usage })
     const controller = new AbortController()

@@ -2,12 +2,13 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { TeaError } from '../../src/core/errors.ts'
 import { cancelled } from '../../src/core/signals.ts'
-import { RETRY_AFTER_CAP_MS, isTransient, parseRetryAfter, retryDelay } from '../../src/llm/retry-policy.ts'
+import { RETRY_AFTER_CAP_MS, isTransient, mayRetry, parseRetryAfter, retryDelay } from '../../src/llm/retry-policy.ts'
 
 const http = (status: number, extra: Record<string, unknown> = {}) => new TeaError('LLM_HTTP_ERROR', `HTTP ${status}`, { details: { status, ...extra } })
 
-test('connection failures, timeouts, 408, 429 and 5xx are transient', () => {
+test('connection failures, cut replies, timeouts, 408, 429 and 5xx are transient', () => {
   assert.ok(isTransient(new TeaError('LLM_UNREACHABLE', 'refused')))
+  assert.ok(isTransient(new TeaError('LLM_STREAM_CUT', 'closed the reply after 40 bytes')))
   assert.ok(isTransient(new TeaError('LLM_TIMEOUT', 'slow')))
   for (const s of [408, 429, 500, 502, 503, 504]) assert.ok(isTransient(http(s)), String(s))
 })
@@ -15,9 +16,18 @@ test('connection failures, timeouts, 408, 429 and 5xx are transient', () => {
 test('other 4xx, bad replies, bad models, cancellation and foreign errors are not', () => {
   for (const s of [400, 401, 403, 404, 422]) assert.not.ok(isTransient(http(s)), String(s))
   assert.not.ok(isTransient(new TeaError('LLM_BAD_RESPONSE', 'garbage')))
+  assert.not.ok(isTransient(new TeaError('LLM_REPLY_TOO_LARGE', 'a 50 MB reply')))
   assert.not.ok(isTransient(new TeaError('LLM_BAD_MODEL', 'x')))
   assert.not.ok(isTransient(cancelled()))
   assert.not.ok(isTransient(new Error('ECONNREFUSED')))
+})
+
+test('a transient failure is retried only while no token of the call has been streamed', () => {
+  const cut = new TeaError('LLM_STREAM_CUT', 'closed the reply')
+  assert.ok(mayRetry(cut, 0))
+  assert.not.ok(mayRetry(cut, 1))
+  assert.not.ok(mayRetry(new TeaError('LLM_TIMEOUT', 'slow'), 3))
+  assert.not.ok(mayRetry(new TeaError('LLM_BAD_RESPONSE', 'garbage'), 0))
 })
 
 test('Retry-After is read as seconds or as an HTTP date', () => {

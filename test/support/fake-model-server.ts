@@ -10,8 +10,11 @@
  *   {garbage: "not json"}        a 200 reply whose body is this text
  *   {truncated: true}            a 200 reply cut in half (a streamed one ends before its final message)
  *   {reset: true}                the connection is destroyed without a reply
- * plus `delayMs` (before the reply starts), `match` and `repeat` on any step. An empty queue answers HTTP 400
- * "no scripted reply left" (unless a fallback step is set), so a test that under-scripts fails fast and clearly.
+ *   {content, cutAfterBytes: N}  only the first N bytes of the reply body are sent, then the connection is destroyed
+ * plus `delayMs` (before the reply starts), `match` and `repeat` on any step, and `chunkBytes` + `chunkDelayMs`
+ * on a content step: the body goes out in pieces of that size with that pause between them, so a client that
+ * stops reading early shows in `sent()`. An empty queue answers HTTP 400 "no scripted reply left" (unless a
+ * fallback step is set), so a test that under-scripts fails fast and clearly.
  *
  * Standalone, for end-to-end tests: `npx tsx test/support/fake-model-server.ts --port 0 --script script.json
  * [--requests requests.jsonl]` prints its URL as the first line of stdout. The script file is a JSON list of
@@ -45,12 +48,24 @@ export interface Step {
   tokenDelayMs?: number
   usage?: Partial<Usage>
   resetAfterTokens?: number
+  cutAfterBytes?: number
+  chunkBytes?: number
+  chunkDelayMs?: number
   status?: number
   body?: string | Record<string, unknown>
   headers?: Record<string, string>
   garbage?: string
   truncated?: boolean
   reset?: boolean
+}
+
+/** What the server wrote of one chat reply's body before it finished or the connection closed. */
+export interface SentReply {
+  bytes: number
+  /** The whole body was written and ended. */
+  complete: boolean
+  /** The response is over: it finished, or its connection closed (`complete` false: the client hung up first). */
+  closed: boolean
 }
 
 export interface FakeModelServer {
@@ -60,6 +75,8 @@ export interface FakeModelServer {
   requests: ReceivedRequest[]
   /** Only the chat/generate requests. */
   chatRequests(): ReceivedRequest[]
+  /** For each reply made from `content` (not `status`, `garbage` or `reset` steps), in order: what went out. */
+  sent(): SentReply[]
   script(...steps: Step[]): void
   /** The step used when the queue has nothing for a request (undefined: HTTP 400). */
   fallback(step: Step | undefined): void
@@ -80,6 +97,7 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
   const queue: Step[] = []
   let fallbackStep: Step | undefined
   const requests: ReceivedRequest[] = []
+  const sent: SentReply[] = []
   const timers = new Set<NodeJS.Timeout>()
   const models = options.models ?? ['fake:latest']
 
@@ -134,27 +152,75 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
     const usage: Usage = { prompt_tokens: step.usage?.prompt_tokens ?? 10, completion_tokens: step.usage?.completion_tokens ?? tokens.length }
     const model = typeof body.model === 'string' ? body.model : 'fake'
     res.writeHead(200, { 'content-type': contentType(api, stream), ...step.headers })
+    const out = bodyWriter(step, req, res)
     if (!stream) {
       const text = fullBody(api, model, content, usage)
-      if (step.truncated) return void res.end(text.slice(0, Math.floor(text.length / 2)))
+      if (step.truncated) return void out.end(text.slice(0, Math.floor(text.length / 2)))
       if (step.resetAfterTokens !== undefined) {
-        res.write(text.slice(0, Math.floor(text.length / 2)))
-        return void setImmediate(() => req.socket.destroy())
+        await out.write(text.slice(0, Math.floor(text.length / 2)))
+        return out.cut()
       }
-      return void res.end(text)
+      return void (await out.end(text))
     }
     const parts = streamParts(api, model, tokens, usage, body.stream_options?.include_usage === true)
     const cut = step.truncated ? Math.ceil(tokens.length / 2) : step.resetAfterTokens
     for (const [i, part] of parts.tokens.entries()) {
       if (cut !== undefined && i >= cut) break
-      if (res.destroyed) return
-      res.write(part)
+      if (res.destroyed || !(await out.write(part))) return
       if (step.tokenDelayMs) await wait(step.tokenDelayMs)
     }
-    if (step.resetAfterTokens !== undefined) return void setImmediate(() => req.socket.destroy())
-    if (step.truncated) return void res.end()
-    for (const part of parts.end) res.write(part)
-    res.end()
+    if (step.resetAfterTokens !== undefined) return out.cut()
+    if (step.truncated) return void (await out.end(''))
+    await out.end(parts.end.join(''))
+  }
+
+  /**
+   * Writes one 200 reply's body, counting what went out (`sent()`): in `chunkBytes` pieces with `chunkDelayMs`
+   * between them when the step asks, and destroying the connection once `cutAfterBytes` are out. `write` says
+   * whether the reply is still going. A body written whole in one `end` keeps Node's Content-Length framing.
+   */
+  function bodyWriter(step: Step, req: IncomingMessage, res: ServerResponse) {
+    const record: SentReply = { bytes: 0, complete: false, closed: false }
+    sent.push(record)
+    res.once('close', () => {
+      record.closed = true
+    })
+    let cut = false
+    const destroy = (): void => {
+      cut = true
+      setImmediate(() => req.socket.destroy())
+    }
+    const write = async (text: string): Promise<boolean> => {
+      const data = Buffer.from(text)
+      const size = step.chunkBytes ?? Math.max(1, data.length)
+      for (let at = 0; at < data.length; at += size) {
+        if (cut || res.destroyed) return false
+        const room = step.cutAfterBytes === undefined ? size : step.cutAfterBytes - record.bytes
+        const piece = data.subarray(at, at + Math.min(size, Math.max(0, room)))
+        if (piece.length > 0) res.write(piece)
+        record.bytes += piece.length
+        if (piece.length < Math.min(size, data.length - at)) {
+          destroy()
+          return false
+        }
+        if (step.chunkBytes && step.chunkDelayMs) await wait(step.chunkDelayMs)
+      }
+      return !(cut || res.destroyed)
+    }
+    return {
+      write,
+      async end(text: string): Promise<void> {
+        if (record.bytes === 0 && step.chunkBytes === undefined && step.cutAfterBytes === undefined) {
+          res.end(text)
+          record.bytes = Buffer.byteLength(text)
+        } else {
+          if (!(await write(text))) return
+          res.end()
+        }
+        record.complete = true
+      },
+      cut: (): void => void (cut || destroy()),
+    }
   }
 
   const server = createServer((req, res) => {
@@ -173,6 +239,7 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
     port,
     requests,
     chatRequests: () => requests.filter((r) => r.path in ROUTES),
+    sent: () => sent.map((r) => ({ ...r })),
     script: (...steps) => void queue.push(...steps),
     fallback: (step) => void (fallbackStep = step),
     pending: () => queue.length,

@@ -26,6 +26,9 @@ export const llmParams = v.pipe(
     ),
     timeout: v.optional(v.pipe(v.number(), v.gtValue(0), v.description('Seconds allowed for one attempt (default 120).'))),
     max_retries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Retries of transient failures (default 2).'))),
+    max_reply_bytes: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1), v.description('The largest reply accepted, in bytes of text (default 4194304, 4 MiB).')),
+    ),
     base_url: v.optional(v.pipe(v.string(), v.description('Server URL; overrides OLLAMA_HOST / OPENAI_BASE_URL.'))),
     keep_alive: v.optional(v.pipe(v.union([v.string(), v.number()]), v.description('Ollama: how long the model stays loaded (e.g. `5m`).'))),
   }),
