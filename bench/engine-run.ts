@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { TeaError } from '../src/core/errors.ts'
 import type { Registry } from '../src/actions/registry.ts'
 import { loadAgentText } from '../src/agent/load.ts'
+import { formatProblem } from '../src/agent/problems.ts'
 import type { AgentSpec } from '../src/agent/types.ts'
 import { compileAgent, type CompiledAgent } from '../src/engine/compile.ts'
 import { startRun } from '../src/engine/lifecycle.ts'
@@ -35,7 +36,7 @@ export interface Prepared {
 export function prepare(yaml: string, registry: Registry): Prepared {
   const t0 = performance.now()
   const { spec, problems } = loadAgentText(yaml, join(tmpdir(), 'bench-agent.yaml'), registry)
-  if (!spec) throw new Error(`bench agent invalid: ${problems.slice(0, 3).map((p) => `${p.line}:${p.col} ${p.code} ${p.message}`).join('; ')}`)
+  if (!spec) throw new Error(`bench agent invalid: ${problems.slice(0, 3).map((p) => formatProblem('bench-agent.yaml', p)).join('; ')}`)
   const t1 = performance.now()
   const agent = compileAgent(spec, registry)
   return { spec, agent, registry, loadMs: t1 - t0, compileMs: performance.now() - t1 }

@@ -88,7 +88,7 @@ async function runPlan(store: Store, plan: Plan, params: Record<string, unknown>
 
 async function warmPool(threads: number): Promise<Pool> {
   const pool = createPool({ maxThreads: threads })
-  await Promise.all(Array.from({ length: threads }, () => pool.run({ kind: 'probe', probe: 'sleep', ms: 20, where: 'warm-up' })))
+  await Promise.all(Array.from({ length: threads }, () => pool.run({ kind: 'probe', probe: 'sleep', ms: 20 })))
   return pool
 }
 
@@ -120,7 +120,7 @@ async function overhead(): Promise<void> {
     let t2 = now()
     await runPlan(createMemoryStore(), { ...makePlan(N, 'wide'), id: 'stub-mem' }, trivial, {}, stub)
     r.stubMem.push(((now() - t2) * 1000) / N)
-    const task = (i: number) => ({ kind: 'code' as const, selfTimed: true as const, code: 'return subtask.id', args: { state: {}, subtask: { id: `t${i}` } }, trackState: true, where: 'bench' })
+    const task = (i: number) => ({ kind: 'code' as const, selfTimed: true as const, code: 'return subtask.id', args: { state: {}, subtask: { id: `t${i}` } }, trackState: true, where: { subtask: `t${i}` } })
     t = now()
     for (let i = 0; i < N; i++) await pool.run(task(i))
     r.rawSeq.push(((now() - t) * 1000) / N)
@@ -183,7 +183,7 @@ async function speedup(): Promise<void> {
     for (const [threads, out] of [[1, raw1], [2, raw2]] as const) {
       const pool = await warmPool(threads)
       const t0 = now()
-      await Promise.all(Array.from({ length: N }, () => pool.run({ kind: 'code', selfTimed: true, code: spinSource(), args: { state: { iters } }, where: 'bench' })))
+      await Promise.all(Array.from({ length: N }, () => pool.run({ kind: 'code', selfTimed: true, code: spinSource(), args: { state: { iters } } })))
       out.push(now() - t0)
       await pool.close()
     }

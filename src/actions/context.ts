@@ -60,7 +60,10 @@ export class RunContext implements ActionContext {
 
   runNode(name: string, onState: State): Promise<State> {
     const run = this.services.runNode
-    if (!run) return Promise.reject(new TeaError('UNKNOWN_NODE', `node '${this.node}': runNode('${name}'): there is no agent to run nodes of here (a plan subtask in a worker)`))
+    if (!run) {
+      const message = `runNode('${name}'): there is no agent to run nodes of here (a plan subtask in a worker)`
+      return Promise.reject(new TeaError('UNKNOWN_NODE', message, { where: { node: this.node } }))
+    }
     return run(name, onState, this.signal, this.node)
   }
 
@@ -74,7 +77,7 @@ export class RunContext implements ActionContext {
 
   async invoke(name: string, params: unknown, onState: State = this.state): Promise<State> {
     const action = this.services.registry.require(name)
-    const valid = validateParams(action, params, `node '${this.node}' → ${name}`)
+    const valid = validateParams(action, params, { node: this.node })
     return asUpdate(await action.run(valid, new RunContext(this.services, this.node, onState, this.signal)))
   }
 }

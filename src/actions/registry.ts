@@ -6,6 +6,7 @@
 
 import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
+import { toIssues, type Issue, type Where } from '../core/issues.ts'
 import { closest } from '../core/util.ts'
 import { featureForAction } from '../core/build-info.ts'
 import type { Action } from './types.ts'
@@ -34,10 +35,12 @@ export function createRegistry(actions: readonly Action[]): Registry {
   }
 }
 
-export function unknownAction(name: string, known: Iterable<string>): TeaError {
+/** UNKNOWN_ACTION naming the closest actions, or the build feature that has it; `where` is the place that named it. */
+export function unknownAction(name: string, known: Iterable<string>, where?: Where): TeaError {
   const feature = featureForAction(name)
   if (feature) {
     return new TeaError('UNKNOWN_ACTION', `unknown action '${name}': this build lacks the '${feature}' feature`, {
+      where,
       hint: `use a tea build with the ${feature} feature (e.g. the full linux-x64 or linux-arm64 target)`,
       details: { action: name, feature },
     })
@@ -45,31 +48,25 @@ export function unknownAction(name: string, known: Iterable<string>): TeaError {
   const near = closest(name, known)
   const suggestion = near.length ? ` (did you mean ${near.map((n) => `'${n}'`).join(', ')}?)` : ''
   return new TeaError('UNKNOWN_ACTION', `unknown action '${name}'${suggestion}`, {
+    where,
     hint: "'tea actions' lists every action",
     details: { action: name, closest: near },
   })
 }
 
-export interface ParamIssue {
-  path: Array<string | number>
-  message: string
-}
-
-/** Every problem with `params` against the action's schema; empty when valid. */
-export function paramIssues(action: Action, params: unknown): ParamIssue[] {
+/** Every problem with `params` against the action's schema, each with its path; empty when valid. */
+export function paramIssues(action: Action, params: unknown): Issue[] {
   const result = v.safeParse(action.params, params ?? {})
-  if (result.success) return []
-  return result.issues.map((issue) => ({
-    path: (issue.path ?? []).map((p) => p.key as string | number),
-    message: issue.message,
-  }))
+  return result.success ? [] : toIssues(result.issues)
 }
 
-export function validateParams<P>(action: Action<P>, params: unknown, where: string): P {
+/** The params as the action's schema outputs them, or INVALID_PARAMS at `where` listing every issue. */
+export function validateParams<P>(action: Action<P>, params: unknown, where?: Where): P {
   const result = v.safeParse(action.params, params ?? {})
   if (result.success) return result.output
-  const lines = result.issues.map((i) => `  ${v.getDotPath(i) ?? '(params)'}: ${i.message}`)
-  throw new TeaError('INVALID_PARAMS', `${where}: invalid parameters for ${action.name}:\n${lines.join('\n')}`, {
-    details: { action: action.name, issues: result.issues.map((i) => ({ path: v.getDotPath(i), message: i.message })) },
+  throw new TeaError('INVALID_PARAMS', `invalid parameters for ${action.name}`, {
+    where,
+    issues: toIssues(result.issues),
+    details: { action: action.name },
   })
 }

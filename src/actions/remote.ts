@@ -10,6 +10,7 @@
 
 import type { HostCaller, HostMethods, PoolTask, TaskResult } from '../pool/index.ts'
 import { TeaError } from '../core/errors.ts'
+import type { Where } from '../core/issues.ts'
 import type { RunEvent } from '../core/events.ts'
 import type { LlmClient, LlmRequest } from '../llm/types.ts'
 import { RunContext, type ContextServices } from './context.ts'
@@ -57,9 +58,9 @@ export async function runActionTask(task: ActionTask, host: HostCaller | undefin
 }
 
 /** The ActionContext of a task in a worker, its services forwarded to the main thread through `host`. */
-export function remoteContext(context: TaskContext, where: string, host: HostCaller | undefined, registry: Registry): ActionContext {
+export function remoteContext(context: TaskContext, where: Where | undefined, host: HostCaller | undefined, registry: Registry): ActionContext {
   const call = (method: string, ...args: unknown[]): Promise<unknown> =>
-    host ? host.call(method, ...args) : Promise.reject(new TeaError('POOL_ERROR', `${where}: ${method} is not reachable from this worker task`))
+    host ? host.call(method, ...args) : Promise.reject(new TeaError('POOL_ERROR', `${method} is not reachable from this worker task`, { where }))
   const llm: LlmClient = {
     call(request) {
       // Functions and signals cannot cross threads; the main thread applies the run's signal to the call, and a

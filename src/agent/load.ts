@@ -43,16 +43,16 @@ export function requireAgent(path: string, registry: Registry): AgentSpec {
 export function loadAgentText(text: string, file: string, registry: Registry): LoadResult {
   const parsed = parseYaml(text)
   if (parsed.errors.length) {
-    return { problems: parsed.errors.map((e) => ({ code: 'YAML_SYNTAX', message: e.message, ...e.pos })) }
+    return { problems: parsed.errors.map((e) => ({ code: 'YAML_SYNTAX', message: e.message, where: e.pos })) }
   }
   if (!isPlainObject(parsed.data)) {
-    return { problems: [{ code: 'AGENT_INVALID', message: 'an agent file must be a YAML mapping with name and nodes', line: 1, col: 1 }] }
+    return { problems: [{ code: 'AGENT_INVALID', message: 'an agent file must be a YAML mapping with name and nodes', where: { line: 1, col: 1 } }] }
   }
   const structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
   const problems = structure.success ? [] : structuralProblems(structure.issues, parsed)
   const references = checkReferences(parsed.data, parsed, registry)
   problems.push(...references.problems)
-  problems.sort((a, b) => a.line - b.line || a.col - b.col)
+  problems.sort((a, b) => a.where.line - b.where.line || a.where.col - b.where.col)
   if (problems.length || !structure.success) return { problems }
   return { spec: normalise(structure.output, parsed, file, text, references.compiled), problems }
 }
@@ -66,11 +66,11 @@ function structuralProblems(issues: readonly v.BaseIssue<unknown>[], parsed: Par
       const key = String(path[path.length - 1])
       const near = closest(key, knownKeys())
       const hint = near.length ? ` (did you mean '${near[0]}'?)` : ''
-      problems.push({ code: 'UNKNOWN_KEY', message: `unknown key '${dot}'${hint}`, ...parsed.locate(path, true) })
+      problems.push({ code: 'UNKNOWN_KEY', message: `unknown key '${dot}'${hint}`, where: parsed.locate(path, true) })
     } else if (issue.received === 'undefined') {
-      problems.push({ code: 'MISSING_KEY', message: `missing required key '${dot}'`, ...parsed.locate(path) })
+      problems.push({ code: 'MISSING_KEY', message: `missing required key '${dot}'`, where: parsed.locate(path) })
     } else {
-      problems.push({ code: 'AGENT_INVALID', message: `${dot || '(top level)'}: ${issue.message}`, ...parsed.locate(path) })
+      problems.push({ code: 'AGENT_INVALID', message: `${dot || '(top level)'}: ${issue.message}`, where: parsed.locate(path) })
     }
   }
   return problems

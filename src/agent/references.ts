@@ -8,6 +8,7 @@
  */
 
 import { isTeaError } from '../core/errors.ts'
+import type { Where } from '../core/issues.ts'
 import { closest, isPlainObject } from '../core/util.ts'
 import { paramIssues, unknownAction, type Registry } from '../actions/registry.ts'
 import { compileCondition, compileTemplate, compileValue, type CompiledValue, type Condition } from '../template/index.ts'
@@ -27,8 +28,13 @@ export interface References {
 export function checkReferences(data: Record<string, unknown>, parsed: Parsed, registry: Registry): References {
   const problems: Problem[] = []
   const compiled: CompiledParts[] = []
-  const at = (path: Path, code: Problem['code'], message: string, key = false): void => {
-    problems.push({ code, message, ...parsed.locate(path, key) })
+  const at = (path: Path, code: Problem['code'], message: string, where?: Where): void => {
+    problems.push({ code, message, where: { ...parsed.locate(path), ...where } })
+  }
+  /** A problem from an error that knows its own place inside the node (a template's field, the node of code). */
+  const failed = (path: Path, code: Problem['code'], e: unknown): void => {
+    if (isTeaError(e)) at(path, code, e.message, e.where)
+    else at(path, code, String(e))
   }
   const nodes = Array.isArray(data.nodes) ? data.nodes : []
   const names = new Map<string, number>()
@@ -54,23 +60,26 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const here = ['nodes', i]
     const label = typeof n.name === 'string' ? n.name : `#${i + 1}`
     const kinds = ['uses', 'action', 'run'].filter((k) => n[k] !== undefined)
-    if (kinds.length === 0) at(here, 'AGENT_INVALID', `node '${label}' needs 'uses:' (an action) or 'run:' (code)`)
-    else if (kinds.length > 1) at(here, 'AGENT_INVALID', `node '${label}' has both ${kinds.map((k) => `'${k}:'`).join(' and ')}; give one`)
+    const node = { node: label }
+    if (kinds.length === 0) at(here, 'AGENT_INVALID', "needs 'uses:' (an action) or 'run:' (code)", node)
+    else if (kinds.length > 1) at(here, 'AGENT_INVALID', `has both ${kinds.map((k) => `'${k}:'`).join(' and ')}; give one`, node)
     if (kinds.length !== 1) return
     if (typeof n.run === 'string') {
-      if (n.with !== undefined || n.output !== undefined) at(here, 'AGENT_INVALID', `node '${label}': 'with:' and 'output:' go with 'uses:', not 'run:'`)
-      if (!inlineCode) at([...here, 'run'], 'INLINE_CODE_FORBIDDEN', `node '${label}': run: code is forbidden by settings.allow_inline_code: false`)
+      if (n.with !== undefined || n.output !== undefined) at(here, 'AGENT_INVALID', "'with:' and 'output:' go with 'uses:', not 'run:'", node)
+      if (!inlineCode) at([...here, 'run'], 'INLINE_CODE_FORBIDDEN', 'run: code is forbidden by settings.allow_inline_code: false', node)
       else {
         try {
-          parts.code = compileCode(n.run, label)
+          parts.code = compileCode(n.run, node)
         } catch (e) {
-          at([...here, 'run'], 'CODE_ERROR', isTeaError(e) ? e.message : String(e))
+          failed([...here, 'run'], 'CODE_ERROR', e)
         }
       }
     }
     const actionName = typeof n.uses === 'string' ? n.uses : typeof n.action === 'string' ? n.action : undefined
     const action = actionName === undefined ? undefined : registry.get(actionName)
-    if (actionName !== undefined && !action) at([...here, n.uses !== undefined ? 'uses' : 'action'], 'UNKNOWN_ACTION', unknownAction(actionName, registry.list().map((a) => a.name)).message.replace(/^unknown action/, `node '${label}': unknown action`))
+    if (actionName !== undefined && !action) {
+      failed([...here, n.uses !== undefined ? 'uses' : 'action'], 'UNKNOWN_ACTION', unknownAction(actionName, registry.list().map((a) => a.name), node))
+    }
     const withValue = isPlainObject(n.with) ? withoutKeys(n.with, action?.raw) : n.with
     if (action?.raw?.length && isPlainObject(n.with)) templates(selected(n.with, action.raw), [...here, 'with'], label, 'with', problems, parsed)
     const w = compileTree(withValue ?? {}, [...here, 'with'], label, 'with', problems, parsed)
@@ -82,9 +91,9 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     if (action && (n.with === undefined || isPlainObject(n.with))) {
       const templated = templatedPaths(n.with ?? {}, [])
       for (const issue of paramIssues(action, n.with ?? {})) {
-        if (templated.some((t) => startsWith(issue.path, t) || startsWith(t, issue.path))) continue
-        const where = issue.path.length ? `with.${issue.path.join('.')}` : 'with'
-        at([...here, 'with', ...issue.path], 'INVALID_PARAMS', `node '${label}', ${where}: ${issue.message}`)
+        const path = issue.path ?? []
+        if (templated.some((t) => startsWith(path, t) || startsWith(t, path))) continue
+        at([...here, 'with', ...path], 'INVALID_PARAMS', issue.message, { node: label, field: ['with', ...path].join('.') })
       }
     }
     if (typeof n.goto === 'string') target([...here, 'goto'], n.goto, 'goto target')
@@ -97,7 +106,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
           try {
             tests[r] = compileCondition(rule.if, { node: label, field: `goto[${r}].if` })
           } catch (e) {
-            at([...here, 'goto', r, 'if'], 'TEMPLATE_SYNTAX', isTeaError(e) ? e.message : String(e))
+            failed([...here, 'goto', r, 'if'], 'TEMPLATE_SYNTAX', e)
           }
         }
       })
@@ -110,7 +119,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     if (!isPlainObject(e)) return
     const source = nodes.find((n) => isPlainObject(n) && n.name === e.from)
     if (Array.isArray(e.to) && isPlainObject(source) && source.goto !== undefined) {
-      at(['edges', i], 'AGENT_INVALID', `node '${String(e.from)}' has a goto and a parallel edge; goto wins, so the fan-out would never run`)
+      at(['edges', i], 'AGENT_INVALID', 'has a goto and a parallel edge; goto wins, so the fan-out would never run', { node: String(e.from) })
     }
     if (e.from !== START) target(['edges', i, 'from'], e.from, 'edge source', false)
     if (Array.isArray(e.to)) {
@@ -161,7 +170,8 @@ function templates(value: unknown, path: Path, node: string, field: string, prob
     try {
       compileTemplate(value, { node, field })
     } catch (e) {
-      problems.push({ code: 'TEMPLATE_SYNTAX', message: isTeaError(e) ? e.message : String(e), ...parsed.locate(path) })
+      const inside = isTeaError(e) ? e.where : undefined
+      problems.push({ code: 'TEMPLATE_SYNTAX', message: isTeaError(e) ? e.message : String(e), where: { ...parsed.locate(path), ...inside } })
     }
   } else if (Array.isArray(value)) value.forEach((v, i) => templates(v, [...path, i], node, `${field}[${i}]`, problems, parsed))
   else if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) templates(v, [...path, k], node, `${field}.${k}`, problems, parsed)

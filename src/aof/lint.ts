@@ -7,17 +7,16 @@
 
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { errorIssue } from '../core/errors.ts'
+import type { Issue } from '../core/issues.ts'
 import { type AofContext, runDirPath, statusDir, tasksDir } from './context.ts'
 import { errno } from './fs-atomic.ts'
 import { TASK_STATUSES, type TaskStatus, isTaskStatus } from './status.ts'
 import { readTaskFile } from './task-file.ts'
 import { isTaskId } from './task-id.ts'
 
-export interface LintProblem {
-  path: string
-  code: string
-  message: string
-}
+/** One finding: an issue with lint's own `code` (`status_mismatch`, …), in the file or folder `where.file`. */
+export type LintProblem = Issue & { code: string; where: { file: string } }
 
 const TIMESTAMP_FIELDS = ['createdAt', 'updatedAt', 'lastTransitionAt'] as const
 
@@ -27,7 +26,7 @@ export function lintDataDir(ctx: AofContext): LintProblem[] {
   for (const entry of safeReaddir(tasksDir(ctx))) {
     if (entry.startsWith('.')) continue
     const full = join(tasksDir(ctx), entry)
-    if (!isTaskStatus(entry)) problems.push({ path: full, code: 'unknown_status_dir', message: `not a status folder (expected one of ${TASK_STATUSES.join(', ')})` })
+    if (!isTaskStatus(entry)) problems.push({ code: 'unknown_status_dir', message: `not a status folder (expected one of ${TASK_STATUSES.join(', ')})`, where: { file: full } })
   }
   for (const status of TASK_STATUSES) {
     for (const name of safeReaddir(statusDir(ctx, status))) {
@@ -35,13 +34,13 @@ export function lintDataDir(ctx: AofContext): LintProblem[] {
       const path = join(statusDir(ctx, status), name)
       if (!name.endsWith('.md')) {
         if (isTaskId(name) && isDir(path)) {
-          if (!existsSync(`${path}.md`)) problems.push({ path, code: 'orphan_task_dir', message: `companion folder without ${name}.md` })
-        } else problems.push({ path, code: 'unexpected_file', message: 'not a task file (TASK-….md) or its companion folder' })
+          if (!existsSync(`${path}.md`)) problems.push({ code: 'orphan_task_dir', message: `companion folder without ${name}.md`, where: { file: path } })
+        } else problems.push({ code: 'unexpected_file', message: 'not a task file (TASK-….md) or its companion folder', where: { file: path } })
         continue
       }
       const id = name.slice(0, -3)
       if (!isTaskId(id)) {
-        problems.push({ path, code: 'invalid_task_id', message: `file name is not a task id (TASK-YYYY-MM-DD-NNN or TASK-YYYY-MM-DD-XXXXXXXX)` })
+        problems.push({ code: 'invalid_task_id', message: `file name is not a task id (TASK-YYYY-MM-DD-NNN or TASK-YYYY-MM-DD-XXXXXXXX)`, where: { file: path } })
         continue
       }
       seen.set(id, [...(seen.get(id) ?? []), path])
@@ -49,7 +48,7 @@ export function lintDataDir(ctx: AofContext): LintProblem[] {
     }
   }
   for (const [id, paths] of seen) {
-    if (paths.length > 1) for (const path of paths) problems.push({ path, code: 'duplicate_task', message: `${id} exists in ${paths.length} status folders` })
+    if (paths.length > 1) for (const path of paths) problems.push({ code: 'duplicate_task', message: `${id} exists in ${paths.length} status folders`, where: { file: path } })
     lintRun(ctx, id, problems)
   }
   return problems
@@ -60,18 +59,20 @@ function lintTask(path: string, status: TaskStatus, id: string, problems: LintPr
   try {
     task = readTaskFile(path, status, id)
   } catch (e) {
-    problems.push({ path, code: 'unreadable_task', message: (e as Error).message.replace(`${path}: `, '').replace(`${path}:`, 'line ') })
+    // The error is placed in the file already (at its line, for a YAML error); lint's code replaces its own.
+    const issue = errorIssue(e)
+    problems.push({ ...issue, code: 'unreadable_task', where: { ...issue.where, file: path } })
     return
   }
   if (task.data.status !== status) {
-    problems.push({ path, code: 'status_mismatch', message: `frontmatter status is ${JSON.stringify(task.data.status)} but the file is in ${status}/` })
+    problems.push({ code: 'status_mismatch', message: `frontmatter status is ${JSON.stringify(task.data.status)} but the file is in ${status}/`, where: { file: path } })
   }
   if (task.data.lease && status !== 'in-progress') {
-    problems.push({ path, code: 'lease_not_in_progress', message: `has a lease but status is ${status}` })
+    problems.push({ code: 'lease_not_in_progress', message: `has a lease but status is ${status}`, where: { file: path } })
   }
   for (const f of TIMESTAMP_FIELDS) {
     const v = task.data[f]
-    if (typeof v === 'string' && !v.endsWith('Z')) problems.push({ path, code: 'timestamp_offset', message: `${f} ${v} is not in UTC (Z); the reference implementation rejects offsets` })
+    if (typeof v === 'string' && !v.endsWith('Z')) problems.push({ code: 'timestamp_offset', message: `${f} ${v} is not in UTC (Z); the reference implementation rejects offsets`, where: { file: path } })
   }
 }
 
@@ -87,7 +88,7 @@ function lintRun(ctx: AofContext, id: string, problems: LintProblem[]): void {
     try {
       JSON.parse(raw)
     } catch (e) {
-      problems.push({ path, code: 'unreadable_run_artifact', message: (e as Error).message })
+      problems.push({ code: 'unreadable_run_artifact', message: (e as Error).message, where: { file: path } })
     }
   }
 }

@@ -9,6 +9,7 @@
 
 import vm from 'node:vm'
 import { isTeaError, TeaError } from '../core/errors.ts'
+import type { Where } from '../core/issues.ts'
 import { isPlainObject } from '../core/util.ts'
 import { guardBody } from './loop-guard.ts'
 
@@ -39,22 +40,27 @@ function context(): vm.Context {
   return (sharedContext ??= vm.createContext({ __fn: null, __args: null, setTimeout, clearTimeout, setInterval, clearInterval }))
 }
 
-/** Compiles once; throws CODE_ERROR with the line of a syntax error. The code must return an object of updates. */
-export function compileCode(source: string, node: string, options: CodeOptions = {}): CompiledCode {
-  const run = compileCodeValue(source, node, options)
+/**
+ * Compiles once; throws CODE_ERROR with the line of a syntax error. The code must return an object of updates.
+ * `where` (the node, for an agent's `run:`) goes on every error the code raises; a caller that compiles once for
+ * many places (a plan's subtasks) gives none and puts its own on what it catches.
+ */
+export function compileCode(source: string, where?: Where, options: CodeOptions = {}): CompiledCode {
+  const run = compileCodeValue(source, where, options)
   return async (scope, timeoutMs) => {
     const value = await run(scope, timeoutMs)
     if (value === undefined || value === null) return {}
     if (!isPlainObject(value)) {
-      throw new TeaError('CODE_ERROR', `node '${node}': run: code must return an object of state updates, got ${Array.isArray(value) ? 'an array' : typeof value}`)
+      throw new TeaError('CODE_ERROR', `run: code must return an object of state updates, got ${Array.isArray(value) ? 'an array' : typeof value}`, { where })
     }
     return value
   }
 }
 
 /** Like compileCode, but the code's return value comes back as it is (plan subtasks return any result). */
-export function compileCodeValue(source: string, node: string, options: CodeOptions = {}): CompiledCodeValue {
-  const filename = `node '${node}' run:`
+export function compileCodeValue(source: string, where?: Where, options: CodeOptions = {}): CompiledCodeValue {
+  // The name stack traces give the code's frames.
+  const filename = where?.node === undefined ? 'run:' : `node '${where.node}' run:`
   const names = options.names ?? []
   const params = [...BASE_PARAMS, ...names, '__g', '__gi']
   // A body that awaits runs as an async function; the others stay plain calls (no promise per call). The loop
@@ -70,15 +76,14 @@ export function compileCodeValue(source: string, node: string, options: CodeOpti
     try {
       fn = vm.compileFunction(wrap(source), params, { parsingContext: context(), filename })
     } catch (e) {
-      const where = /:(\d+)\n/.exec((e as Error).stack ?? '')?.[1]
-      throw new TeaError('CODE_ERROR', `node '${node}': run: code has a syntax error${where ? ` at line ${where}` : ''}: ${(e as Error).message}`)
+      const line = /:(\d+)\n/.exec((e as Error).stack ?? '')?.[1]
+      throw new TeaError('CODE_ERROR', `run: code has a syntax error${line ? ` at line ${line}` : ''}: ${(e as Error).message}`, { where })
     }
   }
   const caller = guarded ? undefined : new vm.Script('__fn(...__args)')
   return async (scope, timeoutMs) => {
     const deadline = Date.now() + timeoutMs
-    const overtime = (): TeaError =>
-      new TeaError('NODE_TIMEOUT', `node '${node}': run: code exceeded its time limit of ${timeoutMs / 1000} s`, { details: { node } })
+    const overtime = (): TeaError => new TeaError('NODE_TIMEOUT', `run: code exceeded its time limit of ${timeoutMs / 1000} s`, { where })
     // Called by the guarded loops every 1,024 iterations (loop-guard.ts counts inline).
     const guard = (): true => {
       if (Date.now() > deadline) throw overtime()
@@ -108,10 +113,20 @@ export function compileCodeValue(source: string, node: string, options: CodeOpti
     } catch (e) {
       if (isTeaError(e)) throw e
       if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw overtime()
-      throw new TeaError('CODE_ERROR', `node '${node}': run: code threw: ${e instanceof Error ? e.message : String(e)}`, { cause: e, details: { node } })
+      throw new TeaError('CODE_ERROR', `run: code threw: ${thrown(e)}`, { cause: e, where })
     }
     return value
   }
+}
+
+/**
+ * What the code threw, named when it is not a plain Error (`RangeError: bad input`). Errors made inside the vm
+ * context are not `instanceof` this realm's Error, so they are recognised by shape.
+ */
+function thrown(e: unknown): string {
+  if (typeof e !== 'object' || e === null || typeof (e as Error).message !== 'string') return String(e)
+  const { name, message } = e as Error
+  return typeof name === 'string' && name !== 'Error' ? `${name}: ${message}` : message
 }
 
 function raceDeadline<T>(p: Promise<T>, ms: number, overtime: () => TeaError): Promise<T> {

@@ -8,8 +8,8 @@
  */
 
 import type { HostCaller, PoolTask, TaskResult } from '../pool/protocol.ts'
-import { serializeError } from '../pool/protocol.ts'
-import { TeaError } from '../core/errors.ts'
+import { errorMessage, isTeaError, TeaError, withWhere } from '../core/errors.ts'
+import { formatWhere, type Where } from '../core/issues.ts'
 import { compileCodeValue, type CompiledCodeValue } from './compile.ts'
 import { trackTopLevel } from './track-state.ts'
 
@@ -25,14 +25,13 @@ export interface CodeTask extends PoolTask {
   selfTimed: true
 }
 
-export type ContextFactory = (context: NonNullable<CodeTask['context']>, state: unknown, where: string, host: HostCaller | undefined) => unknown
+export type ContextFactory = (context: NonNullable<CodeTask['context']>, state: unknown, where: Where | undefined, host: HostCaller | undefined) => unknown
 
 // One cache per worker thread; it lives and dies with the thread.
 const compiled = new Map<string, CompiledCodeValue>()
 
 /** Far beyond any real limit, for code given none (vm's timeout must be a finite integer). */
 const NO_LIMIT_MS = 2 ** 31 - 1
-const LABEL = '(run: code)'
 
 export async function runCodeTask(task: CodeTask, host: HostCaller | undefined, makeContext?: ContextFactory): Promise<TaskResult> {
   const { code, args, where } = task
@@ -42,7 +41,7 @@ export async function runCodeTask(task: CodeTask, host: HostCaller | undefined, 
   let fn = compiled.get(key)
   if (!fn) {
     try {
-      fn = compileCodeValue(code, LABEL, { names })
+      fn = compileCodeValue(code, undefined, { names })
     } catch (e) {
       throw codeError(where, e)
     }
@@ -50,8 +49,9 @@ export async function runCodeTask(task: CodeTask, host: HostCaller | undefined, 
   }
   const tracker = task.trackState && isObject(state) ? trackTopLevel(state) : undefined
   const ctx = task.context && makeContext && /\bctx\b/.test(code) ? makeContext(task.context, state, where, host) : undefined
-  const node = task.context?.node ?? where
-  const log = (message: string): void => host?.notify('emit', { type: 'log', node, message: `${where}: ${message}` })
+  const place = formatWhere(where)
+  const node = task.context?.node ?? where?.node ?? place
+  const log = (message: string): void => host?.notify('emit', { type: 'log', node, message: place ? `${place}: ${message}` : message })
   let value: unknown
   try {
     value = await fn({ state, variables: variables ?? {}, ctx, log, extra }, task.timeoutMs ?? NO_LIMIT_MS)
@@ -67,23 +67,16 @@ export async function runCodeTask(task: CodeTask, host: HostCaller | undefined, 
 }
 
 /**
- * The compiler's errors name a node (`node '…': run: code …`); here the code belongs to `where`. A time limit
- * met in the worker is the pool's own timeout error, so the caller sees one kind of timeout whoever stopped it.
+ * The code's error, placed at the task's `where`: the code was compiled without a place, because one compiled
+ * function serves every task with the same code. A time limit met in the worker is the pool's own timeout error,
+ * so the caller sees one kind of timeout whoever stopped it.
  */
-function codeError(where: string, e: unknown, timeoutMs?: number): Error {
-  const s = serializeError(e)
-  if (s.code === 'NODE_TIMEOUT')
-    return new TeaError('POOL_ERROR', `${where}: timed out after ${timeoutMs} ms; stopped inside its worker`, { details: { reason: 'timeout', timeoutMs } })
-  const cause = (e as { cause?: unknown }).cause
-  if (s.code === 'CODE_ERROR' && cause !== undefined) {
-    const c = serializeError(cause)
-    if (c.name === 'TeaError' && c.code) return Object.assign(new Error(c.message), c)
-    return new TeaError('CODE_ERROR', `${where}: run code threw: ${c.name === 'Error' ? '' : `${c.name}: `}${c.message}`)
+function codeError(where: Where | undefined, e: unknown, timeoutMs?: number): TeaError {
+  if (isTeaError(e, 'NODE_TIMEOUT')) {
+    return new TeaError('POOL_ERROR', `timed out after ${timeoutMs} ms; stopped inside its worker`, { where, details: { reason: 'timeout', timeoutMs } })
   }
-  const syntax = /has a syntax error(.*)$/s.exec(s.message)
-  if (syntax) return new TeaError('CODE_ERROR', `${where}: run code does not compile: syntax error${syntax[1]}`)
-  if (s.name === 'TeaError') return Object.assign(new Error(s.message), s)
-  return new TeaError('CODE_ERROR', `${where}: run code threw: ${s.message}`)
+  if (isTeaError(e)) return withWhere(e, where)
+  return new TeaError('CODE_ERROR', `run: code threw: ${errorMessage(e)}`, { cause: e, where })
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

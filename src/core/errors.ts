@@ -1,8 +1,11 @@
 /**
  * One error class for everything tea reports on purpose. Callers branch on `code` (a stable string) through
  * `isTeaError`, never on `instanceof`, because a bundle or a worker thread may hold a second copy of this class.
- * `name` is set explicitly: minification renames classes.
+ * `name` is set explicitly: minification renames classes. An error carries its data — where it happened and every
+ * issue — as fields, and `errorMessage` composes the human text from them once (see issues.ts).
  */
+
+import { compactWhere, formatIssue, formatWhere, type Issue, type Where } from './issues.ts'
 
 /**
  * Every code, what it means, and how the CLI exits on it: `usage` (2) when the command line, the input or the agent
@@ -56,14 +59,12 @@ export const ERROR_CODES = {
   PLAN_CYCLE: ['failure', 'the dependencies of a plan form a cycle'],
   PLAN_PARSE_ERROR: ['failure', "the planner's reply holds no usable plan"],
   MAX_REPLANS_EXCEEDED: ['failure', 'the plan was revised as often as allowed'],
-  SUBTASK_FAILED: ['failure', 'a plan subtask failed'],
   SUBTASK_TIMEOUT: ['failure', 'a plan subtask ran over its timeout'],
   POOL_ERROR: ['failure', 'the worker pool failed to run a task'],
   AOF_INVALID: ['failure', 'an AOF task file or message is not valid'],
   AOF_NOT_FOUND: ['failure', 'no AOF task with that id'],
   AOF_TRANSITION: ['failure', 'the AOF transition table does not allow that move'],
   AOF_LOCKED: ['failure', 'the AOF task lock could not be taken in time'],
-  BUILD_ERROR: ['failure', 'a build step failed'],
   NATIVE_LOAD_FAILED: ['failure', "lmdb's native addon could not be loaded"],
   CACHE_DIR_UNUSABLE: ['failure', 'the cache dir cannot hold executable files'],
   INTERNAL: ['failure', 'a bug in tea'],
@@ -78,7 +79,11 @@ export function exitKind(code: string): 'usage' | 'failure' {
 
 export interface TeaErrorOptions {
   cause?: unknown
-  /** Structured context for programs (`--stream` error events, `--json` output). */
+  /** Where it happened, structured; the message never repeats it (`errorMessage` composes the two). */
+  where?: Where
+  /** Everything that is wrong, each with its path (a validation error lists them all). */
+  issues?: Issue[]
+  /** Other structured context for programs (`--stream` error events, `--json` output). */
   details?: Record<string, unknown>
   /** A one-line fix, shown after the message. */
   hint?: string
@@ -87,29 +92,48 @@ export interface TeaErrorOptions {
 export class TeaError extends Error {
   override readonly name = 'TeaError'
   readonly code: ErrorCode
+  readonly where: Where | undefined
+  readonly issues: Issue[] | undefined
   readonly details: Record<string, unknown> | undefined
   readonly hint: string | undefined
 
+  /** `message` says what is wrong, without the place: that goes in `options.where`. */
   constructor(code: ErrorCode, message: string, options: TeaErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
-    this.details = options.details && printable(options.details)
+    this.where = compactWhere(options.where)
+    this.issues = options.issues?.length ? options.issues : undefined
+    this.details = options.details
     this.hint = options.hint
   }
 
   toJSON(): Record<string, unknown> {
-    return { code: this.code, message: this.message, ...(this.hint ? { hint: this.hint } : {}), ...this.details }
+    return {
+      code: this.code,
+      message: this.message,
+      ...(this.hint ? { hint: this.hint } : {}),
+      ...(this.where ? { where: this.where } : {}),
+      ...(this.issues ? { issues: this.issues } : {}),
+      ...this.details,
+    }
   }
 }
 
 /**
- * uvu's failure printer calls `err.details.split('\n')`, assuming the string its own assertions carry; an object
- * there made it throw inside a `finally` that swallowed the failure, so a test failing with a TeaError passed
- * silently. A non-enumerable `split` keeps the printer working; spreading, JSON and structuredClone ignore it.
+ * `e` again, at a place its thrower did not know (the node a template failed in, the subtask some code ran for):
+ * the same code, message, issues, details and hint, with `where` filling in what `e.where` leaves unset. This is
+ * how a layer adds a location on the way up, instead of editing the message. `e` may be a TeaError that crossed a
+ * thread as a plain record (same fields).
  */
-function printable(details: Record<string, unknown>): Record<string, unknown> {
-  if (Object.isExtensible(details)) Object.defineProperty(details, 'split', { value: () => [JSON.stringify(details)], enumerable: false, configurable: true })
-  return details
+export function withWhere(e: TeaError, where: Where | undefined): TeaError {
+  if (!where) return e
+  return new TeaError(e.code, e.message, {
+    cause: e,
+    where: { ...where, ...compactWhere(e.where) },
+    ...(e.issues && { issues: e.issues }),
+    ...(e.details && { details: e.details }),
+    ...(e.hint && { hint: e.hint }),
+  })
 }
 
 export function isTeaError(e: unknown, code?: ErrorCode): e is TeaError {
@@ -118,8 +142,28 @@ export function isTeaError(e: unknown, code?: ErrorCode): e is TeaError {
   return err.name === 'TeaError' && typeof err.code === 'string' && (code === undefined || err.code === code)
 }
 
-/** The message of anything thrown, without a stack. */
+/**
+ * The human text of anything thrown, without a stack: for an error with a place, the place and then the message
+ * (`node 'x' (llm.call), with.prompt: 'state.q' is undefined …`), and its issues one per line after it. This is
+ * the one formatter the CLI prints and `--stream` readers can apply to an `error` event's `error` (the same fields
+ * as JSON: `toJSON()` keeps `where` and `issues`).
+ */
 export function errorMessage(e: unknown): string {
-  if (e instanceof Error) return e.message
-  return typeof e === 'string' ? e : JSON.stringify(e)
+  if (typeof e === 'string') return e
+  if (typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string') {
+    const { message, where, issues } = e as { message: string; where?: Where; issues?: unknown }
+    const at = formatWhere(where)
+    const list = Array.isArray(issues) && issues.length ? `:${issues.map((i: Issue) => `\n  ${formatIssue(i)}`).join('')}` : ''
+    return `${at ? `${at}: ` : ''}${message}${list}`
+  }
+  return JSON.stringify(e) ?? String(e)
+}
+
+/**
+ * Anything thrown as one issue, for a report that lists problems and goes on (`aof lint`, a task listing): a
+ * TeaError's code, its message with its issues, and its place as `where`; anything else as its message.
+ */
+export function errorIssue(e: unknown): Issue {
+  if (!isTeaError(e)) return { message: errorMessage(e) }
+  return { code: e.code, message: errorMessage({ message: e.message, issues: e.issues }), ...(e.where && { where: e.where }) }
 }

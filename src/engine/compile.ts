@@ -45,7 +45,7 @@ export function compileAgent(spec: AgentSpec, registry: Registry): CompiledAgent
 
 function compileNode(node: NodeSpec, spec: AgentSpec, registry: Registry): CompiledNode {
   const variables = spec.variables
-  const where = `node '${node.name}'`
+  const where = { node: node.name }
   let action: Action | undefined
   let params: ((state: State) => unknown) | undefined
   if (node.uses !== undefined) {
@@ -61,7 +61,7 @@ function compileNode(node: NodeSpec, spec: AgentSpec, registry: Registry): Compi
     }
   }
   const code = node.run !== undefined ? node.compiled.code : undefined
-  if (node.run !== undefined && !code) throw new TeaError('INTERNAL', `${where}: its run: code was not compiled while loading`)
+  if (node.run !== undefined && !code) throw new TeaError('INTERNAL', 'its run: code was not compiled while loading', { where })
   return {
     spec: node,
     name: node.name,
@@ -87,7 +87,7 @@ function compileOutput(node: NodeSpec, variables: Record<string, unknown>): Comp
   if (output === undefined) return (result) => result
   if (typeof output === 'string') return (result) => ({ [output]: result })
   const mapping = node.compiled.output
-  if (!mapping) throw new TeaError('INTERNAL', `node '${node.name}': its output: mapping was not compiled while loading`)
+  if (!mapping) throw new TeaError('INTERNAL', 'its output: mapping was not compiled while loading', { where: { node: node.name } })
   return (result, state) => mapping.render({ state, variables, result }) as State
 }
 
@@ -99,8 +99,8 @@ function compileRouting(node: NodeSpec, spec: AgentSpec): CompiledNode['next'] {
     const rules = goto.map((rule, i) => ({ to: rule.to, test: node.compiled.goto?.[i] }))
     return (state, result) => {
       for (const rule of rules) if (!rule.test || rule.test({ state, result, variables })) return rule.to
-      throw new TeaError('NO_ROUTE', `node '${node.name}': no goto rule matched and there is no fallback rule (a rule without 'if')`, {
-        details: { node: node.name },
+      throw new TeaError('NO_ROUTE', "no goto rule matched and there is no fallback rule (a rule without 'if')", {
+        where: { node: node.name },
         hint: `add '- to: <node>' or '- to: __end__' as the last rule`,
       })
     }

@@ -4,7 +4,7 @@
  * upstream only wrote a key), or `raise`. Control signals (cancel) always pass straight through.
  */
 
-import { errorMessage, isTeaError, TeaError } from '../core/errors.ts'
+import { errorMessage, isTeaError, TeaError, withWhere } from '../core/errors.ts'
 import { isControlSignal } from '../core/signals.ts'
 import { backoffDelay, sleep, type State } from '../core/util.ts'
 import { asUpdate, RunContext } from '../actions/context.ts'
@@ -35,9 +35,11 @@ export async function executeNode(rt: Runtime, node: CompiledNode, state: State,
     }
   }
   const error = nodeError(node, failure)
-  if (policy.fallback !== undefined) return { update: { __error__: error.toJSON() }, result: undefined, next: policy.fallback }
+  // `__error__` keeps `node` at its top level: agents read `state.__error__.node` (docs/agents.md).
+  const recorded = { ...error.toJSON(), node: node.name }
+  if (policy.fallback !== undefined) return { update: { __error__: recorded }, result: undefined, next: policy.fallback }
   if (policy.mode === 'continue') {
-    const update = { __error__: error.toJSON() }
+    const update = { __error__: recorded }
     return { update, result: undefined, next: node.next({ ...state, ...update }, undefined) }
   }
   throw error
@@ -61,7 +63,7 @@ export async function executeOnce(rt: Runtime, node: CompiledNode, state: State,
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const e = new TeaError('NODE_TIMEOUT', `node '${node.name}' exceeded its timeout of ${limit} s`, { details: { node: node.name } })
+      const e = new TeaError('NODE_TIMEOUT', `exceeded its timeout of ${limit} s`, { where: { node: node.name } })
       controller.abort(e)
       reject(e)
     }, limit * 1000)
@@ -83,18 +85,15 @@ export async function executeOnce(rt: Runtime, node: CompiledNode, state: State,
 export function nodeRunner(rt: Runtime): NonNullable<Runtime['services']['runNode']> {
   return async (name, onState, signal, from) => {
     const target = rt.agent.nodes.get(name)
-    if (!target) throw new TeaError('UNKNOWN_NODE', `node '${from}': runNode('${name}'): no such node in this agent`)
+    if (!target) throw new TeaError('UNKNOWN_NODE', `runNode('${name}'): no such node in this agent`, { where: { node: from } })
     const result = await executeOnce(rt, target, onState, signal)
     return target.toUpdate(result, onState)
   }
 }
 
-/** The error a failed node reports: its own code when it has one, always naming the node and action. */
+/** The error a failed node reports: its own code when it has one, always placed at the node and its action. */
 function nodeError(node: CompiledNode, e: unknown): TeaError {
-  const what = node.action ? `node '${node.name}' (${node.action.name})` : `node '${node.name}'`
-  if (isTeaError(e)) {
-    const message = e.message.includes(`node '${node.name}'`) ? e.message : `${what}: ${e.message}`
-    return new TeaError(e.code, message, { cause: e, details: { ...e.details, node: node.name }, ...(e.hint && { hint: e.hint }) })
-  }
-  return new TeaError('NODE_FAILED', `${what} failed: ${errorMessage(e)}`, { cause: e, details: { node: node.name } })
+  const where = { node: node.name, ...(node.action && { action: node.action.name }) }
+  if (isTeaError(e)) return withWhere(e, where)
+  return new TeaError('NODE_FAILED', errorMessage(e), { cause: e, where })
 }

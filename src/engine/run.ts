@@ -4,7 +4,7 @@
  * every recorded node is never re-executed (SPEC §3.6).
  */
 
-import { isTeaError, TeaError } from '../core/errors.ts'
+import { errorMessage, isTeaError, TeaError } from '../core/errors.ts'
 import { isControlSignal } from '../core/signals.ts'
 import type { State } from '../core/util.ts'
 import { END } from '../agent/types.ts'
@@ -46,7 +46,7 @@ export async function runAgent(rt: Runtime, start: RunStart): Promise<RunOutcome
   } catch (e) {
     if (isControlSignal(e)) throw e
     const error = isTeaError(e) ? e : new TeaError('INTERNAL', `run ${rt.runId}: ${String(e)}`, { cause: e })
-    const record = { code: error.code, message: error.message, ...(at.node && { node: at.node }) }
+    const record = { code: error.code, message: errorMessage(error), ...(at.node && { node: at.node }) }
     await rt.store.updateRun(rt.runId, { status: 'failed', step: at.step, updatedAt: Date.now(), error: record }).catch(() => {})
     rt.emit({ type: 'error', ...(at.node && { node: at.node }), error: error.toJSON() })
     return { status: 'failed', state: at.state, step: at.step, ...(at.node && { node: at.node }), error }
@@ -74,7 +74,8 @@ async function runLoop(rt: Runtime, start: RunStart, at: Position): Promise<RunO
 
   const stop = async (status: RunOutcome['status'], extra: Partial<RunOutcome> = {}): Promise<RunOutcome> => {
     await checkpoints.drain()
-    const error = extra.error ? { code: extra.error.code, message: extra.error.message, ...(extra.node && { node: extra.node }) } : undefined
+    // The record is a summary for `tea runs`: its message is the whole text, place included.
+    const error = extra.error && { code: extra.error.code, message: errorMessage(extra.error), ...(extra.node && { node: extra.node }) }
     await store.updateRun(runId, { status, step, node: extra.node ?? last, updatedAt: Date.now(), ...(error && { error }) })
     return { status, state, step, ...extra }
   }
@@ -101,7 +102,7 @@ async function runLoop(rt: Runtime, start: RunStart, at: Position): Promise<RunO
       }
     } catch (e) {
       if (isControlSignal(e) || rt.signal.aborted) return stop('cancelled', { node: name })
-      const error = isTeaError(e) ? e : new TeaError('NODE_FAILED', `node '${name}': ${String(e)}`, { cause: e })
+      const error = isTeaError(e) ? e : new TeaError('NODE_FAILED', String(e), { cause: e, where: { node: name } })
       await checkpoints.drain() // the nodes before it finish (node_end) before the error is told
       rt.emit({ type: 'error', node: name, error: error.toJSON() })
       return stop('failed', { node: name, error })
@@ -153,7 +154,9 @@ async function runBranches(rt: Runtime, starts: string[], join: string, state: S
       if (step >= limit) throw maxSteps(rt.spec.settings.max_steps, next)
       const mine = ++step
       const outcome = await runOne(rt, rt.agent.nodes.get(next)!, local, mine, controller.signal)
-      if (outcome.next === FAN_OUT) throw new TeaError('AGENT_INVALID', `node '${next}': a parallel fan-out inside a parallel branch is not supported`)
+      if (outcome.next === FAN_OUT) {
+        throw new TeaError('AGENT_INVALID', 'a parallel fan-out inside a parallel branch is not supported', { where: { node: next } })
+      }
       local = { ...local, ...outcome.update }
       rt.emit({ type: 'node_end', node: next, step: mine, ms: outcome.ms, update: outcome.update })
       next = outcome.next
@@ -176,8 +179,9 @@ async function runBranches(rt: Runtime, starts: string[], join: string, state: S
 }
 
 function maxSteps(max: number, node: string): TeaError {
-  return new TeaError('MAX_STEPS_EXCEEDED', `the run reached settings.max_steps (${max}) at node '${node}'`, {
-    details: { node, max_steps: max },
+  return new TeaError('MAX_STEPS_EXCEEDED', `the run reached settings.max_steps (${max})`, {
+    where: { node },
+    details: { max_steps: max },
     hint: 'a goto loop may never end; bound it with a goto rule on a counter, or raise settings.max_steps',
   })
 }

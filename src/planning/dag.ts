@@ -5,54 +5,55 @@
  */
 
 import { TeaError } from '../core/errors.ts'
+import type { Issue } from '../core/issues.ts'
 
 export interface DagNode {
   id: string
   dependencies: readonly string[]
 }
 
-export type DagIssue =
-  | { kind: 'empty'; message: string }
-  | { kind: 'duplicate'; id: string; message: string }
-  | { kind: 'unknown_dependency'; id: string; dependency: string; message: string }
-  | { kind: 'self_reference'; id: string; message: string }
-  | { kind: 'cycle'; path: string[]; message: string }
+/**
+ * A plan's problems are issues: `code` is the kind (below) and `where.subtask` the subtask at fault, so the text
+ * reads `subtask b: depends on 'zz', …`; an unknown dependency's id is also `received`.
+ */
+export type DagIssueCode = 'empty' | 'duplicate' | 'unknown_dependency' | 'self_reference' | 'cycle'
 
 /** Every problem at once (STYLE 7): an empty plan, duplicate ids, unknown dependencies, self-references, cycles. */
-export function dagIssues(nodes: readonly DagNode[]): DagIssue[] {
-  if (nodes.length === 0) return [{ kind: 'empty', message: 'the plan has no subtasks' }]
-  const issues: DagIssue[] = []
+export function dagIssues(nodes: readonly DagNode[]): Issue[] {
+  const issue = (code: DagIssueCode, message: string, subtask?: string, received?: string): Issue => ({
+    code,
+    message,
+    ...(subtask !== undefined && { where: { subtask } }),
+    ...(received !== undefined && { received }),
+  })
+  if (nodes.length === 0) return [issue('empty', 'the plan has no subtasks')]
+  const issues: Issue[] = []
   const seen = new Set<string>()
   for (const n of nodes) {
-    if (seen.has(n.id)) issues.push({ kind: 'duplicate', id: n.id, message: `subtask id '${n.id}' is used twice` })
+    if (seen.has(n.id)) issues.push(issue('duplicate', 'its id is used twice', n.id))
     seen.add(n.id)
   }
   for (const n of nodes) {
     for (const d of n.dependencies) {
-      if (d === n.id) issues.push({ kind: 'self_reference', id: n.id, message: `subtask '${n.id}' depends on itself` })
-      else if (!seen.has(d))
-        issues.push({
-          kind: 'unknown_dependency',
-          id: n.id,
-          dependency: d,
-          message: `subtask '${n.id}' depends on '${d}', which is not in the plan (known: ${[...seen].join(', ')})`,
-        })
+      if (d === n.id) issues.push(issue('self_reference', 'depends on itself', n.id))
+      else if (!seen.has(d)) {
+        issues.push(issue('unknown_dependency', `depends on '${d}', which is not in the plan (known: ${[...seen].join(', ')})`, n.id, d))
+      }
     }
   }
-  for (const path of findCycles(nodes))
-    issues.push({ kind: 'cycle', path, message: `dependency cycle: ${path.join(' → ')}` })
+  for (const path of findCycles(nodes)) issues.push(issue('cycle', `dependency cycle: ${path.join(' → ')}`))
   return issues
 }
 
-/** Throws PLAN_CYCLE when the only problems are cycles, PLAN_INVALID otherwise; lists every issue. */
-export function assertDag(nodes: readonly DagNode[], where?: string): void {
+/**
+ * Throws PLAN_CYCLE when the only problems are cycles, PLAN_INVALID otherwise, carrying every issue. `what` names
+ * the plan in the message (`invalid revised plan`).
+ */
+export function assertDag(nodes: readonly DagNode[], what = 'plan'): void {
   const issues = dagIssues(nodes)
   if (issues.length === 0) return
-  const code = issues.every((i) => i.kind === 'cycle') ? 'PLAN_CYCLE' : 'PLAN_INVALID'
-  const list = issues.map((i) => `  - ${i.message}`).join('\n')
-  throw new TeaError(code, `${where ? `${where}: ` : ''}invalid plan${issues.length === 1 ? '' : `, ${issues.length} problems`}:\n${list}`, {
-    details: { issues },
-  })
+  const code = issues.every((i) => i.code === 'cycle') ? 'PLAN_CYCLE' : 'PLAN_INVALID'
+  throw new TeaError(code, `invalid ${what}${issues.length === 1 ? '' : `, ${issues.length} problems`}`, { issues })
 }
 
 /**

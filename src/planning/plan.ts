@@ -7,6 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
+import { toIssues } from '../core/issues.ts'
 import { assertDag } from './dag.ts'
 import type { Plan, PlanStrategy, ProposedSubtask } from './types.ts'
 import { PLAN_STRATEGIES, SUBTASK_STATUSES, newSubtask } from './types.ts'
@@ -21,8 +22,8 @@ export interface NewPlan {
   maxReplans?: number
 }
 
-export function createPlan(p: NewPlan, where?: string): Plan {
-  assertDag(p.subtasks, where)
+export function createPlan(p: NewPlan): Plan {
+  assertDag(p.subtasks)
   const plan: Plan = {
     id: `plan_${randomBytes(4).toString('hex')}`,
     goal: p.goal,
@@ -72,19 +73,15 @@ export function contentId(goal: string, subtasks: ReadonlyArray<{ id: string; de
 
 /**
  * A plan from state or params; a missing or malformed one is PLAN_INVALID. Messages name no node: the engine
- * prefixes a failing node's errors with `node 'X' (action)`; `where` is for callers outside a node.
+ * places a failing node's errors at the node and its action.
  */
-export function readPlan(value: unknown, where?: string): Plan {
-  const at = where ? `${where}: ` : ''
+export function readPlan(value: unknown): Plan {
   if (value === undefined || value === null)
-    throw new TeaError('PLAN_INVALID', `${at}no plan given and none in state.plan`, {
+    throw new TeaError('PLAN_INVALID', 'no plan given and none in state.plan', {
       hint: 'run plan.decompose first, or pass `plan: "{{ state.plan }}"`',
     })
   const r = v.safeParse(planShape, value)
-  if (!r.success) {
-    const lines = r.issues.map((i) => `  ${v.getDotPath(i) ?? '(plan)'}: ${i.message}`)
-    throw new TeaError('PLAN_INVALID', `${at}the plan is malformed:\n${lines.join('\n')}`)
-  }
+  if (!r.success) throw new TeaError('PLAN_INVALID', 'the plan is malformed', { issues: toIssues(r.issues) })
   const p = r.output
   const plan = {
     ...p,
@@ -92,6 +89,6 @@ export function readPlan(value: unknown, where?: string): Plan {
     created_at: p.created_at ?? Date.now(),
     subtasks: p.subtasks.map((s) => ({ ...s })),
   } as Plan
-  assertDag(plan.subtasks, where)
+  assertDag(plan.subtasks)
   return plan
 }

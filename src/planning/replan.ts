@@ -67,7 +67,7 @@ export async function replan(plan: Plan, ctx: ActionContext, opts: ReplanOptions
   const parsed = parseReply(reply.content, 'replan', reply.parsed)
   const fresh = avoidTaken(flattenFlat(parsed.subtasks, opts.maxSubtasks), new Set(completed.map((s) => s.id)), plan.replan_count + 1)
   const subtasks = [...completed, ...fresh.map(newSubtask)]
-  assertDag(subtasks, 'the revised plan')
+  assertDag(subtasks, 'revised plan')
   const next: Plan = { ...plan, subtasks, replan_count: plan.replan_count + 1 }
   if (parsed.rationale !== undefined) next.rationale = parsed.rationale
   if (plan.model === undefined) next.model = reply.model

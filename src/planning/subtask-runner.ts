@@ -34,12 +34,12 @@ export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, inp
   // A host port costs a channel per task; code that never names ctx or console cannot use one.
   const codeHost = executor?.run !== undefined && /\b(ctx|console)\b/.test(executor.run)
   return async (plan, s, input) => {
-    const where = `subtask ${s.id}`
+    const where = { subtask: s.id }
     const subtask = { id: s.id, description: s.description, dependencies: [...s.dependencies] }
     let task: CodeTask | ActionTask
     if (executor?.run !== undefined) {
       if (!ctx.settings.allow_inline_code)
-        throw new TeaError('INLINE_CODE_FORBIDDEN', `${where}: run: code is forbidden by settings.allow_inline_code: false`)
+        throw new TeaError('INLINE_CODE_FORBIDDEN', 'run: code is forbidden by settings.allow_inline_code: false', { where })
       const args = { state: input.state, subtask, dependency_results: input.dependency_results, variables: ctx.variables }
       // The worker gives ctx the code's own state; it need not cross the thread twice.
       task = { kind: 'code', code: executor.run, args, trackState: true, selfTimed: true, where, ...(codeHost ? { context: taskContext(ctx, {}) } : {}) }
@@ -60,7 +60,7 @@ export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, inp
       return task.kind === 'action' ? { value: resultOf(out.value) } : { ...out, value: out.value ?? null }
     } catch (e) {
       if (isTeaError(e, 'POOL_ERROR') && e.details?.reason === 'timeout')
-        throw new TeaError('SUBTASK_TIMEOUT', `${where}: ran over its timeout of ${seconds} s and was stopped`, { details: { subtask: s.id, timeout: seconds } })
+        throw new TeaError('SUBTASK_TIMEOUT', `ran over its timeout of ${seconds} s and was stopped`, { where, details: { timeout: seconds } })
       throw e
     }
   }
@@ -86,16 +86,13 @@ function checkExecutor(ctx: ActionContext, executor: ExecutorParams | undefined,
     try {
       new AsyncFunction('state', 'subtask', 'dependency_results', 'variables', 'ctx', 'console', executor.run)
     } catch (e) {
-      throw new TeaError('CODE_ERROR', `subtask_executor.run does not compile: ${errorMessage(e)}`)
+      throw new TeaError('CODE_ERROR', `the code does not compile: ${errorMessage(e)}`, { where: { field: 'subtask_executor.run' } })
     }
     return []
   }
   const actions = ctx.listActions()
   const found = actions.find((a) => a.name === action)
-  if (!found) {
-    const e = unknownAction(action, actions.map((a) => a.name))
-    throw new TeaError('UNKNOWN_ACTION', `subtask_executor: ${e.message}`, { ...(e.hint ? { hint: e.hint } : {}), ...(e.details ? { details: e.details } : {}) })
-  }
+  if (!found) throw unknownAction(action, actions.map((a) => a.name), { field: 'subtask_executor' })
   return found.raw ?? []
 }
 

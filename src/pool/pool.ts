@@ -125,7 +125,8 @@ export function createPool(options: PoolOptions = {}): Pool {
         return out
       } catch (e) {
         if (timedOut)
-          throw new TeaError('POOL_ERROR', `${task.where}: timed out after ${timeoutMs} ms; its worker was terminated`, {
+          throw new TeaError('POOL_ERROR', `timed out after ${timeoutMs} ms; its worker was terminated`, {
+            where: task.where,
             details: { reason: 'timeout', timeoutMs },
           })
         if (signal?.aborted) throw cancelled()

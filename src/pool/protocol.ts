@@ -13,6 +13,7 @@
 import type { MessagePort } from 'node:worker_threads'
 import { TeaError } from '../core/errors.ts'
 import type { ErrorCode } from '../core/errors.ts'
+import type { Issue, Where } from '../core/issues.ts'
 
 /**
  * A task. The pool knows only `kind`, which the worker entry maps to a handler (src/worker.ts wires them: `code`
@@ -21,8 +22,8 @@ import type { ErrorCode } from '../core/errors.ts'
  */
 export interface PoolTask {
   kind: string
-  /** Where the task came from, for error messages (e.g. `subtask 3`). */
-  where: string
+  /** Where the task came from (e.g. `{subtask: '3'}`); the errors it fails with carry it. */
+  where?: Where
   /**
    * The handler enforces `timeoutMs` itself and survives it (`run:` code's loop guard), so the pool terminates the
    * worker only if that fails, after a grace period.
@@ -58,6 +59,8 @@ export interface SerializedError {
   name: string
   message: string
   code?: string
+  where?: Where
+  issues?: Issue[]
   details?: Record<string, unknown>
   hint?: string
 }
@@ -88,17 +91,18 @@ export type HostReply = { id: number; ok: true; value: unknown } | { id: number;
 
 export function serializeError(e: unknown): SerializedError {
   if (typeof e === 'object' && e !== null) {
-    const err = e as { name?: unknown; message?: unknown; code?: unknown; details?: unknown; hint?: unknown }
+    const err = e as { name?: unknown; message?: unknown; code?: unknown; where?: unknown; issues?: unknown; details?: unknown; hint?: unknown }
     const out: SerializedError = {
       name: typeof err.name === 'string' ? err.name : 'Error',
       message: typeof err.message === 'string' ? err.message : String(e),
     }
     if (typeof err.code === 'string') out.code = err.code
-    if (typeof err.details === 'object' && err.details !== null) {
+    for (const key of ['where', 'issues', 'details'] as const) {
+      if (typeof err[key] !== 'object' || err[key] === null) continue
       try {
-        out.details = structuredClone(err.details) as Record<string, unknown>
+        out[key] = structuredClone(err[key]) as never
       } catch {
-        // details that cannot be cloned are dropped rather than losing the error itself
+        // what cannot be cloned is dropped rather than losing the error itself
       }
     }
     if (typeof err.hint === 'string') out.hint = err.hint
@@ -110,10 +114,12 @@ export function serializeError(e: unknown): SerializedError {
 /** A TeaError again when it was one; otherwise a plain Error with the original name and message. */
 export function deserializeError(s: SerializedError): Error {
   if (s.name === 'TeaError' && s.code) {
-    const opts: { details?: Record<string, unknown>; hint?: string } = {}
-    if (s.details) opts.details = s.details
-    if (s.hint) opts.hint = s.hint
-    return new TeaError(s.code as ErrorCode, s.message, opts)
+    return new TeaError(s.code as ErrorCode, s.message, {
+      ...(s.where && { where: s.where }),
+      ...(s.issues && { issues: s.issues }),
+      ...(s.details && { details: s.details }),
+      ...(s.hint && { hint: s.hint }),
+    })
   }
   const e = new Error(s.message)
   e.name = s.name

@@ -14,7 +14,10 @@ export async function dispatchTask(task: PoolTask, handlers: Readonly<Record<str
   const host = task.port ? hostCaller(task.port) : undefined
   try {
     const handler = Object.hasOwn(handlers, task.kind) ? handlers[task.kind] : undefined
-    if (!handler) return { ok: false, error: { name: 'TeaError', code: 'POOL_ERROR', message: `${task.where}: no handler for task kind '${task.kind}'` } }
+    if (!handler) {
+      const message = `no handler for task kind '${task.kind}'`
+      return { ok: false, error: { name: 'TeaError', code: 'POOL_ERROR', message, ...(task.where && { where: task.where }) } }
+    }
     const result = await handler(task, host)
     const reply: TaskReply = { ok: true, value: result.value }
     if (result.stateUpdate) reply.stateUpdate = result.stateUpdate

@@ -1,17 +1,16 @@
 /**
  * How template problems become `TeaError`s. Inside the lexer, parser and evaluator we throw two light internal
  * faults that know only a message and a character offset; the public boundary (`compileTemplate`, `render`)
- * turns them into a `TEMPLATE_SYNTAX` / `TEMPLATE_ERROR` naming the node, the field and the template, so the hot
- * path never has to carry that context around.
+ * turns them into a `TEMPLATE_SYNTAX` / `TEMPLATE_ERROR` whose `where` names the node, the field and the
+ * template, so the hot path never has to carry that context around. The message says what is wrong and quotes
+ * the template around the fault; the offset, and the line and column inside the template, are in `details`.
  */
 
 import { TeaError } from '../core/errors.ts'
+import type { Where } from '../core/issues.ts'
 
 /** Where a template lives in an agent file; both parts are optional for templates used outside an agent. */
-export interface TemplateSite {
-  node?: string | undefined
-  field?: string | undefined
-}
+export type TemplateSite = Pick<Where, 'node' | 'field'>
 
 /** A problem found while lexing or parsing; `offset` indexes the template source. */
 export class SyntaxFault extends Error {
@@ -45,8 +44,9 @@ export function toSyntaxError(e: unknown, template: string, site: TemplateSite |
   const message = e instanceof SyntaxFault ? e.message : `cannot compile template (${String(e)})`
   const { line, column } = lineColumn(template, offset)
   const at = line === 1 ? `column ${column}` : `line ${line}, column ${column}`
-  return new TeaError('TEMPLATE_SYNTAX', `${prefix(site)}${message} at ${at} in ${quote(template, offset)}`, {
-    details: { node: site?.node, field: site?.field, template, offset, line, column },
+  return new TeaError('TEMPLATE_SYNTAX', `${message} at ${at} in ${quote(template, offset)}`, {
+    where: whereOf(site, template),
+    details: { offset, line, column },
   })
 }
 
@@ -56,18 +56,16 @@ export function toRenderError(e: unknown, template: string, site: TemplateSite |
   // Anything that is not our own fault (a RangeError from a pathological caller value, say) is still reported
   // as a coded template error: a render must never escape with an uncoded exception.
   const message = fault ? e.message : `template evaluation failed: ${e instanceof Error ? e.message : String(e)}`
-  return new TeaError('TEMPLATE_ERROR', `${prefix(site)}${message} in ${quote(template, offset)}`, {
+  return new TeaError('TEMPLATE_ERROR', `${message} in ${quote(template, offset)}`, {
     cause: fault ? undefined : e,
     ...(fault && e.hint !== undefined ? { hint: e.hint } : {}),
-    details: { node: site?.node, field: site?.field, template, offset: offset < 0 ? undefined : offset },
+    where: whereOf(site, template),
+    ...(offset < 0 ? {} : { details: { offset } }),
   })
 }
 
-function prefix(site: TemplateSite | undefined): string {
-  const parts: string[] = []
-  if (site?.node !== undefined) parts.push(`node '${site.node}'`)
-  if (site?.field !== undefined) parts.push(`field '${site.field}'`)
-  return parts.length === 0 ? '' : `${parts.join(', ')}: `
+function whereOf(site: TemplateSite | undefined, template: string): Where {
+  return { node: site?.node, field: site?.field, template }
 }
 
 /** The template as a JSON string; a long one is cut to a window around the offset. */

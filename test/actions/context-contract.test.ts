@@ -13,6 +13,7 @@ import { defineAction, type ActionContext } from '../../src/actions/types.ts'
 import { loadAgentText } from '../../src/agent/load.ts'
 import { cancelled } from '../../src/core/signals.ts'
 import type { RunEvent } from '../../src/core/events.ts'
+import type { Where } from '../../src/core/issues.ts'
 import { startRun } from '../../src/engine/lifecycle.ts'
 import { buildRegistry } from '../../src/features.ts'
 import type { LlmRequest } from '../../src/llm/types.ts'
@@ -85,9 +86,9 @@ async function workerSide(): Promise<Side> {
   const hold = new Promise<void>((r) => (release = r))
   let got!: (ctx: ActionContext) => void
   const captured = new Promise<ActionContext>((r) => (got = r))
-  const task = { kind: 'capture', where: 'contract task', context: taskContext(host, { ...STATE }), port: channel.port2 }
+  const task = { kind: 'capture', where: { node: 'contract task' }, context: taskContext(host, { ...STATE }), port: channel.port2 }
   const done = dispatchTask(task, {
-    capture: async (t: { context: TaskContext; where: string }, caller) => {
+    capture: async (t: { context: TaskContext; where?: Where }, caller) => {
       got(remoteContext(t.context, t.where, caller, registry))
       await hold
       return { value: null }

@@ -15,7 +15,7 @@ import { ACTION_STORE_METHODS, defineAction, type Action, type ActionContext } f
 import type { RunEvent } from '../../src/core/events.ts'
 import type { LlmClient, LlmRequest } from '../../src/llm/types.ts'
 import type { Store } from '../../src/store/types.ts'
-import { isTeaError, type ErrorCode, type TeaError } from '../../src/core/errors.ts'
+import { errorMessage, isTeaError, type ErrorCode, type TeaError } from '../../src/core/errors.ts'
 
 export interface Side {
   ctx: ActionContext
@@ -79,10 +79,10 @@ export function contextContract(name: string, open: () => Promise<Side>): void {
     assert.equal(ctx.render(value), { x: 3 }, 'a cached compile renders the same')
   })
 
-  it('a template error is TEMPLATE_ERROR naming the node and the field', async ({ ctx }) => {
+  it('a template error is TEMPLATE_ERROR placed at the node and the field', async ({ ctx }) => {
     const e = await rejects(async () => ctx.render('{{ nope.deeper }}', undefined, 'with.prompt'), 'TEMPLATE_ERROR')
-    assert.match(e.message, /probe/)
-    assert.match(e.message, /with\.prompt/)
+    assert.equal(e.where, { node: 'probe', field: 'with.prompt', template: '{{ nope.deeper }}' })
+    assert.match(errorMessage(e), /^node 'probe', with\.prompt: /)
   })
 
   it('lists the actions of the run\'s registry', async ({ ctx }) => {

@@ -80,7 +80,7 @@ test('5,000 mutated agent files: no crash, every problem coded and placed', () =
     if (result.problems.length) invalid++
     for (const p of result.problems) {
       assert.ok(/^[A-Z_]+$/.test(p.code), `case ${i}: uncoded problem ${JSON.stringify(p)}`)
-      assert.ok(p.line >= 1 && p.col >= 1, `case ${i}: no position ${JSON.stringify(p)}`)
+      assert.ok(p.where.line >= 1 && p.where.col >= 1, `case ${i}: no position ${JSON.stringify(p)}`)
       assert.ok(p.message.length > 0)
     }
     assert.ok(result.spec !== undefined || result.problems.length > 0, `case ${i}: neither a spec nor a problem`)

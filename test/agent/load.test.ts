@@ -1,11 +1,13 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadAgentText } from '../../src/agent/load.ts'
+import { formatProblem, invalidAgent } from '../../src/agent/problems.ts'
+import { errorMessage } from '../../src/core/errors.ts'
 import { createRegistry, unknownAction } from '../../src/actions/registry.ts'
 import { testRegistry } from '../engine/harness.ts'
 
 const load = (yaml: string) => loadAgentText(yaml, '/tmp/a.yaml', testRegistry())
-const codes = (yaml: string) => load(yaml).problems.map((p) => `${p.line}:${p.col} ${p.code}`)
+const codes = (yaml: string) => load(yaml).problems.map((p) => `${p.where.line}:${p.where.col} ${p.code}`)
 
 test('a valid agent loads with defaults resolved', () => {
   const { spec, problems } = load(`
@@ -28,7 +30,7 @@ nodes:
 test('reports a YAML syntax error with its line and column', () => {
   const problems = load('name: x\nnodes:\n  - name: a\n    run: [unclosed\n').problems
   assert.is(problems[0]?.code, 'YAML_SYNTAX')
-  assert.ok(problems[0]!.line >= 4)
+  assert.ok(problems[0]!.where.line >= 4)
 })
 
 test('reports every problem at once, each at its own line and column', () => {
@@ -118,6 +120,29 @@ test('a top level that is not a mapping is one clear problem', () => {
 test('a node with both goto and a parallel edge is refused: the fan-out would never run', () => {
   const got = codes('name: x\nnodes:\n  - name: a\n    run: return 1\n    goto: b\n  - name: b\n    run: return 1\n  - name: c\n    run: return 1\nedges:\n  - { from: a, to: [b, c], fan_in: c }\n')
   assert.equal(got, ['11:5 AGENT_INVALID'])
+})
+
+test('a problem inside a node is placed at its line, node and field; the text is composed from that once', () => {
+  const { problems } = load('name: x\nnodes:\n  - name: a\n    uses: llm.cal\n  - name: b\n    uses: json.parse\n    with: { text: "{{ state.x " }\n')
+  assert.equal(
+    problems.map((p) => [p.code, p.where]),
+    [
+      ['UNKNOWN_ACTION', { line: 4, col: 11, node: 'a' }],
+      ['TEMPLATE_SYNTAX', { line: 7, col: 19, node: 'b', field: 'with.text', template: '{{ state.x ' }],
+    ],
+  )
+  assert.is(problems[0]!.message, "unknown action 'llm.cal' (did you mean 'llm.call', 'llm.stream'?)", 'the message does not name the node')
+  assert.is(formatProblem('a.yaml', problems[0]!), "a.yaml:4:11: UNKNOWN_ACTION node 'a': unknown action 'llm.cal' (did you mean 'llm.call', 'llm.stream'?)")
+  const e = invalidAgent('a.yaml', problems)
+  assert.equal(e.where, { file: 'a.yaml' })
+  assert.equal(e.issues?.map((i) => i.where?.file), ['a.yaml', 'a.yaml'])
+  assert.match(errorMessage(e), /^a\.yaml: 2 problems:\n {2}a\.yaml:4:11: UNKNOWN_ACTION node 'a': unknown action 'llm\.cal'.*\n {2}a\.yaml:7:19: TEMPLATE_SYNTAX node 'b', with\.text: /)
+})
+
+test('INVALID_PARAMS at load names the parameter as the field of its node', () => {
+  const { problems } = load('name: x\nnodes:\n  - name: a\n    uses: json.parse\n    with: { text: 3 }\n')
+  assert.equal(problems.map((p) => [p.code, p.where.node, p.where.field]), [['INVALID_PARAMS', 'a', 'with.text']])
+  assert.match(formatProblem('a.yaml', problems[0]!), /^a\.yaml:5:\d+: INVALID_PARAMS node 'a', with\.text: Invalid type/)
 })
 
 test.run()

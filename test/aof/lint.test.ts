@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTask, getTask, lintDataDir, routeMessage } from '../../src/aof/index.ts'
+import { formatIssue } from '../../src/core/issues.ts'
 import { T1, T2, fixture, makeTask, statusUpdate } from './helpers.ts'
 
 test('a clean data dir lints clean', async () => {
@@ -36,7 +37,7 @@ test('lint reports every problem with its path; other tasks keep working', async
     writeFileSync(offset, readFileSync(join(tasks, 'ready', `${T2}.md`), 'utf8').replace(`id: ${T2}`, 'id: TASK-2026-02-09-007').replace(/createdAt: (\S+)Z/, 'createdAt: 2026-02-10T11:00:00.000+01:00'))
 
     const problems = lintDataDir(f.ctx)
-    const byCode = (code: string) => problems.filter((p) => p.code === code).map((p) => p.path).sort()
+    const byCode = (code: string) => problems.filter((p) => p.code === code).map((p) => p.where.file).sort()
     assert.equal(byCode('unreadable_task'), [broken])
     assert.equal(byCode('status_mismatch'), [dup, mismatch].sort())
     assert.equal(byCode('duplicate_task'), [dup, join(tasks, 'in-progress', `${T1}.md`)].sort())
@@ -44,7 +45,10 @@ test('lint reports every problem with its path; other tasks keep working', async
     assert.equal(byCode('unknown_status_dir'), [join(tasks, 'weird')])
     assert.equal(byCode('invalid_task_id'), [join(tasks, 'ready', 'notes.md')])
     assert.equal(byCode('timestamp_offset'), [offset])
-    assert.match(problems.find((p) => p.code === 'unreadable_task')!.message, 'not valid YAML')
+    const unreadable = problems.find((p) => p.code === 'unreadable_task')!
+    assert.match(unreadable.message, /^the frontmatter is not valid YAML/)
+    assert.is(unreadable.where.line, 2, 'the line of the YAML error, counted in the file')
+    assert.match(formatIssue(unreadable), `${broken}:2:`)
 
     // The other tasks are unaffected.
     assert.is((await getTask(f.ctx, T2))!.status, 'ready')

@@ -10,6 +10,7 @@ import type { RunEvent } from '../../src/core/events.ts'
 import type { Registry } from '../../src/actions/registry.ts'
 import { defineAction, type Action } from '../../src/actions/types.ts'
 import { loadAgentText } from '../../src/agent/load.ts'
+import { formatProblem } from '../../src/agent/problems.ts'
 import type { AgentSpec } from '../../src/agent/types.ts'
 import { resumeRun, startRun, type RunResult } from '../../src/engine/lifecycle.ts'
 import { buildRegistry } from '../../src/features.ts'
@@ -69,7 +70,7 @@ const noModel: LlmClient = {
 
 export function load(yaml: string, registry = testRegistry()): AgentSpec {
   const { spec, problems } = loadAgentText(yaml, '/tmp/agent.yaml', registry)
-  if (!spec) throw new Error(`agent invalid:\n${problems.map((p) => `${p.line}:${p.col} ${p.code} ${p.message}`).join('\n')}`)
+  if (!spec) throw new Error(`agent invalid:\n${problems.map((p) => formatProblem('agent.yaml', p)).join('\n')}`)
   return spec
 }
 

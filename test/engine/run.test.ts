@@ -1,5 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { errorMessage } from '../../src/core/errors.ts'
 import { calls, nodesRun, run } from './harness.ts'
 
 const Run = suite('engine run loop')
@@ -97,7 +98,8 @@ nodes:
 `)
   assert.is(r.status, 'failed')
   assert.is(r.error?.code, 'MAX_STEPS_EXCEEDED')
-  assert.match(r.error!.message, /'spin'/)
+  assert.equal(r.error!.where, { node: 'spin' })
+  assert.is(errorMessage(r.error), "node 'spin': the run reached settings.max_steps (25)")
   assert.is(r.state.i, 25)
 })
 
@@ -113,7 +115,8 @@ nodes:
 `)
   assert.is(r.status, 'failed')
   assert.is(r.error?.code, 'NO_ROUTE')
-  assert.match(r.error!.message, /node 'a'/)
+  assert.equal(r.error!.where, { node: 'a' })
+  assert.match(errorMessage(r.error), /^node 'a': no goto rule matched/)
 })
 
 Run('on_error continue records __error__ and routes normally', async () => {
@@ -160,7 +163,8 @@ nodes:
   assert.is(r.status, 'failed')
   assert.is(calls.f2, 3)
   assert.is(r.error?.code, 'HTTP_ERROR')
-  assert.match(r.error!.message, /node 'flaky' \(test\.flaky\)/)
+  assert.equal(r.error!.where, { node: 'flaky', action: 'test.flaky' })
+  assert.match(errorMessage(r.error), /^node 'flaky' \(test\.flaky\): /)
 })
 
 Run('on_error fallback really routes to the named node', async () => {
@@ -193,7 +197,8 @@ nodes:
 `)
   assert.is(r.status, 'failed')
   assert.is(r.error?.code, 'NODE_TIMEOUT')
-  assert.match(r.error!.message, /'wait'/)
+  assert.equal(r.error!.where, { node: 'wait', action: 'test.sleep' })
+  assert.is(errorMessage(r.error), "node 'wait' (test.sleep): exceeded its timeout of 0.05 s")
 })
 
 Run('run: code that loops forever is stopped by its time limit', async () => {

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { isTeaError } from '../../src/core/errors.ts'
+import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import { isControlSignal } from '../../src/core/signals.ts'
 import { createPool } from '../../src/pool/pool.ts'
 import type { Pool } from '../../src/pool/pool.ts'
@@ -20,7 +20,6 @@ const code = (body: string, args: CodeTask['args'], trackState = false): CodeTas
   code: body,
   args,
   trackState,
-  where: 'test',
 })
 
 test('the pool starts no thread until the first task', async () => {
@@ -49,13 +48,15 @@ test('each task gets its own deep copy of the state: mutations stay in the worke
   assert.equal(b!.removed, ['gone'])
 })
 
-test('an error thrown by run: code comes back as CODE_ERROR naming where it ran', async () => {
+test('an error thrown by run: code comes back as CODE_ERROR placed where it ran', async () => {
   try {
-    await pool.run({ ...code('throw new RangeError("bad input")', {}), where: 'node n, subtask 3' })
+    await pool.run({ ...code('throw new RangeError("bad input")', {}), where: { node: 'n', subtask: '3' } })
     assert.unreachable()
   } catch (e) {
     assert.ok(isTeaError(e, 'CODE_ERROR'))
-    assert.match((e as Error).message, 'node n, subtask 3: run code threw: RangeError: bad input')
+    assert.equal(e.where, { node: 'n', subtask: '3' })
+    assert.is(e.message, 'run: code threw: RangeError: bad input')
+    assert.is(errorMessage(e), "node 'n', subtask 3: run: code threw: RangeError: bad input")
   }
 })
 
@@ -65,7 +66,7 @@ test('code that does not compile is CODE_ERROR too', async () => {
     assert.unreachable()
   } catch (e) {
     assert.ok(isTeaError(e, 'CODE_ERROR'))
-    assert.match((e as Error).message, 'does not compile')
+    assert.match((e as Error).message, /^run: code has a syntax error at line \d+: /)
   }
 })
 
@@ -83,13 +84,13 @@ test('a timed-out busy loop is terminated and the pool keeps working', async () 
 
 test('results come back in the order the tasks were given, whatever finishes first', async () => {
   const delays = [60, 5, 30, 0]
-  const results = await Promise.all(delays.map((ms, i) => pool.run({ kind: 'probe', probe: 'sleep', ms, value: i, where: 't' })))
+  const results = await Promise.all(delays.map((ms, i) => pool.run({ kind: 'probe', probe: 'sleep', ms, value: i })))
   assert.equal(results.map((r) => r.value), [0, 1, 2, 3])
 })
 
 test('the caller aborting a running task is a cancel signal, not a failure', async () => {
   const ac = new AbortController()
-  const running = pool.run({ kind: 'probe', probe: 'spin', where: 't' }, { signal: ac.signal })
+  const running = pool.run({ kind: 'probe', probe: 'spin' }, { signal: ac.signal })
   setTimeout(() => ac.abort(), 50)
   try {
     await running
@@ -97,16 +98,16 @@ test('the caller aborting a running task is a cancel signal, not a failure', asy
   } catch (e) {
     assert.ok(isControlSignal(e, 'cancel'))
   }
-  assert.is((await pool.run({ kind: 'probe', probe: 'echo', value: 'ok', where: 't' })).value, 'ok')
+  assert.is((await pool.run({ kind: 'probe', probe: 'echo', value: 'ok' })).value, 'ok')
 })
 
 test('closing the pool ends its threads; using it afterwards is POOL_ERROR', async () => {
   const p = createPool({ maxThreads: 1 })
-  assert.is((await p.run({ kind: 'probe', probe: 'echo', value: 5, where: 't' })).value, 5)
+  assert.is((await p.run({ kind: 'probe', probe: 'echo', value: 5 })).value, 5)
   assert.is(p.started, true)
   await p.close()
   try {
-    await p.run({ kind: 'probe', probe: 'echo', value: 5, where: 't' })
+    await p.run({ kind: 'probe', probe: 'echo', value: 5 })
     assert.unreachable()
   } catch (e) {
     assert.ok(isTeaError(e, 'POOL_ERROR'))

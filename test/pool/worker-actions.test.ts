@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { isTeaError } from '../../src/core/errors.ts'
+import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import { createPool } from '../../src/pool/pool.ts'
 import type { Pool } from '../../src/pool/pool.ts'
 import type { LlmRequest } from '../../src/llm/types.ts'
@@ -25,7 +25,7 @@ test('a registered action runs in a worker; its model call is answered by the ma
     },
     emit: (e: unknown) => void events.push(e),
   }
-  const r = await pool.run({ kind: 'action', action: 'llm.call', params: { prompt: 'hello', system: 'be brief' }, context, where: 'node n1, subtask 1' }, { host })
+  const r = await pool.run({ kind: 'action', action: 'llm.call', params: { prompt: 'hello', system: 'be brief' }, context, where: { node: 'n1', subtask: '1' } }, { host })
   assert.equal(r.value, { content: 'echo: hello', model: 'ollama:tiny', usage: { prompt_tokens: 1, completion_tokens: 2 }, attempts: 1 })
   assert.is(requests.length, 1)
   assert.equal(requests[0]!.messages, [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello' }])
@@ -40,7 +40,7 @@ test('a failure in the main-thread host call reaches the action as the original 
     },
   }
   try {
-    await pool.run({ kind: 'action', action: 'llm.call', params: { prompt: 'x' }, context, where: 'w' }, { host })
+    await pool.run({ kind: 'action', action: 'llm.call', params: { prompt: 'x' }, context }, { host })
     assert.unreachable()
   } catch (e) {
     assert.ok(isTeaError(e, 'LLM_TIMEOUT'))
@@ -50,17 +50,19 @@ test('a failure in the main-thread host call reaches the action as the original 
 
 test('invalid parameters are INVALID_PARAMS from the worker, listing the problem', async () => {
   try {
-    await pool.run({ kind: 'action', action: 'llm.call', params: { prompt: 3 }, context, where: 'node n1, subtask 2' })
+    await pool.run({ kind: 'action', action: 'llm.call', params: { prompt: 3 }, context, where: { node: 'n1', subtask: '2' } })
     assert.unreachable()
   } catch (e) {
     assert.ok(isTeaError(e, 'INVALID_PARAMS'))
-    assert.match((e as Error).message, 'node n1, subtask 2')
+    assert.equal(e.where, { node: 'n1', subtask: '2' })
+    assert.equal(e.issues?.map((i) => i.path), [['prompt']])
+    assert.match(errorMessage(e), /^node 'n1', subtask 2: invalid parameters for llm\.call:\n {2}prompt: /)
   }
 })
 
 test('an unknown action is UNKNOWN_ACTION', async () => {
   try {
-    await pool.run({ kind: 'action', action: 'llm.cal', params: {}, context, where: 'w' })
+    await pool.run({ kind: 'action', action: 'llm.cal', params: {}, context })
     assert.unreachable()
   } catch (e) {
     assert.ok(isTeaError(e, 'UNKNOWN_ACTION'))

@@ -6,7 +6,7 @@
 
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { isTeaError } from '../../src/core/errors.ts'
+import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import type { LlmRequest } from '../../src/llm/types.ts'
 import { createPool } from '../../src/pool/pool.ts'
 import type { Pool } from '../../src/pool/pool.ts'
@@ -22,8 +22,8 @@ test.after(async () => {
 })
 
 const context = { runId: 'r1', node: 'work', state: {}, variables: { unit: 'g' }, settings: { llm: { model: 'ollama:tiny' } } }
-const task = (code: string, extra: Partial<CodeTask> = {}): CodeTask => ({ kind: 'code', selfTimed: true, code, args: { state: { a: 1 } }, where: 'subtask s1', ...extra })
-const thread = async () => (await pool.run({ kind: 'probe', probe: 'thread', where: 't' })).value
+const task = (code: string, extra: Partial<CodeTask> = {}): CodeTask => ({ kind: 'code', selfTimed: true, code, args: { state: { a: 1 } }, where: { subtask: 's1' }, ...extra })
+const thread = async () => (await pool.run({ kind: 'probe', probe: 'thread' })).value
 
 test('a busy loop is stopped by its timeout inside the worker, which stays in service', async () => {
   const before = await thread()
@@ -34,7 +34,7 @@ test('a busy loop is stopped by its timeout inside the worker, which stays in se
     } catch (e) {
       assert.ok(isTeaError(e, 'POOL_ERROR'), String(e))
       assert.equal((e as { details: unknown }).details, { reason: 'timeout', timeoutMs: 150 })
-      assert.match((e as Error).message, 'subtask s1: timed out after 150 ms; stopped inside its worker')
+      assert.is(errorMessage(e), 'subtask s1: timed out after 150 ms; stopped inside its worker')
     }
   }
   assert.is(await thread(), before, 'the worker was not terminated')

@@ -1,14 +1,17 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { errorMessage } from '../../src/core/errors.ts'
 import { compileTemplate } from '../../src/template/index.ts'
 import { render, throwsCode } from './helpers.ts'
 
 const where = { node: 'classify', field: 'with.prompt' }
 
-test('an unknown top-level name is a TEMPLATE_ERROR naming node, field and template, with a suggestion', () => {
+test('an unknown top-level name is a TEMPLATE_ERROR placed at node, field and template, with a suggestion', () => {
   const e = throwsCode(() => compileTemplate('{{ stat.text }}', where).render({ state: {} }), 'TEMPLATE_ERROR')
-  assert.is(e.message, `node 'classify', field 'with.prompt': 'stat' is undefined (did you mean 'state'?) in "{{ stat.text }}"`)
-  assert.equal(e.details, { node: 'classify', field: 'with.prompt', template: '{{ stat.text }}', offset: 3 })
+  assert.is(e.message, `'stat' is undefined (did you mean 'state'?) in "{{ stat.text }}"`)
+  assert.equal(e.where, { node: 'classify', field: 'with.prompt', template: '{{ stat.text }}' })
+  assert.equal(e.details, { offset: 3 })
+  assert.is(errorMessage(e), `node 'classify', with.prompt: 'stat' is undefined (did you mean 'state'?) in "{{ stat.text }}"`)
   assert.match(e.hint ?? '', /default\('…'\)/)
 })
 
@@ -21,7 +24,7 @@ test('printing a missing key is an error in text and native mode, never the temp
   const native = throwsCode(() => compileTemplate('{{ state.missing }}', where).render({ state: {} }), 'TEMPLATE_ERROR')
   assert.match(native.message, /'state.missing' is undefined in "\{\{ state.missing \}\}"/)
   const text = throwsCode(() => compileTemplate('Hi {{ state.missing }}!', where).render({ state: {} }), 'TEMPLATE_ERROR')
-  assert.match(text.message, /^node 'classify', field 'with.prompt': 'state.missing' is undefined/)
+  assert.match(errorMessage(text), /^node 'classify', with.prompt: 'state.missing' is undefined/)
   assert.is(text.details?.offset, 6)
 })
 
@@ -83,7 +86,7 @@ test('a long template is quoted as a window around the problem', () => {
   const e = throwsCode(() => render(src), 'TEMPLATE_ERROR')
   assert.ok(e.message.length < 400)
   assert.match(e.message, /…"x+\{\{ missing \}\}y+"…$/)
-  assert.is(e.details?.template, src)
+  assert.is(e.where?.template, src)
 })
 
 test.run()

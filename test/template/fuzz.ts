@@ -5,7 +5,7 @@
  * and the bench (`npx tsx bench/template.bench.ts --fuzz`, 100,000).
  */
 
-import { isTeaError } from '../../src/core/errors.ts'
+import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import { compileCondition, compileTemplate } from '../../src/template/index.ts'
 
 export interface FuzzReport {
@@ -138,5 +138,5 @@ function classify(e: unknown, src: string, report: FuzzReport): void {
   if (isTeaError(e, 'TEMPLATE_SYNTAX')) report.syntaxErrors++
   else if (isTeaError(e, 'TEMPLATE_ERROR')) report.renderErrors++
   else throw new Error(`fuzz: uncoded ${String(e)} for template ${JSON.stringify(src)}`, { cause: e })
-  if (!e.message.startsWith("node 'fz', field 'with.f': ")) throw new Error(`fuzz: message lacks node/field: ${e.message}`)
+  if (e.where?.node !== 'fz' || e.where.field !== 'with.f') throw new Error(`fuzz: error not placed at node and field: ${errorMessage(e)}`)
 }

@@ -1,5 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { errorMessage } from '../../src/core/errors.ts'
 import { compileCondition, compileTemplate } from '../../src/template/index.ts'
 import { throwsCode } from './helpers.ts'
 
@@ -7,16 +8,16 @@ const where = { node: 'plan', field: 'with.goal' }
 
 function syntax(src: string): { message: string; offset: number } {
   const e = throwsCode(() => compileTemplate(src, where), 'TEMPLATE_SYNTAX')
-  assert.is(e.details?.node, 'plan')
-  assert.is(e.details?.field, 'with.goal')
-  assert.is(e.details?.template, src)
+  assert.equal(e.where, { ...where, template: src })
   return { message: e.message, offset: e.details?.offset as number }
 }
 
-test('a syntax error names node, field, template and column, and gives the offset in details', () => {
+test('a syntax error is placed at node, field and template, names the column, and gives the offset in details', () => {
   const e = throwsCode(() => compileTemplate('{{ (state.n }}', where), 'TEMPLATE_SYNTAX')
-  assert.is(e.message, `node 'plan', field 'with.goal': expected ')' to close the parenthesis, found '}}' at column 13 in "{{ (state.n }}"`)
-  assert.equal(e.details, { node: 'plan', field: 'with.goal', template: '{{ (state.n }}', offset: 12, line: 1, column: 13 })
+  assert.is(e.message, `expected ')' to close the parenthesis, found '}}' at column 13 in "{{ (state.n }}"`)
+  assert.equal(e.where, { node: 'plan', field: 'with.goal', template: '{{ (state.n }}' })
+  assert.equal(e.details, { offset: 12, line: 1, column: 13 })
+  assert.is(errorMessage(e), `node 'plan', with.goal: expected ')' to close the parenthesis, found '}}' at column 13 in "{{ (state.n }}"`)
 })
 
 test('a syntax error on a later line reports line and column', () => {

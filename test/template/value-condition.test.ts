@@ -1,5 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { errorMessage } from '../../src/core/errors.ts'
 import { compileCondition, compileTemplate, compileValue, referencedRoots, truthy } from '../../src/template/index.ts'
 import { SCOPE, throwsCode } from './helpers.ts'
 
@@ -27,12 +28,13 @@ test('compileValue returns a static tree itself, and static subtrees by referenc
   assert.is(compileValue(null).static, true)
 })
 
-test('compileValue errors name the node and the dotted path of the field', () => {
+test('compileValue errors are placed at the node and the dotted path of the field', () => {
   const v = compileValue({ messages: [{ role: 'user', content: '{{ state.nope }}' }] }, { node: 'ask', field: 'with' })
   const e = throwsCode(() => v.render(SCOPE), 'TEMPLATE_ERROR')
-  assert.match(e.message, /^node 'ask', field 'with\.messages\[0\]\.content': 'state\.nope' is undefined/)
+  assert.equal(e.where, { node: 'ask', field: 'with.messages[0].content', template: '{{ state.nope }}' })
+  assert.match(errorMessage(e), /^node 'ask', with\.messages\[0\]\.content: 'state\.nope' is undefined/)
   const s = throwsCode(() => compileValue({ a: ['{{ (x }}'] }, { node: 'ask' }), 'TEMPLATE_SYNTAX')
-  assert.is(s.details?.field, 'a[0]')
+  assert.is(s.where?.field, 'a[0]')
 })
 
 test('compileCondition accepts a bare expression or a {{ }} template and sees state and result', () => {
@@ -59,7 +61,7 @@ test('compileCondition over a text template reads false words as false', () => {
 test('a condition that cannot be evaluated raises TEMPLATE_ERROR instead of counting as false', () => {
   const c = compileCondition('stat.n > 3', { node: 'route', field: 'goto[0].if' })
   const e = throwsCode(() => c({ state: { n: 1 } }), 'TEMPLATE_ERROR')
-  assert.is(e.message, `node 'route', field 'goto[0].if': 'stat' is undefined (did you mean 'state'?) in "stat.n > 3"`)
+  assert.is(errorMessage(e), `node 'route', goto[0].if: 'stat' is undefined (did you mean 'state'?) in "stat.n > 3"`)
   throwsCode(() => compileCondition('state.n > "a"')({ state: { n: 1 } }), 'TEMPLATE_ERROR')
 })
 

@@ -14,7 +14,7 @@ const byName = (name: string): Action => memoryActions.find((a) => a.name === na
 /** Runs an action as the engine would: parameters validated (defaults applied) first. */
 async function run(ctx: TestContext, name: string, params: unknown): Promise<Record<string, unknown>> {
   const action = byName(name)
-  return (await action.run(validateParams(action, params, `node ${ctx.node}`), ctx)) as Record<string, unknown>
+  return (await action.run(validateParams(action, params, { node: ctx.node }), ctx)) as Record<string, unknown>
 }
 
 function setup(now?: () => number): { ctx: TestContext; store: Store } {
@@ -95,7 +95,7 @@ test('bad parameters are INVALID_PARAMS naming each problem: empty key, missing 
       assert.unreachable('expected INVALID_PARAMS')
     } catch (e) {
       assert.ok(isTeaError(e, 'INVALID_PARAMS'), String(e))
-      assert.match((e as Error).message, mention)
+      assert.equal(e.issues?.map((i) => i.path?.[0]), [mention])
     }
   }
   ctx.cleanup()
