@@ -7,7 +7,22 @@
 
 import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
 import { cancelled, isControlSignal } from '../core/signals.ts'
-import type { ReplyMeter } from './reply-meter.ts'
+
+/** How much of a reply has arrived, counted by reply-meter.ts as it is read. */
+export interface ReplyMeter {
+  /** `max_reply_bytes`: the most bytes of reply text accepted. */
+  readonly cap: number
+  /** Tokens go to `onToken` as they arrive. */
+  readonly streaming: boolean
+  /** The response head (status and headers) has arrived. */
+  answered: boolean
+  /** Body bytes received, framing included. */
+  bytes: number
+  /** UTF-8 bytes of reply text counted so far. */
+  textBytes: number
+  /** Tokens passed to `onToken`. */
+  tokens: number
+}
 
 export interface ServerRef {
   /** `Ollama server`, `OpenAI-compatible server`. */

@@ -14,7 +14,7 @@
 import { TeaError } from '../core/errors.ts'
 import type { ServerRef } from './failure.ts'
 import { ReplyEndedEarly, badResponse, httpError } from './failure.ts'
-import type { ReplyMeter } from './reply-meter.ts'
+import type { ReplyMeter } from './failure.ts'
 import { meteredStream, readErrorText, readMetered } from './reply-meter.ts'
 import { parseRetryAfter } from './retry-policy.ts'
 

@@ -12,7 +12,7 @@ import { resolveOllamaUrl } from './base-url.ts'
 import type { ServerRef } from './failure.ts'
 import { badResponse, classifyFailure } from './failure.ts'
 import { guardedFetch } from './ollama-fetch.ts'
-import type { ReplyMeter } from './reply-meter.ts'
+import type { ReplyMeter } from './failure.ts'
 import { countText, createReplyMeter } from './reply-meter.ts'
 import type { LlmProvider, LlmUsage, ProviderReply, ProviderRequest } from './types.ts'
 

@@ -13,23 +13,8 @@
  * received, not LLM_UNREACHABLE.
  */
 
-import type { ServerRef } from './failure.ts'
+import type { ReplyMeter, ServerRef } from './failure.ts'
 import { replyTooLarge } from './failure.ts'
-
-export interface ReplyMeter {
-  /** `max_reply_bytes`: the most bytes of reply text accepted. */
-  readonly cap: number
-  /** Tokens go to `onToken` as they arrive. */
-  readonly streaming: boolean
-  /** The response head (status and headers) has arrived. */
-  answered: boolean
-  /** Body bytes received, framing included. */
-  bytes: number
-  /** UTF-8 bytes of reply text counted so far. */
-  textBytes: number
-  /** Tokens passed to `onToken`. */
-  tokens: number
-}
 
 export function createReplyMeter(cap: number, streaming: boolean): ReplyMeter {
   return { cap, streaming, answered: false, bytes: 0, textBytes: 0, tokens: 0 }
