@@ -16,24 +16,28 @@ export interface FrontmatterDoc {
   body: string
 }
 
-export function parseFrontmatter(text: string, where: string): FrontmatterDoc {
+/** The frontmatter and body of `text`; AOF_INVALID placed in `file` (at the line, when there is one) otherwise. */
+export function parseFrontmatter(text: string, file: string): FrontmatterDoc {
   // CRLF files are accepted on read (AOF itself rejects them); we always write LF.
   const lines = text.replace(/\r\n/g, '\n').split('\n')
   if (lines[0]?.trim() !== '---') {
-    throw new TeaError('AOF_INVALID', `${where}:1: expected the frontmatter fence '---' on line 1, found ${JSON.stringify(lines[0] ?? '')}`)
+    const found = JSON.stringify(lines[0] ?? '')
+    throw new TeaError('AOF_INVALID', `expected the frontmatter fence '---', found ${found}`, { where: { file, line: 1 } })
   }
   const end = lines.indexOf('---', 1)
-  if (end === -1) throw new TeaError('AOF_INVALID', `${where}: expected a closing '---' after the frontmatter, found none`)
+  if (end === -1) throw new TeaError('AOF_INVALID', "expected a closing '---' after the frontmatter, found none", { where: { file } })
   let data: unknown
   try {
     data = parse(lines.slice(1, end).join('\n'), { schema: 'core', prettyErrors: true })
   } catch (e) {
-    const line = (e as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0]
-    const at = line ? `${where}:${line.line + 1}:${line.col}` : where
-    throw new TeaError('AOF_INVALID', `${at}: the frontmatter is not valid YAML: ${(e as Error).message.split('\n')[0]}`)
+    const at = (e as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0]
+    // +1: the YAML starts on the line after the opening fence.
+    const where = at ? { file, line: at.line + 1, col: at.col } : { file }
+    throw new TeaError('AOF_INVALID', `the frontmatter is not valid YAML: ${(e as Error).message.split('\n')[0]}`, { where })
   }
   if (!isPlainObject(data)) {
-    throw new TeaError('AOF_INVALID', `${where}: expected the frontmatter to be a YAML mapping, found ${data === null ? 'nothing' : typeof data}`)
+    const found = data === null ? 'nothing' : typeof data
+    throw new TeaError('AOF_INVALID', `expected the frontmatter to be a YAML mapping, found ${found}`, { where: { file } })
   }
   return { data, body: lines.slice(end + 1).join('\n').trim() }
 }

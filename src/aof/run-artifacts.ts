@@ -9,9 +9,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
+import { toIssues } from '../core/issues.ts'
 import { type AofContext, runDirPath } from './context.ts'
 import { errno, writeFileAtomic } from './fs-atomic.ts'
-import { describeIssues, issuesOf } from './schemas/common.ts'
 import {
   type RunArtifact,
   RunArtifactSchema,
@@ -45,7 +45,7 @@ function readArtifact<S extends v.GenericSchema>(ctx: AofContext, id: string, fi
 function writeArtifact(ctx: AofContext, id: string, file: Kind, schema: v.GenericSchema, value: unknown): void {
   const r = v.safeParse(schema, value)
   if (!r.success) {
-    throw new TeaError('AOF_INVALID', `refusing to write an invalid ${file} for ${id}: ${describeIssues(issuesOf(r.issues))}`)
+    throw new TeaError('AOF_INVALID', `refusing to write an invalid ${file} for ${id}`, { issues: toIssues(r.issues) })
   }
   writeFileAtomic(join(runDirPath(ctx, id), file), JSON.stringify(r.output, null, 2))
 }

@@ -9,9 +9,9 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
+import { toIssues } from '../core/issues.ts'
 import { isPlainObject } from '../core/util.ts'
 import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.ts'
-import { describeIssues, issuesOf } from './schemas/common.ts'
 import { type Lease, LeaseSchema, TaskFrontmatterSchema } from './schemas/task.ts'
 import type { TaskStatus } from './status.ts'
 
@@ -32,12 +32,11 @@ export function parseTaskText(text: string, path: string, folderStatus: TaskStat
   const { data, body } = parseFrontmatter(text, path)
   const r = v.safeParse(TaskFrontmatterSchema, data)
   if (!r.success) {
-    throw new TeaError('AOF_INVALID', `${path}: invalid task frontmatter: ${describeIssues(issuesOf(r.issues))}`, {
-      details: { path, issues: issuesOf(r.issues) },
-    })
+    throw new TeaError('AOF_INVALID', 'invalid task frontmatter', { where: { file: path }, issues: toIssues(r.issues) })
   }
   if (data.id !== expectedId) {
-    throw new TeaError('AOF_INVALID', `${path}: frontmatter id ${JSON.stringify(data.id)} does not match the file name ${expectedId}`)
+    const message = `frontmatter id ${JSON.stringify(data.id)} does not match the file name ${expectedId}`
+    throw new TeaError('AOF_INVALID', message, { where: { file: path } })
   }
   return { id: expectedId, status: folderStatus, data, body, path }
 }

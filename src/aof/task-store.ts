@@ -15,6 +15,8 @@
 
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { errorIssue } from '../core/errors.ts'
+import type { Issue } from '../core/issues.ts'
 import { type AofContext, assertTaskId, lockPath, statusDir, taskDirPath, taskFilePath } from './context.ts'
 import { appendEvent } from './events.ts'
 import { withFileLock } from './file-lock.ts'
@@ -110,15 +112,10 @@ export function ensureTaskDirs(ctx: AofContext, status: TaskStatus, id: string):
   return dir
 }
 
-export interface ListProblem {
-  path: string
-  message: string
-}
-
 export interface TaskListing {
   tasks: Task[]
-  /** Files that could not be read; the other tasks are listed regardless. */
-  problems: ListProblem[]
+  /** Files that could not be read, each at `where.file`; the other tasks are listed regardless. */
+  problems: Array<Issue & { where: { file: string } }>
 }
 
 /** Task ids present in one status folder (by file name; no parsing). */
@@ -136,7 +133,7 @@ export function idsIn(ctx: AofContext, status: TaskStatus): string[] {
 
 export function listTasks(ctx: AofContext, statuses: readonly TaskStatus[] = TASK_STATUSES): TaskListing {
   const tasks: Task[] = []
-  const problems: ListProblem[] = []
+  const problems: TaskListing['problems'] = []
   for (const status of statuses) {
     for (const id of idsIn(ctx, status)) {
       const path = taskFilePath(ctx, status, id)
@@ -144,7 +141,9 @@ export function listTasks(ctx: AofContext, statuses: readonly TaskStatus[] = TAS
         tasks.push(readTaskFile(path, status, id))
       } catch (e) {
         // A file that moved away between readdir and read is not a problem; it will be listed where it went.
-        if (errno(e) !== 'ENOENT') problems.push({ path, message: (e as Error).message })
+        if (errno(e) === 'ENOENT') continue
+        const issue = errorIssue(e)
+        problems.push({ ...issue, where: { ...issue.where, file: path } })
       }
     }
   }

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readRun, readRunResult, resultBelongsToRun, writeRunResult } from '../../src/aof/index.ts'
+import { isTeaError } from '../../src/core/errors.ts'
 import { T1, fixture, makeTask } from './helpers.ts'
 
 const RESULT = {
@@ -67,7 +68,10 @@ test('a torn run_result.json reads as absent; an invalid one is refused on write
     mkdirSync(join(f.dir, 'runs', T1), { recursive: true })
     writeFileSync(join(f.dir, 'runs', T1, 'run_result.json'), '{"taskId": "TASK-2026')
     assert.is(readRunResult(f.ctx, T1), undefined)
-    assert.throws(() => writeRunResult(f.ctx, { ...RESULT, outcome: 'maybe' as never }), /outcome/)
+    assert.throws(
+      () => writeRunResult(f.ctx, { ...RESULT, outcome: 'maybe' as never }),
+      (e: unknown) => isTeaError(e, 'AOF_INVALID') && e.issues?.some((i) => i.path?.[0] === 'outcome') === true,
+    )
   } finally {
     f.cleanup()
   }

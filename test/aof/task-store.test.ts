@@ -148,7 +148,9 @@ test('listing skips a broken file and reports it with its path; the other tasks 
   const { tasks, problems } = listTasks(f.ctx)
   assert.equal(tasks.map((t) => t.id).sort(), [T1, other.id].sort())
   assert.is(problems.length, 1)
-  assert.is(problems[0]!.path, broken)
+  assert.is(problems[0]!.where.file, broken)
+  assert.is(problems[0]!.where.line, 2, 'a YAML error keeps its line')
+  assert.match(problems[0]!.message, 'not valid YAML')
 }))
 
 test('concurrent updates to one task never lose a Work Log entry (in-process, 40 messages)', withFixture(async (f) => {

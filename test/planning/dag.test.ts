@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { isTeaError } from '../../src/core/errors.ts'
+import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import { assertDag, dagIssues, readyWaves, topologicalOrder, transitiveDependents } from '../../src/planning/dag.ts'
 import { countStatuses, newSubtask } from '../../src/planning/types.ts'
 
@@ -26,34 +26,35 @@ test('001.3R-UNIT-001 a plan of valid subtasks validates, with statuses pending 
 test('001.3R-UNIT-002 an empty subtask list is rejected as PLAN_INVALID', () => {
   const e = thrown(() => assertDag([]))
   assert.ok(isTeaError(e, 'PLAN_INVALID'))
-  assert.match((e as Error).message, /no subtasks/)
+  assert.match(errorMessage(e), /no subtasks/)
 })
 
 test('001.3R-UNIT-003 dependencies must reference existing ids; duplicates and unknowns are all reported at once', () => {
   const issues = dagIssues([n('a'), n('a'), n('b', 'zz'), n('c', 'yy')])
-  assert.equal(issues.map((i) => i.kind), ['duplicate', 'unknown_dependency', 'unknown_dependency'])
-  const e = thrown(() => assertDag([n('a'), n('b', 'zz')], 'node make_plan'))
+  assert.equal(issues.map((i) => [i.code, i.where?.subtask]), [['duplicate', 'a'], ['unknown_dependency', 'b'], ['unknown_dependency', 'c']])
+  assert.equal(issues.map((i) => i.received), [undefined, 'zz', 'yy'])
+  const e = thrown(() => assertDag([n('a'), n('b', 'zz')], 'revised plan'))
   assert.ok(isTeaError(e, 'PLAN_INVALID'))
-  assert.match((e as Error).message, /node make_plan/)
-  assert.match((e as Error).message, /'b' depends on 'zz', which is not in the plan/)
+  assert.is((e as Error).message, 'invalid revised plan')
+  assert.is(errorMessage(e), "invalid revised plan:\n  subtask b: depends on 'zz', which is not in the plan (known: a, b)")
 })
 
 test('001.3R-UNIT-004 detects a direct cycle and names it A → B → A', () => {
   const e = thrown(() => assertDag([n('A', 'B'), n('B', 'A')]))
   assert.ok(isTeaError(e, 'PLAN_CYCLE'))
-  assert.match((e as Error).message, 'A → B → A')
+  assert.match(errorMessage(e), 'A → B → A')
 })
 
 test('001.3R-UNIT-005 detects an indirect cycle and names it A → B → C → A', () => {
   const e = thrown(() => assertDag([n('A', 'B'), n('B', 'C'), n('C', 'A'), n('D')]))
   assert.ok(isTeaError(e, 'PLAN_CYCLE'))
-  assert.match((e as Error).message, 'A → B → C → A')
+  assert.match(errorMessage(e), 'A → B → C → A')
   assert.equal(dagIssues([n('A', 'B'), n('B', 'C'), n('C', 'A')]).length, 1)
 })
 
 test('001.3R-UNIT-006 detects a subtask depending on itself', () => {
   const issues = dagIssues([n('A', 'A'), n('B', 'A')])
-  assert.equal(issues, [{ kind: 'self_reference', id: 'A', message: "subtask 'A' depends on itself" }])
+  assert.equal(issues, [{ code: 'self_reference', message: 'depends on itself', where: { subtask: 'A' } }])
   assert.ok(isTeaError(thrown(() => assertDag([n('A', 'A')])), 'PLAN_INVALID'))
 })
 

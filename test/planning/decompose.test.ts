@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as v from 'valibot'
-import { isTeaError } from '../../src/core/errors.ts'
+import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import { createLlmClient } from '../../src/llm/client.ts'
 import { decompose, decomposeParams } from '../../src/planning/decompose.ts'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
@@ -89,9 +89,9 @@ test('001.3R-UNIT-017 a reply with cyclic dependencies is rejected after parsing
   const ctx = planningContext(llm)
   const e = await rejection(decompose(params({ goal: 'g' }), ctx))
   assert.ok(isTeaError(e, 'PLAN_CYCLE'))
-  assert.match(e.message, 'A → B → A')
-  // the engine puts "node 'X' (plan.decompose)" in front; the action must not say it a second time
-  assert.not.match(e.message, 'test-node')
+  assert.match(errorMessage(e), 'A → B → A')
+  // the engine places it at "node 'X' (plan.decompose)"; the action must not say it a second time
+  assert.not.match(errorMessage(e), 'test-node')
   ctx.cleanup()
 })
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { isTeaError } from '../../src/core/errors.ts'
+import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import { plan, reply, scriptedLlm } from './helpers.ts'
 import { runExecute, statuses } from './execute-helpers.ts'
 import { runDecompose } from './decompose-helpers.ts'
@@ -67,7 +67,7 @@ test('with two workers toast and eggs are in flight together before coffee start
 test('a misspelt executor action or run: code that does not compile fails before any subtask runs', async () => {
   for (const [executor, code, text] of [
     [{ action: 'llm.cal' }, 'UNKNOWN_ACTION', "did you mean 'llm.call'"],
-    [{ run: 'return {' }, 'CODE_ERROR', 'subtask_executor.run does not compile'],
+    [{ run: 'return {' }, 'CODE_ERROR', 'subtask_executor.run: the code does not compile'],
   ] as const) {
     const llm = scriptedLlm([])
     try {
@@ -75,7 +75,7 @@ test('a misspelt executor action or run: code that does not compile fails before
       assert.unreachable('should have thrown')
     } catch (e) {
       assert.ok(isTeaError(e, code), String(e))
-      assert.match((e as Error).message, text)
+      assert.match(errorMessage(e), text)
     }
     assert.is(llm.requests.length, 0)
   }

@@ -14,7 +14,7 @@ test('001.3R-UNIT-021 on_subtask_failure: abort stops at the first failure; noth
   const { out, events } = await runExecute({ plan: p, parallel: false, on_subtask_failure: 'abort', subtask_executor: failOn(['B']) })
   assert.equal(statuses(out.plan), { A: 'completed', B: 'failed', C: 'pending' })
   assert.is(out.success, false)
-  assert.equal(out.plan_error, { id: 'B', error: 'subtask B: run code threw: broke B', code: 'CODE_ERROR' })
+  assert.equal(out.plan_error, { id: 'B', error: 'subtask B: run: code threw: broke B', code: 'CODE_ERROR' })
   assert.not.ok(events.some((e) => e.id === 'C'))
 })
 
@@ -81,7 +81,7 @@ test('001.3R-INT-010 on_subtask_failure: replan calls the planner and then execu
   const { out, events } = await runExecute({ plan: p, parallel: false, on_subtask_failure: 'replan', subtask_executor: failOn(['B']) }, { llm })
   assert.is(llm.requests.length, 1)
   assert.is(llm.requests[0]!.model, 'ollama:planner')
-  assert.match(llm.requests[0]!.messages.at(-1)!.content, 'Subtask B failed with: subtask B: run code threw: broke B')
+  assert.match(llm.requests[0]!.messages.at(-1)!.content, 'Subtask B failed with: subtask B: run: code threw: broke B')
   assert.equal(statuses(out.plan), { A: 'completed', B2: 'completed', C2: 'completed' })
   assert.equal(out.subtask_results, { A: 'ok A', B2: 'ok B2', C2: 'ok C2' })
   assert.is(out.replan_count, 1)

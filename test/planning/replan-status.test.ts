@@ -1,7 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as v from 'valibot'
-import { isTeaError } from '../../src/core/errors.ts'
+import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import { replanAction, replanParams } from '../../src/planning/replan.ts'
 import { statusAction, statusParams } from '../../src/planning/status.ts'
 import type { Plan } from '../../src/planning/types.ts'
@@ -83,7 +83,8 @@ test('001.3R-INT-013 the replan prompt names the failed subtask and its error, a
 test('a replan reply that would form a cycle is rejected with the path', async () => {
   const e = await rejection(runReplan(abc(), [reply([{ id: 'X', description: 'x', dependencies: ['Y'] }, { id: 'Y', description: 'y', dependencies: ['X'] }])]))
   assert.ok(isTeaError(e, 'PLAN_CYCLE'))
-  assert.match(e.message, 'X → Y → X')
+  assert.match(errorMessage(e), 'X → Y → X')
+  assert.match(errorMessage(e), /^invalid revised plan:/)
 })
 
 // --- plan.status ---

@@ -111,7 +111,7 @@ test('001.3R-INT-010 a crash while an automatic replan waits for the model repla
     { store, runId: 'replan-crash', state: { runs }, llm },
   )
   assert.is(llm.requests.length, 1, 'the replan was made again')
-  assert.match(llm.requests[0]!.messages.at(-1)!.content, 'Subtask B failed with: subtask B: run code threw: broke B')
+  assert.match(llm.requests[0]!.messages.at(-1)!.content, 'Subtask B failed with: subtask B: run: code threw: broke B')
   assert.equal(statuses(out.plan), { A: 'completed', B2: 'completed' })
   assert.is(out.replan_count, 1)
   assert.is(out.success, true)
@@ -127,7 +127,7 @@ test('a failure recorded before a crash under abort reports the same plan_error 
   // a resume of the same node: every subtask is answered from its records, and the outcome is the same
   const again = await runExecute({ plan: p(), parallel: false, subtask_executor: counting(ids, ['B']) }, { store, runId: 'abort', state: { runs } })
   assert.equal(again.out.plan_error, first.out.plan_error)
-  assert.equal(again.out.plan_error, { id: 'B', error: 'subtask B: run code threw: broke B', code: 'CODE_ERROR' })
+  assert.equal(again.out.plan_error, { id: 'B', error: 'subtask B: run: code threw: broke B', code: 'CODE_ERROR' })
   assert.equal(statuses(again.out.plan), statuses(first.out.plan))
   assert.equal([...new Int32Array(runs)], [1, 1, 0])
 })

@@ -1,6 +1,6 @@
 /**
- * Building blocks shared by the AOF schemas, and the one way we turn valibot issues into messages: every issue,
- * each with its dot-path, so a rejection tells the sender everything that is wrong at once.
+ * Building blocks shared by the AOF schemas, and the one way we turn valibot issues into the issues of a rejected
+ * message: every issue, each with its dot-path, so a rejection tells the sender everything that is wrong at once.
  */
 
 import * as v from 'valibot'
@@ -35,6 +35,12 @@ export function textList(items: number, each: number) {
   return v.pipe(v.array(text(each)), v.maxLength(items, `expected at most ${items} items`))
 }
 
+/**
+ * An issue as AOF/1 puts it on the wire: in a `protocol.message.rejected` event and in the outcome `tea aof send`
+ * prints, both read by other agents. Its `path` is a dot string (`payload.blockers.0`, `(root)` for the whole
+ * message), the shape the AOF reference writes, so it stays apart from core's `Issue`, whose path is an array of
+ * keys; tea's own errors about AOF files carry core issues.
+ */
 export interface SchemaIssue {
   path: string
   message: string
@@ -42,8 +48,4 @@ export interface SchemaIssue {
 
 export function issuesOf(issues: readonly v.BaseIssue<unknown>[]): SchemaIssue[] {
   return issues.map((i) => ({ path: v.getDotPath(i) ?? '(root)', message: i.message }))
-}
-
-export function describeIssues(issues: readonly SchemaIssue[]): string {
-  return issues.map((i) => `${i.path}: ${i.message}`).join('; ')
 }
