@@ -56,7 +56,7 @@ async function runSuites(filter) {
   for (const file of files) {
     const name = relative(join(root, 'test'), file)
     const t0 = Date.now()
-    const { code, out } = await run(process.execPath, [join(root, 'node_modules/uvu/bin.js'), '-r', 'tsx', dirname(file), `^${escape(file.slice(dirname(file).length + 1))}$`])
+    const { code, out } = await run(process.execPath, [join(root, 'node_modules/uvu/bin.js'), '-r', 'tsx', '-r', join(root, 'test/support/uvu-details.ts'), dirname(file), `^${escape(file.slice(dirname(file).length + 1))}$`])
     const plain = out.replace(/\x1b\[[0-9;]*m/g, '')
     const num = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? NaN)
     const total = num('Total')

@@ -1,5 +1,5 @@
 import { isTeaError } from '../core/errors.ts'
-import { buildInfo } from '../build-info.ts'
+import { buildInfo } from '../core/build-info.ts'
 import { EXIT } from './exit.ts'
 import type { Command, Io } from './io.ts'
 import { processIo } from './io.ts'

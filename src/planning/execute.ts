@@ -36,7 +36,6 @@ export const executeAction: Action<ExecuteParams> = {
   raw: ['subtask_executor'],
   description: 'Run a plan: subtasks in dependency order, independent ones in parallel on worker threads, checkpointed one by one.',
   params: executeParams,
-  feature: 'planning',
   run: (params, ctx) => execute(params, ctx),
 }
 

@@ -161,7 +161,9 @@ test('lint exits 1 and names the broken file; list warns about it and lists the 
     writeFileSync(broken, '---\nnot: [closed\n---\n')
     const lint = await h.run(h.d('lint'))
     assert.is(lint.code, 1)
-    assert.match(lint.out, `${broken}: unreadable_task:`)
+    // file:line:col (the YAML error's place in the file), lint's code, the message
+    assert.match(lint.out, `${broken}:2:`)
+    assert.match(lint.out, /:2:\d+: unreadable_task the frontmatter is not valid YAML/)
     const list = await h.run(h.d('task', 'list', '--json'))
     assert.equal(JSON.parse(list.out).map((t: { id: string }) => t.id), [id])
     assert.match(list.err, broken)
