@@ -16,6 +16,7 @@ import type { RunEvent } from '../../src/core/events.ts'
 import type { LlmClient, LlmRequest } from '../../src/llm/types.ts'
 import type { Store } from '../../src/store/types.ts'
 import { errorMessage, isTeaError, type ErrorCode, type TeaError } from '../../src/core/errors.ts'
+import { rejects } from '../support/expect.ts'
 
 export interface Side {
   ctx: ActionContext
@@ -130,13 +131,3 @@ export function contextContract(name: string, open: () => Promise<Side>): void {
   })
 }
 
-// TODO(test/support): replace with the shared helper once it lands
-async function rejects(fn: () => unknown, code: ErrorCode): Promise<TeaError> {
-  try {
-    await fn()
-  } catch (e) {
-    if (isTeaError(e, code)) return e
-    throw new Error(`expected a TeaError ${code}, got ${String(e)}`)
-  }
-  throw new Error(`expected a TeaError ${code}, but nothing was thrown`)
-}

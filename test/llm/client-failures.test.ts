@@ -13,18 +13,10 @@ import { createLlmClient } from '../../src/llm/client.ts'
 import type { LlmClient } from '../../src/llm/types.ts'
 import type { FakeModelServer } from '../support/fake-model-server.ts'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
+import { teaRejection } from '../support/expect.ts'
 
 const messages = [{ role: 'user' as const, content: 'ping' }]
 
-async function failure(p: Promise<unknown>): Promise<TeaError> {
-  try {
-    await p
-  } catch (e) {
-    if (isTeaError(e)) return e
-    throw e
-  }
-  throw new Error('expected the call to fail')
-}
 
 /** A port nothing listens on: bind one, note it, close it. */
 async function closedPort(): Promise<number> {
@@ -66,7 +58,7 @@ for (const provider of ['ollama', 'openai'] as const) {
   t('a stream cut after its first token is LLM_STREAM_CUT with the bytes and tokens received, and is not retried (D17)', async ({ server, client, model }) => {
     server.script({ content: 'one two three four', resetAfterTokens: 1 }, { content: 'five six' })
     const seen: string[] = []
-    const e = await failure(client.call({ model, messages, onToken: (tk) => seen.push(tk) }))
+    const e = await teaRejection(client.call({ model, messages, onToken: (tk) => seen.push(tk) }))
     assert.is(e.code, 'LLM_STREAM_CUT', e.message)
     const bytes = server.sent()[0]!.bytes
     assert.is(e.message, `the ${kind} at ${server.url} closed the reply after ${bytes} bytes (1 token): connection reset (not retried: 1 token had already been streamed)`)
@@ -88,7 +80,7 @@ for (const provider of ['ollama', 'openai'] as const) {
     server.script({ content: 'one two three four', resetAfterTokens: 1 }, { content: 'whole' }, { content: 'one two three four', resetAfterTokens: 1 })
     const r = await client.call({ model, messages })
     assert.equal([r.content, r.attempts], ['whole', 2])
-    const e = await failure(client.call({ model, messages, max_retries: 0 }))
+    const e = await teaRejection(client.call({ model, messages, max_retries: 0 }))
     assert.is(e.code, 'LLM_STREAM_CUT', e.message)
     const bytes = server.sent()[2]!.bytes
     assert.ok(bytes > 0)
@@ -98,7 +90,7 @@ for (const provider of ['ollama', 'openai'] as const) {
 
   t('a cut that keeps recurring before any token gives up after max_retries, saying so', async ({ server, client, model }) => {
     server.script({ content: 'a b', cutAfterBytes: 5, repeat: true })
-    const e = await failure(client.call({ model, messages, onToken: () => {}, max_retries: 1 }))
+    const e = await teaRejection(client.call({ model, messages, onToken: () => {}, max_retries: 1 }))
     assert.is(e.code, 'LLM_STREAM_CUT')
     assert.match(e.message, 'closed the reply after 5 bytes (0 tokens)')
     assert.match(e.message, 'gave up after 2 attempts')
@@ -106,7 +98,7 @@ for (const provider of ['ollama', 'openai'] as const) {
 
   t('a timeout after a token was streamed is not retried either, and says what had arrived', async ({ server, client, model }) => {
     server.script({ content: 'a b c d', tokenDelayMs: 1000 }, { content: 'unused' })
-    const e = await failure(client.call({ model, messages, timeout: 0.2, max_retries: 2, onToken: () => {} }))
+    const e = await teaRejection(client.call({ model, messages, timeout: 0.2, max_retries: 2, onToken: () => {} }))
     assert.is(e.code, 'LLM_TIMEOUT')
     assert.match(e.message, /did not finish its reply within 0\.2 s \(it sent \d+ bytes \(1 token\)\) \(not retried: 1 token had already been streamed\)$/)
     assert.is(e.details?.['attempts'], 1)
@@ -115,7 +107,7 @@ for (const provider of ['ollama', 'openai'] as const) {
 
   t('does not retry HTTP 400: LLM_HTTP_ERROR with status, body and attempts 1', async ({ server, client, model }) => {
     server.script({ status: 400, body: provider === 'ollama' ? { error: 'invalid options' } : { error: { message: 'invalid options' } } }, { content: 'unused' })
-    const e = await failure(client.call({ model, messages }))
+    const e = await teaRejection(client.call({ model, messages }))
     assert.is(e.code, 'LLM_HTTP_ERROR')
     assert.is(e.details?.['status'], 400)
     assert.is(e.details?.['attempts'], 1)
@@ -125,7 +117,7 @@ for (const provider of ['ollama', 'openai'] as const) {
 
   t('gives up after max_retries transient failures, saying how many attempts it made', async ({ server, client, model }) => {
     server.script({ status: 503 }, { status: 502 }, { status: 500 }, { content: 'too late' })
-    const e = await failure(client.call({ model, messages, max_retries: 2 }))
+    const e = await teaRejection(client.call({ model, messages, max_retries: 2 }))
     assert.is(e.code, 'LLM_HTTP_ERROR')
     assert.is(e.details?.['status'], 500)
     assert.is(e.details?.['attempts'], 3)
@@ -135,7 +127,7 @@ for (const provider of ['ollama', 'openai'] as const) {
 
   t('a reply slower than the timeout is LLM_TIMEOUT naming the seconds and the URL', async ({ server, client, model }) => {
     server.script({ delayMs: 2000, content: 'slow' })
-    const e = await failure(client.call({ model, messages, timeout: 0.2, max_retries: 0 }))
+    const e = await teaRejection(client.call({ model, messages, timeout: 0.2, max_retries: 0 }))
     assert.is(e.code, 'LLM_TIMEOUT')
     assert.match(e.message, '0.2 s')
     assert.match(e.message, server.url)
@@ -151,14 +143,14 @@ for (const provider of ['ollama', 'openai'] as const) {
 
   t('the timeout also bounds a stream that stalls between tokens', async ({ server, client, model }) => {
     server.script({ content: 'a b c d', tokenDelayMs: 1000 })
-    const e = await failure(client.call({ model, messages, timeout: 0.2, max_retries: 0, onToken: () => {} }))
+    const e = await teaRejection(client.call({ model, messages, timeout: 0.2, max_retries: 0, onToken: () => {} }))
     assert.is(e.code, 'LLM_TIMEOUT')
   })
 
   t('no server listening is LLM_UNREACHABLE naming the URL, after the retries', async ({ model }) => {
     const url = `http://127.0.0.1:${await closedPort()}`
     const client = createLlmClient({ env: envFor(url), backoffBaseMs: 1 })
-    const e = await failure(client.call({ model, messages, max_retries: 1 }))
+    const e = await teaRejection(client.call({ model, messages, max_retries: 1 }))
     assert.is(e.code, 'LLM_UNREACHABLE')
     assert.match(e.message, `at ${url}: connection refused`)
     assert.is(e.details?.['attempts'], 2)
@@ -167,7 +159,7 @@ for (const provider of ['ollama', 'openai'] as const) {
 
   t('a garbage body is LLM_BAD_RESPONSE and is not retried', async ({ server, client, model }) => {
     server.script({ garbage: '<html>502 proxy</html>' }, { content: 'unused' })
-    const e = await failure(client.call({ model, messages }))
+    const e = await teaRejection(client.call({ model, messages }))
     assert.is(e.code, 'LLM_BAD_RESPONSE')
     assert.match(e.message, '<html>502 proxy</html>')
     assert.is(server.chatRequests().length, 1)
@@ -175,13 +167,13 @@ for (const provider of ['ollama', 'openai'] as const) {
 
   t('a truncated JSON body is LLM_BAD_RESPONSE', async ({ server, client, model }) => {
     server.script({ truncated: true, content: 'cut short here' })
-    const e = await failure(client.call({ model, messages }))
+    const e = await teaRejection(client.call({ model, messages }))
     assert.is(e.code, 'LLM_BAD_RESPONSE')
   })
 
   t('a stream that ends cleanly before its final message is LLM_STREAM_CUT, not retried after its tokens', async ({ server, client, model }) => {
     server.script({ truncated: true, content: 'one two three four' }, { content: 'unused' })
-    const e = await failure(client.call({ model, messages, onToken: () => {} }))
+    const e = await teaRejection(client.call({ model, messages, onToken: () => {} }))
     assert.is(e.code, 'LLM_STREAM_CUT', e.message)
     assert.match(e.message, `closed the reply after ${server.sent()[0]!.bytes} bytes (2 tokens): the stream ended`)
     assert.is(server.pending(), 1)
@@ -189,7 +181,7 @@ for (const provider of ['ollama', 'openai'] as const) {
 
   t('an empty streamed body is LLM_BAD_RESPONSE: nothing was cut short', async ({ server, client, model }) => {
     server.script({ garbage: '' }, { content: 'unused' })
-    const e = await failure(client.call({ model, messages, onToken: () => {} }))
+    const e = await teaRejection(client.call({ model, messages, onToken: () => {} }))
     assert.is(e.code, 'LLM_BAD_RESPONSE', e.message)
     assert.match(e.message, 'the reply body is empty')
     assert.is(server.pending(), 1)
@@ -198,7 +190,7 @@ for (const provider of ['ollama', 'openai'] as const) {
   t('a garbage line in a stream is LLM_BAD_RESPONSE', async ({ server, client, model }) => {
     const garbage = provider === 'ollama' ? 'this is not json\n' : 'data: {not json\n\n'
     server.script({ garbage })
-    const e = await failure(client.call({ model, messages, onToken: () => {} }))
+    const e = await teaRejection(client.call({ model, messages, onToken: () => {} }))
     assert.is(e.code, 'LLM_BAD_RESPONSE')
     assert.match(e.message, 'not json')
   })

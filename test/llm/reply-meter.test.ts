@@ -14,6 +14,7 @@ import { createLlmClient } from '../../src/llm/client.ts'
 import type { LlmClient } from '../../src/llm/types.ts'
 import type { FakeModelServer, SentReply } from '../support/fake-model-server.ts'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
+import { teaRejection } from '../support/expect.ts'
 
 const messages = [{ role: 'user' as const, content: 'Write a lot.' }]
 const MiB = 1024 * 1024
@@ -26,15 +27,6 @@ async function settled(server: FakeModelServer, i: number): Promise<SentReply> {
   return server.sent()[i]!
 }
 
-async function failure(p: Promise<unknown>): Promise<TeaError> {
-  try {
-    await p
-  } catch (e) {
-    if (isTeaError(e)) return e
-    throw e
-  }
-  throw new Error('expected the call to fail')
-}
 
 for (const provider of ['ollama', 'openai'] as const) {
   const t = suite<{ server: FakeModelServer; client: LlmClient; model: string }>(`llm reply size cap: ${provider}`)
@@ -64,7 +56,7 @@ for (const provider of ['ollama', 'openai'] as const) {
 
   t('a 10 MB reply that is not streamed fails past a 1 MiB cap, without reading the rest', async ({ server, client, model }) => {
     server.script({ content: 'x'.repeat(TEN_MB), ...paced }, { content: 'unused' })
-    const e = await failure(client.call({ model, messages, max_reply_bytes: MiB }))
+    const e = await teaRejection(client.call({ model, messages, max_reply_bytes: MiB }))
     await assertStoppedEarly(e, server)
     const read = e.details?.['bytes'] as number
     assert.ok(read > MiB && read <= 2 * MiB + 64 * 1024 + paced.chunkBytes, `read ${read} bytes`)
@@ -74,7 +66,7 @@ for (const provider of ['ollama', 'openai'] as const) {
     const token = 'y'.repeat(64 * 1024)
     server.script({ content: token.repeat(160), tokens: Array.from({ length: 160 }, () => token), tokenDelayMs: 1 }, { content: 'unused' })
     const seen: string[] = []
-    const e = await failure(client.call({ model, messages, max_reply_bytes: MiB, onToken: (tk) => seen.push(tk) }))
+    const e = await teaRejection(client.call({ model, messages, max_reply_bytes: MiB, onToken: (tk) => seen.push(tk) }))
     await assertStoppedEarly(e, server)
     assert.is(seen.length, 16, '16 tokens of 64 KiB make exactly 1 MiB; the 17th would pass the cap')
   })
@@ -82,7 +74,7 @@ for (const provider of ['ollama', 'openai'] as const) {
   t('a streamed reply that never ends its line fails at the line bound, without reading the rest', async ({ server, client, model }) => {
     server.script({ content: 'z'.repeat(TEN_MB), tokens: ['z'.repeat(TEN_MB)], ...paced })
     const seen: string[] = []
-    const e = await failure(client.call({ model, messages, max_reply_bytes: MiB, onToken: (tk) => seen.push(tk) }))
+    const e = await teaRejection(client.call({ model, messages, max_reply_bytes: MiB, onToken: (tk) => seen.push(tk) }))
     await assertStoppedEarly(e, server)
     assert.equal(seen, [])
   })
@@ -100,7 +92,7 @@ for (const provider of ['ollama', 'openai'] as const) {
     const env = provider === 'ollama' ? { OLLAMA_HOST: server.url } : { OPENAI_BASE_URL: server.url }
     const client = createLlmClient({ env, defaults: { max_reply_bytes: 8 } })
     server.script({ content: 'nine byte' }, { content: 'nine byte' })
-    const e = await failure(client.call({ model, messages }))
+    const e = await teaRejection(client.call({ model, messages }))
     assert.is(e.code, 'LLM_REPLY_TOO_LARGE')
     assert.is(e.details?.['max_reply_bytes'], 8)
     assert.is((await client.call({ model, messages, max_reply_bytes: 9 })).content, 'nine byte')

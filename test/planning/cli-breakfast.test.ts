@@ -9,7 +9,7 @@ import { scratch, tea } from '../e2e/cli.ts'
 
 test('001.3R-E2E-001 breakfast from the CLI: toast before coffee, eggs alongside toast, all results, 3/3 completed', async () => {
   const listed = await tea(['actions', '--json'])
-  if (!listed.stdout.includes('"plan.execute"')) return console.warn('  [cli-breakfast] skipped: this bundle has no plan.* actions yet')
+  assert.match(listed.stdout, '"plan.execute"', `the full bundle must list plan.* actions: ${listed.stderr}`)
   const s = scratch()
   try {
     const args = ['run', 'examples/plan-breakfast/agent.yaml', '--replay', 'examples/plan-breakfast/cassette.jsonl', '--data-dir', s.path('data')]

@@ -82,7 +82,7 @@ const completedIds = (events: Event[]) => events.filter((e) => e.type === 'subta
 const startedIds = (events: Event[]) => events.filter((e) => e.type === 'subtask' && e.status === 'in_progress').map((e) => e.id!)
 
 test('001.3R-E2E-002 a 5-subtask plan SIGKILLed after subtask 3 resumes running only 4 and 5, to the same final state', async () => {
-  if (!(await wired())) return console.warn('  [cli-crash] skipped: this bundle has no plan.* actions yet (register planningActions in src/features.ts and rebuild)')
+  assert.ok(await wired(), 'the full bundle must list plan.* actions (src/features.ts registers them)')
   const ref = scratch({ 'agent.yaml': SEQUENTIAL })
   const s = scratch({ 'agent.yaml': SEQUENTIAL })
   try {
@@ -103,7 +103,7 @@ test('001.3R-E2E-002 a 5-subtask plan SIGKILLed after subtask 3 resumes running 
 })
 
 test('a parallel plan killed at random points several times in a row resumes to the same final state, never re-running a recorded subtask', async () => {
-  if (!(await wired())) return console.warn('  [cli-crash] skipped: this bundle has no plan.* actions yet')
+  assert.ok(await wired(), 'the full bundle must list plan.* actions (src/features.ts registers them)')
   const ref = scratch({ 'agent.yaml': PARALLEL })
   const s = scratch({ 'agent.yaml': PARALLEL })
   try {

@@ -35,7 +35,7 @@ nodes:
 `
 
 test('001.3R-INT-009 (CLI) a templated with: in subtask_executor is rendered per subtask, the action rendering its own raw params', async () => {
-  if (!(await wired())) return console.warn('  [cli-executors] skipped: this bundle has no plan.* actions yet')
+  assert.ok(await wired(), 'the full bundle must list plan.* actions (src/features.ts registers them)')
   const s = scratch({ 'agent.yaml': TEMPLATED })
   try {
     const r = await tea(['run', s.path('agent.yaml'), '--data-dir', s.path('data'), '-q'])
@@ -74,7 +74,7 @@ nodes:
 `
 
 test('run: executors log to stderr, never stdout; see ctx but not process; a busy loop stops at its timeout and the worker carries on', async () => {
-  if (!(await wired())) return console.warn('  [cli-executors] skipped: this bundle has no plan.* actions yet')
+  assert.ok(await wired(), 'the full bundle must list plan.* actions (src/features.ts registers them)')
   const s = scratch({ 'agent.yaml': CODE_ENV })
   try {
     const r = await tea(['run', s.path('agent.yaml'), '--data-dir', s.path('data'), '--run-id', 'env'])
@@ -107,7 +107,7 @@ nodes:
 `
 
 test('001.3R-UNIT-004 (CLI) a plan error names its node and action once', async () => {
-  if (!(await wired())) return console.warn('  [cli-executors] skipped: this bundle has no plan.* actions yet')
+  assert.ok(await wired(), 'the full bundle must list plan.* actions (src/features.ts registers them)')
   const s = scratch({ 'agent.yaml': CYCLE })
   try {
     const r = await tea(['run', s.path('agent.yaml'), '--data-dir', s.path('data'), '--run-id', 'cyc'])

@@ -3,17 +3,10 @@ import * as assert from 'uvu/assert'
 import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import { assertDag, dagIssues, readyWaves, topologicalOrder, transitiveDependents } from '../../src/planning/dag.ts'
 import { countStatuses, newSubtask } from '../../src/planning/types.ts'
+import { thrown } from '../support/expect.ts'
 
 const n = (id: string, ...dependencies: string[]) => ({ id, dependencies })
 
-function thrown(fn: () => void): unknown {
-  try {
-    fn()
-  } catch (e) {
-    return e
-  }
-  assert.unreachable('expected a throw')
-}
 
 test('001.3R-UNIT-001 a plan of valid subtasks validates, with statuses pending and counts by status', () => {
   const subtasks = [newSubtask({ id: 'a', description: 'first', dependencies: [] }), newSubtask({ id: 'b', description: 'second', dependencies: ['a'] })]

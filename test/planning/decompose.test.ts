@@ -6,17 +6,10 @@ import { createLlmClient } from '../../src/llm/client.ts'
 import { decompose, decomposeParams } from '../../src/planning/decompose.ts'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
 import { planningContext, reply, scriptedLlm } from './helpers.ts'
+import { teaRejection } from '../support/expect.ts'
 
 const params = (p: Record<string, unknown>) => v.parse(decomposeParams, p)
 
-async function rejection(p: Promise<unknown>): Promise<Error & { code?: string }> {
-  try {
-    await p
-  } catch (e) {
-    return e as Error
-  }
-  throw new Error('expected a rejection')
-}
 
 test('001.3R-UNIT-012 flat strategy produces the listed subtasks with their dependencies, in order', async () => {
   const llm = scriptedLlm([reply([{ id: '1', description: 'Toast bread', dependencies: [] }, { id: '2', description: 'Make coffee', dependencies: ['1'] }, { id: '3', description: 'Fry eggs', dependencies: [] }])])
@@ -87,7 +80,7 @@ test('hierarchical decomposition flattens nested phases with path ids and sends 
 test('001.3R-UNIT-017 a reply with cyclic dependencies is rejected after parsing, naming the cycle', async () => {
   const llm = scriptedLlm([reply([{ id: 'A', description: 'a', dependencies: ['B'] }, { id: 'B', description: 'b', dependencies: ['A'] }])])
   const ctx = planningContext(llm)
-  const e = await rejection(decompose(params({ goal: 'g' }), ctx))
+  const e = await teaRejection(decompose(params({ goal: 'g' }), ctx))
   assert.ok(isTeaError(e, 'PLAN_CYCLE'))
   assert.match(errorMessage(e), 'A → B → A')
   // the engine places it at "node 'X' (plan.decompose)"; the action must not say it a second time
@@ -106,7 +99,7 @@ test('a prompt_template replaces the user message and sees goal and max_subtasks
 
 test('001.3R-UNIT-016 a broken reply from decompose is PLAN_PARSE_ERROR carrying the reply', async () => {
   const ctx = planningContext(scriptedLlm(['{ broken json']))
-  const e = await rejection(decompose(params({ goal: 'Test goal' }), ctx))
+  const e = await teaRejection(decompose(params({ goal: 'Test goal' }), ctx))
   assert.ok(isTeaError(e, 'PLAN_PARSE_ERROR'))
   assert.match(e.message, '{ broken json')
   ctx.cleanup()
@@ -159,7 +152,7 @@ test('001.3R-INT-003 a model that does not answer in time is LLM_TIMEOUT, not a 
     server.script({ content: twoSteps, delayMs: 3000 })
     const llm = createLlmClient({ env: { OLLAMA_HOST: server.url } })
     const ctx = planningContext(llm, { settings: { llm: { model: 'ollama:slow', timeout: 0.2, max_retries: 0 } } })
-    const e = await rejection(decompose(params({ goal: 'Make tea' }), ctx))
+    const e = await teaRejection(decompose(params({ goal: 'Make tea' }), ctx))
     assert.ok(isTeaError(e, 'LLM_TIMEOUT'), `got ${e.code}: ${e.message}`)
     ctx.cleanup()
   } finally {

@@ -6,15 +6,8 @@ import { replanAction, replanParams } from '../../src/planning/replan.ts'
 import { statusAction, statusParams } from '../../src/planning/status.ts'
 import type { Plan } from '../../src/planning/types.ts'
 import { plan, planningContext, reply, scriptedLlm } from './helpers.ts'
+import { teaRejection } from '../support/expect.ts'
 
-async function rejection(p: unknown): Promise<Error & { code?: string; details?: Record<string, unknown> }> {
-  try {
-    await p
-  } catch (e) {
-    return e as Error
-  }
-  throw new Error('expected a rejection')
-}
 
 const abc = () => {
   const p = plan([['A', [], 'completed', 'a-result'], ['B', ['A'], 'failed'], ['C', ['B'], 'pending']], { model: 'ollama:planner-model' })
@@ -57,7 +50,7 @@ test('001.3R-UNIT-028 past max_replans it is MAX_REPLANS_EXCEEDED with the count
   const before = JSON.stringify(p)
   const llm = scriptedLlm([])
   const ctx = planningContext(llm)
-  const e = await rejection(replanAction.run(v.parse(replanParams, { plan: p }), ctx))
+  const e = await teaRejection(replanAction.run(v.parse(replanParams, { plan: p }), ctx))
   assert.ok(isTeaError(e, 'MAX_REPLANS_EXCEEDED'))
   assert.match(e.message, '4 > 3')
   assert.equal(e.details, { replan_count: 3, max_replans: 3, plan_id: 'plan_test' })
@@ -81,7 +74,7 @@ test('001.3R-INT-013 the replan prompt names the failed subtask and its error, a
 })
 
 test('a replan reply that would form a cycle is rejected with the path', async () => {
-  const e = await rejection(runReplan(abc(), [reply([{ id: 'X', description: 'x', dependencies: ['Y'] }, { id: 'Y', description: 'y', dependencies: ['X'] }])]))
+  const e = await teaRejection(runReplan(abc(), [reply([{ id: 'X', description: 'x', dependencies: ['Y'] }, { id: 'Y', description: 'y', dependencies: ['X'] }])]))
   assert.ok(isTeaError(e, 'PLAN_CYCLE'))
   assert.match(errorMessage(e), 'X → Y → X')
   assert.match(errorMessage(e), /^invalid revised plan:/)

@@ -8,6 +8,7 @@ import * as assert from 'uvu/assert'
 import { isTeaError } from '../../src/core/errors.ts'
 import { snapshotDue } from '../../src/store/records.ts'
 import type { RunRecord, Store, StoreOptions } from '../../src/store/types.ts'
+import { rejects } from '../support/expect.ts'
 
 export interface StoreFactory {
   open(options?: StoreOptions): Store
@@ -30,17 +31,6 @@ export function run(id: string, extra: Partial<RunRecord> = {}): RunRecord {
   }
 }
 
-async function rejects(p: Promise<unknown>, code: string): Promise<Error> {
-  try {
-    await p
-  } catch (e) {
-    assert.ok(isTeaError(e), `expected a TeaError ${code}, got ${String(e)}`)
-    assert.is((e as { code: string }).code, code)
-    return e as Error
-  }
-  assert.unreachable(`expected ${code}`)
-  throw new Error('unreachable')
-}
 
 export function storeContract(name: string, factory: StoreFactory): void {
   const t = suite<{ store: Store }>(`store contract: ${name}`)

@@ -9,6 +9,7 @@ import { isTeaError } from '../../../src/core/errors.ts'
 import type { Action } from '../../../src/actions/types.ts'
 import { fileActions } from '../../../src/actions/file/index.ts'
 import { testContext, type TestContext } from '../context.ts'
+import { rejects } from '../../support/expect.ts'
 
 const byName = (name: string): Action => fileActions.find((a) => a.name === name)!
 
@@ -18,17 +19,6 @@ async function run(ctx: TestContext, name: string, params: unknown): Promise<Rec
   return action.run(v.parse(action.params, params), ctx) as Promise<Record<string, unknown>>
 }
 
-async function rejects(p: Promise<unknown>, code: string, ...mentions: string[]): Promise<string> {
-  try {
-    await p
-  } catch (e) {
-    assert.ok(isTeaError(e, code as never), `expected ${code}, got ${String(e)}`)
-    for (const m of mentions) assert.ok((e as Error).message.includes(m), `'${(e as Error).message}' should mention ${m}`)
-    return (e as Error).message
-  }
-  assert.unreachable(`expected a ${code} error, but it resolved`)
-  return ''
-}
 
 interface Ctx {
   ctx: TestContext

@@ -9,6 +9,7 @@ import { isControlSignal } from '../../../src/core/signals.ts'
 import type { Action } from '../../../src/actions/types.ts'
 import { httpActions } from '../../../src/actions/http/index.ts'
 import { testContext, type TestContext } from '../context.ts'
+import { rejection, rejects } from '../../support/expect.ts'
 
 interface Seen {
   method: string
@@ -94,20 +95,7 @@ async function run(ctx: TestContext, name: string, params: unknown): Promise<Rec
   return (await action.run(v.parse(action.params, params), ctx)) as Record<string, unknown>
 }
 
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p
-  } catch (e) {
-    return e
-  }
-  return assert.unreachable('expected the call to fail')
-}
 
-async function rejects(p: Promise<unknown>, code: string, ...mentions: string[]): Promise<void> {
-  const e = await failure(p)
-  assert.ok(isTeaError(e, code as never), `expected ${code}, got ${String(e)}`)
-  for (const m of mentions) assert.ok((e as Error).message.includes(m), `'${(e as Error).message}' should mention ${m}`)
-}
 
 http('http.get returns status, lower-case headers and body, with query parameters added to the URL', async (c) => {
   const r = await run(c.ctx, 'http.get', {
@@ -155,7 +143,7 @@ http('http.post refuses body and json together with INVALID_PARAMS', async (c) =
 })
 
 http('a non-2xx status is HTTP_ERROR with the status and a short excerpt of the body', async (c) => {
-  const e = await failure(run(c.ctx, 'http.get', { url: `${c.base}/missing` }))
+  const e = await rejection(run(c.ctx, 'http.get', { url: `${c.base}/missing` }))
   assert.ok(isTeaError(e, 'HTTP_ERROR'))
   assert.match(e.message, '404')
   assert.match(e.message, 'no such thing here')
@@ -189,7 +177,7 @@ http('a slow server fails with HTTP_TIMEOUT naming the URL and the seconds', asy
 })
 
 http('cancelling the run aborts the call with a cancel signal, not an error', async (c) => {
-  const pending = failure(run(c.ctx, 'http.get', { url: `${c.base}/slow` }))
+  const pending = rejection(run(c.ctx, 'http.get', { url: `${c.base}/slow` }))
   setTimeout(() => c.ctx.abort(), 20)
   assert.ok(isControlSignal(await pending, 'cancel'))
 })
@@ -203,7 +191,7 @@ http('a refused connection is HTTP_ERROR naming the URL', async (c) => {
 })
 
 http('credentials in the URL are sent as Basic authorization and never repeated in error messages', async (c) => {
-  const e = await failure(run(c.ctx, 'http.get', { url: `${c.base.replace('//', '//user:hunter2@')}/missing` }))
+  const e = await rejection(run(c.ctx, 'http.get', { url: `${c.base.replace('//', '//user:hunter2@')}/missing` }))
   assert.ok(isTeaError(e, 'HTTP_ERROR'))
   assert.not.match(e.message, 'hunter2')
   assert.not.match(JSON.stringify(e.toJSON()), 'hunter2')

@@ -6,6 +6,7 @@ import { isTeaError } from '../../../src/core/errors.ts'
 import type { Action } from '../../../src/actions/types.ts'
 import { jsonActions } from '../../../src/actions/json/index.ts'
 import { testContext } from '../context.ts'
+import { rejection } from '../../support/expect.ts'
 
 const byName = (name: string): Action => jsonActions.find((a) => a.name === name)!
 
@@ -19,14 +20,6 @@ async function run(name: string, params: unknown): Promise<Record<string, unknow
   }
 }
 
-async function failure(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p
-  } catch (e) {
-    return e
-  }
-  return assert.unreachable('expected a failure')
-}
 
 test('json.parse parses plain JSON', async () => {
   assert.equal(await run('json.parse', { text: ' {"a": [1, true, null]} ' }), { data: { a: [1, true, null] } })
@@ -39,7 +32,7 @@ test('json.parse takes JSON out of a code fence and out of prose', async () => {
 
 test('json.parse strict accepts only a text that is exactly JSON', async () => {
   assert.equal(await run('json.parse', { text: '[1]', strict: true }), { data: [1] })
-  const e = await failure(run('json.parse', { text: 'Sure: {"a": 1}', strict: true }))
+  const e = await rejection(run('json.parse', { text: 'Sure: {"a": 1}', strict: true }))
   assert.ok(isTeaError(e, 'JSON_PARSE_ERROR'))
 })
 
@@ -51,7 +44,7 @@ test('json.parse returns default as data only when parsing fails', async () => {
 
 test('json.parse failure is JSON_PARSE_ERROR with the reason and the first 200 characters', async () => {
   const text = 'I cannot answer that {oops ' + 'x'.repeat(400)
-  const e = await failure(run('json.parse', { text }))
+  const e = await rejection(run('json.parse', { text }))
   assert.ok(isTeaError(e, 'JSON_PARSE_ERROR'))
   assert.match(e.message, 'no JSON object or array found')
   assert.match(e.message, text.slice(0, 200))
@@ -83,7 +76,7 @@ test('json.transform mapping expressions use the template language: filters, ope
 })
 
 test('json.transform mapping of an unknown name is TEMPLATE_ERROR, not the template text', async () => {
-  const e = await failure(run('json.transform', { data: {}, mapping: { x: 'nothing.here' } }))
+  const e = await rejection(run('json.transform', { data: {}, mapping: { x: 'nothing.here' } }))
   assert.ok(isTeaError(e, 'TEMPLATE_ERROR'), String(e))
 })
 
@@ -122,7 +115,7 @@ test('json.transform refuses mapping with pick, no operation, and prototype path
     { data: {}, pick: ['__proto__.polluted'] },
     { data: {}, omit: ['a..b'] },
   ]) {
-    const e = await failure(run('json.transform', params))
+    const e = await rejection(run('json.transform', params))
     assert.ok(isTeaError(e, 'INVALID_PARAMS'), `${JSON.stringify(params)} → ${String(e)}`)
   }
   assert.is(({} as Record<string, unknown>).polluted, undefined)
