@@ -1,7 +1,7 @@
 /** Shared plumbing of the `tea aof …` commands: the data dir, help text, and errors turned into exit codes. */
 
 import { isAbsolute, resolve } from 'node:path'
-import { TeaError, isTeaError } from '../core/errors.ts'
+import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
 import { type AofContext, aofContext } from '../aof/index.ts'
 import { isTaskId } from '../aof/index.ts'
 import { type FlagSpecs, usage } from './args.ts'
@@ -55,7 +55,8 @@ export async function guarded(command: string, io: Io, body: () => Promise<numbe
     return await body()
   } catch (e) {
     if (!isTeaError(e)) throw e
-    io.err(`tea ${command}: ${e.message.startsWith(`${command}: `) ? e.message.slice(command.length + 2) : e.message}\n`)
+    const text = errorMessage(e)
+    io.err(`tea ${command}: ${text.startsWith(`${command}: `) ? text.slice(command.length + 2) : text}\n`)
     if (e.hint) io.err(`hint: ${e.hint}\n`)
     return e.code === 'USAGE' || e.code === 'INVALID_INPUT' ? AOF_EXIT.usage : AOF_EXIT.failed
   }

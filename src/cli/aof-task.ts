@@ -1,5 +1,6 @@
 /** `tea aof task create|list|show|move`. */
 
+import { formatIssue } from '../core/issues.ts'
 import { readFileSync } from 'node:fs'
 import { TASK_STATUSES, type TaskStatus, createTask, getTask, isTaskStatus, listTasks, transitionTask } from '../aof/index.ts'
 import { parseArgs, usage } from './args.ts'
@@ -92,7 +93,7 @@ async function list(command: string, argv: string[], io: Parameters<Command>[1])
   }
   const statuses: readonly TaskStatus[] = flags.status ? [flags.status as TaskStatus] : TASK_STATUSES
   const { tasks, problems } = listTasks(contextOf(flags['data-dir'], io), statuses)
-  for (const p of problems) io.err(`warning: skipped ${p.path}: ${p.message}\n`)
+  for (const p of problems) io.err(`warning: skipped ${formatIssue(p)}\n`)
   const rows = tasks.map((t) => ({
     id: t.id,
     status: t.status,

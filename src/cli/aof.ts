@@ -4,6 +4,7 @@
  * refused transitions), 2 bad usage. `send` exits 0 whatever the outcome: the outcome is the answer.
  */
 
+import { formatIssue } from '../core/issues.ts'
 import { readFileSync } from 'node:fs'
 import {
   acquireLease,
@@ -161,7 +162,7 @@ const SUBCOMMANDS: Record<string, Sub> = {
     const problems = lintDataDir(contextOf(flags['data-dir'], io))
     if (flags.json) io.out(json(problems))
     else if (problems.length === 0) io.out('OK: no problems\n')
-    else for (const p of problems) io.out(`${p.path}: ${p.code}: ${p.message}\n`)
+    else for (const p of problems) io.out(`${formatIssue(p)}\n`)
     return problems.length === 0 ? AOF_EXIT.ok : AOF_EXIT.failed
   },
 }

@@ -1,4 +1,4 @@
-import { isTeaError } from '../core/errors.ts'
+import { errorMessage, exitKind, isTeaError } from '../core/errors.ts'
 import { buildInfo } from '../core/build-info.ts'
 import { EXIT } from './exit.ts'
 import type { Command, Io } from './io.ts'
@@ -23,7 +23,6 @@ Run 'tea <command> --help' for a command's options.
 `
 
 /** Errors that mean the command line or the agent file is wrong (exit 2), not that a run failed. */
-const USAGE_CODES = new Set(['USAGE', 'INVALID_INPUT', 'AGENT_INVALID', 'RUN_EXISTS', 'RUN_NOT_FOUND', 'RUN_NOT_RESUMABLE', 'LLM_BAD_MODEL', 'CASSETTE_INVALID'])
 
 const versionCommand: Command = async (_argv, io) => {
   const v = buildInfo()
@@ -65,8 +64,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     if (isTeaError(e)) {
       // Usage messages already name their command ("run: unknown option --x").
       const head = e.code === 'USAGE' ? 'tea: ' : `tea ${name}: ${e.code}: `
-      io.err(`${head}${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}`)
-      return USAGE_CODES.has(e.code) ? EXIT.usage : EXIT.failed
+      io.err(`${head}${errorMessage(e)}\n${e.hint ? `hint: ${e.hint}\n` : ''}`)
+      return exitKind(e.code) === 'usage' ? EXIT.usage : EXIT.failed
     }
     throw e
   }

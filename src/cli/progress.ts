@@ -4,6 +4,7 @@
  * in logs and CI. `-q` silences it, `--stream` replaces it.
  */
 
+import { errorMessage } from '../core/errors.ts'
 import type { RunEvent } from '../core/events.ts'
 import type { Io } from './io.ts'
 
@@ -65,7 +66,7 @@ export function progressPrinter(io: Io): (event: RunEvent) => void {
         finish(`⏸ paused ${event.when} node '${event.node}'`)
         break
       case 'error':
-        finish(`✗ ${event.node ?? 'run'}: ${String(event.error.message ?? '')}`)
+        finish(`✗ ${event.node ?? 'run'}: ${errorMessage(event.error)}`)
         break
       case 'complete':
         finish(`✓ completed in ${seconds(started)}`)

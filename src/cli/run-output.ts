@@ -4,6 +4,7 @@
  * a run's result turned into output and an exit code (SPEC §3.1).
  */
 
+import { errorMessage } from '../core/errors.ts'
 import { appendFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { AgentSpec } from '../agent/types.ts'
@@ -78,7 +79,7 @@ export function reportRun(io: Io, result: RunResult, opts: OutputOptions, dataDi
       return EXIT.signal
     case 'failed': {
       const e = result.error!
-      io.err(`tea: run ${runId} failed: [${e.code}] ${e.message}\n${e.hint ? `hint: ${e.hint}\n` : ''}tea: the run is resumable once the cause is fixed: ${resume}\n`)
+      io.err(`tea: run ${runId} failed: [${e.code}] ${errorMessage(e)}\n${e.hint ? `hint: ${e.hint}\n` : ''}tea: the run is resumable once the cause is fixed: ${resume}\n`)
       return EXIT.failed
     }
   }
