@@ -6,9 +6,20 @@
  * runaway loop throws within a few ms of its deadline.
  *
  * This is a lexer, not a parser: it tracks strings, template literals, comments and regex literals so keywords
- * inside them are left alone. When the rewrite does not compile, the caller falls back to `vm`'s own timeout, so
- * a lexing mistake costs speed, never correctness.
+ * inside them are left alone. A `/` is a regex or a division depending on what came before; the lexer decides
+ * from the previous token (and knows that `if (…)`, `while (…)` and `for (…)` heads start a statement). Where it
+ * could still guess wrong, the guess shows: a string, comment or regex then runs unterminated, and `guardLoops`
+ * throws `UnguardableCode`. The caller then falls back to `vm`'s own timeout, and so it does when the rewrite
+ * does not compile: a lexing mistake costs speed, never the time limit.
  */
+
+/** The lexer lost track of the code (an unterminated token or bracket in code that may still compile). */
+export class UnguardableCode extends Error {
+  constructor(what: string, at: number) {
+    super(`loop guard: ${what} at offset ${at}`)
+    this.name = 'UnguardableCode'
+  }
+}
 
 const IDENT = /[A-Za-z0-9_$]/
 
@@ -40,16 +51,18 @@ export function guardLoops(code: string): string {
       i = stop
     } else if (c === '/' && next === '*') {
       const end = code.indexOf('*/', i + 2)
-      const stop = end === -1 ? code.length : end + 2
-      out += code.slice(i, stop)
-      i = stop
+      if (end === -1) throw new UnguardableCode('unterminated comment', i)
+      out += code.slice(i, end + 2)
+      i = end + 2
     } else if (c === '"' || c === "'" || c === '`') {
       const stop = skipString(code, i)
+      if (stop === -1) throw new UnguardableCode('unterminated string', i)
       out += code.slice(i, stop)
       i = stop
       lastSignificant = 'str'
     } else if (c === '/' && regexAllowed(lastSignificant)) {
       const stop = skipRegex(code, i)
+      if (stop === -1) throw new UnguardableCode('unterminated regex', i)
       out += code.slice(i, stop)
       i = stop
       lastSignificant = 'regex'
@@ -59,19 +72,19 @@ export function guardLoops(code: string): string {
       const word = code.slice(i, j)
       out += word
       i = j
-      if ((word === 'while' || word === 'for') && code[i - word.length - 1] !== '.') {
-        const open = skipSpace(code, i)
-        const k = open
-        // `for await` is left alone: it yields to the event loop, where the caller's timer bounds it.
-        if (code[k] === '(') {
-          const close = matchParen(code, k)
-          if (close === -1) return code
-          const inner = code.slice(k + 1, close)
-          out += code.slice(i, k) + '(' + (word === 'while' ? `${TICK} && (${guardLoops(inner)})` : guardFor(inner)) + ')'
-          i = close + 1
-          lastSignificant = ')'
-          continue
-        }
+      const head = code[i - word.length - 1] !== '.' && (word === 'while' || word === 'for' || word === 'if' || word === 'with')
+      // `for await` is left alone: it yields to the event loop, where the caller's timer bounds it.
+      const open = head ? skipSpace(code, i) : -1
+      if (open !== -1 && code[open] === '(') {
+        const close = matchParen(code, open)
+        if (close === -1) throw new UnguardableCode(`unbalanced ${word} (…)`, open)
+        const inner = code.slice(open + 1, close)
+        const guarded = word === 'while' ? `${TICK} && (${guardLoops(inner)})` : word === 'for' ? guardFor(inner) : guardLoops(inner)
+        out += `${code.slice(i, open)}(${guarded})`
+        i = close + 1
+        // A statement follows a head, so a `/` after it starts a regex.
+        lastSignificant = ''
+        continue
       }
       lastSignificant = word
     } else {
@@ -110,11 +123,11 @@ function skipString(code: string, start: number): number {
     else if (c === quote) return i + 1
     else if (quote === '`' && c === '$' && code[i + 1] === '{') {
       const close = matchBrace(code, i + 1)
-      if (close === -1) return code.length
+      if (close === -1) return -1
       i = close + 1
     } else i++
   }
-  return code.length
+  return -1
 }
 
 function skipRegex(code: string, start: number): number {
@@ -123,7 +136,7 @@ function skipRegex(code: string, start: number): number {
   while (i < code.length) {
     const c = code[i]
     if (c === '\\') i += 2
-    else if (c === '\n') return i
+    else if (c === '\n') return -1
     else if (c === '[') (inClass = true), i++
     else if (c === ']') (inClass = false), i++
     else if (c === '/' && !inClass) {
@@ -132,7 +145,7 @@ function skipRegex(code: string, start: number): number {
       return i
     } else i++
   }
-  return code.length
+  return -1
 }
 
 function skipSpace(code: string, i: number): number {
@@ -153,8 +166,11 @@ function matchPair(code: string, open: number, o: string, cl: string): number {
   let depth = 0
   for (let i = open; i < code.length; i++) {
     const c = code[i]
-    if (c === '"' || c === "'" || c === '`') i = skipString(code, i) - 1
-    else if (c === '/' && code[i + 1] === '/') i = code.indexOf('\n', i) === -1 ? code.length : code.indexOf('\n', i)
+    if (c === '"' || c === "'" || c === '`') {
+      const stop = skipString(code, i)
+      if (stop === -1) return -1
+      i = stop - 1
+    } else if (c === '/' && code[i + 1] === '/') i = code.indexOf('\n', i) === -1 ? code.length : code.indexOf('\n', i)
     else if (c === '/' && code[i + 1] === '*') i = code.indexOf('*/', i) === -1 ? code.length : code.indexOf('*/', i) + 1
     else if (c === o) depth++
     else if (c === cl && --depth === 0) return i
@@ -168,8 +184,11 @@ function splitTopLevel(text: string, sep: string): string[] {
   let start = 0
   for (let i = 0; i < text.length; i++) {
     const c = text[i]
-    if (c === '"' || c === "'" || c === '`') i = skipString(text, i) - 1
-    else if (c === '(' || c === '[' || c === '{') depth++
+    if (c === '"' || c === "'" || c === '`') {
+      const stop = skipString(text, i)
+      if (stop === -1) throw new UnguardableCode('unterminated string', i)
+      i = stop - 1
+    } else if (c === '(' || c === '[' || c === '{') depth++
     else if (c === ')' || c === ']' || c === '}') depth--
     else if (c === sep && depth === 0) {
       parts.push(text.slice(start, i))
