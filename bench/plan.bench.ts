@@ -51,7 +51,7 @@ function context(store: Store, runId: string, state: Record<string, unknown> = {
     node: 'bench',
     state,
     variables: {},
-    settings: { llm: {}, max_steps: 1000, workspace: tmpdir(), allow_inline_code: true, run_timeout: 30, checkpoint_keep: 3, sections: {} },
+    settings: { llm: {}, max_steps: 1000, workspace: tmpdir(), allow_inline_code: true, run_timeout: 30, checkpoint_keep: 3, max_template_bytes: 1 << 20, sections: {} },
     llm: { call: fail, close: async () => {} },
     store,
     signal: new AbortController().signal,

@@ -105,19 +105,20 @@ function compiled(services: ContextServices, value: unknown, node: string, field
   let cache = byServices.get(services)
   if (!cache) byServices.set(services, (cache = { objects: new WeakMap(), strings: new Map() }))
   const site = `${node}\u0000${field}`
+  const limits = { maxBytes: services.settings.max_template_bytes }
   if (typeof value === 'object' && value !== null) {
     let sites = cache.objects.get(value)
     if (!sites) cache.objects.set(value, (sites = new Map()))
     let c = sites.get(site)
-    if (!c) sites.set(site, (c = compileValue(value, { node, field })))
+    if (!c) sites.set(site, (c = compileValue(value, { node, field }, limits)))
     return c
   }
-  if (typeof value !== 'string') return compileValue(value, { node, field })
+  if (typeof value !== 'string') return compileValue(value, { node, field }, limits)
   const key = `${site}\u0000${value}`
   let c = cache.strings.get(key)
   if (!c) {
     if (cache.strings.size >= MAX_CACHED_STRINGS) cache.strings.clear()
-    cache.strings.set(key, (c = compileValue(value, { node, field })))
+    cache.strings.set(key, (c = compileValue(value, { node, field }, limits)))
   }
   return c
 }

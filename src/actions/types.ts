@@ -27,6 +27,8 @@ export interface AgentSettingsView {
   /** Default time limit for `run:` code, seconds. */
   run_timeout: number
   checkpoint_keep: number
+  /** Most text one template render may build (`settings.max_template_bytes`). */
+  max_template_bytes: number
   /**
    * Settings sections the core does not interpret, by key (e.g. `planner`, read by the planning feature), so the
    * core names no feature.

@@ -16,6 +16,7 @@ import { parseYaml, type Parsed } from './parse.ts'
 import { invalidAgent, type Problem } from './problems.ts'
 import { AgentSchema, knownKeys, type AgentFile } from './schema.ts'
 import { checkReferences } from './references.ts'
+import { DEFAULT_MAX_TEMPLATE_BYTES } from '../template/index.ts'
 import { START, type AgentSpec, type CompiledParts, type NodeSpec } from './types.ts'
 
 export interface LoadResult {
@@ -122,6 +123,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
       allow_inline_code: settings.allow_inline_code ?? true,
       run_timeout: settings.run_timeout ?? 10,
       checkpoint_keep: settings.checkpoint?.keep ?? 3,
+      max_template_bytes: settings.max_template_bytes ?? DEFAULT_MAX_TEMPLATE_BYTES,
       sections: settings.planner ? { planner: settings.planner } : {},
     },
     nodes,

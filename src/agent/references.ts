@@ -11,7 +11,7 @@ import { isTeaError } from '../core/errors.ts'
 import type { Where } from '../core/issues.ts'
 import { closest, isPlainObject } from '../core/util.ts'
 import { paramIssues, unknownAction, type Registry } from '../actions/registry.ts'
-import { compileCondition, compileTemplate, compileValue, type CompiledValue, type Condition } from '../template/index.ts'
+import { compileCondition, compileTemplate, compileValue, type CompiledValue, type Condition, type TemplateLimits } from '../template/index.ts'
 import { compileCode } from '../code/compile.ts'
 import type { Parsed } from './parse.ts'
 import type { Problem } from './problems.ts'
@@ -52,6 +52,9 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     at(path, 'UNKNOWN_NODE', `${what} '${name}' is not a node of this agent${near.length ? ` (did you mean '${near[0]}'?)` : ''}`)
   }
   const inlineCode = !(isPlainObject(data.settings) && data.settings.allow_inline_code === false)
+  // A value the schema refuses is reported by it; here it falls back to the default.
+  const maxBytes = isPlainObject(data.settings) ? data.settings.max_template_bytes : undefined
+  const limits: TemplateLimits = typeof maxBytes === 'number' && Number.isInteger(maxBytes) && maxBytes > 0 ? { maxBytes } : {}
 
   nodes.forEach((n, i) => {
     const parts: CompiledParts = {}
@@ -82,10 +85,10 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     }
     const withValue = isPlainObject(n.with) ? withoutKeys(n.with, action?.raw) : n.with
     if (action?.raw?.length && isPlainObject(n.with)) templates(selected(n.with, action.raw), [...here, 'with'], label, 'with', problems, parsed)
-    const w = compileTree(withValue ?? {}, [...here, 'with'], label, 'with', problems, parsed)
+    const w = compileTree(withValue ?? {}, [...here, 'with'], label, 'with', problems, parsed, limits)
     if (w) parts.with = w
     if (isPlainObject(n.output)) {
-      const o = compileTree(n.output, [...here, 'output'], label, 'output', problems, parsed)
+      const o = compileTree(n.output, [...here, 'output'], label, 'output', problems, parsed, limits)
       if (o) parts.output = o
     }
     if (action && (n.with === undefined || isPlainObject(n.with))) {
@@ -104,7 +107,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
         target([...here, 'goto', r, 'to'], rule.to, 'goto target')
         if (typeof rule.if === 'string' || typeof rule.if === 'boolean') {
           try {
-            tests[r] = compileCondition(rule.if, { node: label, field: `goto[${r}].if` })
+            tests[r] = compileCondition(rule.if, { node: label, field: `goto[${r}].if` }, limits)
           } catch (e) {
             failed([...here, 'goto', r, 'if'], 'TEMPLATE_SYNTAX', e)
           }
@@ -140,9 +143,9 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
  * Compiles a template tree (a `with:` or `output:` block) in one go. When that fails, every string is compiled on
  * its own so that each bad template is reported with its own place, not only the first.
  */
-function compileTree(value: unknown, path: Path, node: string, field: string, problems: Problem[], parsed: Parsed): CompiledValue | undefined {
+function compileTree(value: unknown, path: Path, node: string, field: string, problems: Problem[], parsed: Parsed, limits: TemplateLimits): CompiledValue | undefined {
   try {
-    return compileValue(value, { node, field })
+    return compileValue(value, { node, field }, limits)
   } catch {
     const before = problems.length
     templates(value, path, node, field, problems, parsed)

@@ -63,6 +63,8 @@ export const SettingsSchema = v.strictObject({
   /** Default time limit for `run:` code, seconds. */
   run_timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
   checkpoint: v.optional(CheckpointSettingsSchema),
+  /** Most text one template render may build, bytes; default 1 MiB (src/template/values.ts). */
+  max_template_bytes: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
   planner: v.optional(v.record(v.string(), v.unknown())),
 })
 

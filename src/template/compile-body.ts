@@ -7,7 +7,7 @@
 import type { Stmt } from './ast.ts'
 import { RenderFault } from './faults.ts'
 import { compileExpr, defined, located, undefinedFault, type CompileContext, type Eval, type Scope, type Slots } from './compile-expr.ts'
-import { isDict, toText, truthy, typeName } from './values.ts'
+import { checkSize, isDict, toText, truthy, typeName } from './values.ts'
 
 export type Emit = (s: Scope, l: Slots) => string
 
@@ -21,11 +21,18 @@ export function compileBody(body: Stmt[], cx: CompileContext): Emit {
   if (parts.length === 1) return parts[0]!
   if (parts.length === 2) {
     const [a, b] = parts as [Emit, Emit]
-    return (s, l) => a(s, l) + b(s, l)
+    return (s, l) => {
+      const out = a(s, l) + b(s, l)
+      checkSize(out.length)
+      return out
+    }
   }
   return (s, l) => {
     let out = ''
-    for (let i = 0; i < parts.length; i++) out += parts[i]!(s, l)
+    for (let i = 0; i < parts.length; i++) {
+      out += parts[i]!(s, l)
+      checkSize(out.length)
+    }
     return out
   }
 }
@@ -122,6 +129,7 @@ function compileFor(st: Extract<Stmt, { k: 'for' }>, cx: CompileContext): Emit {
       loop.first = i === 0
       loop.last = i === n - 1
       out += body(s, l)
+      checkSize(out.length)
     }
     return out
   }

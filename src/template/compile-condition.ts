@@ -6,23 +6,23 @@
  * 'none' (any case, trimmed) are false, any other text is true.
  */
 
-import { compileTemplate } from './compile-template.ts'
+import { compileTemplate, type TemplateLimits } from './compile-template.ts'
 import { compileExpr, type Slots } from './compile-expr.ts'
 import { toRenderError, toSyntaxError, type TemplateSite } from './faults.ts'
 import { parseWholeExpression } from './parse.ts'
 import { TokenStream } from './token-stream.ts'
 import { lexTag } from './tokens.ts'
-import { truthy } from './values.ts'
+import { budget, DEFAULT_MAX_TEMPLATE_BYTES, truthy } from './values.ts'
 
 export type Condition = (scope: Record<string, unknown>) => boolean
 
 const FALSE_WORDS = ['', 'false', '0', 'no', 'none']
 
-export function compileCondition(expr: string | boolean, where?: TemplateSite): Condition {
+export function compileCondition(expr: string | boolean, where?: TemplateSite, limits: TemplateLimits = {}): Condition {
   if (typeof expr === 'boolean') return () => expr
   const source = String(expr)
   if (/\{[{%#]/.test(source)) {
-    const t = compileTemplate(source, where)
+    const t = compileTemplate(source, where, limits)
     if (t.native) return (scope) => truthy(t.render(scope))
     return (scope) => !FALSE_WORDS.includes(String(t.render(scope)).trim().toLowerCase())
   }
@@ -34,11 +34,16 @@ export function compileCondition(expr: string | boolean, where?: TemplateSite): 
     throw toSyntaxError(e, source, where)
   }
   const noSlots: Slots = []
+  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_TEMPLATE_BYTES
   return (scope) => {
+    const outer = budget.bytes
+    budget.bytes = maxBytes
     try {
       return truthy(ev(scope, noSlots))
     } catch (e) {
       throw toRenderError(e, source, where)
+    } finally {
+      budget.bytes = outer
     }
   }
 }

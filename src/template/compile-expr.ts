@@ -14,11 +14,11 @@
 
 import { BLOCKED_KEYS, MISSING, readKey, readRoot, sliceOf } from './access.ts'
 import type { Expr } from './ast.ts'
-import { OPTIONAL_HINT, RenderFault, SyntaxFault } from './faults.ts'
+import { OPTIONAL_HINT, RenderFault, SyntaxFault, TooLargeFault } from './faults.ts'
 import { FILTERS } from './filters.ts'
 import { TESTS } from './is-tests.ts'
 import { binary, compare } from './operators.ts'
-import { truthy } from './values.ts'
+import { checkSize, truthy } from './values.ts'
 import { closest } from '../core/util.ts'
 
 export type Scope = Record<string, unknown>
@@ -228,11 +228,14 @@ function compileFilter(e: Extract<Expr, { k: 'filter' }>, cx: CompileContext): E
     const x = a(s, l)
     const y = b(s, l)
     const z = c(s, l)
+    let out: unknown
     try {
-      return fn(v, x, y, z)
+      out = fn(v, x, y, z)
     } catch (err) {
       throw located(err, `filter '${e.name}'`, e.at)
     }
+    if (typeof out === 'string') checkSize(out.length)
+    return out
   }
 }
 
@@ -258,6 +261,7 @@ function compileTest(e: Extract<Expr, { k: 'test' }>, cx: CompileContext): Eval 
 
 /** Gives an offset and a context to a fault raised by shared helpers, which know neither. */
 export function located(err: unknown, context: string, at: number): unknown {
+  if (err instanceof TooLargeFault) return err
   if (err instanceof RenderFault && err.offset < 0) return new RenderFault(`${context}: ${err.message}`, at)
   if (err instanceof RenderFault) return err
   return new RenderFault(`${context} failed: ${err instanceof Error ? err.message : String(err)}`, at)

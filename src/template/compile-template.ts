@@ -14,6 +14,13 @@ import { compileExpr, undefinedFault, type CompileContext, type Eval, type Scope
 import { toRenderError, toSyntaxError, type TemplateSite } from './faults.ts'
 import { parseTemplate } from './parse.ts'
 import { isStaticText, scanTemplate } from './scan.ts'
+import { budget, DEFAULT_MAX_TEMPLATE_BYTES } from './values.ts'
+
+/** What one render may spend. */
+export interface TemplateLimits {
+  /** Most text a render may build (`settings.max_template_bytes`); default 1 MiB. */
+  maxBytes?: number
+}
 
 export interface CompiledTemplate {
   source: string
@@ -26,7 +33,7 @@ export interface CompiledTemplate {
   render(scope: Record<string, unknown>): unknown
 }
 
-export function compileTemplate(source: string, where?: TemplateSite): CompiledTemplate {
+export function compileTemplate(source: string, where?: TemplateSite, limits: TemplateLimits = {}): CompiledTemplate {
   if (typeof source !== 'string') throw new TypeError('compileTemplate expects a string')
   if (isStaticText(source)) return { source, native: false, static: true, roots: new Set(), render: () => source }
   const cx: CompileContext = { src: source, locals: new Map(), slotCount: ITERATION_SLOT + 1, roots: new Set() }
@@ -42,7 +49,8 @@ export function compileTemplate(source: string, where?: TemplateSite): CompiledT
     throw toSyntaxError(e, source, where)
   }
   const roots = cx.roots
-  if (ev !== null) return nativeTemplate(source, ev, body, roots, where)
+  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_TEMPLATE_BYTES
+  if (ev !== null) return nativeTemplate(source, ev, body, roots, maxBytes, where)
   const slotCount = cx.slotCount
   const noSlots: Slots = []
   const run = emit!
@@ -52,16 +60,20 @@ export function compileTemplate(source: string, where?: TemplateSite): CompiledT
     static: false,
     roots,
     render(scope) {
+      const outer = budget.bytes
+      budget.bytes = maxBytes
       try {
         return run(scope, slotCount > ITERATION_SLOT + 1 ? new Array(slotCount) : noSlots)
       } catch (e) {
         throw toRenderError(e, source, where)
+      } finally {
+        budget.bytes = outer
       }
     },
   }
 }
 
-function nativeTemplate(source: string, ev: Eval, body: Stmt[], roots: ReadonlySet<string>, where?: TemplateSite): CompiledTemplate {
+function nativeTemplate(source: string, ev: Eval, body: Stmt[], roots: ReadonlySet<string>, maxBytes: number, where?: TemplateSite): CompiledTemplate {
   const expr = nativeExpression(body)!
   const exprText = source.slice(expr.s, expr.e)
   const noSlots: Slots = []
@@ -72,10 +84,14 @@ function nativeTemplate(source: string, ev: Eval, body: Stmt[], roots: ReadonlyS
     roots,
     render(scope) {
       let v: unknown
+      const outer = budget.bytes
+      budget.bytes = maxBytes
       try {
         v = ev(scope, noSlots)
       } catch (e) {
         throw toRenderError(e, source, where)
+      } finally {
+        budget.bytes = outer
       }
       if (v === undefined) throw toRenderError(undefinedFault(exprText, expr.s), source, where)
       return v

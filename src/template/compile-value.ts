@@ -4,7 +4,7 @@
  * they are, by reference, on every render; only the dynamic spine is rebuilt.
  */
 
-import { compileTemplate } from './compile-template.ts'
+import { compileTemplate, type TemplateLimits } from './compile-template.ts'
 import type { TemplateSite } from './faults.ts'
 import { isDict } from './values.ts'
 
@@ -16,23 +16,23 @@ export interface CompiledValue {
 
 type Render = (scope: Record<string, unknown>) => unknown
 
-export function compileValue(value: unknown, where?: TemplateSite): CompiledValue {
+export function compileValue(value: unknown, where?: TemplateSite, limits: TemplateLimits = {}): CompiledValue {
   const roots = new Set<string>()
-  const render = compileNode(value, where?.node, where?.field, roots)
+  const render = compileNode(value, where?.node, where?.field, roots, limits)
   if (render === null) return { static: true, roots, render: () => value }
   return { static: false, roots, render }
 }
 
 /** A renderer, or null when the subtree holds no template syntax. */
-function compileNode(value: unknown, node: string | undefined, field: string | undefined, roots: Set<string>): Render | null {
+function compileNode(value: unknown, node: string | undefined, field: string | undefined, roots: Set<string>, limits: TemplateLimits): Render | null {
   if (typeof value === 'string') {
-    const t = compileTemplate(value, { node, field })
+    const t = compileTemplate(value, { node, field }, limits)
     if (t.static) return null
     for (const r of t.roots) roots.add(r)
     return t.render
   }
   if (Array.isArray(value)) {
-    const items = value.map((v, i) => compileNode(v, node, `${field ?? ''}[${i}]`, roots))
+    const items = value.map((v, i) => compileNode(v, node, `${field ?? ''}[${i}]`, roots, limits))
     if (items.every((r) => r === null)) return null
     return (scope) => {
       const out = new Array<unknown>(value.length)
@@ -44,7 +44,7 @@ function compileNode(value: unknown, node: string | undefined, field: string | u
     }
   }
   if (typeof value === 'object' && value !== null && isDict(value)) {
-    const entries = Object.entries(value).map(([k, v]) => [k, v, compileNode(v, node, field === undefined ? k : `${field}.${k}`, roots)] as const)
+    const entries = Object.entries(value).map(([k, v]) => [k, v, compileNode(v, node, field === undefined ? k : `${field}.${k}`, roots, limits)] as const)
     if (entries.every(([, , r]) => r === null)) return null
     return (scope) => {
       const out: Record<string, unknown> = {}

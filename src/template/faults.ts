@@ -35,6 +35,16 @@ export class RenderFault extends Error {
   }
 }
 
+/** A render about to build more text than `settings.max_template_bytes` allows. */
+export class TooLargeFault extends RenderFault {
+  constructor(
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super(`the template would build ${size > limit * 64 ? 'far ' : ''}more than its limit of ${limit} bytes of text (settings.max_template_bytes)`, -1, 'raise settings.max_template_bytes if values this large are meant')
+  }
+}
+
 export const OPTIONAL_HINT = "if the value is optional, write `x | default('…')` or test `x is defined`"
 
 const MAX_QUOTE = 160
@@ -56,11 +66,12 @@ export function toRenderError(e: unknown, template: string, site: TemplateSite |
   // Anything that is not our own fault (a RangeError from a pathological caller value, say) is still reported
   // as a coded template error: a render must never escape with an uncoded exception.
   const message = fault ? e.message : `template evaluation failed: ${e instanceof Error ? e.message : String(e)}`
-  return new TeaError('TEMPLATE_ERROR', `${message} in ${quote(template, offset)}`, {
+  return new TeaError(e instanceof TooLargeFault ? 'TEMPLATE_TOO_LARGE' : 'TEMPLATE_ERROR', `${message} in ${quote(template, offset)}`, {
     cause: fault ? undefined : e,
     ...(fault && e.hint !== undefined ? { hint: e.hint } : {}),
     where: whereOf(site, template),
     ...(offset < 0 ? {} : { details: { offset } }),
+    ...(e instanceof TooLargeFault && { details: { max_template_bytes: e.limit } }),
   })
 }
 

@@ -3,8 +3,8 @@
  * See `compile-expr.ts` for the undefined rule and `access.ts` for the sandbox boundary.
  */
 
-export { compileTemplate } from './compile-template.ts'
+export { compileTemplate, type TemplateLimits } from './compile-template.ts'
 export { compileValue, type CompiledValue } from './compile-value.ts'
 export { compileCondition, type Condition } from './compile-condition.ts'
 export { referencedRoots } from './referenced-roots.ts'
-export { truthy } from './values.ts'
+export { DEFAULT_MAX_TEMPLATE_BYTES, truthy } from './values.ts'

@@ -8,12 +8,12 @@
 
 import type { BinaryOp, CompareOp } from './ast.ts'
 import { RenderFault } from './faults.ts'
-import { checkLength, isDict, looseEqual, toText, typeName } from './values.ts'
+import { budget, checkLength, checkSize, isDict, looseEqual, sizeUpTo, toText, typeName } from './values.ts'
 
 export function binary(op: BinaryOp, a: unknown, b: unknown, at: number): unknown {
-  if (op === '~') return toText(a) + toText(b)
+  if (op === '~') return joined(toText(a), toText(b))
   if (op === '+') {
-    if (typeof a === 'string' && typeof b === 'string') return a + b
+    if (typeof a === 'string' && typeof b === 'string') return joined(a, b)
     if (Array.isArray(a) && Array.isArray(b)) {
       checkLength(a.length + b.length)
       return [...a, ...b]
@@ -45,11 +45,17 @@ export function binary(op: BinaryOp, a: unknown, b: unknown, at: number): unknow
   }
 }
 
+function joined(a: string, b: string): string {
+  checkSize(a.length + b.length)
+  return a + b
+}
+
 function repeat(seq: unknown, n: unknown): unknown {
   if (typeof seq !== 'string' && !Array.isArray(seq)) return undefined
   if (!Number.isInteger(n)) return undefined
   const times = Math.max(0, n as number)
   checkLength(seq.length * times)
+  if (times > 0) checkSize((typeof seq === 'string' ? seq.length : sizeUpTo(seq, budget.bytes)) * times)
   if (typeof seq === 'string') return seq.repeat(times)
   const out: unknown[] = []
   for (let i = 0; i < times; i++) for (const x of seq) out.push(x)

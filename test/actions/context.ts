@@ -48,6 +48,7 @@ export function testContext(overrides: TestContextOverrides = {}): TestContext {
       allow_inline_code: true,
       run_timeout: 30,
       checkpoint_keep: 3,
+      max_template_bytes: 1 << 20,
       sections: {},
       ...settings,
       workspace,
