@@ -84,8 +84,8 @@ export function openStore(kind: StoreKind): Opened {
 export async function timedRun(p: Prepared, store: Store, runId: string): Promise<{ ms: number; cpuMs: number; state: Record<string, unknown> }> {
   const c = process.cpuUsage()
   const t = performance.now()
-  // Through the run lifecycle, as the CLI runs: the run record and the node wiring (compileAgent, a few µs per
-  // run, not per node) are inside the timed part.
+  // Through the run lifecycle, as the CLI runs: the run record is inside the timed part; the node wiring
+  // (compileAgent) is done once per agent and kept by the lifecycle, so after the warm-up rounds it is not.
   const outcome = await startRun(p.spec, { store, registry: p.registry, llm: noModel }, { runId })
   const ms = performance.now() - t
   const cpu = process.cpuUsage(c)
