@@ -1,0 +1,36 @@
+/**
+ * Issue 10's measure: TEA's own 198 agent files through tea (test/compat/corpus.ts). The figures are a floor —
+ * a change that makes fewer of TEA's agents validate or run fails here — and no file may meet an uncoded error.
+ * Raise the floors as the TEA dialect grows; docs/tea-compat.md holds the current tables.
+ */
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { countCorpus, manifest, stub, summarize } from './corpus.ts'
+
+test('the corpus is there: 198 files with a manifest', () => {
+  assert.is(manifest().length, 198)
+})
+
+test('stub replaces run: bodies and drops language:, leaving the rest as written', () => {
+  const out = stub('name: a\nnodes:\n  - name: x\n    language: python\n    run: |\n      import os\n      return {}\n  - name: y\n    uses: llm.call\n')
+  assert.match(out, 'run: |-\n      return {}\n')
+  assert.not.match(out, 'language')
+  assert.match(out, 'uses: llm.call')
+})
+
+for (const stubbed of [false, true]) {
+  // The floors: as written, 9 validate (4 run to the end); stubbed, 75 validate (49 complete or pause).
+  const floor = stubbed ? { validate: 75, ran: 49 } : { validate: 9, ran: 4 }
+  test(`TEA corpus ${stubbed ? 'stubbed' : 'as written'}: at least ${floor.validate} validate and ${floor.ran} run, none meets an uncoded error`, async () => {
+    const results = await countCorpus({ stubbed })
+    const { counts, table } = summarize(results)
+    const validated = results.length - counts['tea-unloadable'] - counts.invalid
+    const ran = counts['run-completed'] + counts['run-interrupted']
+    assert.ok(validated >= floor.validate, `${validated} validate, floor ${floor.validate}\n${table}`)
+    assert.ok(ran >= floor.ran, `${ran} run, floor ${floor.ran}\n${table}`)
+    const uncoded = results.filter((r) => r.code === 'UNCODED' || r.code === 'INTERNAL')
+    assert.equal(uncoded.map((r) => `${r.file}: ${r.message}`), [])
+  })
+}
+
+test.run()

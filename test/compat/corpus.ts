@@ -1,0 +1,150 @@
+/**
+ * The TEA conformance count: every agent file of The Edge Agent's own repository (../shared/tea-corpus, 198 files
+ * with a manifest) through tea as a user would meet it — `tea validate` (the loader), then, for the files that
+ * validate, a run against the scripted fake model server with the manifest's placeholder input. Runs happen in a
+ * scratch copy of the file's folder, so `file.*` actions never write into the corpus.
+ *
+ * Each file is counted twice: as it is, and stubbed — every `run:` body replaced by `return {}` and `language:`
+ * removed — which sets aside the one difference that is by design (tea's `run:` is JavaScript; Python, Lua and
+ * Prolog are a separate issue) and shows what else stops TEA's agents.
+ *
+ * `npx tsx test/compat/print.ts [--list]` prints the tables that docs/tea-compat.md holds;
+ * test/compat/corpus.test.ts runs the same count and holds the figures as a floor.
+ */
+
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join, resolve } from 'node:path'
+import { loadAgentFile } from '../../src/agent/load.ts'
+import { errorMessage, isTeaError } from '../../src/core/errors.ts'
+import { startRun } from '../../src/engine/lifecycle.ts'
+import { buildRegistry } from '../../src/features.ts'
+import { createLlmClient } from '../../src/llm/client.ts'
+import { createMemoryStore } from '../../src/store/memory-store.ts'
+import { parseDocument } from 'yaml'
+import { startFakeModelServer } from '../support/fake-model-server.ts'
+
+export const CORPUS = resolve(import.meta.dirname, '../../../shared/tea-corpus')
+
+export interface ManifestEntry {
+  file: string
+  kind: 'example' | 'fixture'
+  languages: string[]
+  group: 'python' | 'prolog' | 'lua' | 'none_or_js'
+  tea_loadable: boolean
+  input: Record<string, unknown>
+}
+
+export type Outcome =
+  /** TEA's own loader cannot read it either (not valid YAML, two documents). */
+  | 'tea-unloadable'
+  | 'invalid'
+  | 'run-completed'
+  | 'run-interrupted'
+  | 'run-failed'
+
+export interface FileResult {
+  file: string
+  group: ManifestEntry['group']
+  outcome: Outcome
+  /** The first problem's or the run error's code, for the blocker ranking. */
+  code?: string
+  message?: string
+}
+
+export function manifest(): ManifestEntry[] {
+  return (JSON.parse(readFileSync(join(CORPUS, 'manifest.json'), 'utf8')) as { files: ManifestEntry[] }).files
+}
+
+/**
+ * Counts every file (or the first `limit`), as it is or `stubbed`. Each run gets `runTimeoutMs`; a run still going
+ * then counts as failed.
+ */
+export async function countCorpus(options: { limit?: number; runTimeoutMs?: number; stubbed?: boolean } = {}): Promise<FileResult[]> {
+  const server = await startFakeModelServer()
+  server.fallback({ content: 'ok' })
+  const registry = buildRegistry()
+  const results: FileResult[] = []
+  try {
+    for (const entry of manifest().slice(0, options.limit)) {
+      results.push(await countFile(entry, registry, server.url, options.runTimeoutMs ?? 10_000, options.stubbed ?? false))
+    }
+  } finally {
+    await server.close()
+  }
+  return results
+}
+
+/** The agent with every `run:` body replaced by `return {}` and every `language:` removed; otherwise as written. */
+export function stub(text: string): string {
+  const doc = parseDocument(text)
+  const nodes = doc.get('nodes', true)
+  if (nodes && typeof nodes === 'object' && 'items' in nodes && Array.isArray(nodes.items)) {
+    for (const node of nodes.items as Array<{ has?(k: string): boolean; set(k: string, v: unknown): void; delete(k: string): void }>) {
+      if (typeof node?.has !== 'function') continue
+      if (node.has('run')) node.set('run', 'return {}')
+      node.delete('language')
+    }
+  }
+  return doc.toString()
+}
+
+async function countFile(entry: ManifestEntry, registry: ReturnType<typeof buildRegistry>, url: string, runTimeoutMs: number, stubbed: boolean): Promise<FileResult> {
+  const base = { file: entry.file, group: entry.group }
+  if (!entry.tea_loadable) return { ...base, outcome: 'tea-unloadable' }
+  const original = join(CORPUS, entry.file)
+  const scratch = mkdtempSync(join(tmpdir(), 'tea-corpus-'))
+  try {
+    // The file's own folder, copied: agents read files beside them (prompts, data) and some write.
+    cpSync(dirname(original), scratch, { recursive: true, filter: (src) => !src.includes('node_modules') })
+    const path = join(scratch, basename(original))
+    if (!existsSync(path)) return { ...base, outcome: 'invalid', message: 'copy failed' }
+    if (stubbed) writeFileSync(path, stub(readFileSync(path, 'utf8')))
+    let loaded: ReturnType<typeof loadAgentFile>
+    try {
+      loaded = loadAgentFile(path, registry)
+    } catch (e) {
+      return { ...base, outcome: 'invalid', code: isTeaError(e) ? e.code : 'UNCODED', message: errorMessage(e) }
+    }
+    if (!loaded.spec) return { ...base, outcome: 'invalid', code: loaded.problems[0]?.code, message: loaded.problems[0]?.message }
+    const signal = AbortSignal.timeout(runTimeoutMs)
+    const llm = createLlmClient({ env: { OLLAMA_HOST: url }, defaults: loaded.spec.settings.llm })
+    try {
+      const r = await startRun(loaded.spec, { store: createMemoryStore(), registry, llm, signal }, { runId: 'corpus', input: entry.input })
+      if (r.status === 'completed') return { ...base, outcome: 'run-completed' }
+      if (r.status === 'interrupted') return { ...base, outcome: 'run-interrupted' }
+      return { ...base, outcome: 'run-failed', code: r.error?.code, message: r.error ? errorMessage(r.error) : r.status }
+    } catch (e) {
+      return { ...base, outcome: 'run-failed', code: isTeaError(e) ? e.code : 'UNCODED', message: errorMessage(e) }
+    } finally {
+      await llm.close()
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/** Outcome counts per language group, and the blockers ranked by how many files they stop. */
+export function summarize(results: FileResult[]): { table: string; counts: Record<Outcome, number> } {
+  const outcomes: Outcome[] = ['tea-unloadable', 'invalid', 'run-failed', 'run-interrupted', 'run-completed']
+  const groups = ['none_or_js', 'lua', 'prolog', 'python'] as const
+  const counts = Object.fromEntries(outcomes.map((o) => [o, results.filter((r) => r.outcome === o).length])) as Record<Outcome, number>
+  const rows = groups.map((g) => {
+    const inGroup = results.filter((r) => r.group === g)
+    return `| ${g} | ${inGroup.length} | ${outcomes.map((o) => inGroup.filter((r) => r.outcome === o).length).join(' | ')} |`
+  })
+  const blockers = new Map<string, number>()
+  for (const r of results) if (r.code) blockers.set(r.code, (blockers.get(r.code) ?? 0) + 1)
+  const ranked = [...blockers].sort((a, b) => b[1] - a[1]).map(([code, n]) => `| ${code} | ${n} |`)
+  const table = [
+    `| language group | files | ${outcomes.join(' | ')} |`,
+    `|---|---|${outcomes.map(() => '---').join('|')}|`,
+    ...rows,
+    `| **all** | ${results.length} | ${outcomes.map((o) => `**${counts[o]}**`).join(' | ')} |`,
+    '',
+    '| first blocker (code) | files |',
+    '|---|---|',
+    ...ranked,
+  ].join('\n')
+  return { table, counts }
+}
