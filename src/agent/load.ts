@@ -14,7 +14,8 @@ import { closest, isPlainObject } from '../core/util.ts'
 import type { Registry } from '../actions/registry.ts'
 import { parseYaml, type Parsed } from './parse.ts'
 import { invalidAgent, type Problem } from './problems.ts'
-import { AgentSchema, knownKeys, type AgentFile } from './schema.ts'
+import { AgentSchema, knownKeys, LlmSettingsSchema, type AgentFile } from './schema.ts'
+import type { AgentSettingsView } from '../actions/types.ts'
 import { checkReferences } from './references.ts'
 import { DEFAULT_MAX_TEMPLATE_BYTES } from '../template/index.ts'
 import { START, type AgentSpec, type CompiledParts, type NodeSpec } from './types.ts'
@@ -117,7 +118,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
     initialState: agent.initial_state ?? {},
     variables: agent.variables ?? {},
     settings: {
-      llm: settings.llm ?? {},
+      llm: llmSettings(settings.llm),
       max_steps: settings.max_steps ?? 1000,
       workspace,
       allow_inline_code: settings.allow_inline_code ?? true,
@@ -133,4 +134,11 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
     interruptBefore: new Set([...(agent.config?.interrupt_before ?? []), ...nodes.filter((n) => n.interrupt === 'before').map((n) => n.name)]),
     interruptAfter: new Set([...(agent.config?.interrupt_after ?? []), ...nodes.filter((n) => n.interrupt === 'after').map((n) => n.name)]),
   }
+}
+
+/** settings.llm with TEA's `api_base` as tea's `base_url` (an explicit `base_url` wins). */
+function llmSettings(llm: v.InferOutput<typeof LlmSettingsSchema> | undefined): AgentSettingsView['llm'] {
+  if (!llm) return {}
+  const { api_base, ...rest } = llm
+  return api_base !== undefined && rest.base_url === undefined ? { ...rest, base_url: api_base } : rest
 }

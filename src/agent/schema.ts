@@ -43,6 +43,10 @@ export const EdgeSchema = v.strictObject({
 
 export const LlmSettingsSchema = v.strictObject({
   model: v.optional(v.string()),
+  /** TEA's provider beside a bare model name (src/llm/model-spec.ts). */
+  provider: v.optional(v.string()),
+  /** TEA's name for base_url. */
+  api_base: v.optional(v.string()),
   temperature: v.optional(v.number()),
   timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
   max_retries: v.optional(count),

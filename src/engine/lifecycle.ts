@@ -46,7 +46,10 @@ export interface RunServices {
   emit?(event: RunEvent): void
   /** When it fires, the run stops after its current checkpoint (status `cancelled`). */
   signal?: AbortSignal
-  /** Overrides `settings.llm.model` (validated before anything is written). */
+  /**
+   * The model every call of the run goes to (tea's `provider:model` form, validated before anything is written):
+   * overrides settings.llm.model and each node's own model and provider.
+   */
   model?: string
   /** Told about what does not stop the run (AGENT_CHANGED). */
   warn?(warning: TeaError): void
@@ -219,11 +222,19 @@ async function createRunRecord(store: Store, runId: string, spec: AgentSpec): Pr
 function withModel(spec: AgentSpec, model: string | undefined): AgentSpec {
   if (!model) return spec
   parseModelSpec(model)
-  return { ...spec, settings: { ...spec.settings, llm: { ...spec.settings.llm, model } } }
+  const { provider: _named, ...llm } = spec.settings.llm
+  return { ...spec, settings: { ...spec.settings, llm: { ...llm, model } } }
 }
 
+/**
+ * The run's model client. With a model override, every call goes to that model, whatever its node names: TEA
+ * agents name a model (often a cloud one) on every node, and `--model ollama:<name>` must point all of them at the
+ * local server.
+ */
 function clientFor(spec: AgentSpec, services: RunServices): { client: LlmClient; release(): Promise<void> } {
-  if (typeof services.llm !== 'function') return { client: services.llm, release: async () => {} }
-  const client = services.llm(spec)
-  return { client, release: () => client.close() }
+  const owned = typeof services.llm === 'function'
+  const client = typeof services.llm === 'function' ? services.llm(spec) : services.llm
+  const model = services.model
+  const routed: LlmClient = model ? { call: (request) => client.call({ ...request, model, provider: undefined }), close: () => client.close() } : client
+  return { client: routed, release: owned ? () => client.close() : async () => {} }
 }

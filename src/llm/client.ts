@@ -8,7 +8,7 @@
 import { TeaError, isTeaError } from '../core/errors.ts'
 import { cancelled, isControlSignal } from '../core/signals.ts'
 import { sleep } from '../core/util.ts'
-import { parseModelSpec, formatModelSpec } from './model-spec.ts'
+import { formatModelSpec, resolveModel } from './model-spec.ts'
 import type { ModelSpec, ProviderName } from './model-spec.ts'
 import { createOllamaProvider } from './ollama-provider.ts'
 import { createOpenAiProvider } from './openai-provider.ts'
@@ -64,7 +64,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
           hint: 'set settings.llm.model in the agent (e.g. "ollama:qwen2.5:1.5b") or with.model on the node, or pass --model',
         })
       }
-      const spec = parseModelSpec(settings.model)
+      const spec = resolveModel(settings.model, settings.provider, options.env)
       const provider = providerFor(spec)
       const timeoutS = checkNumber('timeout', settings.timeout ?? DEFAULT_TIMEOUT_S, (n) => n > 0, 'a positive number of seconds')
       const maxRetries = checkNumber('max_retries', settings.max_retries ?? DEFAULT_MAX_RETRIES, (n) => Number.isInteger(n) && n >= 0, 'a whole number ≥ 0')

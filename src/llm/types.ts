@@ -13,8 +13,10 @@ export interface ChatMessage {
 
 /** `settings.llm` and the matching per-call parameters; every field optional, per-call wins. */
 export interface LlmSettings {
-  /** `provider:model`, e.g. `ollama:qwen2.5:1.5b`. */
+  /** `provider:model`, e.g. `ollama:qwen2.5:1.5b`, or a bare name beside `provider` (model-spec.ts). */
   model?: string
+  /** TEA's provider key: `ollama`, `openai`, `auto`, `litellm` (model-spec.ts `resolveModel`). */
+  provider?: string
   temperature?: number
   /** Seconds for one attempt. Default 120. */
   timeout?: number

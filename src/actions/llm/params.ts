@@ -13,7 +13,8 @@ const message = v.object({
 
 export const llmParams = v.pipe(
   v.object({
-    model: v.optional(v.pipe(v.string(), v.description('`provider:model`, e.g. `ollama:qwen2.5:1.5b`; default settings.llm.model.'))),
+    model: v.optional(v.pipe(v.string(), v.description('`provider:model`, e.g. `ollama:qwen2.5:1.5b`, or a bare name beside `provider`; default settings.llm.model.'))),
+    provider: v.optional(v.pipe(v.string(), v.description("TEA's provider for a bare model name: `ollama`, `openai`, `auto` (from the environment) or `litellm`."))),
     prompt: v.optional(v.pipe(v.string(), v.description('The user message. Give this or `messages`, not both.'))),
     messages: v.optional(v.pipe(v.array(message), v.description('The whole conversation, as {role, content} objects.'))),
     system: v.optional(v.pipe(v.string(), v.description('A system message put before the prompt or messages.'))),
@@ -30,6 +31,7 @@ export const llmParams = v.pipe(
       v.pipe(v.number(), v.integer(), v.minValue(1), v.description('The largest reply accepted, in bytes of text (default 4194304, 4 MiB).')),
     ),
     base_url: v.optional(v.pipe(v.string(), v.description('Server URL; overrides OLLAMA_HOST / OPENAI_BASE_URL.'))),
+    api_base: v.optional(v.pipe(v.string(), v.description("TEA's name for base_url."))),
     keep_alive: v.optional(v.pipe(v.union([v.string(), v.number()]), v.description('Ollama: how long the model stays loaded (e.g. `5m`).'))),
   }),
   v.check((p) => (p.prompt === undefined) !== (p.messages === undefined), 'give exactly one of `prompt` or `messages`'),
@@ -42,6 +44,7 @@ export function toLlmRequest(params: LlmParams): LlmRequest {
   if (params.system !== undefined) messages.push({ role: 'system', content: params.system })
   if (params.messages) messages.push(...params.messages)
   else if (params.prompt !== undefined) messages.push({ role: 'user', content: params.prompt })
-  const { prompt: _p, messages: _m, system: _s, ...settings } = params
+  const { prompt: _p, messages: _m, system: _s, api_base, ...settings } = params
+  if (api_base !== undefined && settings.base_url === undefined) settings.base_url = api_base
   return { ...settings, messages }
 }

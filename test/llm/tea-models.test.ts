@@ -1,0 +1,85 @@
+/**
+ * Issue 10 item 1 end to end: TEA's model naming in a real agent file, through the loader, the engine and the real
+ * client against the fake model server; and `--model` (RunServices.model) pointing every node at one local model.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { loadAgentText } from '../../src/agent/load.ts'
+import { startRun } from '../../src/engine/lifecycle.ts'
+import { buildRegistry } from '../../src/features.ts'
+import { createLlmClient } from '../../src/llm/client.ts'
+import { createMemoryStore } from '../../src/store/memory-store.ts'
+import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.ts'
+
+const t = suite<{ server: FakeModelServer }>('TEA model naming')
+t.before.each(async (ctx) => {
+  ctx.server = await startFakeModelServer()
+  ctx.server.fallback({ content: 'ok' })
+})
+t.after.each(async (ctx) => {
+  await ctx.server.close()
+})
+
+const TEA_AGENT = `name: tea-style
+settings:
+  llm:
+    provider: ollama
+    model: gemma3:4b
+    api_base: BASE
+nodes:
+  - name: default_model
+    uses: llm.call
+    with: { prompt: "one" }
+    output: { one: "{{ result.content }}" }
+  - name: own_model
+    uses: llm.call
+    with: { model: "ollama/phi4:mini", prompt: "two" }
+    output: { two: "{{ result.content }}" }
+  - name: cloud_model
+    uses: llm.call
+    with: { provider: openai, model: gpt-4o, prompt: "three" }
+    output: { three: "{{ result.content }}" }
+`
+
+async function runAgent(server: FakeModelServer, yaml: string, model?: string) {
+  const registry = buildRegistry()
+  const { spec, problems } = loadAgentText(yaml.replace('BASE', server.url), '/tmp/tea-style.yaml', registry)
+  assert.ok(spec, JSON.stringify(problems))
+  // No OLLAMA_HOST: the agent's api_base is what reaches the server.
+  const llm = (s: typeof spec) => createLlmClient({ env: { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: 'k' }, defaults: s.settings.llm })
+  return startRun(spec, { store: createMemoryStore(), registry, llm, ...(model && { model }) }, { runId: 'r' })
+}
+
+t('10-1 provider: ollama + bare model, LiteLLM ollama/…, api_base: each call reaches the server with the model as TEA wrote it', async ({ server }) => {
+  const r = await runAgent(server, TEA_AGENT.replace(/  - name: cloud_model[\s\S]*$/, ''))
+  assert.is(r.status, 'completed', JSON.stringify(r.error))
+  assert.equal(
+    server.chatRequests().map((q) => [q.path, q.body.model]),
+    [
+      ['/api/chat', 'gemma3:4b'],
+      ['/api/chat', 'phi4:mini'],
+    ],
+  )
+})
+
+t('10-1 provider: openai on a node goes to the OpenAI-compatible server', async ({ server }) => {
+  const r = await runAgent(server, TEA_AGENT)
+  assert.is(r.status, 'completed', JSON.stringify(r.error))
+  assert.equal(server.chatRequests().at(-1)?.path, '/v1/chat/completions')
+  assert.equal(server.chatRequests().at(-1)?.body.model, 'gpt-4o')
+})
+
+t('10-1 a model override sends every node to that model, whatever the node names', async ({ server }) => {
+  const r = await runAgent(server, TEA_AGENT, 'ollama:qwen2.5:1.5b')
+  assert.is(r.status, 'completed', JSON.stringify(r.error))
+  assert.equal(
+    server.chatRequests().map((q) => [q.path, q.body.model]),
+    [
+      ['/api/chat', 'qwen2.5:1.5b'],
+      ['/api/chat', 'qwen2.5:1.5b'],
+      ['/api/chat', 'qwen2.5:1.5b'],
+    ],
+  )
+})
+
+t.run()
