@@ -16,9 +16,9 @@ import { parseYaml, type Parsed } from './parse.ts'
 import { invalidAgent, type Problem } from './problems.ts'
 import { AgentSchema, knownKeys, LlmSettingsSchema, type AgentFile } from './schema.ts'
 import type { AgentSettingsView } from '../actions/types.ts'
-import { checkReferences } from './references.ts'
+import { checkReferences, type References } from './references.ts'
 import { DEFAULT_MAX_TEMPLATE_BYTES } from '../template/index.ts'
-import { START, type AgentSpec, type CompiledParts, type NodeSpec } from './types.ts'
+import { START, type AgentSpec, type NodeSpec } from './types.ts'
 
 export interface LoadResult {
   spec?: AgentSpec
@@ -56,7 +56,7 @@ export function loadAgentText(text: string, file: string, registry: Registry): L
   problems.push(...references.problems)
   problems.sort((a, b) => a.where.line - b.where.line || a.where.col - b.where.col)
   if (problems.length || !structure.success) return { problems }
-  return { spec: normalise(structure.output, parsed, file, text, references.compiled), problems }
+  return { spec: normalise(structure.output, parsed, file, text, references), problems }
 }
 
 function structuralProblems(issues: readonly v.BaseIssue<unknown>[], parsed: Parsed): Problem[] {
@@ -79,7 +79,7 @@ function structuralProblems(issues: readonly v.BaseIssue<unknown>[], parsed: Par
 }
 
 
-function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string, compiled: CompiledParts[]): AgentSpec {
+function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string, { compiled, routes }: References): AgentSpec {
   const settings = agent.settings ?? {}
   const nodes: NodeSpec[] = agent.nodes.map((n, index) => ({
     name: n.name,
@@ -89,7 +89,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
     ...(n.with !== undefined && { with: n.with }),
     ...(n.output !== undefined && { output: n.output }),
     ...(n.run !== undefined && { run: n.run }),
-    ...(n.goto !== undefined && { goto: n.goto }),
+    ...((n.goto ?? routes.get(n.name)) !== undefined && { goto: (n.goto ?? routes.get(n.name))! }),
     onError: {
       mode: n.on_error?.mode ?? 'raise',
       maxRetries: n.on_error?.max_retries ?? (n.on_error?.mode === 'retry' ? 2 : 0),
@@ -105,6 +105,8 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
   const parallel = new Map<string, { from: string; to: string[]; fanIn: string }>()
   let entry = nodes[0]!.name
   for (const e of agent.edges ?? []) {
+    if (e.when !== undefined || e.condition !== undefined) continue // lowered onto goto rules (references.ts)
+    if (routes.has(e.from) && !Array.isArray(e.to)) continue // the fallback after conditional edges: a goto rule too
     if (Array.isArray(e.to)) parallel.set(e.from, { from: e.from, to: e.to, fanIn: e.fan_in! })
     else if (e.from === START) entry = e.to
     else edges.set(e.from, e.to)

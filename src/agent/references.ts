@@ -15,6 +15,7 @@ import { compileCondition, compileTemplate, compileValue, type CompiledValue, ty
 import { compileCode } from '../code/compile.ts'
 import type { Parsed } from './parse.ts'
 import type { Problem } from './problems.ts'
+import type { GotoRule } from './schema.ts'
 import { END, START, type CompiledParts } from './types.ts'
 
 type Path = Array<string | number>
@@ -23,6 +24,11 @@ export interface References {
   problems: Problem[]
   /** What compiled, by node index. */
   compiled: CompiledParts[]
+  /**
+   * TEA's conditional edges (`when:`, `condition:`), lowered onto goto rules of their source node, in file order;
+   * their conditions are in that node's `compiled.goto`.
+   */
+  routes: Map<string, GotoRule[]>
 }
 
 export function checkReferences(data: Record<string, unknown>, parsed: Parsed, registry: Registry): References {
@@ -34,7 +40,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
   /** A problem from an error that knows its own place inside the node (a template's field, the node of code). */
   const failed = (path: Path, code: Problem['code'], e: unknown): void => {
     if (isTeaError(e)) at(path, code, e.message, e.where)
-    else at(path, code, String(e))
+    else at(path, 'AGENT_INVALID', e instanceof Error ? e.message : String(e))
   }
   const nodes = Array.isArray(data.nodes) ? data.nodes : []
   const names = new Map<string, number>()
@@ -118,6 +124,8 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
   })
 
   const edges = Array.isArray(data.edges) ? data.edges : []
+  const routes = new Map<string, GotoRule[]>()
+  const plainFrom = new Map<string, number>()
   edges.forEach((e, i) => {
     if (!isPlainObject(e)) return
     const source = nodes.find((n) => isPlainObject(n) && n.name === e.from)
@@ -129,14 +137,52 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
       e.to.forEach((t, j) => target(['edges', i, 'to', j], t, 'parallel branch', false))
       if (e.fan_in === undefined) at(['edges', i], 'AGENT_INVALID', `a parallel edge (to: [...]) needs fan_in: the node that joins the branches`)
       else target(['edges', i, 'fan_in'], e.fan_in, 'fan_in node', false)
-    } else target(['edges', i, 'to'], e.to, 'edge target')
+      return
+    }
+    target(['edges', i, 'to'], e.to, 'edge target')
+    if (typeof e.from !== 'string' || typeof e.to !== 'string' || e.from === START) {
+      if (e.when !== undefined || e.condition !== undefined) at(['edges', i], 'AGENT_INVALID', 'a conditional edge from __start__ is not supported: route from the first node instead')
+      return
+    }
+    const conditional = e.when !== undefined || e.condition !== undefined
+    if (conditional && isPlainObject(source) && source.goto !== undefined) {
+      at(['edges', i], 'AGENT_INVALID', `node '${e.from}' has a goto and a conditional edge; goto wins, so the edge would never be taken`, { node: e.from })
+      return
+    }
+    const rules = routes.get(e.from)
+    if (!conditional && !rules) {
+      // Several plain edges from one node: only one can be taken, and which one depends on the runtime.
+      const first = plainFrom.get(e.from)
+      if (first !== undefined) at(['edges', i], 'AGENT_INVALID', `node '${e.from}' already has an edge without a condition (edges[${first}]); give each edge from it a when: condition, or use goto`, { node: e.from })
+      else plainFrom.set(e.from, i)
+      return
+    }
+    // A conditional edge: this node's edges become goto rules, tried in file order (TEA tries them in order too).
+    const index = nodes.findIndex((n) => isPlainObject(n) && n.name === e.from)
+    if (index === -1) return
+    const parts = (compiled[index] ??= {})
+    const tests = (parts.goto ??= [])
+    const list = rules ?? []
+    if (!rules) {
+      routes.set(e.from, list)
+      const plain = plainFrom.get(e.from)
+      // A plain edge written before the first conditional one is tried first, as TEA does: it always wins.
+      if (plain !== undefined) at(['edges', plain], 'AGENT_INVALID', `node '${e.from}' has an edge without a condition before its conditional edges, so they would never be taken; put it last as the fallback`, { node: e.from })
+    }
+    try {
+      const test = edgeCondition(e.when, e.condition, { node: e.from, field: `edges[${i}].${e.condition === undefined ? 'when' : 'condition'}` }, limits)
+      tests[list.length] = test
+      list.push(test === undefined ? { to: e.to } : { if: conditionText(e.when, e.condition), to: e.to })
+    } catch (err) {
+      failed(['edges', i, e.condition === undefined ? 'when' : 'condition'], 'TEMPLATE_SYNTAX', err)
+    }
   })
   const config = isPlainObject(data.config) ? data.config : {}
   for (const key of ['interrupt_before', 'interrupt_after'] as const) {
     const list = config[key]
     if (Array.isArray(list)) list.forEach((name, i) => target(['config', key, i], name, `config.${key} entry`, false))
   }
-  return { problems, compiled }
+  return { problems, compiled, routes }
 }
 
 /**
@@ -190,4 +236,41 @@ function templatedPaths(value: unknown, path: Path): Path[] {
 
 function startsWith(path: Path, prefix: Path): boolean {
   return prefix.length <= path.length && prefix.every((p, i) => p === path[i])
+}
+
+/**
+ * The test of one of TEA's conditional edges, as TEA's `evaluate_condition` reads it: `when: true|false` (or the
+ * strings), `when: "!flag"` and `when: "flag"` (a state key), a template or a bare expression; or `condition:`, an
+ * expression (or `{type: expression, value}`), taken when it is truthy — or, with `when: false`, when it is not.
+ * Undefined means the edge is always taken.
+ */
+function edgeCondition(when: unknown, condition: unknown, site: { node: string; field: string }, limits: TemplateLimits): Condition | undefined {
+  if (condition !== undefined) {
+    const expr = isPlainObject(condition) ? condition.value : condition
+    if (isPlainObject(condition) && condition.type !== 'expression') throw new Error(`unknown condition type '${String(condition.type)}' (TEA knows only 'expression')`)
+    if (typeof expr !== 'string') throw new Error('condition must be an expression string or {type: expression, value}')
+    const test = compileCondition(expr, site, limits)
+    const wanted = when === undefined ? true : flag(when)
+    if (wanted === undefined) throw new Error(`with condition:, when: must be true or false, not '${String(when)}'`)
+    return wanted ? test : (scope) => !test(scope)
+  }
+  if (when === undefined) return undefined
+  const constant = flag(when)
+  if (constant !== undefined) return constant ? undefined : () => false
+  if (typeof when !== 'string') throw new Error('when: must be true, false or a condition')
+  const text = when.trim()
+  const bare = /^(!)?\s*([A-Za-z_][A-Za-z0-9_]*)$/.exec(text)
+  if (bare) return compileCondition(`${bare[1] ? 'not ' : ''}state.${bare[2]}`, site, limits)
+  return compileCondition(text, site, limits)
+}
+
+function flag(v: unknown): boolean | undefined {
+  if (typeof v === 'boolean') return v
+  if (typeof v === 'string' && /^(true|false)$/i.test(v.trim())) return v.trim().toLowerCase() === 'true'
+  return undefined
+}
+
+function conditionText(when: unknown, condition: unknown): string {
+  const expr = condition === undefined ? String(when) : String(isPlainObject(condition) ? condition.value : condition)
+  return condition !== undefined && flag(when) === false ? `not (${expr})` : expr
 }

@@ -39,6 +39,11 @@ export const EdgeSchema = v.strictObject({
   from: name,
   to: v.union([name, v.pipe(v.array(name), v.minLength(1))], 'must be a node name or a list of node names'),
   fan_in: v.optional(name),
+  /** TEA's conditional edge: a condition, or true/false beside `condition:` (agent/references.ts). */
+  when: v.optional(v.union([v.string(), v.boolean()], 'must be a condition, true or false')),
+  condition: v.optional(
+    v.union([v.string(), v.strictObject({ type: v.string(), value: v.string() })], 'must be an expression or {type: expression, value}'),
+  ),
 })
 
 export const LlmSettingsSchema = v.strictObject({

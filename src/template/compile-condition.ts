@@ -1,14 +1,18 @@
 /**
- * `compileCondition`: the `if:` of a `goto` rule. Accepts a bare expression (`state.n > 3 and result.ok`) or a
- * template. A condition that fails to evaluate raises `TEMPLATE_ERROR` — upstream counted render errors as
- * false, which silently routed runs down the fallback. A missing key is simply false (`state.flag` unset).
+ * `compileCondition`: the `if:` of a `goto` rule and TEA's edge `when:` / `condition:`. Accepts a bare expression
+ * (`state.n > 3 and result.ok`) or a template. A missing key makes the condition false, as in Jinja — `state.flag`
+ * unset, and also `state.n > 3` or `state.a.b == 1` while `state.n` or `state.a` is unset — because agents test
+ * keys that may not be set yet. Anything else that fails raises `TEMPLATE_ERROR` (upstream counted every render
+ * error as false, which silently routed runs down the fallback): an unknown name (`stat.n`, a typo), comparing
+ * values of different types, a filter's error.
  * A text template (not a single `{{ expr }}`) is rendered and read as upstream did: '', 'false', '0', 'no',
  * 'none' (any case, trimmed) are false, any other text is true.
  */
 
 import { compileTemplate, type TemplateLimits } from './compile-template.ts'
 import { compileExpr, type Slots } from './compile-expr.ts'
-import { toRenderError, toSyntaxError, type TemplateSite } from './faults.ts'
+import { isTeaError } from '../core/errors.ts'
+import { toRenderError, toSyntaxError, UndefinedFault, type TemplateSite } from './faults.ts'
 import { parseWholeExpression } from './parse.ts'
 import { TokenStream } from './token-stream.ts'
 import { lexTag } from './tokens.ts'
@@ -23,8 +27,16 @@ export function compileCondition(expr: string | boolean, where?: TemplateSite, l
   const source = String(expr)
   if (/\{[{%#]/.test(source)) {
     const t = compileTemplate(source, where, limits)
-    if (t.native) return (scope) => truthy(t.render(scope))
-    return (scope) => !FALSE_WORDS.includes(String(t.render(scope)).trim().toLowerCase())
+    const render = (scope: Record<string, unknown>): unknown => {
+      try {
+        return t.render(scope)
+      } catch (e) {
+        if (isTeaError(e) && (e.details as { missing?: boolean } | undefined)?.missing === true) return false
+        throw e
+      }
+    }
+    if (t.native) return (scope) => truthy(render(scope))
+    return (scope) => !FALSE_WORDS.includes(String(render(scope)).trim().toLowerCase())
   }
   let ev
   try {
@@ -41,6 +53,7 @@ export function compileCondition(expr: string | boolean, where?: TemplateSite, l
     try {
       return truthy(ev(scope, noSlots))
     } catch (e) {
+      if (e instanceof UndefinedFault) return false
       throw toRenderError(e, source, where)
     } finally {
       budget.bytes = outer

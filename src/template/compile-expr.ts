@@ -14,7 +14,7 @@
 
 import { BLOCKED_KEYS, MISSING, readKey, readRoot, sliceOf } from './access.ts'
 import type { Expr } from './ast.ts'
-import { OPTIONAL_HINT, RenderFault, SyntaxFault, TooLargeFault } from './faults.ts'
+import { OPTIONAL_HINT, RenderFault, SyntaxFault, TooLargeFault, UndefinedFault } from './faults.ts'
 import { FILTERS } from './filters.ts'
 import { TESTS } from './is-tests.ts'
 import { binary, compare } from './operators.ts'
@@ -140,7 +140,7 @@ export function defined(e: Expr, cx: CompileContext): Eval {
 }
 
 export function undefinedFault(exprText: string, at: number): RenderFault {
-  return new RenderFault(`'${exprText}' is undefined`, at, OPTIONAL_HINT)
+  return new UndefinedFault(`'${exprText}' is undefined`, at, OPTIONAL_HINT)
 }
 
 function compileName(name: string, at: number, cx: CompileContext, lenient: boolean): Eval {
@@ -181,7 +181,7 @@ function compileAttr(obj: Eval, key: string | number, objText: string, at: numbe
 
 function throughNothing(o: null | undefined, objText: string, key: unknown, at: number, lenient: boolean): undefined {
   if (lenient) return undefined
-  throw new RenderFault(`'${objText}' is ${o === null ? 'none' : 'undefined'} (reading '${String(key)}')`, at, OPTIONAL_HINT)
+  throw new UndefinedFault(`'${objText}' is ${o === null ? 'none' : 'undefined'} (reading '${String(key)}')`, at, OPTIONAL_HINT)
 }
 
 function compileCompare(e: Extract<Expr, { k: 'cmp' }>, cx: CompileContext): Eval {
@@ -224,7 +224,7 @@ function compileFilter(e: Extract<Expr, { k: 'filter' }>, cx: CompileContext): E
   const { fn, lenient } = def
   return (s, l) => {
     const v = arg(s, l)
-    if (v === undefined && lenient !== true) throw new RenderFault(`'${argText}' is undefined (input of filter '${e.name}')`, e.s)
+    if (v === undefined && lenient !== true) throw new UndefinedFault(`'${argText}' is undefined (input of filter '${e.name}')`, e.s)
     const x = a(s, l)
     const y = b(s, l)
     const z = c(s, l)
@@ -249,7 +249,7 @@ function compileTest(e: Extract<Expr, { k: 'test' }>, cx: CompileContext): Eval 
   const negate = e.negate
   return (s, l) => {
     const v = arg(s, l)
-    if (v === undefined && !lenient) throw new RenderFault(`'${argText}' is undefined (tested with 'is ${e.name}')`, e.s)
+    if (v === undefined && !lenient) throw new UndefinedFault(`'${argText}' is undefined (tested with 'is ${e.name}')`, e.s)
     const p = param(s, l)
     try {
       return fn(v, p) !== negate

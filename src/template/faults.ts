@@ -35,6 +35,12 @@ export class RenderFault extends Error {
   }
 }
 
+/**
+ * A value read from a missing key (`state.n` unset, `state.a.b` with `state.a` unset) reached a place that needs a
+ * value. A condition counts it as false (TEA agents test keys that may be unset); everywhere else it is an error.
+ */
+export class UndefinedFault extends RenderFault {}
+
 /** A render about to build more text than `settings.max_template_bytes` allows. */
 export class TooLargeFault extends RenderFault {
   constructor(
@@ -72,6 +78,7 @@ export function toRenderError(e: unknown, template: string, site: TemplateSite |
     where: whereOf(site, template),
     ...(offset < 0 ? {} : { details: { offset } }),
     ...(e instanceof TooLargeFault && { details: { max_template_bytes: e.limit } }),
+    ...(e instanceof UndefinedFault && { details: { ...(offset < 0 ? {} : { offset }), missing: true } }),
   })
 }
 

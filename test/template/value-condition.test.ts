@@ -65,6 +65,17 @@ test('a condition that cannot be evaluated raises TEMPLATE_ERROR instead of coun
   throwsCode(() => compileCondition('state.n > "a"')({ state: { n: 1 } }), 'TEMPLATE_ERROR')
 })
 
+test('10-10 a missing key makes a condition false (TEA agents test keys that may be unset); a typo in a name does not', () => {
+  const scope = { state: { a: null, n: 5 } }
+  for (const expr of ['state.unset', 'state.unset > 3', "state.never == 'yes'", 'state.a.b == 1', 'state.unset.deep', '{{ state.unset > 0 }}', '{{ state.unset }} text']) {
+    assert.is(compileCondition(expr)(scope), false, expr)
+  }
+  assert.is(compileCondition('not state.unset')(scope), true, 'negating a missing key: the key is unset, so true')
+  assert.is(compileCondition('state.n > 3')(scope), true)
+  throwsCode(() => compileCondition('stat.n > 3')(scope), 'TEMPLATE_ERROR', "did you mean 'state'")
+  throwsCode(() => compileCondition("state.n > 'a'")(scope), 'TEMPLATE_ERROR')
+})
+
 test('referencedRoots lists the top-level names read, not loop variables or literals', () => {
   assert.equal(referencedRoots('{{ state.a }} {{ result.b | default(goal) }}'), new Set(['state', 'result', 'goal']))
   assert.equal(referencedRoots('{% for x in state.xs %}{{ x }}{{ loop.index }}{% endfor %}{{ loop }}'), new Set(['state', 'loop']))

@@ -1,0 +1,126 @@
+/**
+ * Issue 10 item 2: TEA's conditional edges (`when:`, `condition:`), lowered at load time onto the engine's goto
+ * routing, with TEA's reading of each form; and the edge mistakes TEA lets pass silently refused at load.
+ */
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { rejection } from '../support/expect.ts'
+import { load, nodesRun, run } from '../engine/harness.ts'
+
+const node = (name: string) => `  - name: ${name}\n    run: "return { path: (state.path || '') + '${name},' }"\n`
+const agent = (edges: string, extra = '') => `name: edges
+${extra}nodes:
+${['classify', 'small', 'big', 'other'].map(node).join('')}edges:
+${edges}
+  - from: small
+    to: __end__
+  - from: big
+    to: __end__
+  - from: other
+    to: __end__
+`
+
+test('10-2 when: expressions choose the branch, in file order', async () => {
+  const yaml = agent(`  - from: classify
+    to: small
+    when: "state.value < 10"
+  - from: classify
+    to: big
+    when: "state.value >= 10"`)
+  assert.is((await run(yaml, { input: { value: 3 } })).state.path, 'classify,small,')
+  assert.is((await run(yaml, { input: { value: 30 } })).state.path, 'classify,big,')
+})
+
+test("10-2 when: '!flag' and 'flag' read a state key; true/false are constants", async () => {
+  const yaml = agent(`  - from: classify
+    to: small
+    when: "!parsed"
+  - from: classify
+    to: big
+    when: parsed`)
+  assert.is((await run(yaml, { input: { parsed: false } })).state.path, 'classify,small,')
+  assert.is((await run(yaml, { input: { parsed: true } })).state.path, 'classify,big,')
+  const constant = agent(`  - from: classify
+    to: small
+    when: false
+  - from: classify
+    to: big
+    when: "true"`)
+  assert.is((await run(constant)).state.path, 'classify,big,')
+})
+
+test('10-2 condition: {type: expression, value} with when: true/false, and condition: as a template string', async () => {
+  const yaml = agent(`  - from: classify
+    to: small
+    condition: { type: expression, value: "state.score > 5" }
+    when: false
+  - from: classify
+    to: big
+    condition: "{{ state.score > 5 }}"`)
+  assert.is((await run(yaml, { input: { score: 1 } })).state.path, 'classify,small,')
+  assert.is((await run(yaml, { input: { score: 9 } })).state.path, 'classify,big,')
+})
+
+test('10-2 an edge without a condition after the conditional ones is the fallback', async () => {
+  const yaml = agent(`  - from: classify
+    to: small
+    when: "state.kind == 'small'"
+  - from: classify
+    to: other`)
+  assert.is((await run(yaml, { input: { kind: 'small' } })).state.path, 'classify,small,')
+  assert.is((await run(yaml, { input: { kind: 'huge' } })).state.path, 'classify,other,')
+})
+
+test('10-2 a key that is never set makes its condition false, not an error (as in Jinja)', async () => {
+  const yaml = agent(`  - from: classify
+    to: small
+    when: "state.never_set_anywhere == 'yes'"
+  - from: classify
+    to: big
+    when: "state.also_unset"
+  - from: classify
+    to: other`)
+  assert.is((await run(yaml)).state.path, 'classify,other,')
+})
+
+test('10-2 when no edge condition holds and there is no fallback, the run fails with NO_ROUTE', async () => {
+  const yaml = agent(`  - from: classify
+    to: small
+    when: "state.value < 10"`)
+  const ran = await run(yaml, { input: { value: 50 } })
+  assert.is(ran.status, 'failed')
+  assert.is(ran.error?.code, 'NO_ROUTE')
+  assert.not.ok(nodesRun(ran.events).includes('small'))
+})
+
+test('10-2 several edges without a condition from one node are refused at load (only one could be taken)', async () => {
+  const e = await rejection(() => load(agent(`  - from: classify
+    to: small
+  - from: classify
+    to: big`)))
+  assert.match(String(e), "node 'classify' already has an edge without a condition (edges[0])")
+})
+
+test('10-2 a plain edge before conditional ones, a goto beside them, a bad condition: each refused at load with its place', async () => {
+  const before = await rejection(() => load(agent(`  - from: classify
+    to: other
+  - from: classify
+    to: small
+    when: "state.x"`)))
+  assert.match(String(before), 'before its conditional edges')
+  const withGoto = await rejection(() => load(agent(`  - from: classify
+    to: small
+    when: "state.x"`).replace("  - name: classify\n", "  - name: classify\n    goto: big\n")))
+  assert.match(String(withGoto), "node 'classify' has a goto and a conditional edge")
+  const bad = await rejection(() => load(agent(`  - from: classify
+    to: small
+    when: "state.x >"`)))
+  assert.match(String(bad), 'TEMPLATE_SYNTAX')
+  assert.match(String(bad), 'edges[0].when')
+  const badType = await rejection(() => load(agent(`  - from: classify
+    to: small
+    condition: { type: python, value: "x" }`)))
+  assert.match(String(badType), "unknown condition type 'python'")
+})
+
+test.run()
