@@ -14,7 +14,7 @@ import { closest, isPlainObject } from '../core/util.ts'
 import type { Registry } from '../actions/registry.ts'
 import { parseYaml, type Parsed } from './parse.ts'
 import { invalidAgent, type Problem } from './problems.ts'
-import { AgentSchema, knownKeys, LlmSettingsSchema, type AgentFile } from './schema.ts'
+import { AgentSchema, knownKeys, LlmSettingsSchema, type ShellProviderSchema, type AgentFile } from './schema.ts'
 import type { AgentSettingsView } from '../actions/types.ts'
 import { checkReferences, type References } from './references.ts'
 import { DEFAULT_MAX_TEMPLATE_BYTES } from '../template/index.ts'
@@ -120,7 +120,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
     initialState: agent.initial_state ?? {},
     variables: agent.variables ?? {},
     settings: {
-      llm: llmSettings(settings.llm),
+      llm: llmSettings(settings.llm, settings.shell_providers),
       max_steps: settings.max_steps ?? 1000,
       workspace,
       allow_inline_code: settings.allow_inline_code ?? true,
@@ -138,9 +138,16 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
   }
 }
 
-/** settings.llm with TEA's `api_base` as tea's `base_url` (an explicit `base_url` wins). */
-function llmSettings(llm: v.InferOutput<typeof LlmSettingsSchema> | undefined): AgentSettingsView['llm'] {
-  if (!llm) return {}
-  const { api_base, ...rest } = llm
-  return api_base !== undefined && rest.base_url === undefined ? { ...rest, base_url: api_base } : rest
+/**
+ * settings.llm with TEA's `api_base` as tea's `base_url` (an explicit `base_url` wins) and `settings.shell_providers`
+ * merged under `settings.llm.shell_providers` (TEA reads both places).
+ */
+function llmSettings(
+  llm: v.InferOutput<typeof LlmSettingsSchema> | undefined,
+  shell: Record<string, v.InferOutput<typeof ShellProviderSchema>> | undefined,
+): AgentSettingsView['llm'] {
+  const { api_base, ...rest } = llm ?? {}
+  const out: AgentSettingsView['llm'] = api_base !== undefined && rest.base_url === undefined ? { ...rest, base_url: api_base } : rest
+  if (shell || rest.shell_providers) out.shell_providers = { ...shell, ...rest.shell_providers }
+  return out
 }

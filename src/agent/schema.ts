@@ -46,12 +46,27 @@ export const EdgeSchema = v.strictObject({
   ),
 })
 
+/** A command-line model (src/llm/shell-provider.ts). `verbose` is TEA's echo of the output; tea accepts and ignores it. */
+export const ShellProviderSchema = v.strictObject({
+  command: v.pipe(v.string(), v.minLength(1, 'must name a command')),
+  args: v.optional(v.array(v.string())),
+  stdin_mode: v.optional(v.picklist(['pipe', 'file'], "must be 'pipe' or 'file'")),
+  timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
+  env: v.optional(v.record(v.string(), v.string())),
+  verbose: v.optional(v.boolean()),
+  description: v.optional(v.string()),
+})
+
+const shellProviders = v.record(v.string(), ShellProviderSchema)
+
 export const LlmSettingsSchema = v.strictObject({
   model: v.optional(v.string()),
   /** TEA's provider beside a bare model name (src/llm/model-spec.ts). */
   provider: v.optional(v.string()),
   /** TEA's name for base_url. */
   api_base: v.optional(v.string()),
+  shell_provider: v.optional(v.string()),
+  shell_providers: v.optional(shellProviders),
   temperature: v.optional(v.number()),
   timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
   max_retries: v.optional(count),
@@ -72,6 +87,8 @@ export const SettingsSchema = v.strictObject({
   /** Default time limit for `run:` code, seconds. */
   run_timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
   checkpoint: v.optional(CheckpointSettingsSchema),
+  /** TEA's command-line models, by name (the same as settings.llm.shell_providers). */
+  shell_providers: v.optional(shellProviders),
   /** Most text one template render may build, bytes; default 1 MiB (src/template/values.ts). */
   max_template_bytes: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
   planner: v.optional(v.record(v.string(), v.unknown())),
@@ -97,7 +114,7 @@ export const AgentSchema = v.strictObject({
 
 /** Every key the format knows, anywhere in a file (for "did you mean" on a misspelt key). */
 export function knownKeys(): string[] {
-  const objects = [AgentSchema, NodeSchema, GotoRuleSchema, OnErrorSchema, EdgeSchema, SettingsSchema, LlmSettingsSchema, CheckpointSettingsSchema, ConfigSchema]
+  const objects = [AgentSchema, NodeSchema, GotoRuleSchema, OnErrorSchema, EdgeSchema, SettingsSchema, LlmSettingsSchema, ShellProviderSchema, CheckpointSettingsSchema, ConfigSchema]
   return [...new Set(objects.flatMap((o) => Object.keys(o.entries)))]
 }
 

@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   LLM_STREAM_CUT: ['failure', 'the model server closed a streamed reply before its end'],
   LLM_REPLY_TOO_LARGE: ['failure', 'a model reply was larger than settings.llm.max_reply_bytes'],
   LLM_BAD_MODEL: ['usage', 'a model string tea cannot resolve'],
+  LLM_SHELL_ERROR: ['failure', 'a shell provider (a command-line model) could not start or exited with an error'],
   CASSETTE_MISS: ['failure', 'no recorded exchange in the cassette matches a model call'],
   CASSETTE_INVALID: ['usage', 'the cassette file cannot be read'],
   HTTP_ERROR: ['failure', 'an http.* request failed'],

@@ -14,6 +14,7 @@ import { createOllamaProvider } from './ollama-provider.ts'
 import { createOpenAiProvider } from './openai-provider.ts'
 import { createCassetteWriter, recordingProvider } from './recording-provider.ts'
 import { createReplayProvider } from './replay-provider.ts'
+import { createShellProvider } from './shell-provider.ts'
 import { isTransient, mayRetry, retryDelay } from './retry-policy.ts'
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, mergeLlmSettings } from './settings.ts'
 import { parseStructured } from './structured.ts'
@@ -49,7 +50,12 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     }
     let provider = providers.get(spec.provider)
     if (!provider) {
-      provider = spec.provider === 'ollama' ? createOllamaProvider(options.env) : createOpenAiProvider(options.env)
+      provider =
+        spec.provider === 'ollama'
+          ? createOllamaProvider(options.env)
+          : spec.provider === 'shell'
+            ? createShellProvider(options.defaults?.shell_providers, options.env)
+            : createOpenAiProvider(options.env)
       if (writer) provider = recordingProvider(provider, writer)
       providers.set(spec.provider, provider)
     }
@@ -59,12 +65,12 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
   return {
     async call(request: LlmRequest): Promise<LlmResult> {
       const settings = mergeLlmSettings(options.defaults, request)
-      if (settings.model === undefined || settings.model === '') {
+      if ((settings.model === undefined || settings.model === '') && settings.provider !== 'shell') {
         throw new TeaError('LLM_BAD_MODEL', 'no model given for this LLM call', {
           hint: 'set settings.llm.model in the agent (e.g. "ollama:qwen2.5:1.5b") or with.model on the node, or pass --model',
         })
       }
-      const spec = resolveModel(settings.model, settings.provider, options.env)
+      const spec = resolveModel(settings.model, settings.provider, options.env, settings.shell_provider)
       const provider = providerFor(spec)
       const timeoutS = checkNumber('timeout', settings.timeout ?? DEFAULT_TIMEOUT_S, (n) => n > 0, 'a positive number of seconds')
       const maxRetries = checkNumber('max_retries', settings.max_retries ?? DEFAULT_MAX_RETRIES, (n) => Number.isInteger(n) && n >= 0, 'a whole number ≥ 0')

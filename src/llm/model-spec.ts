@@ -7,13 +7,14 @@
  *   OPENAI_BASE_URL or OPENAI_API_KEY is set (and no Ollama variable is), else Ollama, the local server a board
  *   runs. (TEA falls back to OpenAI's cloud; tea runs offline, so it falls back to the local server.)
  * - LiteLLM's `ollama/gemma3:4b`, `ollama_chat/…`, `openai/…`, also as `provider: litellm`.
- * Providers that need a cloud service or a local library tea does not have (`azure`, `anthropic/…`, `local`)
- * and TEA's `shell` provider are LLM_BAD_MODEL, named as TEA features tea does not provide.
+ * - `provider: shell` + `shell_provider: <name>`: a command-line model (shell-provider.ts); `shell:<name>` in tea's form.
+ * Providers that need a cloud service or a local library tea does not have (`azure`, `anthropic/…`, `local`) are
+ * LLM_BAD_MODEL, named as TEA features tea does not provide.
  */
 
 import { TeaError } from '../core/errors.ts'
 
-export type ProviderName = 'ollama' | 'openai' | 'replay'
+export type ProviderName = 'ollama' | 'openai' | 'replay' | 'shell'
 
 export interface ModelSpec {
   provider: ProviderName
@@ -21,7 +22,7 @@ export interface ModelSpec {
   model: string
 }
 
-const PROVIDERS: readonly ProviderName[] = ['ollama', 'openai', 'replay']
+const PROVIDERS: readonly ProviderName[] = ['ollama', 'openai', 'replay', 'shell']
 
 /** LiteLLM's provider prefixes that reach a server tea speaks to. */
 const LITELLM: Readonly<Record<string, ProviderName>> = { ollama: 'ollama', ollama_chat: 'ollama', openai: 'openai' }
@@ -46,7 +47,13 @@ export function parseModelSpec(spec: string): ModelSpec {
  * The server and model a call goes to, from its model string and TEA's `provider` (either may come from
  * settings.llm or the node). tea's own `provider:model` prefix is taken as written whatever `provider` says.
  */
-export function resolveModel(model: string, provider: string | undefined, env: NodeJS.ProcessEnv): ModelSpec {
+export function resolveModel(model: string | undefined, provider: string | undefined, env: NodeJS.ProcessEnv, shellProvider?: string): ModelSpec {
+  const wantedShell = provider?.trim().toLowerCase() === 'shell'
+  if (wantedShell) {
+    const name = shellProvider?.trim()
+    if (!name) throw new TeaError('LLM_BAD_MODEL', 'provider: shell needs shell_provider: <name> (a key of settings.shell_providers, or claude, gemini, codex, qwen, opencode, cursor)')
+    return { provider: 'shell', model: name }
+  }
   const text = typeof model === 'string' ? model.trim() : ''
   if (text === '') throw badModel('the model is empty', model)
   const prefix = text.slice(0, Math.max(0, text.indexOf(':')))
@@ -62,9 +69,6 @@ export function resolveModel(model: string, provider: string | undefined, env: N
     if (lite !== undefined && Object.hasOwn(LITELLM, lite)) return { provider: LITELLM[lite]!, model: text.slice(slash + 1) }
     if (lite !== undefined && wanted === 'litellm') throw unavailable(`LiteLLM provider '${lite}'`, model)
     return { provider: serverFromEnv(env), model: text }
-  }
-  if (wanted === 'shell') {
-    throw unavailable("TEA's shell provider (a command-line model)", model, 'run the model under Ollama and use provider: ollama')
   }
   throw unavailable(`provider '${provider}'`, model)
 }

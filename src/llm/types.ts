@@ -4,6 +4,8 @@
  * and transient-only retries, and records or replays exchanges for cassettes.
  */
 
+import type { ShellProviderConfig } from './shell-provider.ts'
+
 export type JsonSchema = Record<string, unknown>
 
 export interface ChatMessage {
@@ -15,8 +17,12 @@ export interface ChatMessage {
 export interface LlmSettings {
   /** `provider:model`, e.g. `ollama:qwen2.5:1.5b`, or a bare name beside `provider` (model-spec.ts). */
   model?: string
-  /** TEA's provider key: `ollama`, `openai`, `auto`, `litellm` (model-spec.ts `resolveModel`). */
+  /** TEA's provider key: `ollama`, `openai`, `auto`, `litellm`, `shell` (model-spec.ts `resolveModel`). */
   provider?: string
+  /** With `provider: shell`: which command-line model (a key of `shell_providers`, or one TEA knows). */
+  shell_provider?: string
+  /** Command-line models by name (shell-provider.ts); set in settings, not per call. */
+  shell_providers?: Record<string, ShellProviderConfig>
   temperature?: number
   /** Seconds for one attempt. Default 120. */
   timeout?: number

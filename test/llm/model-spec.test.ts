@@ -65,9 +65,10 @@ test("10-1 LiteLLM's ollama/…, ollama_chat/… and openai/… prefixes, bare o
   assert.equal(resolveModel('openai/gpt-4o-mini', 'auto', NO_ENV), { provider: 'openai', model: 'gpt-4o-mini' })
 })
 
-test('10-1 providers tea does not have are LLM_BAD_MODEL naming them as TEA features, with a way out', () => {
-  const shell = throwsCode(() => resolveModel('claude', 'shell', NO_ENV), 'LLM_BAD_MODEL', "TEA's shell provider", 'tea does not provide')
-  assert.match(shell.hint ?? '', 'provider: ollama')
+test('10-1 providers tea does not have are LLM_BAD_MODEL naming them as TEA features, with a way out; shell needs its name', () => {
+  throwsCode(() => resolveModel(undefined, 'shell', NO_ENV), 'LLM_BAD_MODEL', 'provider: shell needs shell_provider')
+  assert.equal(resolveModel(undefined, 'shell', NO_ENV, 'claude'), { provider: 'shell', model: 'claude' })
+  assert.equal(resolveModel('shell:local', undefined, NO_ENV), { provider: 'shell', model: 'local' })
   const azure = throwsCode(() => resolveModel('gpt-4o', 'azure', NO_ENV), 'LLM_BAD_MODEL', "provider 'azure'")
   assert.match(azure.hint ?? '', 'tea run --model ollama:')
   throwsCode(() => resolveModel('anthropic/claude-3', 'litellm', NO_ENV), 'LLM_BAD_MODEL', "LiteLLM provider 'anthropic'")

@@ -1,5 +1,3 @@
-import * as assert from 'uvu/assert'
-import { isTeaError, type ErrorCode, type TeaError } from '../../src/core/errors.ts'
 import { compileTemplate } from '../../src/template/index.ts'
 
 export const SCOPE: Record<string, unknown> = {
@@ -26,13 +24,4 @@ export function render(src: string, scope: Record<string, unknown> = SCOPE): unk
   return compileTemplate(src, { node: 'n1', field: 'with.prompt' }).render(scope)
 }
 
-/** Runs `fn`, asserts it throws a TeaError with `code`, and returns it. */
-export function throwsCode(fn: () => unknown, code: ErrorCode): TeaError {
-  try {
-    fn()
-  } catch (e) {
-    if (isTeaError(e, code)) return e
-    assert.unreachable(`expected ${code}, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`)
-  }
-  return assert.unreachable(`expected ${code}, nothing was thrown`) as never
-}
+export { throwsCode } from '../support/expect.ts'

@@ -32,6 +32,7 @@ export const llmParams = v.pipe(
     ),
     base_url: v.optional(v.pipe(v.string(), v.description('Server URL; overrides OLLAMA_HOST / OPENAI_BASE_URL.'))),
     api_base: v.optional(v.pipe(v.string(), v.description("TEA's name for base_url."))),
+    shell_provider: v.optional(v.pipe(v.string(), v.description('With `provider: shell`: the command-line model to run (settings.shell_providers).'))),
     keep_alive: v.optional(v.pipe(v.union([v.string(), v.number()]), v.description('Ollama: how long the model stays loaded (e.g. `5m`).'))),
   }),
   v.check((p) => (p.prompt === undefined) !== (p.messages === undefined), 'give exactly one of `prompt` or `messages`'),
