@@ -17,6 +17,7 @@ import { invalidAgent, type Problem } from './problems.ts'
 import { AgentSchema, knownKeys, LlmSettingsSchema, type ShellProviderSchema, type AgentFile } from './schema.ts'
 import type { AgentSettingsView } from '../actions/types.ts'
 import { checkReferences, type References } from './references.ts'
+import { expandSettingsEnv } from './env-vars.ts'
 import { DEFAULT_MAX_TEMPLATE_BYTES } from '../template/index.ts'
 import { START, type AgentSpec, type NodeSpec } from './types.ts'
 
@@ -42,7 +43,12 @@ export function requireAgent(path: string, registry: Registry): AgentSpec {
   return spec
 }
 
-export function loadAgentText(text: string, file: string, registry: Registry): LoadResult {
+export interface LoadOptions {
+  /** Where `${VAR}` in settings comes from (env-vars.ts); default the process's environment. */
+  env?: NodeJS.ProcessEnv
+}
+
+export function loadAgentText(text: string, file: string, registry: Registry, options: LoadOptions = {}): LoadResult {
   const parsed = parseYaml(text)
   if (parsed.errors.length) {
     return { problems: parsed.errors.map((e) => ({ code: 'YAML_SYNTAX', message: e.message, where: e.pos })) }
@@ -50,8 +56,9 @@ export function loadAgentText(text: string, file: string, registry: Registry): L
   if (!isPlainObject(parsed.data)) {
     return { problems: [{ code: 'AGENT_INVALID', message: 'an agent file must be a YAML mapping with name and nodes', where: { line: 1, col: 1 } }] }
   }
+  const expanded = expandSettingsEnv(parsed.data, parsed, options.env ?? process.env)
   const structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
-  const problems = structure.success ? [] : structuralProblems(structure.issues, parsed)
+  const problems = structure.success ? expanded : [...expanded, ...structuralProblems(structure.issues, parsed)]
   const references = checkReferences(parsed.data, parsed, registry)
   problems.push(...references.problems)
   problems.sort((a, b) => a.where.line - b.where.line || a.where.col - b.where.col)
