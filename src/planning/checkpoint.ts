@@ -17,8 +17,7 @@
 
 import type { ActionStore } from '../actions/types.ts'
 import { TeaError } from '../core/errors.ts'
-import type { SubtaskOutput } from './scheduler.ts'
-import type { Plan, Subtask, SubtaskStatus } from './types.ts'
+import type { Plan, Subtask, SubtaskOutput, SubtaskStatus } from './types.ts'
 
 const CODES: Record<SubtaskStatus, number> = { pending: 0, in_progress: 1, completed: 2, failed: 3, skipped: 4 }
 const STATUSES: SubtaskStatus[] = ['pending', 'in_progress', 'completed', 'failed', 'skipped']

@@ -11,15 +11,13 @@ import { createPool, defaultConcurrency } from '../pool/pool.ts'
 import type { Pool, PoolOptions } from '../pool/pool.ts'
 import { headerRecord, planKey, restorePlan, subtaskRecord } from './checkpoint.ts'
 import { topologicalOrder } from './dag.ts'
-import { groupCommit } from './group-commit.ts'
 import type { ExecuteParams } from './execute-params.ts'
 import { executeParams } from './execute-params.ts'
 import { readPlan } from './plan.ts'
 import { replan } from './replan.ts'
-import type { ScheduleOutcome, SubtaskOutput } from './scheduler.ts'
+import type { ScheduleOutcome } from './scheduler.ts'
 import { schedule } from './scheduler.ts'
 import { subtaskRunner } from './subtask-runner.ts'
-import type { Plan, PlanProgress, Subtask } from './types.ts'
 import { countStatuses } from './types.ts'
 
 /** Keys plan.execute owns in state; a subtask's own state updates never overwrite them. */
@@ -60,12 +58,6 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
   let current = plan
   try {
     const run = subtaskRunner({ pool, ctx, executor: params.subtask_executor, timeout: params.timeout })
-    const record = groupCommit((id: string, rec: Record<string, unknown>) => ctx.store.putSubtask(ctx.runId, key, id, rec))
-    const emit = (s: Subtask, p: Plan, progress: PlanProgress, extra?: Record<string, unknown>): void => {
-      const event = { type: 'subtask' as const, planId: p.id, id: s.id, status: s.status, description: s.description, progress }
-      if (s.error !== undefined) Object.assign(event, { error: s.error })
-      ctx.emit(extra ? { ...event, ...extra } : event)
-    }
     const outcome = await schedule(
       plan,
       {
@@ -80,12 +72,11 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
       },
       {
         run: (s, input) => run(current, s, input),
-        async changed(s, p, progress, extra) {
-          const update = extra?.update as SubtaskOutput | undefined
-          const code = s.status === 'failed' && typeof extra?.code === 'string' ? extra.code : undefined
-          if (s.status === 'completed' || s.status === 'failed' || s.status === 'skipped')
-            await record(s.id, subtaskRecord(s, update, code))
-          emit(s, p, progress, extra && !update ? extra : undefined)
+        commit: (s, update, code) => ctx.store.putSubtask(ctx.runId, key, s.id, subtaskRecord(s, update, code)),
+        emit(s, p, progress, extra) {
+          const event = { type: 'subtask' as const, planId: p.id, id: s.id, status: s.status, description: s.description, progress }
+          if (s.error !== undefined) Object.assign(event, { error: s.error })
+          ctx.emit(extra ? { ...event, ...extra } : event)
         },
         async replan(p, failure) {
           const next = await replan(p, ctx, { failure, maxSubtasks: Math.max(15, p.subtasks.length), ...(params.max_replans !== undefined ? { maxReplans: params.max_replans } : {}) })

@@ -5,9 +5,7 @@
 
 import { topologicalOrder } from './dag.ts'
 import { ReadyQueue } from './ready-queue.ts'
-import type { SubtaskOutput } from './scheduler.ts'
-import type { Plan, Subtask } from './types.ts'
-
+import type { Plan, Subtask, SubtaskOutput } from './types.ts'
 
 export interface Graph {
   order: string[]

@@ -15,8 +15,7 @@ import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
 import type { Pool } from '../pool/index.ts'
 import type { ExecutorParams } from './execute-params.ts'
 import { subtaskPrompt } from './prompts.ts'
-import type { SubtaskInput, SubtaskOutput } from './scheduler.ts'
-import type { Plan, Subtask } from './types.ts'
+import type { Plan, Subtask, SubtaskInput, SubtaskOutput } from './types.ts'
 
 export interface RunnerOptions {
   pool: Pool

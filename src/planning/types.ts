@@ -53,6 +53,19 @@ export interface PlanProgress {
   total: number
 }
 
+/** What a subtask runs with: the state as its dependencies left it, and their results by id. */
+export interface SubtaskInput {
+  state: Record<string, unknown>
+  dependency_results: Record<string, unknown>
+}
+
+/** What one run of a subtask gave: its result, and what its code changed in state (set keys, removed keys). */
+export interface SubtaskOutput {
+  value: unknown
+  stateUpdate?: Record<string, unknown>
+  removed?: string[]
+}
+
 /** A subtask as the model proposes it, before it has a status. */
 export interface ProposedSubtask {
   id: string
