@@ -1,12 +1,13 @@
 /**
  * Plan checkpoints in the store (SPEC §3.6). Format: one header per plan execution, keyed `<node>/<plan id>`
  * under the run (`<node>/<plan id>@<revision>` for a plan that has been replanned before the node ran it: a revised
- * plan is a new execution, not a resume of the old one's records), holding the plan's structure (ids, descriptions, dependencies — everything but statuses and
- * results), rewritten only when a replan changes the structure; and one small record per finished subtask,
- * written when it finishes and never again:
+ * plan is a new execution, not a resume of the old one's records), holding the plan's structure (ids,
+ * descriptions, dependencies — everything but statuses, results, errors and attempts), rewritten only when a
+ * replan changes the structure; and one small record per finished subtask, written when it finishes and never
+ * again:
  *
- *   header  {v: 1, plan: {id, goal, strategy, model?, replan_count, max_replans, created_at, subtasks: [{id,
- *            description, dependencies, parent?, timeout?}]}}
+ *   header  {v: 1, plan: {id, goal, strategy, model?, replan_count, max_replans, created_at, rationale?, subtasks:
+ *            [{id, description, dependencies, parent?, timeout?}]}} (and any other key a hand-written plan has)
  *   subtask {s: status code, r?: result, e?: error, c?: error code, a?: attempts, u?: state update,
  *            x?: removed state keys}
  *
@@ -28,17 +29,12 @@ export function planKey(node: string, planId: string, revision = 0): string {
 }
 
 export function headerRecord(plan: Plan): Record<string, unknown> {
-  const { subtasks, rationale: _r, ...rest } = plan
+  const { subtasks, ...rest } = plan
   return {
     v: 1,
     plan: {
       ...rest,
-      subtasks: subtasks.map((s) => {
-        const shape: Record<string, unknown> = { id: s.id, description: s.description, dependencies: s.dependencies }
-        if (s.parent !== undefined) shape.parent = s.parent
-        if (s.timeout !== undefined) shape.timeout = s.timeout
-        return shape
-      }),
+      subtasks: subtasks.map(({ status: _s, result: _r, error: _e, attempts: _a, ...shape }) => shape),
     },
   }
 }

@@ -13,7 +13,7 @@ import { headerRecord, planKey, restorePlan, subtaskRecord } from './checkpoint.
 import { topologicalOrder } from './dag.ts'
 import type { ExecuteParams } from './execute-params.ts'
 import { executeParams } from './execute-params.ts'
-import { readPlan } from './plan.ts'
+import { canonicalPlan, readPlan } from './plan.ts'
 import { replan } from './replan.ts'
 import type { ScheduleOutcome } from './scheduler.ts'
 import { schedule } from './scheduler.ts'
@@ -119,7 +119,7 @@ function result(outcome: ScheduleOutcome, hadError: boolean): Record<string, unk
   const plan_progress = countStatuses(plan.subtasks)
   const out: Record<string, unknown> = {
     ...merged,
-    plan,
+    plan: canonicalPlan(plan),
     subtask_results,
     plan_progress,
     replan_count: plan.replan_count,

@@ -92,3 +92,26 @@ export function readPlan(value: unknown): Plan {
   assertDag(plan.subtasks)
   return plan
 }
+
+const PLAN_KEY_ORDER = ['id', 'goal', 'strategy', 'subtasks', 'model', 'replan_count', 'max_replans', 'created_at', 'rationale']
+const SUBTASK_KEY_ORDER = ['id', 'description', 'dependencies', 'parent', 'timeout', 'status', 'attempts', 'result', 'error']
+
+/**
+ * The plan with its own keys and each subtask's in one fixed order (the known ones as listed above, then any others a
+ * hand-written plan carries, in their own order; keys holding `undefined` left out), however they came to be set. A resumed run rebuilds the plan
+ * from its records, and a subtask gets its result and attempts in the order it finished, so without this a
+ * resumed run would print the same plan with its keys in another order than an uninterrupted one.
+ */
+export function canonicalPlan(plan: Plan): Plan {
+  const out = ordered(plan, PLAN_KEY_ORDER)
+  out.subtasks = plan.subtasks.map((s) => ordered(s, SUBTASK_KEY_ORDER))
+  return out
+}
+
+function ordered<T extends object>(value: T, order: readonly string[]): T {
+  const from = value as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const k of order) if (from[k] !== undefined) out[k] = from[k]
+  for (const k of Object.keys(from)) if (!(k in out) && from[k] !== undefined) out[k] = from[k]
+  return out as T
+}

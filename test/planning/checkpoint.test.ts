@@ -11,6 +11,8 @@ import { isControlSignal } from '../../src/core/signals.ts'
 import { headerRecord, planKey, restorePlan, subtaskRecord } from '../../src/planning/checkpoint.ts'
 import { execute } from '../../src/planning/execute.ts'
 import { executeParams } from '../../src/planning/execute-params.ts'
+import { canonicalPlan } from '../../src/planning/plan.ts'
+import type { Plan, Subtask } from '../../src/planning/types.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
 import { openLmdbStore } from '../../src/store/lmdb-store.ts'
 import type { Store } from '../../src/store/types.ts'
@@ -47,6 +49,25 @@ test('001.3R-UNIT-009 a plan written as header and subtask records reads back wi
     assert.is(await restorePlan(store, 'run1', 'other-node', p.id), undefined)
     await store.close()
   }
+})
+
+test('a restored plan keeps its rationale and a hand-written plan\'s own keys, and prints as the plan it was (canonicalPlan)', async () => {
+  const store = createMemoryStore()
+  const p = { ...plan([['A', [], 'completed', 'a'], ['B', ['A']]]), rationale: 'why', owner: 'me' } as Plan
+  Object.assign(p.subtasks[1]!, { parent: 'g', timeout: 5, note: 'n' })
+  await store.putPlanHeader('r', planKey('n', p.id), headerRecord(p))
+  await store.putSubtask('r', planKey('n', p.id), 'A', subtaskRecord(p.subtasks[0]!))
+  const back = (await restorePlan(store, 'r', 'n', p.id))!.plan
+  assert.is(back.rationale, 'why')
+  assert.is((back as Plan & { owner?: string }).owner, 'me')
+  assert.is((back.subtasks[1] as Subtask & { note?: string }).note, 'n')
+  // Finished in another order than it was declared in: result before attempts, the plan's keys shuffled.
+  p.subtasks[0]!.attempts = 1
+  const reversed = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).reverse()) as T
+  const shuffled = { ...reversed(back), subtasks: back.subtasks.map((s) => reversed({ ...s, result: s.result })) }
+  assert.is(JSON.stringify(canonicalPlan(shuffled)), JSON.stringify(canonicalPlan(p)))
+  assert.equal(Object.keys(canonicalPlan(shuffled)), ['id', 'goal', 'strategy', 'subtasks', 'replan_count', 'max_replans', 'created_at', 'rationale', 'owner'])
+  assert.equal(Object.keys(canonicalPlan(shuffled).subtasks[1]!), ['id', 'description', 'dependencies', 'parent', 'timeout', 'status', 'note'])
 })
 
 test('001.3R-UNIT-010 a finished subtask record costs a few bytes beyond its result', () => {
