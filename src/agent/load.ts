@@ -7,7 +7,7 @@
 
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { basename, dirname, resolve } from 'node:path'
 import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
 import { closest, isPlainObject } from '../core/util.ts'
@@ -122,7 +122,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
   return {
     file,
     hash: createHash('sha256').update(text).digest('hex'),
-    name: agent.name,
+    name: agent.name ?? basename(file).replace(/\.ya?ml$/i, ''),
     ...(agent.description !== undefined && { description: agent.description }),
     initialState: agent.initial_state ?? {},
     variables: agent.variables ?? {},
@@ -142,6 +142,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
     parallel,
     interruptBefore: new Set([...(agent.config?.interrupt_before ?? []), ...nodes.filter((n) => n.interrupt === 'before').map((n) => n.name)]),
     interruptAfter: new Set([...(agent.config?.interrupt_after ?? []), ...nodes.filter((n) => n.interrupt === 'after').map((n) => n.name)]),
+    ...(agent.config?.max_execution_time !== undefined && { maxExecutionMs: agent.config.max_execution_time }),
   }
 }
 

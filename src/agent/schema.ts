@@ -97,10 +97,17 @@ export const SettingsSchema = v.strictObject({
 export const ConfigSchema = v.strictObject({
   interrupt_before: v.optional(v.array(name)),
   interrupt_after: v.optional(v.array(name)),
+  /** TEA: raise node errors or yield them as an error event. Both stop the run in TEA, and so tea does. */
+  raise_exceptions: v.optional(v.boolean()),
+  /** TEA: where interrupt checkpoints are saved. tea checkpoints every step into its store (--data-dir). */
+  checkpoint_dir: v.optional(v.string()),
+  /** A time limit for the run, in ms (TEA's spelling); past it the run fails with RUN_TIMEOUT, resumable. */
+  max_execution_time: v.optional(v.pipe(v.number(), v.integer('must be a whole number of ms'), v.minValue(1, 'must be ≥ 1'))),
 })
 
 export const AgentSchema = v.strictObject({
-  name,
+  /** Optional, as in TEA: the file's name (without .yaml) when absent. */
+  name: v.optional(name),
   description: v.optional(v.string()),
   version: v.optional(v.union([v.string(), v.number()])),
   state_schema: v.optional(v.record(v.string(), v.unknown())),

@@ -60,6 +60,8 @@ export interface AgentSpec {
   parallel: Map<string, ParallelEdge>
   interruptBefore: Set<string>
   interruptAfter: Set<string>
+  /** `config.max_execution_time`: the run's time limit, ms. */
+  maxExecutionMs?: number
 }
 
 export const END = '__end__'

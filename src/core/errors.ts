@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   LLM_BAD_RESPONSE: ['failure', "the model server's reply cannot be used"],
   LLM_STREAM_CUT: ['failure', 'the model server closed a streamed reply before its end'],
   LLM_REPLY_TOO_LARGE: ['failure', 'a model reply was larger than settings.llm.max_reply_bytes'],
+  RUN_TIMEOUT: ['failure', 'a run reached its time limit (config.max_execution_time)'],
   LLM_BAD_MODEL: ['usage', 'a model string tea cannot resolve'],
   LLM_SHELL_ERROR: ['failure', 'a shell provider (a command-line model) could not start or exited with an error'],
   CASSETTE_MISS: ['failure', 'no recorded exchange in the cassette matches a model call'],

@@ -201,7 +201,11 @@ async function execute(spec: AgentSpec, llm: LlmClient, services: RunServices, r
   const emit = services.emit ?? (() => {})
   const context: ContextServices = { runId, variables: spec.variables, settings: spec.settings, llm, store: actionStore(store), emit, registry }
   if (services.dataDir !== undefined) context.dataDir = services.dataDir
-  const rt: Runtime = { spec, agent, services: context, store, runId, emit, signal: services.signal ?? new AbortController().signal }
+  const caller = services.signal ?? new AbortController().signal
+  // config.max_execution_time bounds the run from here (a resumed run gets the whole time again, as with max_steps).
+  const deadline = spec.maxExecutionMs === undefined ? undefined : { signal: AbortSignal.timeout(spec.maxExecutionMs), ms: spec.maxExecutionMs }
+  const signal = deadline ? AbortSignal.any([caller, deadline.signal]) : caller
+  const rt: Runtime = { spec, agent, services: context, store, runId, emit, signal, ...(deadline && { deadline }) }
   context.runNode = nodeRunner(rt)
   const outcome = await runAgent(rt, start)
   await store.flush()

@@ -80,10 +80,21 @@ async function runLoop(rt: Runtime, start: RunStart, at: Position): Promise<RunO
     return { status, state, step, ...extra }
   }
 
+  // Stopped from outside: cancelled (resumable as it is), or failed when it was the run's own time limit.
+  const halted = (node: string): Promise<RunOutcome> => {
+    if (!rt.deadline?.signal.aborted) return stop('cancelled', { node })
+    const error = new TeaError('RUN_TIMEOUT', `the run reached its time limit of ${rt.deadline.ms / 1000} s (config.max_execution_time)`, {
+      where: { node },
+      hint: `raise config.max_execution_time (ms), or resume the run: tea resume ${runId}`,
+    })
+    rt.emit({ type: 'error', node, error: error.toJSON() })
+    return stop('failed', { node, error })
+  }
+
   while (cursor.next !== END) {
     const name = cursor.next
     at.node = name
-    if (rt.signal.aborted) return stop('cancelled', { node: name })
+    if (rt.signal.aborted) return halted(name)
     const node = rt.agent.nodes.get(name)!
     if (spec.interruptBefore.has(name) && !cursor.skipInterruptBefore) {
       await checkpoints.snapshot(step, last, state, { next: name, skipInterruptBefore: true })
@@ -101,7 +112,7 @@ async function runLoop(rt: Runtime, start: RunStart, at: Position): Promise<RunO
         step = results.step - 1
       }
     } catch (e) {
-      if (isControlSignal(e) || rt.signal.aborted) return stop('cancelled', { node: name })
+      if (isControlSignal(e) || rt.signal.aborted) return halted(name)
       const error = isTeaError(e) ? e : new TeaError('NODE_FAILED', String(e), { cause: e, where: { node: name } })
       await checkpoints.drain() // the nodes before it finish (node_end) before the error is told
       rt.emit({ type: 'error', node: name, error: error.toJSON() })

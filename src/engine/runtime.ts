@@ -13,6 +13,8 @@ export interface Runtime {
   store: Store
   runId: string
   emit(event: RunEvent): void
-  /** Aborted by SIGINT/SIGTERM or a caller: the run stops after the current checkpoint. */
+  /** Aborted by SIGINT/SIGTERM, a caller or the time limit: the run stops after the current checkpoint. */
   signal: AbortSignal
+  /** Fires when the run's time limit (`config.max_execution_time`) is reached: the run then fails with RUN_TIMEOUT. */
+  deadline?: { signal: AbortSignal; ms: number }
 }
