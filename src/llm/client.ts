@@ -85,6 +85,9 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
         ...(settings.format === undefined ? {} : { format: settings.format }),
         ...(settings.keep_alive === undefined ? {} : { keep_alive: settings.keep_alive }),
+        ...(settings.max_tokens === undefined ? {} : { maxTokens: settings.max_tokens }),
+        ...(settings.stop === undefined ? {} : { stop: settings.stop }),
+        ...(settings.options === undefined ? {} : { options: settings.options }),
         ...(settings.base_url === undefined ? {} : { baseUrl: settings.base_url }),
         ...(onToken
           ? {

@@ -49,8 +49,17 @@ function chatBody(request: ProviderRequest) {
     messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
     ...(request.format === undefined ? {} : { format: request.format }),
     ...(request.keep_alive === undefined ? {} : { keep_alive: request.keep_alive }),
-    ...(request.temperature === undefined ? {} : { options: { temperature: request.temperature } }),
+    ...(ollamaOptions(request) && { options: ollamaOptions(request) }),
   }
+}
+
+/** Ollama's `options`: the agent's own, then temperature, `max_tokens` as `num_predict`, and `stop`. */
+function ollamaOptions(request: ProviderRequest): Record<string, unknown> | undefined {
+  const options: Record<string, unknown> = { ...request.options }
+  if (request.temperature !== undefined) options.temperature = request.temperature
+  if (request.maxTokens !== undefined) options.num_predict = request.maxTokens
+  if (request.stop !== undefined) options.stop = request.stop
+  return Object.keys(options).length ? options : undefined
 }
 
 async function chatStreaming(client: Ollama, request: ProviderRequest, meter: ReplyMeter, server: ServerRef): Promise<ProviderReply> {

@@ -67,9 +67,13 @@ export function createOpenAiProvider(env: NodeJS.ProcessEnv): LlmProvider {
 function requestBody(request: ProviderRequest): Record<string, unknown> {
   const format = request.format
   return {
+    // Model options first, so the fields tea sets below win over a same-named option.
+    ...request.options,
     model: request.model,
     messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
     stream: request.onToken !== undefined,
+    ...(request.maxTokens === undefined ? {} : { max_tokens: request.maxTokens }),
+    ...(request.stop === undefined ? {} : { stop: request.stop }),
     ...(request.onToken ? { stream_options: { include_usage: true } } : {}),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     ...(format === undefined

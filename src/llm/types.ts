@@ -35,6 +35,12 @@ export interface LlmSettings {
   /** `json`, or a JSON Schema the reply must follow (structured output). */
   format?: 'json' | JsonSchema
   keep_alive?: string | number
+  /** The most tokens the reply may have (Ollama's `num_predict`). */
+  max_tokens?: number
+  /** Sequences that end the reply. */
+  stop?: string[]
+  /** Model options passed on as they are: Ollama's `options` (`num_ctx`, `top_k`…), top-level fields for an OpenAI-compatible server. */
+  options?: Record<string, unknown>
 }
 
 export interface LlmRequest extends LlmSettings {
@@ -72,6 +78,9 @@ export interface ProviderRequest {
   temperature?: number
   format?: 'json' | JsonSchema
   keep_alive?: string | number
+  maxTokens?: number
+  stop?: string[]
+  options?: Record<string, unknown>
   baseUrl?: string
   timeoutMs: number
   /** `max_reply_bytes`: past this many bytes of reply text, the attempt stops reading and fails. */

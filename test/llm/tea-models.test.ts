@@ -82,4 +82,40 @@ t('10-1 a model override sends every node to that model, whatever the node names
   )
 })
 
+t("10-9 llm.call's TEA parameters: max_tokens, stop, options, response_format reach both APIs", async ({ server }) => {
+  server.script({ content: '{"a": 1}' }, { content: '{"b": 2}' })
+  const yaml = `name: params
+settings:
+  llm: { api_base: BASE }
+nodes:
+  - name: local
+    uses: llm.call
+    with:
+      model: ollama:gemma3:4b
+      prompt: "one"
+      max_tokens: 64
+      stop: "###"
+      temperature: 0.1
+      options: { num_ctx: 4096 }
+      response_format: { type: json_object }
+    output: { one: "{{ result.parsed }}" }
+  - name: compatible
+    uses: llm.call
+    with:
+      model: openai:llama
+      prompt: "two"
+      max_tokens: 32
+      stop: ["END"]
+      options: { top_k: 5 }
+    output: { two: "{{ result.content }}" }
+`
+  const r = await runAgent(server, yaml)
+  assert.is(r.status, 'completed', JSON.stringify(r.error))
+  const [ollama, openai] = server.chatRequests()
+  assert.equal(ollama!.body.options, { num_ctx: 4096, temperature: 0.1, num_predict: 64, stop: ['###'] })
+  assert.is(ollama!.body.format, 'json')
+  assert.equal(r.state.one, { a: 1 })
+  assert.equal([openai!.body.max_tokens, openai!.body.stop, openai!.body.top_k], [32, ['END'], 5])
+})
+
 t.run()

@@ -33,6 +33,15 @@ export const llmParams = v.pipe(
     base_url: v.optional(v.pipe(v.string(), v.description('Server URL; overrides OLLAMA_HOST / OPENAI_BASE_URL.'))),
     api_base: v.optional(v.pipe(v.string(), v.description("TEA's name for base_url."))),
     shell_provider: v.optional(v.pipe(v.string(), v.description('With `provider: shell`: the command-line model to run (settings.shell_providers).'))),
+    max_tokens: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('The most tokens the reply may have.'))),
+    stop: v.optional(v.pipe(v.union([v.string(), v.array(v.string())]), v.description('A sequence (or a list) that ends the reply.'))),
+    options: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.description("Model options passed on as they are (Ollama's `num_ctx`, `top_k`, …)."))),
+    response_format: v.optional(
+      v.pipe(
+        v.object({ type: v.picklist(['text', 'json_object', 'json_schema']), json_schema: v.optional(v.object({ schema: v.optional(v.record(v.string(), v.unknown())) })) }),
+        v.description("OpenAI's spelling of `format`: `{type: json_object}` is `format: json`, `{type: json_schema, json_schema: {schema}}` a schema."),
+      ),
+    ),
     keep_alive: v.optional(v.pipe(v.union([v.string(), v.number()]), v.description('Ollama: how long the model stays loaded (e.g. `5m`).'))),
   }),
   v.check((p) => (p.prompt === undefined) !== (p.messages === undefined), 'give exactly one of `prompt` or `messages`'),
@@ -45,7 +54,13 @@ export function toLlmRequest(params: LlmParams): LlmRequest {
   if (params.system !== undefined) messages.push({ role: 'system', content: params.system })
   if (params.messages) messages.push(...params.messages)
   else if (params.prompt !== undefined) messages.push({ role: 'user', content: params.prompt })
-  const { prompt: _p, messages: _m, system: _s, api_base, ...settings } = params
-  if (api_base !== undefined && settings.base_url === undefined) settings.base_url = api_base
-  return { ...settings, messages }
+  const { prompt: _p, messages: _m, system: _s, api_base, response_format, stop, ...settings } = params
+  const request: LlmRequest = { ...settings, messages }
+  if (api_base !== undefined && settings.base_url === undefined) request.base_url = api_base
+  if (stop !== undefined) request.stop = typeof stop === 'string' ? [stop] : stop
+  if (response_format !== undefined && settings.format === undefined) {
+    if (response_format.type === 'json_object') request.format = 'json'
+    else if (response_format.type === 'json_schema') request.format = response_format.json_schema?.schema ?? 'json'
+  }
+  return request
 }

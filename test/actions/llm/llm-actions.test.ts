@@ -140,7 +140,7 @@ t('params: exactly one of prompt or messages; every other issue is listed with i
 
 t('the params convert to a JSON Schema listing every parameter', () => {
   const schema = jsonSchemaOf(llmCall.params) as { properties: Record<string, unknown> }
-  assert.equal(Object.keys(schema.properties).sort(), ['api_base', 'base_url', 'format', 'keep_alive', 'max_reply_bytes', 'max_retries', 'messages', 'model', 'prompt', 'provider', 'shell_provider', 'system', 'temperature', 'timeout'])
+  assert.equal(Object.keys(schema.properties).sort(), ['api_base', 'base_url', 'format', 'keep_alive', 'max_reply_bytes', 'max_retries', 'max_tokens', 'messages', 'model', 'options', 'prompt', 'provider', 'response_format', 'shell_provider', 'stop', 'system', 'temperature', 'timeout'])
 })
 
 t.run()
