@@ -68,7 +68,7 @@ export class RunContext implements ActionContext {
   }
 
   render(value: unknown, extra?: Record<string, unknown>, field = 'value'): unknown {
-    return compiled(this.services, value, this.node, field).render({ state: this.state, variables: this.variables, ...extra })
+    return compiled(this.services, value, this.node, field).render({ state: this.state, variables: this.variables, settings: this.settings, ...extra })
   }
 
   listActions(): Action[] {

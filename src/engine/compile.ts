@@ -45,6 +45,8 @@ export function compileAgent(spec: AgentSpec, registry: Registry): CompiledAgent
 
 function compileNode(node: NodeSpec, spec: AgentSpec, registry: Registry): CompiledNode {
   const variables = spec.variables
+  // Templates see the resolved settings as `settings` (TEA agents write `{{ settings.llm.model }}`).
+  const settings = spec.settings
   const where = { node: node.name }
   let action: Action | undefined
   let params: ((state: State) => unknown) | undefined
@@ -57,7 +59,7 @@ function compileNode(node: NodeSpec, spec: AgentSpec, registry: Registry): Compi
       const fixed = validateParams(a, node.with ?? {}, where)
       params = () => fixed
     } else {
-      params = (state) => validateParams(a, { ...(withValue.render({ state, variables }) as object), ...raw }, where)
+      params = (state) => validateParams(a, { ...(withValue.render({ state, variables, settings }) as object), ...raw }, where)
     }
   }
   const code = node.run !== undefined ? node.compiled.code : undefined
@@ -69,7 +71,7 @@ function compileNode(node: NodeSpec, spec: AgentSpec, registry: Registry): Compi
     ...(params && { params }),
     ...(code && { code }),
     ...(node.timeout !== undefined && { timeout: node.timeout }),
-    toUpdate: compileOutput(node, variables),
+    toUpdate: compileOutput(node, spec),
     next: compileRouting(node, spec),
     routesOnState: Array.isArray(node.goto),
   }
@@ -82,23 +84,24 @@ function selfRendered(params: Record<string, unknown>, rawKeys: readonly string[
   return raw
 }
 
-function compileOutput(node: NodeSpec, variables: Record<string, unknown>): CompiledNode['toUpdate'] {
+function compileOutput(node: NodeSpec, spec: AgentSpec): CompiledNode['toUpdate'] {
+  const { variables, settings } = spec
   const output = node.output
   if (output === undefined) return (result) => result
   if (typeof output === 'string') return (result) => ({ [output]: result })
   const mapping = node.compiled.output
   if (!mapping) throw new TeaError('INTERNAL', 'its output: mapping was not compiled while loading', { where: { node: node.name } })
-  return (result, state) => mapping.render({ state, variables, result }) as State
+  return (result, state) => mapping.render({ state, variables, settings, result }) as State
 }
 
 function compileRouting(node: NodeSpec, spec: AgentSpec): CompiledNode['next'] {
-  const variables = spec.variables
+  const { variables, settings } = spec
   const goto = node.goto
   if (typeof goto === 'string') return () => goto
   if (Array.isArray(goto)) {
     const rules = goto.map((rule, i) => ({ to: rule.to, test: node.compiled.goto?.[i] }))
     return (state, result) => {
-      for (const rule of rules) if (!rule.test || rule.test({ state, result, variables })) return rule.to
+      for (const rule of rules) if (!rule.test || rule.test({ state, result, variables, settings })) return rule.to
       throw new TeaError('NO_ROUTE', "no goto rule matched and there is no fallback rule (a rule without 'if')", {
         where: { node: node.name },
         hint: `add '- to: <node>' or '- to: __end__' as the last rule`,

@@ -9,6 +9,7 @@
  * not HTML-escape as Jinja's does, since its output goes into prompts and payloads, not web pages.
  */
 
+import { createHash } from 'node:crypto'
 import { readKey } from './access.ts'
 import { RenderFault } from './faults.ts'
 import { checkLength, isDict, toJson, toText, truthy, typeName } from './values.ts'
@@ -84,6 +85,86 @@ export const FILTERS: Record<string, FilterDef> = {
   keys: { params: [], fn: (v) => Object.keys(dict(v)) },
   values: { params: [], fn: (v) => Object.values(dict(v)) },
   items: { params: [], fn: (v) => Object.entries(dict(v)) },
+  // Python's string and dict methods, which templates also reach as `s.split(',')` (METHODS below).
+  get: { params: ['key', 'default'], fn: (v, key, dflt) => (Object.hasOwn(dict(v), toText(key)) ? (readKey(v, toText(key), -1) ?? null) : (dflt ?? null)) },
+  split: text((s, sep, max) => split(s, sep, max), ['sep', 'maxsplit']),
+  startswith: text((s, prefix) => s.startsWith(toText(prefix)), ['prefix']),
+  endswith: text((s, suffix) => s.endsWith(toText(suffix)), ['suffix']),
+  map: {
+    params: ['filter', 'attribute', 'default'],
+    fn: (v, name, attribute, dflt) => {
+      const xs = list(v)
+      if (attribute !== undefined) return xs.map((x) => readKey(x, toText(attribute), -1) ?? dflt ?? null)
+      const f = typeof name === 'string' && Object.hasOwn(FILTERS, name) && !CALL_ONLY.has(name) ? FILTERS[name]! : undefined
+      if (!f) throw new RenderFault(`map needs attribute='…' or the name of a filter, got ${typeName(name)}`, -1)
+      return xs.map((x) => f.fn(x, undefined, undefined, undefined))
+    },
+  },
+  hash: {
+    params: ['algorithm'],
+    fn: (v, algorithm) => {
+      const name = algorithm === undefined ? 'sha256' : toText(algorithm)
+      if (!HASHES.has(name)) throw new RenderFault(`hash supports ${[...HASHES].join(', ')}, not '${name}'`, -1)
+      return createHash(name).update(typeof v === 'string' ? v : toJson(v, undefined)).digest('hex')
+    },
+  },
+  isoformat: text((s) => s),
+  strftime: text((s, format) => strftime(s, toText(format)), ['format']),
+  now: { params: [], fn: () => new Date().toISOString() },
+}
+
+/** Filters a template reaches only as a call (`now()`), never after `|`. */
+export const CALL_ONLY: ReadonlySet<string> = new Set(['now'])
+
+/** `x.name(args)` in a template means the filter `x | FILTER(args)`: the only calls templates allow. */
+export const METHODS: Readonly<Record<string, string>> = {
+  __proto__: null as never,
+  items: 'items',
+  keys: 'keys',
+  values: 'values',
+  get: 'get',
+  split: 'split',
+  strip: 'trim',
+  lower: 'lower',
+  upper: 'upper',
+  replace: 'replace',
+  startswith: 'startswith',
+  endswith: 'endswith',
+  isoformat: 'isoformat',
+  strftime: 'strftime',
+}
+
+const HASHES = new Set(['sha256', 'sha1', 'md5', 'sha512'])
+
+/** Python's `str.split`: on runs of whitespace (dropping empty parts) without a separator, else on it exactly. */
+function split(s: string, sep: unknown, max: unknown): string[] {
+  const limit = max === undefined || max === null || max === -1 ? Infinity : Number(max)
+  if (sep === undefined || sep === null) {
+    const parts = s.trim() === '' ? [] : s.trim().split(/\s+/)
+    return limit < parts.length ? [...parts.slice(0, limit), parts.slice(limit).join(' ')] : parts
+  }
+  const by = toText(sep)
+  if (by === '') throw new RenderFault('split: empty separator', -1)
+  const parts = s.split(by)
+  checkLength(parts.length)
+  return limit < parts.length - 1 ? [...parts.slice(0, limit), parts.slice(limit).join(by)] : parts
+}
+
+/** `%Y-%m-%d %H:%M:%S` and the like, for an ISO time such as `now()` gives (UTC). */
+function strftime(iso: string, format: string): string {
+  const d = new Date(iso)
+  if (Number.isNaN(d.getTime())) throw new RenderFault(`strftime needs a date and time (ISO 8601), got '${iso.slice(0, 40)}'`, -1)
+  const two = (n: number): string => String(n).padStart(2, '0')
+  const parts: Record<string, string> = {
+    Y: String(d.getUTCFullYear()),
+    m: two(d.getUTCMonth() + 1),
+    d: two(d.getUTCDate()),
+    H: two(d.getUTCHours()),
+    M: two(d.getUTCMinutes()),
+    S: two(d.getUTCSeconds()),
+    '%': '%',
+  }
+  return format.replace(/%([YmdHMS%])/g, (_, c: string) => parts[c]!)
 }
 
 function replace(s: string, old: string, rep: string, count: unknown): string {

@@ -11,7 +11,7 @@
 import { BLOCKED_KEYS } from './access.ts'
 import type { BinaryOp, CompareOp, Expr } from './ast.ts'
 import { SyntaxFault } from './faults.ts'
-import { FILTERS } from './filters.ts'
+import { CALL_ONLY, FILTERS, METHODS } from './filters.ts'
 import { TESTS } from './is-tests.ts'
 import { describe, TokenStream } from './token-stream.ts'
 import { closest } from '../core/util.ts'
@@ -135,6 +135,11 @@ export class ExprParser {
     if (t.type === 'str') return this.node({ k: 'lit', value: t.value, s: t.start, e: t.end })
     if (t.type === 'name') {
       if (Object.hasOwn(KEYWORDS, t.value)) return this.node({ k: 'lit', value: KEYWORDS[t.value], s: t.start, e: t.end })
+      if (t.value === 'now' && this.ts.isOp('(')) {
+        // `now()`: the current time as an ISO 8601 string (UTC), as Jinja users call TEA's `now()`.
+        const { end } = this.parseArgs(t.end)
+        return this.node({ k: 'filter', arg: this.node({ k: 'lit', value: null, s: t.start, e: t.end }), name: 'now', args: [], kwargs: [], at: t.start, s: t.start, e: end })
+      }
       checkKey(t.value, t.start)
       return this.node({ k: 'name', name: t.value, s: t.start, e: t.end })
     }
@@ -186,10 +191,17 @@ export class ExprParser {
       } else if (this.ts.skipOp('[')) {
         e = this.parseSubscript(e)
       } else if (this.ts.isOp('(')) {
-        throw new SyntaxFault(
-          'calling functions or methods is not allowed in templates; use a filter instead (`value | name(args)`)',
-          this.ts.peek.start,
-        )
+        // The safe methods Jinja users write (`x.items()`, `s.lower()`, `d.get('k', 0)`) are the filters of the
+        // same meaning (METHODS): a fixed list, never a call on whatever object the value is.
+        const method = e.k === 'attr' && typeof e.key === 'string' && Object.hasOwn(METHODS, e.key) ? METHODS[e.key]! : undefined
+        if (e.k !== 'attr' || method === undefined) {
+          throw new SyntaxFault(
+            `calling functions or methods is not allowed in templates, except ${Object.keys(METHODS).map((m) => `.${m}()`).join(' ')} and now(); use a filter instead (\`value | name(args)\`)`,
+            this.ts.peek.start,
+          )
+        }
+        const { args, kwargs, end } = this.parseArgs(e.e)
+        e = this.node({ k: 'filter', arg: e.obj, name: method, args, kwargs, at: e.e - String(e.key).length, s: e.s, e: end }, e.obj, ...args, ...kwargs.map((x) => x[1]))
       } else return e
     }
   }
@@ -219,7 +231,7 @@ export class ExprParser {
     for (;;) {
       if (this.ts.skipOp('|')) {
         const name = this.ts.expectName("(a filter) after '|'")
-        if (!Object.hasOwn(FILTERS, name.value)) throw unknown('filter', name.value, name.start, Object.keys(FILTERS))
+        if (!Object.hasOwn(FILTERS, name.value) || CALL_ONLY.has(name.value)) throw unknown('filter', name.value, name.start, Object.keys(FILTERS).filter((f) => !CALL_ONLY.has(f)))
         const { args, kwargs, end } = this.parseArgs(name.end)
         e = this.node({ k: 'filter', arg: e, name: name.value, args, kwargs, at: name.start, s: e.s, e: end }, e, ...args, ...kwargs.map((x) => x[1]))
       } else if (this.ts.skipName('is')) {
