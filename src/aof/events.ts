@@ -6,11 +6,11 @@
  * write, so concurrent writers never interleave. Each fact is logged once, by the layer that performed it.
  */
 
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { sortableId } from '../core/ids.ts'
 import { type AofContext, eventsDir } from './context.ts'
-import { appendLine, errno } from './fs-atomic.ts'
+import { appendLine, errno, isNotRegular, readError, readRegular } from './fs-atomic.ts'
 
 export interface AofEvent {
   eventId: string
@@ -36,17 +36,25 @@ export function newEventId(): string {
 }
 
 export function appendEvent(ctx: AofContext, input: EventInput): AofEvent {
+  return appendEvents(ctx, [input])[0]!
+}
+
+/**
+ * Several events of one step in one write (so in one file, stamped alike): a step that logs two facts — a lease's
+ * `task.transitioned` and `lease.acquired` — logs both or neither, and can be undone when the write fails.
+ */
+export function appendEvents(ctx: AofContext, inputs: EventInput[]): AofEvent[] {
   const timestamp = ctx.now().toISOString()
-  const event: AofEvent = {
+  const events = inputs.map((input): AofEvent => ({
     eventId: newEventId(),
     type: input.type,
     timestamp,
     actor: input.actor,
     ...(input.taskId === undefined ? {} : { taskId: input.taskId }),
     payload: input.payload ?? {},
-  }
-  appendLine(join(eventsDir(ctx), `${timestamp.slice(0, 10)}.jsonl`), JSON.stringify(event))
-  return event
+  }))
+  appendLine(join(eventsDir(ctx), `${timestamp.slice(0, 10)}.jsonl`), events.map((e) => JSON.stringify(e)).join('\n'))
+  return events
 }
 
 export interface EventFilter {
@@ -65,7 +73,16 @@ export function readEvents(ctx: AofContext, filter: EventFilter = {}): AofEvent[
   }
   const out: AofEvent[] = []
   for (const f of files) {
-    for (const line of readFileSync(join(eventsDir(ctx), f), 'utf8').split('\n')) {
+    let text: string
+    try {
+      text = readRegular(join(eventsDir(ctx), f))
+    } catch (e) {
+      // Gone since the listing, or not a log at all (a FIFO would block the reader; a symlink may lead anywhere):
+      // skipped like a foreign line. `tea aof lint` names it.
+      if (errno(e) === 'ENOENT' || isNotRegular(e)) continue
+      throw readError(e, join(eventsDir(ctx), f), 'event log')
+    }
+    for (const line of text.split('\n')) {
       if (line.trim() === '') continue
       let e: AofEvent
       try {

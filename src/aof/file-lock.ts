@@ -6,13 +6,13 @@
  * cannot both break it and one of them delete a fresh lock by mistake.
  */
 
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs'
+import { closeSync, openSync, rmSync, statSync, writeSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { dirname } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { sleep } from '../core/util.ts'
-import { errno } from './fs-atomic.ts'
+import { errno, mkdirs, readRegular, writeError } from './fs-atomic.ts'
 import { processAlive } from '../core/process.ts'
 
 export interface LockOptions {
@@ -61,21 +61,30 @@ function tryCreate(path: string, content: string): boolean {
     fd = openSync(path, 'wx')
   } catch (e) {
     if (errno(e) === 'EEXIST') return false
-    if (errno(e) !== 'ENOENT') throw e
-    mkdirSync(dirname(path), { recursive: true })
+    // A read-only or foreign data dir fails here first, as STORE_NOT_WRITABLE with the path (D8).
+    if (errno(e) !== 'ENOENT') throw writeError(e, path)
+    mkdirs(dirname(path))
     return tryCreate(path, content)
   }
   try {
     writeSync(fd, content)
-  } finally {
+  } catch (e) {
     closeSync(fd)
+    rmSync(path, { force: true })
+    throw writeError(e, path)
   }
+  closeSync(fd)
   return true
 }
 
+/**
+ * The lock file's content; undefined when it is gone or unreadable. Something other than a regular file there (a
+ * FIFO would block the read) is never a lock of ours: it reads as unreadable, so waiters time out with AOF_LOCKED
+ * instead of hanging.
+ */
 function readRaw(path: string): string | undefined {
   try {
-    return readFileSync(path, 'utf8')
+    return readRegular(path)
   } catch {
     return undefined
   }

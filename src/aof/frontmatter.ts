@@ -21,8 +21,7 @@ export function parseFrontmatter(text: string, file: string): FrontmatterDoc {
   // CRLF files are accepted on read (AOF itself rejects them); we always write LF.
   const lines = text.replace(/\r\n/g, '\n').split('\n')
   if (lines[0]?.trim() !== '---') {
-    const found = JSON.stringify(lines[0] ?? '')
-    throw new TeaError('AOF_INVALID', `expected the frontmatter fence '---', found ${found}`, { where: { file, line: 1 } })
+    throw new TeaError('AOF_INVALID', `expected the frontmatter fence '---', found ${describeFirstLine(lines[0] ?? '')}`, { where: { file, line: 1 } })
   }
   const end = lines.indexOf('---', 1)
   if (end === -1) throw new TeaError('AOF_INVALID', "expected a closing '---' after the frontmatter, found none", { where: { file } })
@@ -46,4 +45,15 @@ export function parseFrontmatter(text: string, file: string): FrontmatterDoc {
 export function stringifyFrontmatter(data: Record<string, unknown>, body: string): string {
   const yaml = stringify(data, { lineWidth: 120 })
   return `---\n${yaml}---\n\n${body}\n`
+}
+
+/**
+ * What stands where the fence should, without quoting the file: a file that is not a task at all (a hard link to
+ * /etc/passwd, a key file) must not have its first line printed in an error or a listing. A near-fence (`----`,
+ * `--- yaml`) is short and harmless, and quoting it shows the typo.
+ */
+function describeFirstLine(line: string): string {
+  if (line === '') return 'an empty first line'
+  if (/^\s*-{1,5}[^\n]{0,10}$/.test(line)) return JSON.stringify(line)
+  return `a first line of ${line.length} characters that is not a fence`
 }

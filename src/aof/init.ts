@@ -1,12 +1,12 @@
 /** `tea aof init`: the folder skeleton. Idempotent; never touches existing files. */
 
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { type AofContext, eventsDir, statusDir } from './context.ts'
+import { mkdirs } from './fs-atomic.ts'
 import { TASK_STATUSES } from './status.ts'
 
 export function initDataDir(ctx: AofContext): string[] {
   const dirs = [...TASK_STATUSES.map((s) => statusDir(ctx, s)), join(ctx.dataDir, 'runs'), eventsDir(ctx), join(ctx.dataDir, 'locks')]
-  for (const d of dirs) mkdirSync(d, { recursive: true })
+  for (const d of dirs) mkdirs(d)
   return dirs
 }

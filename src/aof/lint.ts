@@ -1,16 +1,17 @@
 /**
  * `tea aof lint`: every problem in the data dir, each with the path of the file at fault — unreadable or invalid
  * task files, frontmatter `status` that disagrees with the folder, the same task in two folders, a lease on a task
- * that is not in progress, timestamps with an offset (the reference rejects them), stray files and folders, and
- * unreadable run artifacts. Reading only: lint never repairs (the reference's lint created folders as a side effect).
+ * that is not in progress, timestamps with an offset (the reference rejects them), stray files and folders, symlinks
+ * and other non-regular files (never opened: a FIFO would block), unreadable run artifacts and event logs. Reading
+ * only: lint never repairs (the reference's lint created folders as a side effect).
  */
 
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { errorIssue } from '../core/errors.ts'
 import type { Issue } from '../core/issues.ts'
-import { type AofContext, runDirPath, statusDir, tasksDir } from './context.ts'
-import { errno } from './fs-atomic.ts'
+import { type AofContext, eventsDir, runDirPath, statusDir, tasksDir } from './context.ts'
+import { errno, readError, readRegular } from './fs-atomic.ts'
 import { TASK_STATUSES, type TaskStatus, isTaskStatus } from './status.ts'
 import { readTaskFile } from './task-file.ts'
 import { isTaskId } from './task-id.ts'
@@ -32,6 +33,11 @@ export function lintDataDir(ctx: AofContext): LintProblem[] {
     for (const name of safeReaddir(statusDir(ctx, status))) {
       if (name.startsWith('.')) continue
       const path = join(statusDir(ctx, status), name)
+      if (isSymlink(path)) {
+        // Never followed: a task file or companion folder that is a link may lead anywhere (D6 probe notes).
+        problems.push({ code: 'symlink', message: 'is a symbolic link; AOF never follows links in status folders', where: { file: path } })
+        continue
+      }
       if (!name.endsWith('.md')) {
         if (isTaskId(name) && isDir(path)) {
           if (!existsSync(`${path}.md`)) problems.push({ code: 'orphan_task_dir', message: `companion folder without ${name}.md`, where: { file: path } })
@@ -51,6 +57,7 @@ export function lintDataDir(ctx: AofContext): LintProblem[] {
     if (paths.length > 1) for (const path of paths) problems.push({ code: 'duplicate_task', message: `${id} exists in ${paths.length} status folders`, where: { file: path } })
     lintRun(ctx, id, problems)
   }
+  lintEvents(ctx, problems)
   return problems
 }
 
@@ -81,14 +88,35 @@ function lintRun(ctx: AofContext, id: string, problems: LintProblem[]): void {
     const path = join(runDirPath(ctx, id), file)
     let raw: string
     try {
-      raw = readFileSync(path, 'utf8')
-    } catch {
+      raw = readRegular(path)
+    } catch (e) {
+      if (errno(e) === 'ENOENT') continue
+      problems.push({ ...errorIssue(readError(e, path, 'run artifact')), code: 'unreadable_run_artifact', where: { file: path } })
       continue
     }
     try {
       JSON.parse(raw)
-    } catch (e) {
-      problems.push({ code: 'unreadable_run_artifact', message: (e as Error).message, where: { file: path } })
+    } catch {
+      // Not the parser's message: it quotes the text, and the text is no business of a report.
+      problems.push({ code: 'unreadable_run_artifact', message: 'is not valid JSON', where: { file: path } })
+    }
+  }
+}
+
+/** Event logs (`events/YYYY-MM-DD.jsonl`) that are not regular files: readers skip them, lint names them. */
+function lintEvents(ctx: AofContext, problems: LintProblem[]): void {
+  for (const name of safeReaddir(eventsDir(ctx))) {
+    if (!/^\d{4}-\d{2}-\d{2}\.jsonl$/.test(name)) continue
+    const path = join(eventsDir(ctx), name)
+    let stat
+    try {
+      stat = lstatSync(path)
+    } catch {
+      continue
+    }
+    if (!stat.isFile()) {
+      const why = stat.isSymbolicLink() ? 'is a symbolic link' : 'is not a regular file'
+      problems.push({ code: 'unreadable_event_log', message: `${why}; event readers skip it and writers refuse it`, where: { file: path } })
     }
   }
 }
@@ -104,7 +132,15 @@ function safeReaddir(dir: string): string[] {
 
 function isDir(path: string): boolean {
   try {
-    return statSync(path).isDirectory()
+    return lstatSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink()
   } catch {
     return false
   }

@@ -5,13 +5,12 @@
  * is not the current run's belongs to an earlier run and is never acted on.
  */
 
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
 import { toIssues } from '../core/issues.ts'
 import { type AofContext, runDirPath } from './context.ts'
-import { errno, writeFileAtomic } from './fs-atomic.ts'
+import { errno, isNotRegular, readError, readRegular, writeFileAtomic } from './fs-atomic.ts'
 import {
   type RunArtifact,
   RunArtifactSchema,
@@ -23,13 +22,18 @@ import {
 
 type Kind = 'run.json' | 'run_heartbeat.json' | 'run_result.json'
 
+export function runArtifactPath(ctx: AofContext, id: string, file: Kind): string {
+  return join(runDirPath(ctx, id), file)
+}
+
 function readArtifact<S extends v.GenericSchema>(ctx: AofContext, id: string, file: Kind, schema: S): v.InferOutput<S> | undefined {
   let raw: string
   try {
-    raw = readFileSync(join(runDirPath(ctx, id), file), 'utf8')
+    raw = readRegular(runArtifactPath(ctx, id, file))
   } catch (e) {
-    if (errno(e) === 'ENOENT') return undefined
-    throw e
+    // Not a regular file (a FIFO would block, a symlink may lead anywhere): as foreign as a torn file, below.
+    if (errno(e) === 'ENOENT' || isNotRegular(e)) return undefined
+    throw readError(e, runArtifactPath(ctx, id, file), 'run artifact')
   }
   // A torn or foreign file is treated as absent, as the reference does; lint reports it.
   let json: unknown
@@ -47,7 +51,7 @@ function writeArtifact(ctx: AofContext, id: string, file: Kind, schema: v.Generi
   if (!r.success) {
     throw new TeaError('AOF_INVALID', `refusing to write an invalid ${file} for ${id}`, { issues: toIssues(r.issues) })
   }
-  writeFileAtomic(join(runDirPath(ctx, id), file), JSON.stringify(r.output, null, 2))
+  writeFileAtomic(runArtifactPath(ctx, id, file), JSON.stringify(r.output, null, 2))
 }
 
 export function readRun(ctx: AofContext, id: string): RunArtifact | undefined {

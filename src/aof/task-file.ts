@@ -6,12 +6,12 @@
  */
 
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
 import { toIssues } from '../core/issues.ts'
 import { isPlainObject } from '../core/util.ts'
 import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.ts'
+import { errno, readError, readRegular } from './fs-atomic.ts'
 import { type Lease, LeaseSchema, TaskFrontmatterSchema } from './schemas/task.ts'
 import type { TaskStatus } from './status.ts'
 
@@ -24,8 +24,20 @@ export interface Task {
   path: string
 }
 
+/**
+ * Reads and parses one task file. Only a regular file is read: a symlink, a FIFO, a folder or a device in a status
+ * folder is AOF_INVALID at its path without a byte read from it (so no error can quote what a link points to, and
+ * no FIFO can block the process). ENOENT passes through as is: the file moved, which callers handle.
+ */
 export function readTaskFile(path: string, folderStatus: TaskStatus, expectedId: string): Task {
-  return parseTaskText(readFileSync(path, 'utf8'), path, folderStatus, expectedId)
+  let text: string
+  try {
+    text = readRegular(path)
+  } catch (e) {
+    if (errno(e) === 'ENOENT') throw e
+    throw readError(e, path, 'task file')
+  }
+  return parseTaskText(text, path, folderStatus, expectedId)
 }
 
 export function parseTaskText(text: string, path: string, folderStatus: TaskStatus, expectedId: string): Task {

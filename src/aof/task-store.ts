@@ -13,14 +13,14 @@
  * winner.
  */
 
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
+import { existsSync, lstatSync, readdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
-import { errorIssue } from '../core/errors.ts'
+import { errorIssue, isTeaError } from '../core/errors.ts'
 import type { Issue } from '../core/issues.ts'
 import { type AofContext, assertTaskId, lockPath, statusDir, taskDirPath, taskFilePath } from './context.ts'
 import { appendEvent } from './events.ts'
 import { withFileLock } from './file-lock.ts'
-import { errno, writeFileAtomic } from './fs-atomic.ts'
+import { errno, mkdirs, remove, writeError } from './fs-atomic.ts'
 import { TASK_STATUSES, type TaskStatus, isValidTransition } from './status.ts'
 import { type Task, readTaskFile, renderTask } from './task-file.ts'
 import { isTaskId } from './task-id.ts'
@@ -30,8 +30,21 @@ export async function withTaskLock<T>(ctx: AofContext, id: string, fn: () => Pro
   return withFileLock(lockPath(ctx, id), ctx.lock, fn)
 }
 
+/**
+ * The folders holding an entry named `<id>.md`. lstat, not stat: a symlink or a FIFO there is present (and refused
+ * when read, with its path), not silently absent.
+ */
 function probe(ctx: AofContext, id: string): TaskStatus[] {
-  return TASK_STATUSES.filter((s) => existsSync(taskFilePath(ctx, s, id)))
+  return TASK_STATUSES.filter((s) => present(taskFilePath(ctx, s, id)))
+}
+
+function present(path: string): boolean {
+  try {
+    lstatSync(path)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** The task, or undefined when it does not exist. Throws AOF_INVALID when its file cannot be parsed. */
@@ -45,7 +58,14 @@ export async function getTask(ctx: AofContext, id: string): Promise<Task | undef
       if (errno(e) !== 'ENOENT') throw e
     }
   }
-  return withTaskLock(ctx, id, () => readTaskLocked(ctx, id))
+  try {
+    return await withTaskLock(ctx, id, () => readTaskLocked(ctx, id))
+  } catch (e) {
+    // A read-only data dir cannot hold a lock file, but nothing can move a task there either: the lock-free
+    // probe is exact. (Reading must work on a read-only data dir; only writers report STORE_NOT_WRITABLE.)
+    if (isTeaError(e, 'STORE_NOT_WRITABLE') && e.details?.errno === 'EROFS') return peekTask(ctx, id)
+    throw e
+  }
 }
 
 /** Reads a task while its lock is held; repairs crash residue (two copies). */
@@ -94,8 +114,14 @@ function resolveCopies(ctx: AofContext, id: string, found: TaskStatus[], repair:
   for (const s of found) {
     if (s === winner.status) continue
     const loserDir = taskDirPath(ctx, s, id)
-    if (!existsSync(winnerDir) && existsSync(loserDir)) renameSync(loserDir, winnerDir)
-    rmSync(taskFilePath(ctx, s, id), { force: true })
+    if (!existsSync(winnerDir) && existsSync(loserDir)) {
+      try {
+        renameSync(loserDir, winnerDir)
+      } catch (e) {
+        throw writeError(e, winnerDir)
+      }
+    }
+    remove(taskFilePath(ctx, s, id))
   }
   appendEvent(ctx, {
     type: 'task.duplicate_resolved',
@@ -108,7 +134,7 @@ function resolveCopies(ctx: AofContext, id: string, found: TaskStatus[], repair:
 
 export function ensureTaskDirs(ctx: AofContext, status: TaskStatus, id: string): string {
   const dir = taskDirPath(ctx, status, id)
-  for (const sub of ['inputs', 'work', 'outputs']) mkdirSync(join(dir, sub), { recursive: true })
+  for (const sub of ['inputs', 'work', 'outputs']) mkdirs(join(dir, sub))
   return dir
 }
 

@@ -11,11 +11,11 @@
  * run and resumes it, while a task the scheduler reclaimed (and someone leased again: a new AOF run) starts fresh.
  */
 
-import { readFileSync } from 'node:fs'
+import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { isPlainObject, type State } from '../core/util.ts'
 import { type AofContext, taskDirPath } from './context.ts'
-import { errno } from './fs-atomic.ts'
+import { errno, isNotRegular, readError, readRegular } from './fs-atomic.ts'
 import { type Task, taskMetadata, taskTitle } from './task-file.ts'
 
 export interface WorkerTaskState {
@@ -49,17 +49,29 @@ export function workerRunId(taskId: string, aofRunId: string): string {
 }
 
 function readHandoff(ctx: AofContext, task: Task): Record<string, unknown> {
+  const dir = taskDirPath(ctx, task.status, task.id)
+  // The companion folder and its inputs/ must be real folders: a symlink there could hand the agent any file.
+  if (!isRealDir(dir) || !isRealDir(join(dir, 'inputs'))) return {}
   let raw: string
   try {
-    raw = readFileSync(join(taskDirPath(ctx, task.status, task.id), 'inputs', 'handoff.json'), 'utf8')
+    raw = readRegular(join(dir, 'inputs', 'handoff.json'))
   } catch (e) {
-    if (errno(e) === 'ENOENT') return {}
-    throw e
+    // Absent, or not a regular file (a FIFO would block the worker; a symlink is not followed): no inputs.
+    if (errno(e) === 'ENOENT' || isNotRegular(e)) return {}
+    throw readError(e, join(dir, 'inputs', 'handoff.json'), 'handoff file')
   }
   try {
     const parsed: unknown = JSON.parse(raw)
     return isPlainObject(parsed) ? parsed : {}
   } catch {
     return {}
+  }
+}
+
+function isRealDir(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory()
+  } catch {
+    return false
   }
 }

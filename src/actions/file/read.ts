@@ -1,14 +1,13 @@
-import { closeSync, constants, fstatSync, openSync } from 'node:fs'
+import { closeSync } from 'node:fs'
 import * as v from 'valibot'
 import { TeaError } from '../../core/errors.ts'
+import { openRegularFile } from '../../core/regular-file.ts'
 import { defineAction } from '../types.ts'
 import { fileError } from './file-error.ts'
 import { errnoError, inFolder, locateInWorkspace } from './beneath.ts'
 import { readAll } from './fd-io.ts'
 
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024
-
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY
 
 const params = v.object({
   path: v.pipe(v.string(), v.description('File path relative to the workspace.')),
@@ -31,13 +30,10 @@ export const fileRead = defineAction({
     try {
       return await locateInWorkspace('file.read', workspace, p.path, {}, async ({ dir, name }, ws) => {
         if (name === undefined) throw errnoError('EISDIR', 'the workspace itself')
-        // O_NOFOLLOW: a symlink is followed by the walk, not by the kernel. O_NONBLOCK: a FIFO must not hold the
-        // run until some writer appears (it is refused below); on a regular file it changes nothing.
-        const fd = openSync(inFolder(dir, name), READ_FLAGS)
+        // A symlink is refused with ELOOP and followed by the walk, not by the kernel; a FIFO is refused without
+        // waiting for a writer; the stat is the descriptor's, so what is checked is the file that is read.
+        const { fd, stat } = openRegularFile(inFolder(dir, name))
         try {
-          // Stat through the descriptor, so what we check belongs to the file we read.
-          const stat = fstatSync(fd)
-          if (!stat.isFile()) throw errnoError(stat.isDirectory() ? 'EISDIR' : 'ENOTREG', 'not a regular file')
           ws.verify(fd, p.path)
           ws.refuseHardLink(stat.nlink, p.path)
           if (stat.size > p.max_bytes) {
