@@ -1,72 +1,34 @@
-/** `tea aof task create|list|show|move`. */
+/** What `tea aof task create|list|show|move` does (definitions, flags and help: commands/aof-task.ts). */
 
-import { formatIssue } from '../core/issues.ts'
 import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { TeaError } from '../core/errors.ts'
+import { formatIssue } from '../core/issues.ts'
 import { TASK_STATUSES, type TaskStatus, createTask, getTask, isTaskStatus, listTasks, transitionTask } from '../aof/index.ts'
-import { parseArgs, usage } from './args.ts'
-import { AOF_EXIT, DATA_DIR_FLAG, contextOf, guarded, json, printHelp, requireString, requireTaskId } from './aof-common.ts'
-import type { Command } from './io.ts'
+import { contextOf, json, requireTaskId } from './aof-common.ts'
+import { EXIT } from './exit.ts'
+import type { Io } from './io.ts'
+import { isReservedKey, RESERVED_KEYS } from './reserved-keys.ts'
 
-const CREATE_HELP = `Usage: tea aof task create --title T [--body TEXT] [--agent A] [--status backlog|ready] [--parent ID]
-                            [--meta key=value]... [--data-dir DIR]
-Creates a task and prints its id. --meta values are JSON when they parse as JSON (true, 3, null), else strings.
-`
-const LIST_HELP = `Usage: tea aof task list [--status S] [--json] [--data-dir DIR]\n`
-const SHOW_HELP = `Usage: tea aof task show ID [--json] [--data-dir DIR]\n`
-const MOVE_HELP = `Usage: tea aof task move ID STATUS [--reason R] [--data-dir DIR]
-Refuses a transition the AOF table does not allow (exit 1).
-`
-const TASK_HELP = `Usage: tea aof task <create|list|show|move> … (each takes --help)\n`
-
-export const aofTaskCommand: Command = async (argv, io) => {
-  const [sub, ...rest] = argv
-  if (sub === undefined || sub === '--help' || sub === '-h') {
-    io.out(TASK_HELP)
-    return sub === undefined ? AOF_EXIT.usage : AOF_EXIT.ok
-  }
-  const command = `aof task ${sub}`
-  return guarded(command, io, async () => {
-    switch (sub) {
-      case 'create':
-        return create(command, rest, io)
-      case 'list':
-        return list(command, rest, io)
-      case 'show':
-        return show(command, rest, io)
-      case 'move':
-        return move(command, rest, io)
-      default:
-        throw usage('aof task', `unknown subcommand '${sub}' (expected create, list, show or move)`)
-    }
-  })
+interface CreateFlags {
+  'data-dir'?: string
+  title: string
+  body?: string
+  'body-file'?: string
+  agent?: string
+  status: 'backlog' | 'ready'
+  parent?: string
+  meta: string[]
 }
 
-async function create(command: string, argv: string[], io: Parameters<Command>[1]): Promise<number> {
-  const { flags } = parseArgs(argv, {
-    ...DATA_DIR_FLAG,
-    title: { type: 'string' },
-    body: { type: 'string' },
-    'body-file': { type: 'string' },
-    agent: { type: 'string' },
-    status: { type: 'string' },
-    parent: { type: 'string' },
-    meta: { type: 'string', multiple: true },
-  }, command)
-  if (flags.help) return printHelp(io, CREATE_HELP)
-  const title = requireString(command, 'title', flags.title)
-  const status = flags.status ?? 'backlog'
-  if (status !== 'backlog' && status !== 'ready') throw usage(command, `--status must be backlog or ready, received ${JSON.stringify(status)}`)
-  const metadata: Record<string, unknown> = {}
-  for (const kv of flags.meta ?? []) {
-    const eq = kv.indexOf('=')
-    if (eq <= 0) throw usage(command, `--meta expects key=value, received ${JSON.stringify(kv)}`)
-    metadata[kv.slice(0, eq)] = metaValue(kv.slice(eq + 1))
-  }
-  if (flags.parent !== undefined) requireTaskId(command, flags.parent)
-  const body = flags['body-file'] !== undefined ? readFileSync(flags['body-file'], 'utf8') : flags.body
+export async function createCommand({ flags }: { flags: CreateFlags }, io: Io): Promise<number> {
+  const metadata = metaOf(flags.meta)
+  if (flags.parent !== undefined) requireTaskId(flags.parent, '--parent to be a task id')
+  if (flags.body !== undefined && flags['body-file'] !== undefined) throw new TeaError('USAGE', 'give --body or --body-file, not both')
+  const body = flags['body-file'] !== undefined ? readBody(flags['body-file'], io) : flags.body
   const task = await createTask(contextOf(flags['data-dir'], io), {
-    title,
-    status,
+    title: flags.title,
+    status: flags.status,
     metadata,
     createdBy: 'cli',
     ...(body !== undefined ? { body } : {}),
@@ -74,10 +36,30 @@ async function create(command: string, argv: string[], io: Parameters<Command>[1
     ...(flags.parent ? { parentId: flags.parent } : {}),
   })
   io.out(`${task.id}\n`)
-  return AOF_EXIT.ok
+  return EXIT.ok
 }
 
-function metaValue(text: string): unknown {
+/**
+ * `--meta key=value`… as an object with no prototype, so every key the user gives is an own entry. The value is
+ * JSON when it parses as JSON (`true`, `3`, `null`, `{"a":1}`), else the text itself.
+ */
+function metaOf(entries: readonly string[]): Record<string, unknown> {
+  const metadata: Record<string, unknown> = Object.create(null)
+  for (const kv of entries) {
+    const eq = kv.indexOf('=')
+    if (eq <= 0) throw new TeaError('USAGE', `--meta expects key=value, got ${JSON.stringify(kv)}`)
+    const key = kv.slice(0, eq)
+    if (isReservedKey(key))
+      throw new TeaError(
+        'USAGE',
+        `--meta key ${JSON.stringify(key)} is reserved (${RESERVED_KEYS.join(', ')} cannot be keys); use another name`,
+      )
+    metadata[key] = jsonOrText(kv.slice(eq + 1))
+  }
+  return metadata
+}
+
+function jsonOrText(text: string): unknown {
   try {
     return JSON.parse(text)
   } catch {
@@ -85,13 +67,19 @@ function metaValue(text: string): unknown {
   }
 }
 
-async function list(command: string, argv: string[], io: Parameters<Command>[1]): Promise<number> {
-  const { flags } = parseArgs(argv, { ...DATA_DIR_FLAG, status: { type: 'string' }, json: { type: 'boolean' } }, command)
-  if (flags.help) return printHelp(io, LIST_HELP)
-  if (flags.status !== undefined && !isTaskStatus(flags.status)) {
-    throw usage(command, `--status must be one of ${TASK_STATUSES.join(', ')}, received ${JSON.stringify(flags.status)}`)
+function readBody(file: string, io: Io): string {
+  try {
+    return readFileSync(resolve(io.cwd, file), 'utf8')
+  } catch (e) {
+    throw new TeaError('USAGE', `cannot read --body-file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
   }
-  const statuses: readonly TaskStatus[] = flags.status ? [flags.status as TaskStatus] : TASK_STATUSES
+}
+
+export async function listCommand(
+  { flags }: { flags: { 'data-dir'?: string; status?: TaskStatus; json: boolean } },
+  io: Io,
+): Promise<number> {
+  const statuses: readonly TaskStatus[] = flags.status ? [flags.status] : TASK_STATUSES
   const { tasks, problems } = listTasks(contextOf(flags['data-dir'], io), statuses)
   for (const p of problems) io.err(`warning: skipped ${formatIssue(p)}\n`)
   const rows = tasks.map((t) => ({
@@ -103,32 +91,34 @@ async function list(command: string, argv: string[], io: Parameters<Command>[1])
   }))
   if (flags.json) io.out(json(rows))
   else for (const r of rows) io.out(`${r.id}  ${r.status.padEnd(11)}  ${r.title}${r.agent ? `  (@${r.agent})` : ''}\n`)
-  return AOF_EXIT.ok
+  return EXIT.ok
 }
 
-async function show(command: string, argv: string[], io: Parameters<Command>[1]): Promise<number> {
-  const { flags, positionals } = parseArgs(argv, { ...DATA_DIR_FLAG, json: { type: 'boolean' } }, command)
-  if (flags.help) return printHelp(io, SHOW_HELP)
-  const id = requireTaskId(command, positionals[0])
+export async function showCommand(
+  { args, flags }: { args: { id: string }; flags: { 'data-dir'?: string; json: boolean } },
+  io: Io,
+): Promise<number> {
+  const id = requireTaskId(args.id)
   const task = await getTask(contextOf(flags['data-dir'], io), id)
-  if (!task) {
-    io.err(`tea ${command}: task ${id} not found\n`)
-    return AOF_EXIT.failed
-  }
+  if (!task)
+    throw new TeaError('AOF_NOT_FOUND', `task ${id} not found`, {
+      hint: "'tea aof task list' lists the tasks; pass --data-dir if they live elsewhere",
+    })
   if (flags.json) io.out(json({ id: task.id, status: task.status, path: task.path, frontmatter: task.data, body: task.body }))
   else io.out(readFileSync(task.path, 'utf8'))
-  return AOF_EXIT.ok
+  return EXIT.ok
 }
 
-async function move(command: string, argv: string[], io: Parameters<Command>[1]): Promise<number> {
-  const { flags, positionals } = parseArgs(argv, { ...DATA_DIR_FLAG, reason: { type: 'string' } }, command)
-  if (flags.help) return printHelp(io, MOVE_HELP)
-  const id = requireTaskId(command, positionals[0])
-  const to = positionals[1]
-  if (!isTaskStatus(to)) throw usage(command, `expected a target status (${TASK_STATUSES.join(', ')}), received ${JSON.stringify(to)}`)
+export async function moveCommand(
+  { args, flags }: { args: { id: string; status: string }; flags: { 'data-dir'?: string; reason?: string } },
+  io: Io,
+): Promise<number> {
+  const id = requireTaskId(args.id)
+  const to = args.status
+  if (!isTaskStatus(to)) throw new TeaError('USAGE', `expected a target status (${TASK_STATUSES.join(', ')}), got ${JSON.stringify(to)}`)
   const ctx = contextOf(flags['data-dir'], io)
   const before = await getTask(ctx, id)
   const after = await transitionTask(ctx, id, to, { actor: 'cli', ...(flags.reason ? { reason: flags.reason } : {}) })
   io.out(`${id}: ${before?.status ?? '?'} -> ${after.status}\n`)
-  return AOF_EXIT.ok
+  return EXIT.ok
 }

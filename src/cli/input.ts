@@ -5,6 +5,7 @@ import { resolve } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { isPlainObject } from '../core/util.ts'
 import { parseYamlValue } from '../agent/parse.ts'
+import { isReservedKey, RESERVED_KEYS } from './reserved-keys.ts'
 
 export function readInput(arg: string | undefined, sets: string[] | undefined, cwd: string): Record<string, unknown> {
   let input: Record<string, unknown> = {}
@@ -41,7 +42,12 @@ export function readInput(arg: string | undefined, sets: string[] | undefined, c
   for (const s of sets ?? []) {
     const eq = s.indexOf('=')
     if (eq <= 0) throw new TeaError('INVALID_INPUT', `--set expects key=value, got '${s}'`)
-    setPath(input, s.slice(0, eq).split('.'), parseScalar(s.slice(eq + 1)))
+    const path = s.slice(0, eq).split('.')
+    const reserved = path.find(isReservedKey)
+    if (reserved !== undefined) {
+      throw new TeaError('INVALID_INPUT', `--set key '${s.slice(0, eq)}': '${reserved}' is reserved (${RESERVED_KEYS.join(', ')} cannot be keys); use another name`)
+    }
+    setPath(input, path, parseScalar(s.slice(eq + 1)))
   }
   return input
 }

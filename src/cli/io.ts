@@ -30,5 +30,27 @@ export function processIo(): Io {
   }
 }
 
-/** A command: parsed argv in, exit code out. */
-export type Command = (argv: string[], io: Io) => Promise<number>
+/** An Io that keeps what is written, for tests and for embedding a command: `stdout` and `stderr` read it back. */
+export interface MemoryIo extends Io {
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export function memoryIo(options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string; isTTY?: boolean } = {}): MemoryIo {
+  let stdout = ''
+  let stderr = ''
+  return {
+    out: (t) => void (stdout += t),
+    err: (t) => void (stderr += t),
+    isTTY: options.isTTY ?? false,
+    env: options.env ?? {},
+    cwd: options.cwd ?? process.cwd(),
+    readStdin: async () => options.stdin ?? '',
+    get stdout() {
+      return stdout
+    },
+    get stderr() {
+      return stderr
+    },
+  }
+}

@@ -1,72 +1,60 @@
-import { errorMessage, exitKind, isTeaError } from '../core/errors.ts'
-import { buildInfo } from '../core/build-info.ts'
-import { EXIT } from './exit.ts'
-import type { Command, Io } from './io.ts'
-import { processIo } from './io.ts'
-
-const HELP = `tea — run YAML agents against a local model server
-
-Usage: tea <command> [options]
-
-Commands:
-  run <agent.yaml>        run an agent; final state as JSON on stdout, progress on stderr
-  resume <run-id>         continue a failed, paused, stopped or killed run from its last checkpoint
-  runs [prune]            list runs (or delete old ones) in the data dir
-  validate <agent.yaml>   check an agent; every problem as file:line:col: CODE message
-  graph <agent.yaml>      print the agent's graph (--format mermaid|dot)
-  actions [--json]        list the actions of this build, with JSON Schemas
-  version                 version, target and enabled features
-  aof <subcommand>        AOF/1 filesystem task protocol: tasks, messages, leases, scheduler (docs/aof.md)
-  worker                  run an agent on the AOF tasks routed to --agent-id (docs/aof.md, Workers)
-
-Run 'tea <command> --help' for a command's options.
-`
-
-/** Errors that mean the command line or the agent file is wrong (exit 2), not that a run failed. */
-
-const versionCommand: Command = async (_argv, io) => {
-  const v = buildInfo()
-  io.out(`tea ${v.version} (${v.target}; features: ${v.features.join(', ') || 'none'}; node ${v.node})\n`)
-  return EXIT.ok
-}
-
 /**
- * Commands load on demand: `tea --version` or `tea runs` should not pay for initialising the engine, the model
- * clients or the planning code (cold start is a quality bar, SPEC §4).
+ * The CLI's one entry: argv → the command it names → its input, parsed and coerced from its definition → its
+ * `run` → an exit code. Whatever a command throws ends here and is printed once, on stderr:
+ *
+ *   tea aof lease: --ttl-ms expects a whole number of milliseconds from 1 to 2147483647 (24.9d), got "1e99"
+ *   hint: 'tea aof lease --help' shows its usage
+ *   tea resume: RUN_NOT_FOUND: no run nope in /tmp/data
+ *
+ * (the code is left out for usage errors, whose message says it all), with the exit code of the code's kind
+ * (`exitKind` in core/errors.ts: 2 usage, 1 failure). Anything that is not a TeaError is a bug and is printed
+ * with its stack, except Node's system errors (ENOSPC, EACCES …), which are the machine's doing, not tea's.
  */
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  run: async () => (await import('./run.ts')).runCommand,
-  resume: async () => (await import('./resume.ts')).resumeCommand,
-  runs: async () => (await import('./runs.ts')).runsCommand,
-  validate: async () => (await import('./inspect.ts')).validateCommand,
-  graph: async () => (await import('./inspect.ts')).graphCommand,
-  actions: async () => (await import('./inspect.ts')).actionsCommand,
-  version: async () => versionCommand,
-  aof: async () => (await import('./aof.ts')).aofCommand,
-  worker: async () => (await import('./worker.ts')).workerCommand,
+
+import { errorMessage, exitKind, isTeaError } from '../core/errors.ts'
+import { parseArgv } from './argv.ts'
+import { type Command, resolveCommand, unknownCommand } from './command.ts'
+import { tea } from './commands/index.ts'
+import { EXIT } from './exit.ts'
+import { renderHelp } from './help.ts'
+import { type Io, processIo } from './io.ts'
+
+export function main(argv: string[], io: Io = processIo()): Promise<number> {
+  return runMain(tea, argv, io)
 }
 
-export async function main(argv: string[], io: Io = processIo()): Promise<number> {
-  const [name, ...rest] = argv
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.out(HELP)
-    return name === undefined ? EXIT.usage : EXIT.ok
-  }
-  if (name === '--version' || name === '-V') return versionCommand(rest, io)
-  const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined
-  if (!load) {
-    io.err(`tea: unknown command '${name}'\n\n${HELP}`)
-    return EXIT.usage
-  }
+export async function runMain(root: Command, argv: readonly string[], io: Io): Promise<number> {
+  const { path, rest } = resolveCommand(root, argv)
+  const label = path.map((c) => c.name).join(' ')
   try {
-    return await (await load())(rest, io)
-  } catch (e) {
-    if (isTeaError(e)) {
-      // Usage messages already name their command ("run: unknown option --x").
-      const head = e.code === 'USAGE' ? 'tea: ' : `tea ${name}: ${e.code}: `
-      io.err(`${head}${errorMessage(e)}\n${e.hint ? `hint: ${e.hint}\n` : ''}`)
-      return exitKind(e.code) === 'usage' ? EXIT.usage : EXIT.failed
+    const command = path[path.length - 1]!
+    const word = rest[0]
+    // A command with subcommands and no arguments of its own: a word that names none is a misspelt command.
+    if (command.subcommands?.length && !command.args?.length && word !== undefined && !word.startsWith('-'))
+      throw unknownCommand(path, word)
+    const parsed = parseArgv(command, rest)
+    if (parsed.help) {
+      io.out(renderHelp(path))
+      return EXIT.ok
     }
-    throw e
+    if (!command.run) {
+      io.out(renderHelp(path))
+      return EXIT.usage
+    }
+    return await command.run(parsed.input, io)
+  } catch (e) {
+    return report(e, label, io)
   }
+}
+
+function report(e: unknown, label: string, io: Io): number {
+  if (isTeaError(e)) {
+    const hint = e.hint ?? (e.code === 'USAGE' ? `'${label} --help' shows its usage` : undefined)
+    io.err(`${label}: ${e.code === 'USAGE' ? '' : `${e.code}: `}${errorMessage(e)}\n${hint ? `hint: ${hint}\n` : ''}`)
+    return exitKind(e.code) === 'usage' ? EXIT.usage : EXIT.failed
+  }
+  const code = (e as { code?: unknown } | null)?.code
+  if (e instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code)) io.err(`${label}: ${e.message}\n`)
+  else io.err(`${label}: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
+  return EXIT.failed
 }

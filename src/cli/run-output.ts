@@ -14,13 +14,10 @@ import { createLlmClient } from '../llm/client.ts'
 import type { LlmClient } from '../llm/types.ts'
 import { openLmdbStore } from '../store/lmdb-store.ts'
 import type { Store } from '../store/types.ts'
+import { dataDirOf } from './data-dir.ts'
 import { EXIT } from './exit.ts'
 import type { Io } from './io.ts'
 import { progressPrinter } from './progress.ts'
-
-export function dataDirOf(flag: string | undefined, io: Io): string {
-  return resolve(io.cwd, flag ?? io.env.TEA_DATA_DIR ?? '.tea')
-}
 
 export async function openStore(dataDir: string): Promise<Store> {
   return openLmdbStore(dataDir)
@@ -86,5 +83,5 @@ export function reportRun(io: Io, result: RunResult, opts: OutputOptions, dataDi
 }
 
 function dataDirHint(dataDir: string, io: Io): string {
-  return dataDir === resolve(io.cwd, io.env.TEA_DATA_DIR ?? '.tea') ? '' : ` --data-dir ${dataDir}`
+  return dataDir === dataDirOf(undefined, io) ? '' : ` --data-dir ${dataDir}`
 }

@@ -42,50 +42,12 @@ import { continueRun, runningElsewhere, type RunServices } from '../engine/lifec
 import type { RunOutcome } from '../engine/run.ts'
 import { buildRegistry } from '../features.ts'
 import type { Store } from '../store/types.ts'
-import { parseArgs, type FlagSpecs, usage } from './args.ts'
+import { dataDirOf } from './data-dir.ts'
 import { EXIT } from './exit.ts'
-import type { Command, Io } from './io.ts'
+import type { Io } from './io.ts'
 import { progressPrinter } from './progress.ts'
-import { dataDirOf, modelClient, openStore } from './run-output.ts'
+import { modelClient, openStore } from './run-output.ts'
 import { stopOnSignals } from './signals.ts'
-
-const FLAGS = {
-  'agent-id': { type: 'string' },
-  agent: { type: 'string' },
-  'data-dir': { type: 'string' },
-  once: { type: 'boolean' },
-  'interval-ms': { type: 'string' },
-  'lease-ttl-ms': { type: 'string' },
-  'heartbeat-ttl-ms': { type: 'string' },
-  model: { type: 'string' },
-  replay: { type: 'string' },
-  verbose: { type: 'boolean', short: 'v' },
-  help: { type: 'boolean', short: 'h' },
-} satisfies FlagSpecs
-
-export const WORKER_HELP = `Usage: tea worker --agent-id ID --agent agent.yaml [options]
-
-Runs an agent as an AOF/1 worker: claims ready tasks routed to ID (oldest first), leases them, keeps the
-heartbeat fresh while the agent runs, gives the agent the task as state.task {id, title, body, inputs, metadata}
-and state.agent_id, and reports the outcome (state.outcome: done by default, blocked, needs_review, partial,
-failed → blocked) as a completion.report. A restarted worker resumes its unfinished runs from their checkpoints.
-
-Options:
-      --agent-id ID          the agent id tasks are routed to and leases are taken in
-      --agent FILE           the agent file to run for each task
-      --data-dir DIR         AOF folders and runs (default: $TEA_DATA_DIR, else ./.tea)
-      --once                 process at most one task, then exit
-      --interval-ms N        time between polls when idle (default 2000)
-      --lease-ttl-ms N       lease length (default 600000)
-      --heartbeat-ttl-ms N   heartbeat TTL (default 300000; refreshed every third of it)
-      --model SPEC           override settings.llm.model
-      --replay CASSETTE      answer model calls from a cassette
-  -v, --verbose              a progress line per node
-
-Output: one JSON line per task on stdout {"taskId","runId","outcome","status"}; progress on stderr.
-Exit codes: 0 (--once: done, or nothing to do), 1 a report was refused or the worker failed, 2 bad usage or
-invalid agent, 130 stopped by SIGINT/SIGTERM (the task stays in progress and is resumed by a restarted worker).
-`
 
 interface Worker {
   io: Io
@@ -96,8 +58,8 @@ interface Worker {
   services: RunServices
   store: Store
   dataDir: string
-  leaseTtlMs?: number
-  heartbeatTtlMs?: number
+  leaseTtlMs: number
+  heartbeatTtlMs: number
   verbose: boolean
   /** Aborted by SIGINT/SIGTERM. */
   stop: AbortSignal
@@ -113,19 +75,21 @@ interface TaskLine {
   reason?: string
 }
 
-export const workerCommand: Command = async (argv, io) => {
-  const { flags, positionals } = parseArgs(argv, FLAGS, 'worker')
-  if (flags.help) {
-    io.out(WORKER_HELP)
-    return EXIT.ok
-  }
-  if (positionals.length) throw usage('worker', `unexpected argument ${JSON.stringify(positionals[0])}`)
+interface WorkerFlags {
+  'agent-id': string
+  agent: string
+  'data-dir'?: string
+  once: boolean
+  'interval-ms': number
+  'lease-ttl-ms': number
+  'heartbeat-ttl-ms': number
+  model?: string
+  replay?: string
+  verbose: boolean
+}
+
+export async function workerCommand({ flags }: { flags: WorkerFlags }, io: Io): Promise<number> {
   const agentId = flags['agent-id']
-  if (!agentId) throw usage('worker', '--agent-id is required')
-  if (!flags.agent) throw usage('worker', '--agent is required')
-  const intervalMs = ms('interval-ms', flags['interval-ms']) ?? 2000
-  const leaseTtlMs = ms('lease-ttl-ms', flags['lease-ttl-ms'])
-  const heartbeatTtlMs = ms('heartbeat-ttl-ms', flags['heartbeat-ttl-ms'])
   const registry = buildRegistry()
   const spec = requireAgent(resolve(io.cwd, flags.agent), registry)
   const llm = modelClient(io, flags)(spec)
@@ -135,14 +99,14 @@ export const workerCommand: Command = async (argv, io) => {
   const w: Worker = {
     io, ctx: aofContext(dataDir), agentId, spec, store, dataDir,
     services: { store, registry, llm, dataDir, ...(flags.model && { model: flags.model }), warn: (e) => io.err(`tea worker: warning: ${e.message}\n`) },
-    ...(leaseTtlMs && { leaseTtlMs }),
-    ...(heartbeatTtlMs && { heartbeatTtlMs }),
-    verbose: Boolean(flags.verbose),
+    leaseTtlMs: flags['lease-ttl-ms'],
+    heartbeatTtlMs: flags['heartbeat-ttl-ms'],
+    verbose: flags.verbose,
     stop: stop.signal,
     refused: new Set(),
   }
   try {
-    return await loop(w, Boolean(flags.once), intervalMs)
+    return await loop(w, flags.once, flags['interval-ms'])
   } finally {
     stop.dispose()
     await llm.close()
@@ -156,8 +120,8 @@ async function loop(w: Worker, once: boolean, intervalMs: number): Promise<numbe
     let claim: WorkerClaim | undefined
     try {
       claim = await claimNextTask(w.ctx, w.agentId, {
-        ...(w.leaseTtlMs && { leaseTtlMs: w.leaseTtlMs }),
-        ...(w.heartbeatTtlMs && { heartbeatTtlMs: w.heartbeatTtlMs }),
+        leaseTtlMs: w.leaseTtlMs,
+        heartbeatTtlMs: w.heartbeatTtlMs,
         canAdopt: (task, aofRunId) => !w.refused.has(task.id) && notRunningElsewhere(w.store, workerRunId(task.id, aofRunId)),
       })
     } catch (e) {
@@ -202,7 +166,7 @@ async function processTask(w: Worker, claim: WorkerClaim): Promise<TaskLine> {
   const heartbeat = startHeartbeat(w.ctx, {
     taskId: task.id,
     agentId: w.agentId,
-    ...(w.heartbeatTtlMs && { ttlMs: w.heartbeatTtlMs }),
+    ttlMs: w.heartbeatTtlMs,
     onLost: (reason) => {
       // An agent that reported itself has moved its task on; that is not a lost run, and it may finish.
       const current = readRun(w.ctx, task.id)
@@ -263,11 +227,4 @@ async function runTaskAgent(w: Worker, claim: WorkerClaim, runId: string, signal
 async function notRunningElsewhere(store: Store, runId: string): Promise<boolean> {
   const record = await store.getRun(runId)
   return !(record && runningElsewhere(record))
-}
-
-function ms(name: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined
-  const n = Number(value)
-  if (!Number.isInteger(n) || n <= 0) throw usage('worker', `--${name} expects a positive integer of milliseconds, received ${JSON.stringify(value)}`)
-  return n
 }

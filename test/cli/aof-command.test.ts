@@ -1,6 +1,7 @@
 /**
- * `tea aof …` end to end, in-process: every subcommand through `aofCommand(argv, io)` with a captured Io, checking
- * stdout, stderr, exit codes and the data dir. (aof-cli.test.ts runs the same commands against the built bundle.)
+ * `tea aof …` in-process: every subcommand through `main(['aof', …argv], io)` with an in-memory Io, checking
+ * stdout, stderr, exit codes and the data dir. (test/e2e/aof-cli.test.ts runs the same commands against the built
+ * bundle.)
  */
 
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -8,8 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { aofCommand } from '../../src/cli/aof.ts'
-import type { Io } from '../../src/cli/io.ts'
+import { memoryIo } from '../../src/cli/io.ts'
+import { main } from '../../src/cli/main.ts'
 
 interface Run {
   code: number
@@ -20,18 +21,9 @@ interface Run {
 function harness() {
   const dir = mkdtempSync(join(tmpdir(), 'tea-aof-cli-'))
   const run = async (argv: string[], stdin = '', env: Record<string, string> = {}): Promise<Run> => {
-    let out = ''
-    let err = ''
-    const io: Io = {
-      out: (t) => void (out += t),
-      err: (t) => void (err += t),
-      isTTY: false,
-      env: { ...env },
-      cwd: dir,
-      readStdin: async () => stdin,
-    }
-    const code = await aofCommand(argv, io)
-    return { code, out, err }
+    const io = memoryIo({ cwd: dir, env: { ...env }, stdin })
+    const code = await main(['aof', ...argv], io)
+    return { code, out: io.stdout, err: io.stderr }
   }
   const d = (...argv: string[]) => [...argv, '--data-dir', join(dir, 'data')]
   return { dir, run, d, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
@@ -208,6 +200,55 @@ test('usage errors exit 2; every subcommand has --help; TEA_DATA_DIR is the defa
     assert.ok(existsSync(join(h.dir, 'envdir', 'tasks', 'ready')))
     await h.run(['init'])
     assert.ok(existsSync(join(h.dir, '.tea', 'tasks', 'ready')))
+  } finally {
+    h.cleanup()
+  }
+})
+
+test('--meta refuses __proto__, constructor and prototype as keys (exit 2, no task), and keeps every other key', async () => {
+  const h = harness()
+  try {
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      const r = await h.run(h.d('task', 'create', '--title', 'x', '--meta', `${key}={"polluted":true}`))
+      assert.is(r.code, 2, key)
+      assert.match(r.err, `tea aof task create: --meta key "${key}" is reserved`)
+    }
+    assert.equal(JSON.parse((await h.run(h.d('task', 'list', '--json'))).out), [])
+    const id = (await h.run(h.d('task', 'create', '--title', 'x', '--meta', 'toString=1', '--meta', 'hasOwnProperty=no', '--meta', 'a={"__proto__":1}'))).out.trim()
+    const shown = JSON.parse((await h.run(h.d('task', 'show', id, '--json'))).out)
+    assert.equal(shown.frontmatter.metadata, { toString: 1, hasOwnProperty: 'no', a: JSON.parse('{"__proto__":1}') })
+  } finally {
+    h.cleanup()
+  }
+})
+
+test('TTL flags are checked at the flag: 1e99, -5, abc and 0 exit 2 naming the flag and its range; the task is untouched', async () => {
+  const h = harness()
+  try {
+    const id = (await h.run(h.d('task', 'create', '--title', 'x', '--status', 'ready'))).out.trim()
+    for (const [flag, value] of [['--ttl-ms', '1e99'], ['--heartbeat-ttl-ms', '1e99'], ['--ttl-ms', '-5'], ['--ttl-ms', 'abc'], ['--ttl-ms', '0']] as const) {
+      const r = await h.run(h.d('lease', id, '--agent', 'swe', flag, value))
+      assert.is(r.code, 2, `${flag} ${value}`)
+      assert.is(r.err, `tea aof lease: ${flag} expects a whole number of milliseconds from 1 to 2147483647 (24.9d), got ${JSON.stringify(value)}\nhint: 'tea aof lease --help' shows its usage\n`)
+    }
+    assert.is(JSON.parse((await h.run(h.d('task', 'show', id, '--json'))).out).status, 'ready')
+    assert.is((await h.run(h.d('poll', '--heartbeat-ttl-ms', '1e99'))).code, 2)
+    assert.is((await h.run(h.d('heartbeat', id, '--agent', 'swe', '--ttl-ms', '1e99'))).code, 2)
+  } finally {
+    h.cleanup()
+  }
+})
+
+test('task show of a missing task is AOF_NOT_FOUND (exit 1); a task id that is not one is a usage error (exit 2)', async () => {
+  const h = harness()
+  try {
+    await h.run(h.d('init'))
+    const missing = await h.run(h.d('task', 'show', 'TASK-2026-02-09-999'))
+    assert.is(missing.code, 1)
+    assert.match(missing.err, 'tea aof task show: AOF_NOT_FOUND: task TASK-2026-02-09-999 not found')
+    const bad = await h.run(h.d('events', '--task', '../x'))
+    assert.is(bad.code, 2)
+    assert.match(bad.err, 'expected --task to be a task id like')
   } finally {
     h.cleanup()
   }

@@ -1,0 +1,25 @@
+/** Flags several commands share, defined once so their help reads the same everywhere. */
+
+import type { ArgDef, StringFlag } from '../command.ts'
+
+export const DATA_DIR = {
+  type: 'string',
+  value: 'DIR',
+  description: 'where runs, checkpoints and AOF folders are stored',
+  defaultText: '$TEA_DATA_DIR, else ./.tea',
+} as const satisfies StringFlag
+
+export const MODEL = {
+  type: 'string',
+  value: 'SPEC',
+  description: "the model every call goes to, overriding the agent's own (e.g. ollama:qwen2.5:1.5b, openai:gpt-4o-mini)",
+} as const satisfies StringFlag
+
+export const REPLAY = {
+  type: 'string',
+  value: 'CASSETTE',
+  description: 'answer model calls from a JSONL cassette (no model server is contacted)',
+} as const satisfies StringFlag
+
+/** An AOF task id as an argument (its form is checked by the command: aof-common.ts `requireTaskId`). */
+export const TASK_ID = { name: 'id', value: 'TASK-ID', description: 'the task, e.g. TASK-2026-02-09-001' } as const satisfies ArgDef
