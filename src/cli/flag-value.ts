@@ -5,9 +5,10 @@
  *
  * The ranges, unless a flag narrows them (docs/cli.md lists them):
  * - `int`: 0 to 2^31−1.
- * - `ms`: 1 to 2^31−1 milliseconds (about 24.9 days): the longest delay Node's timers take. Longer ones fire at
- *   once, so a `--interval-ms` past it would poll without pause, and a TTL past it would make the heartbeat loop
- *   (a third of the TTL) do the same.
+ * - `ms`: 1 ms to 30 days, the range the AOF library holds its TTLs to (src/aof/ttl.ts): every expiry stays far
+ *   inside `Date`'s range, and a third of it (the heartbeat interval) inside a Node timer's. A flag that is itself
+ *   a timer's delay narrows it to 2^31−1 ms (about 24.9 days): Node fires a longer timer at once, so a longer
+ *   `--interval-ms` would poll without pause.
  * - `duration`: 0 s to 3,650 days.
  */
 
@@ -17,9 +18,12 @@ import type { EnumFlag, FlagDef, NumberFlag } from './command.ts'
 const DAY = 86_400_000
 const MAX_INT = 2 ** 31 - 1
 
+/** The longest delay a Node timer takes (a longer one fires at once). */
+export const MAX_TIMER_MS = MAX_INT
+
 export const RANGES = {
   int: { min: 0, max: MAX_INT },
-  ms: { min: 1, max: MAX_INT },
+  ms: { min: 1, max: 30 * DAY },
   duration: { min: 0, max: 3650 * DAY },
 } as const satisfies Record<NumberFlag['type'], { min: number; max: number }>
 
@@ -61,7 +65,7 @@ export function rangeOf(def: NumberFlag): { min: number; max: number } {
   return { min: def.min ?? RANGES[def.type].min, max: def.max ?? RANGES[def.type].max }
 }
 
-/** What a flag accepts, as a phrase: `a whole number of milliseconds from 1 to 2147483647 (24.9d)`. */
+/** What a flag accepts, as a phrase: `a whole number of milliseconds from 1 to 2592000000 (30d)`. */
 export function expects(def: EnumFlag | NumberFlag): string {
   if (def.type === 'enum') return `one of ${def.values.join(', ')}`
   const { min, max } = rangeOf(def)

@@ -2,7 +2,7 @@
  * The CLI's one entry: argv → the command it names → its input, parsed and coerced from its definition → its
  * `run` → an exit code. Whatever a command throws ends here and is printed once, on stderr:
  *
- *   tea aof lease: --ttl-ms expects a whole number of milliseconds from 1 to 2147483647 (24.9d), got "1e99"
+ *   tea aof lease: --ttl-ms expects a whole number of milliseconds from 1 to 2592000000 (30d), got "1e99"
  *   hint: 'tea aof lease --help' shows its usage
  *   tea resume: RUN_NOT_FOUND: no run nope in /tmp/data
  *

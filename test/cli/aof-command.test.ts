@@ -229,7 +229,7 @@ test('TTL flags are checked at the flag: 1e99, -5, abc and 0 exit 2 naming the f
     for (const [flag, value] of [['--ttl-ms', '1e99'], ['--heartbeat-ttl-ms', '1e99'], ['--ttl-ms', '-5'], ['--ttl-ms', 'abc'], ['--ttl-ms', '0']] as const) {
       const r = await h.run(h.d('lease', id, '--agent', 'swe', flag, value))
       assert.is(r.code, 2, `${flag} ${value}`)
-      assert.is(r.err, `tea aof lease: ${flag} expects a whole number of milliseconds from 1 to 2147483647 (24.9d), got ${JSON.stringify(value)}\nhint: 'tea aof lease --help' shows its usage\n`)
+      assert.is(r.err, `tea aof lease: ${flag} expects a whole number of milliseconds from 1 to 2592000000 (30d), got ${JSON.stringify(value)}\nhint: 'tea aof lease --help' shows its usage\n`)
     }
     assert.is(JSON.parse((await h.run(h.d('task', 'show', id, '--json'))).out).status, 'ready')
     assert.is((await h.run(h.d('poll', '--heartbeat-ttl-ms', '1e99'))).code, 2)

@@ -79,16 +79,17 @@ test('- alone is an argument (stdin), not a flag', () => {
 })
 
 test('an out-of-range or malformed number names the flag and the range: 1e99, -5, abc, 0', () => {
-  assert.is(problem(['a', '--ttl-ms', '1e99']), '--ttl-ms expects a whole number of milliseconds from 1 to 2147483647 (24.9d), got "1e99"')
-  assert.match(problem(['a', '--ttl-ms', '-5']), '--ttl-ms expects a whole number of milliseconds from 1 to 2147483647 (24.9d), got "-5"')
+  assert.is(problem(['a', '--ttl-ms', '1e99']), '--ttl-ms expects a whole number of milliseconds from 1 to 2592000000 (30d), got "1e99"')
+  assert.match(problem(['a', '--ttl-ms', '-5']), '--ttl-ms expects a whole number of milliseconds from 1 to 2592000000 (30d), got "-5"')
   assert.match(problem(['a', '--ttl-ms', 'abc']), 'got "abc"')
   assert.match(problem(['a', '--ttl-ms', '0']), 'from 1 to')
-  assert.match(problem(['a', '--ttl-ms', '99999999999999999999']), 'from 1 to 2147483647')
+  assert.match(problem(['a', '--ttl-ms', '99999999999999999999']), 'from 1 to 2592000000')
   assert.match(problem(['a', '--ttl-ms', '1.5']), 'got "1.5"')
   assert.is(problem(['a', '--concurrency', '0']), '--concurrency expects a whole number from 1 to 64, got "0"')
   assert.is(problem(['a', '--concurrency', '65']), '--concurrency expects a whole number from 1 to 64, got "65"')
   assert.is(parse(['a', '--concurrency', '64']).flags.concurrency, 64)
-  assert.is(parse(['a', '--ttl-ms', '2147483647']).flags['ttl-ms'], 2 ** 31 - 1)
+  assert.is(parse(['a', '--ttl-ms', '2592000000']).flags['ttl-ms'], 30 * 86_400_000)
+  assert.match(problem(['a', '--ttl-ms', '2592000001']), 'from 1 to 2592000000')
 })
 
 test('durations take a unit (a bare number is seconds) and stay within 3650 days', () => {
@@ -137,7 +138,7 @@ test('every problem is reported at once, as issues of one usage error', () => {
   assert.equal(
     e.issues?.map((i) => i.message),
     [
-      '--ttl-ms expects a whole number of milliseconds from 1 to 2147483647 (24.9d), got "x"',
+      '--ttl-ms expects a whole number of milliseconds from 1 to 2592000000 (30d), got "x"',
       '--format expects one of mermaid, dot, got "png"',
       'missing <file>: a file',
     ],

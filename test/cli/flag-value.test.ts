@@ -1,11 +1,15 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { coerceFlag, expects, formatMs, RANGES, rangeOf } from '../../src/cli/flag-value.ts'
+import { coerceFlag, expects, formatMs, MAX_TIMER_MS, RANGES, rangeOf } from '../../src/cli/flag-value.ts'
 
-test('the default ranges: ints 0..2^31-1, ms 1..2^31-1 (the longest timer Node sets), durations 0..3650 days', () => {
-  assert.equal(RANGES, { int: { min: 0, max: 2147483647 }, ms: { min: 1, max: 2147483647 }, duration: { min: 0, max: 3650 * 86_400_000 } })
-  // Node clamps a longer timer to 1 ms: a TTL or interval past the ms maximum would fire at once, in a loop.
-  assert.is(RANGES.ms.max, 2 ** 31 - 1)
+test('the default ranges: ints 0..2^31-1, ms 1 ms..30 days, durations 0..3650 days; a timer is held to 2^31-1 ms', () => {
+  assert.equal(RANGES, {
+    int: { min: 0, max: 2147483647 },
+    ms: { min: 1, max: 30 * 86_400_000 },
+    duration: { min: 0, max: 3650 * 86_400_000 },
+  })
+  // Node fires a timer longer than this at once: a --interval-ms past it would poll in a loop.
+  assert.is(MAX_TIMER_MS, 2 ** 31 - 1)
 })
 
 test('a flag narrows its range with min and max', () => {
@@ -24,7 +28,7 @@ test('coercion keeps digits only for int and ms, and rounds durations to whole m
 
 test('what a flag expects, as one phrase for messages', () => {
   assert.is(expects({ type: 'int', description: '' }), 'a whole number from 0 to 2147483647')
-  assert.is(expects({ type: 'ms', description: '' }), 'a whole number of milliseconds from 1 to 2147483647 (24.9d)')
+  assert.is(expects({ type: 'ms', description: '' }), 'a whole number of milliseconds from 1 to 2592000000 (30d)')
   assert.is(expects({ type: 'enum', values: ['a', 'b'], description: '' }), 'one of a, b')
 })
 

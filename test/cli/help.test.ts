@@ -40,7 +40,7 @@ Arguments:
 
 Options:
       --agent A           the agent id (required)
-      --ttl-ms N          lease length (default: 600000 = 10m; 1 to 2147483647 = 24.9d)
+      --ttl-ms N          lease length (default: 600000 = 10m; 1 to 2592000000 = 30d)
       --keep N            how many (1 to 9)
       --format json|text  output format (default: json)
       --meta key=value    an entry (repeatable)

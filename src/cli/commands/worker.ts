@@ -1,6 +1,7 @@
 /** `tea worker` (SPEC §3.10, docs/aof.md "Workers"): an agent as an AOF/1 worker (../worker.ts, loaded on use). */
 
 import { defineCommand } from '../command.ts'
+import { MAX_TIMER_MS } from '../flag-value.ts'
 import { DATA_DIR, MODEL, REPLAY } from './flags.ts'
 
 export const worker = defineCommand({
@@ -15,7 +16,8 @@ completion.report. A restarted worker resumes its unfinished runs from their che
     agent: { type: 'string', value: 'FILE', required: true, description: 'the agent file to run for each task' },
     'data-dir': DATA_DIR,
     once: { type: 'boolean', description: 'process at most one task, then exit' },
-    'interval-ms': { type: 'ms', default: 2000, description: 'time between polls when idle' },
+    // A timer's delay itself: past Node's longest, the timer would fire at once and the worker poll without pause.
+    'interval-ms': { type: 'ms', default: 2000, max: MAX_TIMER_MS, description: 'time between polls when idle' },
     'lease-ttl-ms': { type: 'ms', default: 600_000, description: 'lease length' },
     'heartbeat-ttl-ms': { type: 'ms', default: 300_000, description: 'heartbeat TTL, refreshed every third of it' },
     model: MODEL,
