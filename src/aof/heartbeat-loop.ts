@@ -7,13 +7,17 @@
 import { isTeaError } from '../core/errors.ts'
 import type { AofContext } from './context.ts'
 import { DEFAULT_HEARTBEAT_TTL_MS, heartbeat } from './lease.ts'
+import { checkIntervalMs, ttlOption } from './ttl.ts'
 
 export interface HeartbeatLoopOptions {
   taskId: string
   agentId: string
-  /** Heartbeat TTL written into each beat (default 300 000 ms). */
+  /** Heartbeat TTL written into each beat, 1 ms … 30 days (default 300 000 ms). */
   ttlMs?: number
-  /** Time between beats (default a third of the TTL, so two beats may be missed before the run counts as stale). */
+  /**
+   * Time between beats, 1 ms … 2^31 − 1 ms (default a third of the TTL, so two beats may be missed before the run
+   * counts as stale).
+   */
   intervalMs?: number
   /** Called once when the run is no longer ours; the loop has stopped by then. */
   onLost?: (reason: string) => void
@@ -30,8 +34,9 @@ export interface HeartbeatLoop {
 }
 
 export function startHeartbeat(ctx: AofContext, options: HeartbeatLoopOptions): HeartbeatLoop {
-  const ttlMs = options.ttlMs ?? DEFAULT_HEARTBEAT_TTL_MS
-  const intervalMs = options.intervalMs ?? Math.max(10, Math.floor(ttlMs / 3))
+  // Checked before the timer starts: an interval past a Node timer's range would fire in a tight loop.
+  const ttlMs = ttlOption('ttlMs', options.ttlMs, DEFAULT_HEARTBEAT_TTL_MS)
+  const intervalMs = checkIntervalMs('intervalMs', options.intervalMs ?? Math.max(10, Math.floor(ttlMs / 3)))
   let stopped = false
   let inFlight: Promise<boolean> | undefined
   const timer = setInterval(() => void loop.beat(), intervalMs)

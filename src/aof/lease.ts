@@ -8,20 +8,25 @@
 
 import { sortableId } from '../core/ids.ts'
 import { TeaError } from '../core/errors.ts'
-import { type AofContext } from './context.ts'
-import { appendEvent } from './events.ts'
-import { readHeartbeat, readRun, writeHeartbeatFile, writeRun } from './run-artifacts.ts'
+import { type AofContext, runDirPath } from './context.ts'
+import { type EventInput, appendEvents } from './events.ts'
+import { mkdirs } from './fs-atomic.ts'
+import { type Rollback, allOrNothing } from './rollback.ts'
+import { readHeartbeat, readRun, runArtifactPath, writeHeartbeatFile, writeRun } from './run-artifacts.ts'
 import type { RunArtifact, RunHeartbeat } from './schemas/run.ts'
 import type { Lease } from './schemas/task.ts'
 import { type Task, taskLease } from './task-file.ts'
 import { readTaskLocked, withTaskLock } from './task-store.ts'
-import { moveTaskLocked, updateTaskLocked } from './task-transition.ts'
+import { stageMove, updateTaskLocked } from './task-transition.ts'
+import { MAX_TTL_MS, MIN_TTL_MS, ttlOption } from './ttl.ts'
 
 export const DEFAULT_LEASE_TTL_MS = 600_000
 export const DEFAULT_HEARTBEAT_TTL_MS = 300_000
 
 export interface LeaseOptions {
+  /** Lease length, 1 ms … 30 days (default 10 min). */
   ttlMs?: number
+  /** Heartbeat TTL, 1 ms … 30 days (default 5 min). */
   heartbeatTtlMs?: number
 }
 
@@ -33,9 +38,15 @@ export interface LeaseResult {
   renewed: boolean
 }
 
+/**
+ * Takes (or renews) `agent`'s lease on task `id`. All or nothing: the options are checked before anything is
+ * touched, and a failure after the first write takes every write back (run.json, the heartbeat, the move to
+ * in-progress; the events are written in one append that is the commit point), so a failed lease leaves the task
+ * as it was.
+ */
 export async function acquireLease(ctx: AofContext, id: string, agent: string, options: LeaseOptions = {}): Promise<LeaseResult> {
-  const ttlMs = options.ttlMs ?? DEFAULT_LEASE_TTL_MS
-  const hbTtl = options.heartbeatTtlMs ?? DEFAULT_HEARTBEAT_TTL_MS
+  const ttlMs = ttlOption('ttlMs', options.ttlMs, DEFAULT_LEASE_TTL_MS)
+  const hbTtl = ttlOption('heartbeatTtlMs', options.heartbeatTtlMs, DEFAULT_HEARTBEAT_TTL_MS)
   return withTaskLock(ctx, id, () => {
     const task = readTaskLocked(ctx, id)
     if (!task) throw new TeaError('AOF_NOT_FOUND', `task ${id} not found`)
@@ -51,16 +62,16 @@ export async function acquireLease(ctx: AofContext, id: string, agent: string, o
     const run = readRun(ctx, id)
     if (task.status === 'in-progress' && live && run && run.agentId === agent && run.status === 'running') {
       const lease: Lease = { ...held, expiresAt: iso(now.getTime() + ttlMs), renewCount: (held.renewCount ?? 0) + 1 }
-      const renewedTask = updateTaskLocked(ctx, task, (t) => void (t.data.lease = lease))
-      const heartbeat = beat(ctx, id, agent, run.runId, hbTtl, now)
-      appendEvent(ctx, { type: 'lease.renewed', actor: agent, taskId: id, payload: { expiresAt: lease.expiresAt, renewCount: lease.renewCount } })
-      return { task: renewedTask, run, heartbeat, renewed: true }
+      const hb = heartbeatRecord(ctx, id, agent, run.runId, hbTtl, now)
+      return allOrNothing((rb) => {
+        writeBeat(ctx, rb, hb)
+        const renewedTask = updateInPlace(ctx, rb, task, lease)
+        appendEvents(ctx, [{ type: 'lease.renewed', actor: agent, taskId: id, payload: { expiresAt: lease.expiresAt, renewCount: lease.renewCount } }])
+        return { task: renewedTask, run, heartbeat: hb, renewed: true }
+      })
     }
+    // Everything is computed before the first write, so nothing but the writes themselves can fail midway.
     const lease: Lease = { agent, acquiredAt: now.toISOString(), expiresAt: iso(now.getTime() + ttlMs), renewCount: 0 }
-    const leased = { ...task, data: { ...task.data, lease } }
-    const moved = task.status === 'ready'
-      ? moveTaskLocked(ctx, leased, 'in-progress', { actor: agent, reason: 'lease_acquired' })
-      : updateTaskLocked(ctx, task, (t) => void (t.data.lease = lease))
     const newRun: RunArtifact = {
       taskId: id,
       agentId: agent,
@@ -70,19 +81,39 @@ export async function acquireLease(ctx: AofContext, id: string, agent: string, o
       artifactPaths: { inputs: 'inputs/', work: 'work/', output: 'outputs/' },
       metadata: {},
     }
-    writeRun(ctx, newRun)
-    const heartbeat = beat(ctx, id, agent, newRun.runId, hbTtl, now)
-    appendEvent(ctx, { type: 'lease.acquired', actor: agent, taskId: id, payload: { agent, runId: newRun.runId, expiresAt: lease.expiresAt } })
-    return { task: moved, run: newRun, heartbeat, renewed: false }
+    const hb = heartbeatRecord(ctx, id, agent, newRun.runId, hbTtl, now)
+    const acquired: EventInput = { type: 'lease.acquired', actor: agent, taskId: id, payload: { agent, runId: newRun.runId, expiresAt: lease.expiresAt } }
+    return allOrNothing((rb) => {
+      rb.folder(runDirPath(ctx, id), () => mkdirs(runDirPath(ctx, id)))
+      rb.replace(runArtifactPath(ctx, id, 'run.json'), () => writeRun(ctx, newRun))
+      writeBeat(ctx, rb, hb)
+      let moved: Task
+      if (task.status === 'ready') {
+        const staged = stageMove(ctx, { ...task, data: { ...task.data, lease } }, 'in-progress', { actor: agent, reason: 'lease_acquired' })
+        rb.add(staged.undo)
+        appendEvents(ctx, [staged.event, acquired])
+        staged.commit()
+        moved = staged.moved
+      } else {
+        moved = updateInPlace(ctx, rb, task, lease)
+        appendEvents(ctx, [acquired])
+      }
+      return { task: moved, run: newRun, heartbeat: hb, renewed: false }
+    })
   })
 }
 
 export interface HeartbeatOptions {
+  /** Heartbeat TTL, 1 ms … 30 days (default 5 min). */
   ttlMs?: number
 }
 
-/** One heartbeat from `agent`, which must hold the task's lease (or own its current run when no lease is set). */
+/**
+ * One heartbeat from `agent`, which must hold the task's lease (or own its current run when no lease is set). All
+ * or nothing: the heartbeat file and the lease extension are both written or neither.
+ */
 export async function heartbeat(ctx: AofContext, id: string, agent: string, options: HeartbeatOptions = {}): Promise<RunHeartbeat> {
+  const ttlMs = ttlOption('ttlMs', options.ttlMs, DEFAULT_HEARTBEAT_TTL_MS)
   return withTaskLock(ctx, id, () => {
     const task = readTaskLocked(ctx, id)
     if (!task) throw new TeaError('AOF_NOT_FOUND', `task ${id} not found`)
@@ -94,20 +125,26 @@ export async function heartbeat(ctx: AofContext, id: string, agent: string, opti
       })
     }
     const now = ctx.now()
+    const hb = heartbeatRecord(ctx, id, agent, run.runId, ttlMs, now)
+    let extended: Lease | undefined
     if (lease) {
-      const length = Date.parse(lease.expiresAt) - Date.parse(lease.acquiredAt)
-      if (Date.parse(lease.expiresAt) - now.getTime() < length / 2) {
-        updateTaskLocked(ctx, task, (t) => void (t.data.lease = { ...lease, expiresAt: iso(now.getTime() + length) }))
-      }
+      // The lease's own length, as written (by us, or by hand): held to the same range, so a file that says
+      // "a thousand years" cannot push an expiry past what a Date can hold.
+      const length = Math.min(Math.max(Date.parse(lease.expiresAt) - Date.parse(lease.acquiredAt), MIN_TTL_MS), MAX_TTL_MS)
+      if (Date.parse(lease.expiresAt) - now.getTime() < length / 2) extended = { ...lease, expiresAt: iso(now.getTime() + length) }
     }
-    return beat(ctx, id, agent, run.runId, options.ttlMs ?? DEFAULT_HEARTBEAT_TTL_MS, now)
+    return allOrNothing((rb) => {
+      writeBeat(ctx, rb, hb)
+      if (extended) updateInPlace(ctx, rb, task, extended)
+      return hb
+    })
   })
 }
 
-function beat(ctx: AofContext, id: string, agent: string, runId: string | undefined, ttlMs: number, now: Date): RunHeartbeat {
+function heartbeatRecord(ctx: AofContext, id: string, agent: string, runId: string | undefined, ttlMs: number, now: Date): RunHeartbeat {
   const prev = readHeartbeat(ctx, id)
   const sameRun = prev !== undefined && prev.runId === runId
-  const hb: RunHeartbeat = {
+  return {
     taskId: id,
     agentId: agent,
     ...(runId ? { runId } : {}),
@@ -115,8 +152,19 @@ function beat(ctx: AofContext, id: string, agent: string, runId: string | undefi
     beatCount: sameRun ? (prev.beatCount ?? 0) + 1 : 0,
     expiresAt: iso(now.getTime() + ttlMs),
   }
-  writeHeartbeatFile(ctx, hb)
-  return hb
+}
+
+function writeBeat(ctx: AofContext, rb: Rollback, hb: RunHeartbeat): void {
+  rb.replace(runArtifactPath(ctx, hb.taskId, 'run_heartbeat.json'), () => writeHeartbeatFile(ctx, hb))
+}
+
+/** The task rewritten in place with `lease`; undone by writing back the text it had. */
+function updateInPlace(ctx: AofContext, rb: Rollback, task: Task, lease: Lease): Task {
+  let updated: Task | undefined
+  rb.replace(task.path, () => {
+    updated = updateTaskLocked(ctx, task, (t) => void (t.data.lease = lease))
+  })
+  return updated!
 }
 
 function iso(ms: number): string {

@@ -13,6 +13,7 @@ import { applyOutcomeLocked } from './completion-outcome.ts'
 import type { AofContext } from './context.ts'
 import { appendEvent } from './events.ts'
 import { DEFAULT_HEARTBEAT_TTL_MS } from './lease.ts'
+import { checkTtlMs, ttlOption } from './ttl.ts'
 import { checkExpiredLeases, reclaimExpiredLease } from './lease-expiry.ts'
 import { completeRunArtifact, markRunArtifactExpired, readHeartbeat, readRun, readRunResult, resultBelongsToRun } from './run-artifacts.ts'
 import type { RunHeartbeat } from './schemas/run.ts'
@@ -61,6 +62,7 @@ export function heartbeatExpiry(hb: RunHeartbeat, ttlMs: number): number {
 }
 
 export function checkStaleHeartbeats(ctx: AofContext, ttlMs = DEFAULT_HEARTBEAT_TTL_MS): StaleHeartbeat[] {
+  checkTtlMs('heartbeatTtlMs', ttlMs)
   const now = ctx.now().getTime()
   const out: StaleHeartbeat[] = []
   for (const id of idsIn(ctx, 'in-progress')) {
@@ -76,7 +78,7 @@ export function checkStaleHeartbeats(ctx: AofContext, ttlMs = DEFAULT_HEARTBEAT_
 
 export async function poll(ctx: AofContext, options: PollOptions = {}): Promise<PollResult> {
   const dryRun = options.dryRun ?? false
-  const ttlMs = options.heartbeatTtlMs ?? DEFAULT_HEARTBEAT_TTL_MS
+  const ttlMs = ttlOption('heartbeatTtlMs', options.heartbeatTtlMs, DEFAULT_HEARTBEAT_TTL_MS)
   const stale = checkStaleHeartbeats(ctx, ttlMs)
   const actions: SchedulerAction[] = []
   for (const s of stale) {

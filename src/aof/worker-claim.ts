@@ -24,6 +24,7 @@ import { acquireLease, heartbeat } from './lease.ts'
 import { readRun } from './run-artifacts.ts'
 import { type Task, taskLease } from './task-file.ts'
 import { getTask, idsIn, listTasks } from './task-store.ts'
+import { checkTtlMs } from './ttl.ts'
 
 export interface WorkerClaim {
   /** The task, in progress and leased to the worker's agent. */
@@ -50,6 +51,10 @@ export function routedTarget(task: Task): string | undefined {
 
 /** The next task for `agentId`, claimed; undefined when there is none. */
 export async function claimNextTask(ctx: AofContext, agentId: string, options: ClaimOptions = {}): Promise<WorkerClaim | undefined> {
+  // Checked up front, not only by the lease: a bad TTL is the caller's mistake, never "no task".
+  if (options.leaseTtlMs !== undefined) checkTtlMs('leaseTtlMs', options.leaseTtlMs)
+  if (options.heartbeatTtlMs !== undefined) checkTtlMs('heartbeatTtlMs', options.heartbeatTtlMs)
+  // Files that cannot be read (a FIFO, a symlink, broken YAML) are left out here; `tea aof lint` names them.
   const { tasks } = listTasks(ctx, ['in-progress', 'ready'])
   tasks.sort(byAge)
   for (const task of tasks) {
