@@ -14,7 +14,8 @@ import { closest, isPlainObject } from '../core/util.ts'
 import type { Registry } from '../actions/registry.ts'
 import { parseYaml, type Parsed } from './parse.ts'
 import { invalidAgent, type Problem } from './problems.ts'
-import { AgentSchema, knownKeys, LlmSettingsSchema, type ShellProviderSchema, type AgentFile } from './schema.ts'
+import { AgentSchema, keysAt, LlmSettingsSchema, type ShellProviderSchema, type AgentFile } from './schema.ts'
+import { teaKey, teaMessage } from './tea-dialect.ts'
 import type { AgentSettingsView } from '../actions/types.ts'
 import { checkReferences, type References } from './references.ts'
 import { expandSettingsEnv } from './env-vars.ts'
@@ -68,19 +69,47 @@ export function loadAgentText(text: string, file: string, registry: Registry, op
 
 function structuralProblems(issues: readonly v.BaseIssue<unknown>[], parsed: Parsed): Problem[] {
   const problems: Problem[] = []
+  const mappingsDone = new Set<string>()
   for (const issue of issues) {
     const path = (issue.path ?? []).map((p) => p.key as string | number)
     const dot = path.join('.')
     if (issue.type === 'strict_object' && issue.expected === 'never') {
-      const key = String(path[path.length - 1])
-      const near = closest(key, knownKeys())
-      const hint = near.length ? ` (did you mean '${near[0]}'?)` : ''
-      problems.push({ code: 'UNKNOWN_KEY', message: `unknown key '${dot}'${hint}`, where: parsed.locate(path, true) })
+      // valibot reports the first unknown key of a mapping; every one of them is reported, once.
+      const parent = path.slice(0, -1)
+      if (mappingsDone.has(parent.join('.'))) continue
+      mappingsDone.add(parent.join('.'))
+      problems.push(...unknownKeys(parent, parsed))
     } else if (issue.received === 'undefined') {
       problems.push({ code: 'MISSING_KEY', message: `missing required key '${dot}'`, where: parsed.locate(path) })
     } else {
       problems.push({ code: 'AGENT_INVALID', message: `${dot || '(top level)'}: ${issue.message}`, where: parsed.locate(path) })
     }
+  }
+  return problems
+}
+
+/**
+ * Every key of the mapping at `parent` that the format does not take: a TEA feature tea lacks is named as such
+ * (tea-dialect.ts), anything else is UNKNOWN_KEY with a suggestion drawn from the keys valid at that place.
+ */
+function unknownKeys(parent: Array<string | number>, parsed: Parsed): Problem[] {
+  const valid = keysAt(parent) ?? []
+  let mapping: unknown = parsed.data
+  for (const p of parent) mapping = isPlainObject(mapping) || Array.isArray(mapping) ? (mapping as Record<string, unknown>)[p] : undefined
+  if (!isPlainObject(mapping)) return []
+  const problems: Problem[] = []
+  for (const key of Object.keys(mapping)) {
+    if (valid.includes(key)) continue
+    const path = [...parent, key]
+    const where = parsed.locate(path, true)
+    const tea = teaKey(path)
+    if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea')) {
+      problems.push({ code: 'TEA_UNSUPPORTED', message: teaMessage(`'${path.join('.')}'`, tea.feature), where })
+      continue
+    }
+    const near = closest(key, valid).filter((k) => k !== key)
+    const hint = near.length ? ` (did you mean '${near[0]}'?)` : ''
+    problems.push({ code: 'UNKNOWN_KEY', message: `unknown key '${path.join('.')}'${hint}`, where })
   }
   return problems
 }

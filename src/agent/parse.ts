@@ -30,7 +30,7 @@ export function parseYaml(text: string): Parsed {
     const p = lineCounter.linePos(offset)
     return { line: p.line, col: p.col }
   }
-  const errors = doc.errors.map((e) => ({ message: e.message.split('\n')[0]!, pos: at(e.pos[0]) }))
+  const errors = doc.errors.map((e) => ({ message: authorMessage(e.message.split('\n')[0]!), pos: at(e.pos[0]) }))
   const locate = (path: ReadonlyArray<string | number>, key = false): Position => {
     for (let n = path.length; n >= 0; n--) {
       const sub = path.slice(0, n)
@@ -68,3 +68,10 @@ export function parseYamlValue(text: string): unknown {
   return doc.toJS({ maxAliasCount: 100 })
 }
 
+/** The `yaml` package's messages, reworded where they speak to its API rather than to the file's author. */
+function authorMessage(message: string): string {
+  if (/multiple documents/i.test(message)) {
+    return "the file holds more than one YAML document (a second '---' line): an agent file is one document (TEA refuses such files too); split it, or remove the extra '---'"
+  }
+  return message
+}

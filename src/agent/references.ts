@@ -16,6 +16,7 @@ import { compileCode } from '../code/compile.ts'
 import type { Parsed } from './parse.ts'
 import type { Problem } from './problems.ts'
 import type { GotoRule } from './schema.ts'
+import { teaAction, teaKey, teaMessage } from './tea-dialect.ts'
 import { END, START, type CompiledParts } from './types.ts'
 
 type Path = Array<string | number>
@@ -70,7 +71,9 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const label = typeof n.name === 'string' ? n.name : `#${i + 1}`
     const kinds = ['uses', 'action', 'run'].filter((k) => n[k] !== undefined)
     const node = { node: label }
-    if (kinds.length === 0) at(here, 'AGENT_INVALID', "needs 'uses:' (an action) or 'run:' (code)", node)
+    // A TEA node kind tea lacks (`type: dynamic_parallel`, `steps:`…) is reported by its key, not as a node with nothing to do.
+    const teaKind = Object.keys(n).some((k) => ['planned', 'not in tea'].includes(teaKey(['nodes', i, k])?.feature.status ?? ''))
+    if (kinds.length === 0 && !teaKind) at(here, 'AGENT_INVALID', "needs 'uses:' (an action) or 'run:' (code)", node)
     else if (kinds.length > 1) at(here, 'AGENT_INVALID', `has both ${kinds.map((k) => `'${k}:'`).join(' and ')}; give one`, node)
     if (kinds.length !== 1) return
     if (typeof n.run === 'string') {
@@ -87,7 +90,10 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const actionName = typeof n.uses === 'string' ? n.uses : typeof n.action === 'string' ? n.action : undefined
     const action = actionName === undefined ? undefined : registry.get(actionName)
     if (actionName !== undefined && !action) {
-      failed([...here, n.uses !== undefined ? 'uses' : 'action'], 'UNKNOWN_ACTION', unknownAction(actionName, registry.list().map((a) => a.name), node))
+      const tea = teaAction(actionName)
+      const path = [...here, n.uses !== undefined ? 'uses' : 'action']
+      if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea')) at(path, 'TEA_UNSUPPORTED', teaMessage(`action '${actionName}'`, tea.feature), node)
+      else failed(path, 'UNKNOWN_ACTION', unknownAction(actionName, registry.list().map((a) => a.name), node))
     }
     const withValue = isPlainObject(n.with) ? withoutKeys(n.with, action?.raw) : n.with
     if (action?.raw?.length && isPlainObject(n.with)) templates(selected(n.with, action.raw), [...here, 'with'], label, 'with', problems, parsed)

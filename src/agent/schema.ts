@@ -68,6 +68,8 @@ export const LlmSettingsSchema = v.strictObject({
   shell_provider: v.optional(v.string()),
   shell_providers: v.optional(shellProviders),
   max_tokens: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
+  /** Sent to an OpenAI-compatible server; better in OPENAI_API_KEY or as ${VAR} than written in the file. */
+  api_key: v.optional(v.string()),
   stop: v.optional(v.array(v.string())),
   options: v.optional(v.record(v.string(), v.unknown())),
   temperature: v.optional(v.number()),
@@ -123,9 +125,29 @@ export const AgentSchema = v.strictObject({
 })
 
 /** Every key the format knows, anywhere in a file (for "did you mean" on a misspelt key). */
-export function knownKeys(): string[] {
-  const objects = [AgentSchema, NodeSchema, GotoRuleSchema, OnErrorSchema, EdgeSchema, SettingsSchema, LlmSettingsSchema, ShellProviderSchema, CheckpointSettingsSchema, ConfigSchema]
-  return [...new Set(objects.flatMap((o) => Object.keys(o.entries)))]
+/** The mappings of an agent file by path (`*`: a list index or a mapping key), and the keys each one takes. */
+const MAPPINGS: ReadonlyArray<[string, { entries: Record<string, unknown> }]> = [
+  ['', AgentSchema],
+  ['nodes.*', NodeSchema],
+  ['nodes.*.on_error', OnErrorSchema],
+  ['nodes.*.goto.*', GotoRuleSchema],
+  ['edges.*', EdgeSchema],
+  ['settings', SettingsSchema],
+  ['settings.llm', LlmSettingsSchema],
+  ['settings.checkpoint', CheckpointSettingsSchema],
+  ['settings.shell_providers.*', ShellProviderSchema],
+  ['settings.llm.shell_providers.*', ShellProviderSchema],
+  ['config', ConfigSchema],
+]
+
+/** The keys the mapping at `path` takes, or undefined for a path that is not one of the file's mappings. */
+export function keysAt(path: ReadonlyArray<string | number>): string[] | undefined {
+  const general = path.map((p) => (typeof p === 'number' ? '*' : p))
+  for (const [pattern, schema] of MAPPINGS) {
+    const parts = pattern === '' ? [] : pattern.split('.')
+    if (parts.length === general.length && parts.every((p, i) => p === '*' || p === general[i])) return Object.keys(schema.entries)
+  }
+  return undefined
 }
 
 export type AgentFile = v.InferOutput<typeof AgentSchema>

@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   USAGE: ['usage', 'the command line is wrong: an unknown flag, a missing argument, a bad value'],
   YAML_SYNTAX: ['usage', 'the agent file is not valid YAML'],
   AGENT_INVALID: ['usage', 'the agent file does not describe a valid agent'],
+  TEA_UNSUPPORTED: ['usage', 'a TEA key or action that tea does not provide (docs/tea-compat.md)'],
   UNKNOWN_KEY: ['usage', 'the agent file has a key the format does not know'],
   MISSING_KEY: ['usage', 'the agent file lacks a required key'],
   DUPLICATE_NODE: ['usage', 'two nodes share a name'],

@@ -86,6 +86,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         ...(settings.format === undefined ? {} : { format: settings.format }),
         ...(settings.keep_alive === undefined ? {} : { keep_alive: settings.keep_alive }),
         ...(settings.max_tokens === undefined ? {} : { maxTokens: settings.max_tokens }),
+        ...(settings.api_key === undefined ? {} : { apiKey: settings.api_key }),
         ...(settings.stop === undefined ? {} : { stop: settings.stop }),
         ...(settings.options === undefined ? {} : { options: settings.options }),
         ...(settings.base_url === undefined ? {} : { baseUrl: settings.base_url }),

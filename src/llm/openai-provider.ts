@@ -35,7 +35,7 @@ export function createOpenAiProvider(env: NodeJS.ProcessEnv): LlmProvider {
       }
       const attempt = attemptSignal(request.timeoutMs, request.signal)
       const meter = createReplyMeter(request.maxReplyBytes, request.onToken !== undefined)
-      const apiKey = env['OPENAI_API_KEY']
+      const apiKey = request.apiKey ?? env['OPENAI_API_KEY']
       try {
         const res = await fetch(chatCompletionsUrl(base), {
           method: 'POST',

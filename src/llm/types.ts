@@ -35,6 +35,8 @@ export interface LlmSettings {
   /** `json`, or a JSON Schema the reply must follow (structured output). */
   format?: 'json' | JsonSchema
   keep_alive?: string | number
+  /** The key sent to an OpenAI-compatible server (else OPENAI_API_KEY); TEA agents set it in settings.llm. */
+  api_key?: string
   /** The most tokens the reply may have (Ollama's `num_predict`). */
   max_tokens?: number
   /** Sequences that end the reply. */
@@ -79,6 +81,7 @@ export interface ProviderRequest {
   format?: 'json' | JsonSchema
   keep_alive?: string | number
   maxTokens?: number
+  apiKey?: string
   stop?: string[]
   options?: Record<string, unknown>
   baseUrl?: string

@@ -1,6 +1,16 @@
-// Prints the TEA corpus tables for docs/tea-compat.md: `npx tsx test/compat/print.ts [--list]` (--list adds one
-// line per file: outcome, code, file, message).
+// Prints the TEA corpus tables for docs/tea-compat.md: `npx tsx test/compat/print.ts [--list] [--features]`
+// (--list adds one line per file: outcome, code, file, message; --features prints every TEA key and action with
+// its status in tea, from src/agent/tea-dialect.ts).
+import { TEA_ACTIONS, TEA_KEYS, type TeaFeature } from '../../src/agent/tea-dialect.ts'
 import { countCorpus, summarize } from './corpus.ts'
+
+if (process.argv.includes('--features')) {
+  const rows = (table: Readonly<Record<string, TeaFeature>>) =>
+    Object.entries(table).map(([k, f]) => `| \`${k}\` | ${f.status} | ${f.note.replaceAll('|', '\\|')} |`)
+  console.log(['| TEA key | in tea | note |', '|---|---|---|', ...rows(TEA_KEYS)].join('\n'))
+  console.log(['', '| TEA action | in tea | note |', '|---|---|---|', ...rows(TEA_ACTIONS)].join('\n'))
+  process.exit(0)
+}
 
 for (const stubbed of [false, true]) {
   const t0 = Date.now()

@@ -108,6 +108,7 @@ test('every code exits as its table says: usage (2) for what is wrong before any
     'RUN_EXISTS',
     'RUN_NOT_FOUND',
     'RUN_NOT_RESUMABLE',
+    'TEA_UNSUPPORTED',
     'TEMPLATE_SYNTAX',
     'UNKNOWN_KEY',
     'USAGE',

@@ -86,7 +86,7 @@ t("10-9 llm.call's TEA parameters: max_tokens, stop, options, response_format re
   server.script({ content: '{"a": 1}' }, { content: '{"b": 2}' })
   const yaml = `name: params
 settings:
-  llm: { api_base: BASE }
+  llm: { api_base: BASE, api_key: from-the-file }
 nodes:
   - name: local
     uses: llm.call
@@ -116,6 +116,7 @@ nodes:
   assert.is(ollama!.body.format, 'json')
   assert.equal(r.state.one, { a: 1 })
   assert.equal([openai!.body.max_tokens, openai!.body.stop, openai!.body.top_k], [32, ['END'], 5])
+  assert.is(openai!.headers.authorization, 'Bearer from-the-file')
 })
 
 t.run()

@@ -1,0 +1,201 @@
+/**
+ * What tea makes of The Edge Agent's spellings: every TEA key and action met in TEA's own agent files (the
+ * corpus, docs/tea-compat.md) with its status in tea. The loader uses it to name a TEA feature tea does not have
+ * as such ("`settings.ltm` is TEA's long-term memory…") instead of a bare unknown key or action, and
+ * `test/compat/print.ts --features` prints it as the table in docs/tea-compat.md.
+ *
+ * Statuses: `supported` (the same meaning), `mapped` (accepted and turned into tea's own form), `accepted`
+ * (accepted; what it asks for is what tea does anyway, or it only informs), `planned` (an open tea issue will
+ * bring it), `not in tea` (needs a cloud service, a Python library or another runtime; no plan).
+ */
+
+export type TeaStatus = 'supported' | 'mapped' | 'accepted' | 'planned' | 'not in tea'
+
+export interface TeaFeature {
+  status: TeaStatus
+  /** What it is in TEA, and where tea stands: one clause each. */
+  note: string
+}
+
+const planned = (note: string): TeaFeature => ({ status: 'planned', note })
+const absent = (note: string): TeaFeature => ({ status: 'not in tea', note })
+const mapped = (note: string): TeaFeature => ({ status: 'mapped', note })
+const accepted = (note: string): TeaFeature => ({ status: 'accepted', note })
+const supported = (note: string): TeaFeature => ({ status: 'supported', note })
+
+/** Key paths; `*` stands for a list index or a mapping key. */
+export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
+  name: supported('the agent name (optional: the file name stands in)'),
+  description: supported('free text'),
+  version: supported('free text'),
+  state_schema: accepted('not checked by tea'),
+  initial_state: supported('the starting state'),
+  variables: supported('constants for templates and run: code'),
+  settings: supported('runtime settings'),
+  config: supported('run configuration'),
+  nodes: supported('the nodes'),
+  edges: supported('edges, including conditional ones'),
+  imports: absent('Python modules of actions'),
+  data: absent('inline data for Python actions'),
+  secrets: planned('secrets from the environment or a vault'),
+  extraction_schema: absent("a schema for TEA's extraction probes (validate.extraction)"),
+  validation_constraints: absent("constraints for TEA's extraction probes"),
+  semantic_probes: absent("TEA's extraction probes"),
+  validation_logging: absent("logging for TEA's extraction probes"),
+  interrupt_before: planned('write it under config: interrupt_before'),
+  checkpoint: absent("TEA's checkpoint file options; tea checkpoints every step into its store"),
+  'config.interrupt_before': supported('interrupts before nodes'),
+  'config.interrupt_after': supported('interrupts after nodes'),
+  'config.raise_exceptions': accepted('tea always stops a run on a node error'),
+  'config.checkpoint_dir': accepted('tea checkpoints every step into its store (--data-dir)'),
+  'config.max_execution_time': supported('a time limit for the run, ms (RUN_TIMEOUT)'),
+  'settings.llm': supported('model defaults'),
+  'settings.llm.model': mapped("TEA's model names and provider: forms"),
+  'settings.llm.provider': mapped('ollama, openai, auto, litellm, shell'),
+  'settings.llm.temperature': supported('sampling temperature'),
+  'settings.llm.timeout': supported('seconds per attempt'),
+  'settings.llm.max_retries': supported('retries of transient failures'),
+  'settings.llm.api_base': mapped('= base_url'),
+  'settings.llm.max_tokens': supported('reply length'),
+  'settings.llm.shell_provider': supported('the command-line model'),
+  'settings.llm.shell_providers': supported('command-line models'),
+  'settings.llm.api_key': supported('the key for an OpenAI-compatible server (else OPENAI_API_KEY); write it as ${VAR}'),
+  'settings.llm.deployment': absent('Azure OpenAI deployments'),
+  'settings.llm.default_model': planned('a default model for TEA actions; use settings.llm.model'),
+  'settings.llm.default_provider': planned('a default provider for TEA actions; use settings.llm.provider'),
+  'settings.llm.backend': absent('llama.cpp inside the process (local GGUF); run it under Ollama or llama-server'),
+  'settings.llm.model_path': absent('a local GGUF file; run it under Ollama or llama-server'),
+  'settings.llm.n_ctx': absent('llama.cpp context size; use options: {num_ctx} with Ollama'),
+  'settings.llm.n_gpu_layers': absent('llama.cpp GPU layers'),
+  'settings.llm.n_threads': absent('llama.cpp threads'),
+  'settings.llm.chat_format': absent('llama.cpp chat format'),
+  'settings.model': planned('a model outside settings.llm; write settings.llm.model'),
+  'settings.temperature': planned('a temperature outside settings.llm; write settings.llm.temperature'),
+  'settings.shell_providers': supported('command-line models'),
+  'settings.ltm': planned('long-term memory (ltm.* actions) on the LMDB store'),
+  'settings.parallel': planned('the parallel strategy (thread, process, remote)'),
+  'settings.auto_trace': planned('tracing; tea writes a trace with --trace FILE'),
+  'settings.trace_exporter': planned('tracing; tea writes a trace with --trace FILE'),
+  'settings.trace_file': planned('tracing; tea writes a trace with --trace FILE'),
+  'settings.opik': absent('Opik tracing (a cloud service)'),
+  'settings.memory': absent('mem0 memory (a cloud service)'),
+  'settings.llamaindex': absent('LlamaIndex retrieval (a Python library)'),
+  'settings.dspy': absent('DSPy (a Python library)'),
+  'settings.textgrad': absent('TextGrad (a Python library)'),
+  'settings.a2a': absent("TEA's agent-to-agent messaging; tea agents coordinate through AOF/1"),
+  'settings.agents': absent("TEA's multi-agent definitions; tea agents coordinate through AOF/1"),
+  'settings.execution': absent("TEA's code-execution sandbox settings"),
+  'settings.prolog': planned("Prolog run: code (the 'run: languages' issue)"),
+  'settings.graph': absent("TEA's graph database"),
+  'settings.interview': absent('settings of one TEA example'),
+  'settings.progress': absent("TEA's progress output; tea prints progress on stderr"),
+  'settings.secrets': planned('secrets from the environment or a vault'),
+  'settings.rate_limiters': planned('rate limits on model calls'),
+  'settings.session': absent("TEA's session store"),
+  'settings.firestore': absent('Firestore (a cloud service)'),
+  'settings.error_handling': planned('a run-wide on_error'),
+  'nodes.*.name': supported('the node name'),
+  'nodes.*.description': supported('free text'),
+  'nodes.*.uses': supported('the action'),
+  'nodes.*.action': supported('= uses'),
+  'nodes.*.with': supported("the action's parameters"),
+  'nodes.*.params': planned("TEA's name for with:; write with:"),
+  'nodes.*.output': supported('where the result goes'),
+  'nodes.*.run': supported('JavaScript run: code; Python, Lua and Prolog are the run: languages issue'),
+  'nodes.*.language': planned("Python, Lua and Prolog run: code (the 'run: languages' issue)"),
+  'nodes.*.script': planned("script: code (the 'run: languages' issue)"),
+  'nodes.*.goto': supported('routing rules'),
+  'nodes.*.interrupt': supported('interrupt before or after the node'),
+  'nodes.*.timeout': supported('a time limit for the node'),
+  'nodes.*.on_error': supported('retry, continue or fall back'),
+  'nodes.*.fan_in': planned('a fan-in node of TEA\'s parallel edges; write {from, to: [...], fan_in} edges'),
+  'nodes.*.type': planned('dynamic_parallel and while_loop node kinds'),
+  'nodes.*.steps': planned('sequential sub-steps'),
+  'nodes.*.items': planned('dynamic_parallel items'),
+  'nodes.*.item_var': planned('dynamic_parallel item variable'),
+  'nodes.*.index_var': planned('dynamic_parallel index variable'),
+  'nodes.*.max_concurrency': planned('dynamic_parallel concurrency'),
+  'nodes.*.fail_fast': planned('dynamic_parallel failure policy'),
+  'nodes.*.subgraph': planned('dynamic_parallel subgraph'),
+  'nodes.*.condition': planned('while_loop condition'),
+  'nodes.*.max_iterations': planned('while_loop bound'),
+  'nodes.*.body': planned('while_loop body'),
+  'nodes.*.next': planned("TEA's next: routing list; write goto: with if/to rules"),
+  'nodes.*.paths': planned("TEA's condition/paths routing; write goto: with if/to rules"),
+  'nodes.*.streams': absent("TEA's stream channels between nodes"),
+  'nodes.*.outputs': absent("TEA's named outputs; use output:"),
+  'nodes.*._render_items': absent('an internal flag of one TEA example'),
+  'nodes.*.edges': absent('edges inside a node'),
+  'edges.*.from': supported('the source node'),
+  'edges.*.to': supported('the target node'),
+  'edges.*.when': mapped('lowered onto goto rules'),
+  'edges.*.condition': mapped('lowered onto goto rules'),
+  'edges.*.fan_in': supported('the fan-in of a parallel edge'),
+  'edges.*.type': planned('type: parallel edges; write {from, to: [...], fan_in}'),
+  'edges.*.parallel_strategy': planned('the parallel strategy of an edge'),
+  'edges.*.parallel': planned("TEA's parallel edge flag; write {from, to: [...], fan_in}"),
+  'edges.*.stream_mode': absent("TEA's stream channels"),
+}
+
+/** Action names, or a family with `.*`. */
+export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
+  'llm.call': supported('a model call'),
+  'llm.stream': supported('a streamed model call'),
+  'llm.chat': planned('a chat call with history'),
+  'llm.embed': planned("embeddings (Ollama's embeddings API)"),
+  'plan.*': supported('planning: decompose, execute, replan, status'),
+  'retry.loop': planned('a bounded correction loop (the retry/validate issue)'),
+  'reflection.loop': planned('a reflection loop (the reasoning issue)'),
+  'reason.*': planned('reasoning actions (the reasoning issue)'),
+  'reason.dspy.*': absent('DSPy (a Python library)'),
+  'file.*': supported('files in the workspace'),
+  'http.*': supported('HTTP calls'),
+  'json.*': supported('JSON parse and transform'),
+  'state.set': planned('set state keys; a run: node or output: does it today'),
+  'memory.store': planned('memory on the LMDB store'),
+  'memory.mem0.*': absent('mem0 (a cloud service)'),
+  'ltm.*': planned('long-term memory on the LMDB store'),
+  'graph.*': absent("TEA's graph database"),
+  'rag.llamaindex.*': absent('LlamaIndex (a Python library)'),
+  'llamaextract.*': absent('LlamaExtract (a cloud service)'),
+  'web.*': absent('web search and scraping services'),
+  'a2a.*': absent("TEA's agent-to-agent messaging; tea agents coordinate through AOF/1"),
+  'agent.*': absent("TEA's multi-agent actions; tea agents coordinate through AOF/1"),
+  'execution.*': absent("TEA's code-execution sandbox"),
+  'code.execute': absent("TEA's code-execution sandbox"),
+  'lua.eval': planned("Lua (the 'run: languages' issue)"),
+  'prolog.query': planned("Prolog (the 'run: languages' issue)"),
+  'learn.textgrad.*': absent('TextGrad (a Python library)'),
+  'validate.extraction': absent("TEA's extraction probes"),
+  'schema.merge': planned('merging JSON schemas'),
+  'text.insert_citations': absent('one TEA example action'),
+  'core.*': absent("TEA's core.switch/core.return; use goto: and output:"),
+  'actions.notify': absent('notifications (a cloud service)'),
+  return: absent("TEA's return action; use output:"),
+  template: absent("TEA's template action; use json.transform or output:"),
+}
+
+/** The TEA feature a key path names, with `*` for indexes and mapping keys matched either way. */
+export function teaKey(path: ReadonlyArray<string | number>): { key: string; feature: TeaFeature } | undefined {
+  const general = path.map((p) => (typeof p === 'number' ? '*' : p)).join('.')
+  if (Object.hasOwn(TEA_KEYS, general)) return { key: general, feature: TEA_KEYS[general]! }
+  return undefined
+}
+
+/** The TEA feature an action name is, by its name or its family (`ltm.store` → `ltm.*`). */
+export function teaAction(name: string): { key: string; feature: TeaFeature } | undefined {
+  if (Object.hasOwn(TEA_ACTIONS, name)) return { key: name, feature: TEA_ACTIONS[name]! }
+  const parts = name.split('.')
+  for (let i = parts.length - 1; i > 0; i--) {
+    const family = `${parts.slice(0, i).join('.')}.*`
+    if (Object.hasOwn(TEA_ACTIONS, family)) return { key: family, feature: TEA_ACTIONS[family]! }
+  }
+  return undefined
+}
+
+/** The sentence for a TEA feature tea does not have: what it is and where tea stands. */
+export function teaMessage(what: string, feature: TeaFeature): string {
+  return feature.status === 'planned'
+    ? `${what} is a TEA feature that tea does not provide yet: ${feature.note}`
+    : `${what} is a TEA feature that tea does not provide: ${feature.note}`
+}

@@ -1,0 +1,71 @@
+/**
+ * Issue 10, "loud where we differ": a TEA feature tea lacks is named as such (TEA_UNSUPPORTED, from the table in
+ * src/agent/tea-dialect.ts), every unknown key of a mapping is reported, and suggestions come only from the keys
+ * valid at that place.
+ */
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { loadAgentText } from '../../src/agent/load.ts'
+import { TEA_ACTIONS, TEA_KEYS, teaAction, teaKey } from '../../src/agent/tea-dialect.ts'
+import { buildRegistry } from '../../src/features.ts'
+
+const problems = (yaml: string) => loadAgentText(yaml, '/tmp/tea.yaml', buildRegistry()).problems.map((p) => `${p.where.line}:${p.where.col} ${p.code} ${p.message}`)
+
+test('every unknown key of a mapping is reported, each at its place, suggestions only from keys valid there', () => {
+  assert.equal(problems('name: x\nsetings: 1\nfoo: 2\nnodes:\n  - name: a\n    run: "return {}"\n    colour: red\n    stpes: 3\n'), [
+    "2:1 UNKNOWN_KEY unknown key 'setings' (did you mean 'settings'?)",
+    "3:1 UNKNOWN_KEY unknown key 'foo'",
+    "7:5 UNKNOWN_KEY unknown key 'nodes.0.colour'",
+    "8:5 UNKNOWN_KEY unknown key 'nodes.0.stpes'",
+  ])
+})
+
+test("a TEA key tea lacks is named as TEA's, never suggested as itself", () => {
+  const got = problems(`name: x
+settings:
+  ltm: { backend: sqlite }
+  opik: {}
+nodes:
+  - name: a
+    run: "return {}"
+    fan_in: true
+`)
+  assert.equal(got, [
+    "3:3 TEA_UNSUPPORTED 'settings.ltm' is a TEA feature that tea does not provide yet: long-term memory (ltm.* actions) on the LMDB store",
+    "4:3 TEA_UNSUPPORTED 'settings.opik' is a TEA feature that tea does not provide: Opik tracing (a cloud service)",
+    "8:5 TEA_UNSUPPORTED 'nodes.0.fan_in' is a TEA feature that tea does not provide yet: a fan-in node of TEA's parallel edges; write {from, to: [...], fan_in} edges",
+  ])
+})
+
+test('a TEA node kind is named by its key, not reported as a node without uses:/run:', () => {
+  const got = problems('name: x\nnodes:\n  - name: fan\n    type: dynamic_parallel\n    items: "{{ state.xs }}"\n    steps: []\n')
+  assert.ok(got.every((p) => p.includes('TEA_UNSUPPORTED')), got.join('\n'))
+  assert.ok(got.some((p) => p.includes("'nodes.0.type'")))
+  assert.not.ok(got.some((p) => p.includes("needs 'uses:'")))
+})
+
+test("TEA actions tea lacks are TEA_UNSUPPORTED naming them; state.set is not 'did you mean http.get'", () => {
+  const got = problems('name: x\nnodes:\n  - name: a\n    uses: state.set\n  - name: b\n    uses: reflection.loop\n  - name: c\n    uses: rag.llamaindex.query\n')
+  assert.equal(got, [
+    "4:11 TEA_UNSUPPORTED action 'state.set' is a TEA feature that tea does not provide yet: set state keys; a run: node or output: does it today",
+    "6:11 TEA_UNSUPPORTED action 'reflection.loop' is a TEA feature that tea does not provide yet: a reflection loop (the reasoning issue)",
+    "8:11 TEA_UNSUPPORTED action 'rag.llamaindex.query' is a TEA feature that tea does not provide: LlamaIndex (a Python library)",
+  ])
+})
+
+test('a file with two YAML documents gets a message for an agent author', () => {
+  const [p] = problems('name: a\nnodes: []\n---\nname: b\n')
+  assert.match(p!, 'YAML_SYNTAX the file holds more than one YAML document')
+  assert.not.match(p!, 'parseAllDocuments')
+})
+
+test('the table answers by path pattern and by action family', () => {
+  assert.is(teaKey(['nodes', 3, 'language'])?.feature.status, 'planned')
+  assert.is(teaKey(['settings', 'llm', 'backend'])?.feature.status, 'not in tea')
+  assert.is(teaAction('ltm.store')?.key, 'ltm.*')
+  assert.is(teaAction('reason.dspy.cot')?.key, 'reason.dspy.*')
+  assert.is(teaAction('nothing.like.it'), undefined)
+  assert.ok(Object.keys(TEA_KEYS).length > 100 && Object.keys(TEA_ACTIONS).length > 30)
+})
+
+test.run()
