@@ -142,6 +142,13 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
   let entry = nodes[0]!.name
   for (const e of agent.edges ?? []) {
     if (e.when !== undefined || e.condition !== undefined) continue // lowered onto goto rules (references.ts)
+    if (e.type === 'parallel' && typeof e.to === 'string') {
+      // TEA's parallel spelling, one edge per branch, gathered into one fan-out.
+      const fan = parallel.get(e.from)
+      if (fan) fan.to.push(e.to)
+      else parallel.set(e.from, { from: e.from, to: [e.to], fanIn: e.fan_in! })
+      continue
+    }
     if (routes.has(e.from) && !Array.isArray(e.to)) continue // the fallback after conditional edges: a goto rule too
     if (Array.isArray(e.to)) parallel.set(e.from, { from: e.from, to: e.to, fanIn: e.fan_in! })
     else if (e.from === START) entry = e.to

@@ -146,6 +146,16 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
       return
     }
     target(['edges', i, 'to'], e.to, 'edge target')
+    if (e.type === 'parallel') {
+      // TEA's spelling of a fan-out: one edge per branch; load.ts gathers them by source.
+      if (e.fan_in === undefined) at(['edges', i], 'AGENT_INVALID', 'a type: parallel edge needs fan_in: the node that joins the branches')
+      else target(['edges', i, 'fan_in'], e.fan_in, 'fan_in node', false)
+      const first = edges.findIndex((o) => isPlainObject(o) && o.type === 'parallel' && o.from === e.from)
+      const other = edges[first] as Record<string, unknown>
+      if (first !== i && other.fan_in !== e.fan_in) at(['edges', i, 'fan_in'], 'AGENT_INVALID', `the parallel edges from '${String(e.from)}' name different fan_in nodes ('${String(other.fan_in)}' in edges[${first}])`)
+      if (isPlainObject(source) && source.goto !== undefined) at(['edges', i], 'AGENT_INVALID', 'has a goto and a parallel edge; goto wins, so the fan-out would never run', { node: String(e.from) })
+      return
+    }
     if (typeof e.from !== 'string' || typeof e.to !== 'string' || e.from === START) {
       if (e.when !== undefined || e.condition !== undefined) at(['edges', i], 'AGENT_INVALID', 'a conditional edge from __start__ is not supported: route from the first node instead')
       return

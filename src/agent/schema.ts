@@ -33,6 +33,8 @@ export const NodeSchema = v.strictObject({
   on_error: v.optional(OnErrorSchema),
   interrupt: v.optional(v.picklist(['before', 'after'])),
   timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
+  /** TEA marks the node that joins parallel branches; tea reads the join from the edges, so this only informs. */
+  fan_in: v.optional(v.boolean()),
 })
 
 export const EdgeSchema = v.strictObject({
@@ -44,6 +46,10 @@ export const EdgeSchema = v.strictObject({
   condition: v.optional(
     v.union([v.string(), v.strictObject({ type: v.string(), value: v.string() })], 'must be an expression or {type: expression, value}'),
   ),
+  /** TEA's parallel spelling: one `type: parallel` edge per branch, each with the same `fan_in` (agent/load.ts). */
+  type: v.optional(v.picklist(['parallel', 'normal'], "must be 'parallel' or 'normal'")),
+  /** TEA's strategy for a parallel edge: `thread` (and `process`) run the branches concurrently, as tea does. */
+  parallel_strategy: v.optional(v.picklist(['thread', 'process'], "tea runs branches concurrently in one process: 'thread' (or 'process'); 'remote' is not available")),
 })
 
 /** A command-line model (src/llm/shell-provider.ts). `verbose` is TEA's echo of the output; tea accepts and ignores it. */

@@ -28,12 +28,12 @@ settings:
 nodes:
   - name: a
     run: "return {}"
-    fan_in: true
+    language: python
 `)
   assert.equal(got, [
     "3:3 TEA_UNSUPPORTED 'settings.ltm' is a TEA feature that tea does not provide yet: long-term memory (ltm.* actions) on the LMDB store",
     "4:3 TEA_UNSUPPORTED 'settings.opik' is a TEA feature that tea does not provide: Opik tracing (a cloud service)",
-    "8:5 TEA_UNSUPPORTED 'nodes.0.fan_in' is a TEA feature that tea does not provide yet: a fan-in node of TEA's parallel edges; write {from, to: [...], fan_in} edges",
+    "8:5 TEA_UNSUPPORTED 'nodes.0.language' is a TEA feature that tea does not provide yet: Python, Lua and Prolog run: code (the 'run: languages' issue)",
   ])
 })
 

@@ -123,4 +123,49 @@ test('10-2 a plain edge before conditional ones, a goto beside them, a bad condi
   assert.match(String(badType), "unknown condition type 'python'")
 })
 
+const TEA_PARALLEL = `name: fanout
+nodes:
+  - name: start
+    run: "return { started: true }"
+  - name: b1
+    run: "return { one: 1 }"
+  - name: b2
+    run: "return { two: 2 }"
+  - name: join
+    fan_in: true
+    run: "return { seen: parallel_results_count(state) }"
+edges:
+  - from: start
+    to: b1
+    type: parallel
+    fan_in: join
+    parallel_strategy: thread
+  - from: start
+    to: b2
+    type: parallel
+    fan_in: join
+  - from: b1
+    to: join
+  - from: b2
+    to: join
+  - from: join
+    to: __end__
+`.replace('parallel_results_count(state)', 'state.parallel_results.length')
+
+test("10-5 TEA's parallel spelling: type: parallel edges per branch, fan_in on the joining node", async () => {
+  const ran = await run(TEA_PARALLEL)
+  assert.is(ran.status, 'completed', JSON.stringify(ran.error))
+  assert.is(ran.state.seen, 2)
+  assert.equal(nodesRun(ran.events).sort(), ['b1', 'b2', 'join', 'start'])
+})
+
+test('10-5 parallel edges from one node with different fan_in nodes, or without one, are load errors; remote strategy is refused', async () => {
+  const mixed = await rejection(() => load(TEA_PARALLEL.replace('    type: parallel\n    fan_in: join\n  - from: b1', '    type: parallel\n    fan_in: b1\n  - from: b1')))
+  assert.match(String(mixed), "the parallel edges from 'start' name different fan_in nodes")
+  const missing = await rejection(() => load(TEA_PARALLEL.replace('    type: parallel\n    fan_in: join\n  - from: b1', '    type: parallel\n  - from: b1')))
+  assert.match(String(missing), 'a type: parallel edge needs fan_in')
+  const remote = await rejection(() => load(TEA_PARALLEL.replace('parallel_strategy: thread', 'parallel_strategy: remote')))
+  assert.match(String(remote), "'remote' is not available")
+})
+
 test.run()
