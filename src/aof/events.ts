@@ -45,14 +45,16 @@ export function appendEvent(ctx: AofContext, input: EventInput): AofEvent {
  */
 export function appendEvents(ctx: AofContext, inputs: EventInput[]): AofEvent[] {
   const timestamp = ctx.now().toISOString()
-  const events = inputs.map((input): AofEvent => ({
-    eventId: newEventId(),
-    type: input.type,
-    timestamp,
-    actor: input.actor,
-    ...(input.taskId === undefined ? {} : { taskId: input.taskId }),
-    payload: input.payload ?? {},
-  }))
+  const events = inputs.map(
+    (input): AofEvent => ({
+      eventId: newEventId(),
+      type: input.type,
+      timestamp,
+      actor: input.actor,
+      ...(input.taskId === undefined ? {} : { taskId: input.taskId }),
+      payload: input.payload ?? {},
+    }),
+  )
   appendLine(join(eventsDir(ctx), `${timestamp.slice(0, 10)}.jsonl`), events.map((e) => JSON.stringify(e)).join('\n'))
   return events
 }
@@ -66,7 +68,9 @@ export interface EventFilter {
 export function readEvents(ctx: AofContext, filter: EventFilter = {}): AofEvent[] {
   let files: string[]
   try {
-    files = readdirSync(eventsDir(ctx)).filter((f) => /^\d{4}-\d{2}-\d{2}\.jsonl$/.test(f)).sort()
+    files = readdirSync(eventsDir(ctx))
+      .filter((f) => /^\d{4}-\d{2}-\d{2}\.jsonl$/.test(f))
+      .sort()
   } catch (e) {
     if (errno(e) === 'ENOENT') return []
     throw e

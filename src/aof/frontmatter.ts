@@ -21,7 +21,9 @@ export function parseFrontmatter(text: string, file: string): FrontmatterDoc {
   // CRLF files are accepted on read (AOF itself rejects them); we always write LF.
   const lines = text.replace(/\r\n/g, '\n').split('\n')
   if (lines[0]?.trim() !== '---') {
-    throw new TeaError('AOF_INVALID', `expected the frontmatter fence '---', found ${describeFirstLine(lines[0] ?? '')}`, { where: { file, line: 1 } })
+    throw new TeaError('AOF_INVALID', `expected the frontmatter fence '---', found ${describeFirstLine(lines[0] ?? '')}`, {
+      where: { file, line: 1 },
+    })
   }
   const end = lines.indexOf('---', 1)
   if (end === -1) throw new TeaError('AOF_INVALID', "expected a closing '---' after the frontmatter, found none", { where: { file } })
@@ -38,7 +40,13 @@ export function parseFrontmatter(text: string, file: string): FrontmatterDoc {
     const found = data === null ? 'nothing' : typeof data
     throw new TeaError('AOF_INVALID', `expected the frontmatter to be a YAML mapping, found ${found}`, { where: { file } })
   }
-  return { data, body: lines.slice(end + 1).join('\n').trim() }
+  return {
+    data,
+    body: lines
+      .slice(end + 1)
+      .join('\n')
+      .trim(),
+  }
 }
 
 /** The exact shape AOF serialises: fences, 120-column YAML, a blank line, the body, a final newline. */

@@ -66,7 +66,9 @@ export async function acquireLease(ctx: AofContext, id: string, agent: string, o
       return allOrNothing((rb) => {
         writeBeat(ctx, rb, hb)
         const renewedTask = updateInPlace(ctx, rb, task, lease)
-        appendEvents(ctx, [{ type: 'lease.renewed', actor: agent, taskId: id, payload: { expiresAt: lease.expiresAt, renewCount: lease.renewCount } }])
+        appendEvents(ctx, [
+          { type: 'lease.renewed', actor: agent, taskId: id, payload: { expiresAt: lease.expiresAt, renewCount: lease.renewCount } },
+        ])
         return { task: renewedTask, run, heartbeat: hb, renewed: true }
       })
     }
@@ -82,7 +84,12 @@ export async function acquireLease(ctx: AofContext, id: string, agent: string, o
       metadata: {},
     }
     const hb = heartbeatRecord(ctx, id, agent, newRun.runId, hbTtl, now)
-    const acquired: EventInput = { type: 'lease.acquired', actor: agent, taskId: id, payload: { agent, runId: newRun.runId, expiresAt: lease.expiresAt } }
+    const acquired: EventInput = {
+      type: 'lease.acquired',
+      actor: agent,
+      taskId: id,
+      payload: { agent, runId: newRun.runId, expiresAt: lease.expiresAt },
+    }
     return allOrNothing((rb) => {
       rb.folder(runDirPath(ctx, id), () => mkdirs(runDirPath(ctx, id)))
       rb.replace(runArtifactPath(ctx, id, 'run.json'), () => writeRun(ctx, newRun))
@@ -120,9 +127,13 @@ export async function heartbeat(ctx: AofContext, id: string, agent: string, opti
     const run = readRun(ctx, id)
     const lease = taskLease(task)
     if (task.status !== 'in-progress' || !run || run.status !== 'running' || (lease ? lease.agent : run.agentId) !== agent) {
-      throw new TeaError('AOF_LOCKED', `${agent} does not hold a live run of ${id} (status ${task.status}, lease ${lease?.agent ?? 'none'})`, {
-        details: { lost: true },
-      })
+      throw new TeaError(
+        'AOF_LOCKED',
+        `${agent} does not hold a live run of ${id} (status ${task.status}, lease ${lease?.agent ?? 'none'})`,
+        {
+          details: { lost: true },
+        },
+      )
     }
     const now = ctx.now()
     const hb = heartbeatRecord(ctx, id, agent, run.runId, ttlMs, now)

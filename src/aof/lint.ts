@@ -27,7 +27,12 @@ export function lintDataDir(ctx: AofContext): LintProblem[] {
   for (const entry of safeReaddir(tasksDir(ctx))) {
     if (entry.startsWith('.')) continue
     const full = join(tasksDir(ctx), entry)
-    if (!isTaskStatus(entry)) problems.push({ code: 'unknown_status_dir', message: `not a status folder (expected one of ${TASK_STATUSES.join(', ')})`, where: { file: full } })
+    if (!isTaskStatus(entry))
+      problems.push({
+        code: 'unknown_status_dir',
+        message: `not a status folder (expected one of ${TASK_STATUSES.join(', ')})`,
+        where: { file: full },
+      })
   }
   for (const status of TASK_STATUSES) {
     for (const name of safeReaddir(statusDir(ctx, status))) {
@@ -40,13 +45,19 @@ export function lintDataDir(ctx: AofContext): LintProblem[] {
       }
       if (!name.endsWith('.md')) {
         if (isTaskId(name) && isDir(path)) {
-          if (!existsSync(`${path}.md`)) problems.push({ code: 'orphan_task_dir', message: `companion folder without ${name}.md`, where: { file: path } })
-        } else problems.push({ code: 'unexpected_file', message: 'not a task file (TASK-….md) or its companion folder', where: { file: path } })
+          if (!existsSync(`${path}.md`))
+            problems.push({ code: 'orphan_task_dir', message: `companion folder without ${name}.md`, where: { file: path } })
+        } else
+          problems.push({ code: 'unexpected_file', message: 'not a task file (TASK-….md) or its companion folder', where: { file: path } })
         continue
       }
       const id = name.slice(0, -3)
       if (!isTaskId(id)) {
-        problems.push({ code: 'invalid_task_id', message: `file name is not a task id (TASK-YYYY-MM-DD-NNN or TASK-YYYY-MM-DD-XXXXXXXX)`, where: { file: path } })
+        problems.push({
+          code: 'invalid_task_id',
+          message: `file name is not a task id (TASK-YYYY-MM-DD-NNN or TASK-YYYY-MM-DD-XXXXXXXX)`,
+          where: { file: path },
+        })
         continue
       }
       seen.set(id, [...(seen.get(id) ?? []), path])
@@ -54,7 +65,9 @@ export function lintDataDir(ctx: AofContext): LintProblem[] {
     }
   }
   for (const [id, paths] of seen) {
-    if (paths.length > 1) for (const path of paths) problems.push({ code: 'duplicate_task', message: `${id} exists in ${paths.length} status folders`, where: { file: path } })
+    if (paths.length > 1)
+      for (const path of paths)
+        problems.push({ code: 'duplicate_task', message: `${id} exists in ${paths.length} status folders`, where: { file: path } })
     lintRun(ctx, id, problems)
   }
   lintEvents(ctx, problems)
@@ -72,14 +85,23 @@ function lintTask(path: string, status: TaskStatus, id: string, problems: LintPr
     return
   }
   if (task.data.status !== status) {
-    problems.push({ code: 'status_mismatch', message: `frontmatter status is ${JSON.stringify(task.data.status)} but the file is in ${status}/`, where: { file: path } })
+    problems.push({
+      code: 'status_mismatch',
+      message: `frontmatter status is ${JSON.stringify(task.data.status)} but the file is in ${status}/`,
+      where: { file: path },
+    })
   }
   if (task.data.lease && status !== 'in-progress') {
     problems.push({ code: 'lease_not_in_progress', message: `has a lease but status is ${status}`, where: { file: path } })
   }
   for (const f of TIMESTAMP_FIELDS) {
     const v = task.data[f]
-    if (typeof v === 'string' && !v.endsWith('Z')) problems.push({ code: 'timestamp_offset', message: `${f} ${v} is not in UTC (Z); the reference implementation rejects offsets`, where: { file: path } })
+    if (typeof v === 'string' && !v.endsWith('Z'))
+      problems.push({
+        code: 'timestamp_offset',
+        message: `${f} ${v} is not in UTC (Z); the reference implementation rejects offsets`,
+        where: { file: path },
+      })
   }
 }
 

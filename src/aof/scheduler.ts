@@ -82,7 +82,12 @@ export async function poll(ctx: AofContext, options: PollOptions = {}): Promise<
   const stale = checkStaleHeartbeats(ctx, ttlMs)
   const actions: SchedulerAction[] = []
   for (const s of stale) {
-    const action: SchedulerAction = { type: 'stale_heartbeat', taskId: s.taskId, agentId: s.agentId, ...(s.runId ? { runId: s.runId } : {}) }
+    const action: SchedulerAction = {
+      type: 'stale_heartbeat',
+      taskId: s.taskId,
+      agentId: s.agentId,
+      ...(s.runId ? { runId: s.runId } : {}),
+    }
     if (!dryRun) Object.assign(action, await recoverStale(ctx, s, ttlMs))
     actions.push(action)
   }
@@ -105,7 +110,14 @@ export async function poll(ctx: AofContext, options: PollOptions = {}): Promise<
   appendEvent(ctx, {
     type: 'scheduler.poll',
     actor: 'scheduler',
-    payload: { dryRun, tasksEvaluated: result.tasksEvaluated, actionsPlanned: result.actionsPlanned, actionsExecuted: 0, staleHeartbeats: stale.length, leasesExpired: expired.length },
+    payload: {
+      dryRun,
+      tasksEvaluated: result.tasksEvaluated,
+      actionsPlanned: result.actionsPlanned,
+      actionsExecuted: 0,
+      staleHeartbeats: stale.length,
+      leasesExpired: expired.length,
+    },
   })
   return result
 }

@@ -30,14 +30,17 @@ export interface Task {
  * no FIFO can block the process). ENOENT passes through as is: the file moved, which callers handle.
  */
 export function readTaskFile(path: string, folderStatus: TaskStatus, expectedId: string): Task {
-  let text: string
+  return parseTaskText(readTaskText(path), path, folderStatus, expectedId)
+}
+
+/** The text of a task file, read under the same rule (for printing it as it is: `tea aof task show`). */
+export function readTaskText(path: string): string {
   try {
-    text = readRegular(path)
+    return readRegular(path)
   } catch (e) {
     if (errno(e) === 'ENOENT') throw e
     throw readError(e, path, 'task file')
   }
-  return parseTaskText(text, path, folderStatus, expectedId)
 }
 
 export function parseTaskText(text: string, path: string, folderStatus: TaskStatus, expectedId: string): Task {

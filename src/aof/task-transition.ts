@@ -135,11 +135,7 @@ export async function transitionTask(ctx: AofContext, id: string, to: TaskStatus
 }
 
 /** Read-modify-write of a task in place under its lock; `mutate` edits `data`/`body`, `updatedAt` moves forward. */
-export async function updateTask(
-  ctx: AofContext,
-  id: string,
-  mutate: (task: Task) => void,
-): Promise<Task> {
+export async function updateTask(ctx: AofContext, id: string, mutate: (task: Task) => void): Promise<Task> {
   return withTaskLock(ctx, id, () => {
     const task = readTaskLocked(ctx, id)
     if (!task) throw new TeaError('AOF_NOT_FOUND', `task ${id} not found in ${ctx.dataDir}/tasks`)

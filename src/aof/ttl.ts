@@ -18,9 +18,13 @@ const MAX_TIMER_MS = 2 ** 31 - 1
 /** `value` when it is a whole number of ms within [MIN_TTL_MS, MAX_TTL_MS]; USAGE naming `name` otherwise. */
 export function checkTtlMs(name: string, value: number, max = MAX_TTL_MS): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= MIN_TTL_MS && value <= max) return value
-  throw new TeaError('USAGE', `${name} expects a whole number of milliseconds from ${MIN_TTL_MS} to ${max} (${describe(max)}), received ${String(value)}`, {
-    details: { option: name, received: String(value), min: MIN_TTL_MS, max },
-  })
+  throw new TeaError(
+    'USAGE',
+    `${name} expects a whole number of milliseconds from ${MIN_TTL_MS} to ${max} (${describe(max)}), received ${String(value)}`,
+    {
+      details: { option: name, received: String(value), min: MIN_TTL_MS, max },
+    },
+  )
 }
 
 /** `value ?? fallback`, checked. */

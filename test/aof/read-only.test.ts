@@ -91,7 +91,10 @@ skipIf(test, skip, 'task create on a read-only data dir is STORE_NOT_WRITABLE wi
 skipIf(test, skip, 'a data dir that does not exist yet, under a read-only mount: the real cause, not ENOENT', async () => {
   const fresh = aofContext(join(mountPoint, 'not-yet'), { now: NOW })
   assertNotWritable(await rejection(createTask(fresh, { title: 'new' })), 'create in a missing dir', join(mountPoint, 'not-yet'))
-  assert.throws(() => initDataDir(fresh), (e: unknown) => isTeaError(e, 'STORE_NOT_WRITABLE') && e.details?.errno === 'EROFS')
+  assert.throws(
+    () => initDataDir(fresh),
+    (e: unknown) => isTeaError(e, 'STORE_NOT_WRITABLE') && e.details?.errno === 'EROFS',
+  )
 })
 
 skipIf(test, skip, 'move and lease are STORE_NOT_WRITABLE, and the task is left as it was', async () => {
@@ -103,7 +106,10 @@ skipIf(test, skip, 'move and lease are STORE_NOT_WRITABLE, and the task is left 
 
 skipIf(test, skip, 'readers keep working: list, show (also of a missing task, which needs no lock there) and lint', async () => {
   const { tasks, problems } = listTasks(ctx)
-  assert.equal(tasks.map((t) => [t.id, t.status]), [[T1, 'ready']])
+  assert.equal(
+    tasks.map((t) => [t.id, t.status]),
+    [[T1, 'ready']],
+  )
   assert.equal(problems, [])
   assert.is((await getTask(ctx, T1))?.status, 'ready')
   assert.is(await getTask(ctx, MISSING), undefined)

@@ -63,7 +63,9 @@ skipIf(test, noMkfifo, 'task list, lint, show and move report the FIFO at its pa
 skipIf(test, noMkfifo, 'tea worker --once with only a FIFO in ready/: nothing to do, exit 0', async () => {
   const { s, data } = await withFifo()
   try {
-    const r = await tea(['worker', '--agent-id', 'w1', '--agent', s.path('agent.yaml'), '--data-dir', data, '--once'], { timeoutMs: 20_000 })
+    const r = await tea(['worker', '--agent-id', 'w1', '--agent', s.path('agent.yaml'), '--data-dir', data, '--once'], {
+      timeoutMs: 20_000,
+    })
     assert.is(r.signal, null, `the worker hung and was killed: ${r.stderr}`)
     assert.is(r.code, 0, r.stderr)
     assert.is(r.stdout, '')
