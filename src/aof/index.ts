@@ -27,7 +27,7 @@ export { TASK_STATUSES, TRANSITIONS, type TaskStatus, isTaskStatus, isValidTrans
 export { createTask } from './task-create.ts'
 export { type Task, taskLease, taskMetadata } from './task-file.ts'
 export { isTaskId } from './task-id.ts'
-export { MAX_TTL_MS, MIN_TTL_MS, checkTtlMs } from './ttl.ts'
+export { MAX_TTL_MS, checkTtlMs } from './ttl.ts'
 export { getTask, listTasks } from './task-store.ts'
 export { transitionTask, updateTask } from './task-transition.ts'
 export { workLogEntries } from './work-log.ts'
