@@ -125,7 +125,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
     ...(n.with !== undefined && { with: n.with }),
     ...(n.output !== undefined && { output: n.output }),
     ...(n.run !== undefined && { run: n.run }),
-    ...((n.goto ?? routes.get(n.name)) !== undefined && { goto: (n.goto ?? routes.get(n.name))! }),
+    ...((n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name)) !== undefined && { goto: (n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name))! }),
     onError: {
       mode: n.on_error?.mode ?? 'raise',
       maxRetries: n.on_error?.max_retries ?? (n.on_error?.mode === 'retry' ? 2 : 0),
@@ -179,6 +179,8 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
     interruptBefore: new Set([...(agent.config?.interrupt_before ?? []), ...nodes.filter((n) => n.interrupt === 'before').map((n) => n.name)]),
     interruptAfter: new Set([...(agent.config?.interrupt_after ?? []), ...nodes.filter((n) => n.interrupt === 'after').map((n) => n.name)]),
     ...(agent.config?.max_execution_time !== undefined && { maxExecutionMs: agent.config.max_execution_time }),
+    ...(settings.auto_trace === true &&
+      settings.trace_exporter === 'file' && { traceFile: resolve(dirname(file), settings.trace_file ?? `${agent.name ?? basename(file).replace(/\.ya?ml$/i, '')}.trace.jsonl`) }),
   }
 }
 
@@ -190,8 +192,16 @@ function llmSettings(
   llm: v.InferOutput<typeof LlmSettingsSchema> | undefined,
   shell: Record<string, v.InferOutput<typeof ShellProviderSchema>> | undefined,
 ): AgentSettingsView['llm'] {
-  const { api_base, ...rest } = llm ?? {}
+  const { api_base, default_model, default_provider, ...rest } = llm ?? {}
   const out: AgentSettingsView['llm'] = api_base !== undefined && rest.base_url === undefined ? { ...rest, base_url: api_base } : rest
+  if (default_model !== undefined && out.model === undefined) out.model = default_model
+  if (default_provider !== undefined && out.provider === undefined) out.provider = default_provider
   if (shell || rest.shell_providers) out.shell_providers = { ...shell, ...rest.shell_providers }
   return out
+}
+
+/** TEA's `next:` as goto: the same routing, `condition` for `if`. */
+function nextAsGoto(next: AgentFile['nodes'][number]['next']): NodeSpec['goto'] {
+  if (next === undefined || typeof next === 'string') return next
+  return next.map((r) => (r.condition === undefined ? { to: r.to } : { if: r.condition, to: r.to }))
 }

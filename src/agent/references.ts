@@ -111,17 +111,23 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
         at([...here, 'with', ...path], 'INVALID_PARAMS', issue.message, { node: label, field: ['with', ...path].join('.') })
       }
     }
-    if (typeof n.goto === 'string') target([...here, 'goto'], n.goto, 'goto target')
-    else if (Array.isArray(n.goto)) {
+    // TEA's `next:` (a node name, or {condition, to} rules) is goto under another name.
+    const routeKey = n.goto === undefined && n.next !== undefined ? 'next' : 'goto'
+    if (n.goto !== undefined && n.next !== undefined) at([...here, 'next'], 'AGENT_INVALID', "has both goto: and next: (TEA's name for it); give one", node)
+    const route = n[routeKey]
+    if (typeof route === 'string') target([...here, routeKey], route, 'goto target')
+    else if (Array.isArray(route)) {
       const tests: Array<Condition | undefined> = (parts.goto = [])
-      n.goto.forEach((rule, r) => {
+      const testKey = routeKey === 'next' ? 'condition' : 'if'
+      route.forEach((rule, r) => {
         if (!isPlainObject(rule)) return
-        target([...here, 'goto', r, 'to'], rule.to, 'goto target')
-        if (typeof rule.if === 'string' || typeof rule.if === 'boolean') {
+        target([...here, routeKey, r, 'to'], rule.to, 'goto target')
+        const test = rule[testKey]
+        if (typeof test === 'string' || typeof test === 'boolean') {
           try {
-            tests[r] = compileCondition(rule.if, { node: label, field: `goto[${r}].if` }, limits)
+            tests[r] = compileCondition(test, { node: label, field: `${routeKey}[${r}].${testKey}` }, limits)
           } catch (e) {
-            failed([...here, 'goto', r, 'if'], 'TEMPLATE_SYNTAX', e)
+            failed([...here, routeKey, r, testKey], 'TEMPLATE_SYNTAX', e)
           }
         }
       })

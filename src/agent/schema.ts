@@ -35,6 +35,8 @@ export const NodeSchema = v.strictObject({
   timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
   /** TEA marks the node that joins parallel branches; tea reads the join from the edges, so this only informs. */
   fan_in: v.optional(v.boolean()),
+  /** TEA's name for goto: a node name, or rules with `condition` for `if`. */
+  next: v.optional(v.union([name, v.array(v.strictObject({ condition: v.optional(v.string()), to: name }))], 'must be a node name or a list of {condition, to} rules')),
 })
 
 export const EdgeSchema = v.strictObject({
@@ -74,6 +76,9 @@ export const LlmSettingsSchema = v.strictObject({
   shell_provider: v.optional(v.string()),
   shell_providers: v.optional(shellProviders),
   max_tokens: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
+  /** TEA's defaults for its own actions; tea takes them as model / provider when those are not set. */
+  default_model: v.optional(v.string()),
+  default_provider: v.optional(v.string()),
   /** Sent to an OpenAI-compatible server; better in OPENAI_API_KEY or as ${VAR} than written in the file. */
   api_key: v.optional(v.string()),
   stop: v.optional(v.array(v.string())),
@@ -98,6 +103,11 @@ export const SettingsSchema = v.strictObject({
   /** Default time limit for `run:` code, seconds. */
   run_timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
   checkpoint: v.optional(CheckpointSettingsSchema),
+  /** TEA's tracing: with auto_trace and trace_exporter: file, every run event goes to trace_file as NDJSON. */
+  auto_trace: v.optional(v.boolean()),
+  trace_exporter: v.optional(v.picklist(['console', 'file'], "tea traces to 'file' (or 'console': its progress lines)")),
+  trace_file: v.optional(v.string()),
+  auto_trace_llm_payloads: v.optional(v.boolean()),
   /** TEA's command-line models, by name (the same as settings.llm.shell_providers). */
   shell_providers: v.optional(shellProviders),
   /** Most text one template render may build, bytes; default 1 MiB (src/template/values.ts). */
@@ -137,6 +147,7 @@ const MAPPINGS: ReadonlyArray<[string, { entries: Record<string, unknown> }]> = 
   ['nodes.*', NodeSchema],
   ['nodes.*.on_error', OnErrorSchema],
   ['nodes.*.goto.*', GotoRuleSchema],
+  ['nodes.*.next.*', v.strictObject({ condition: v.optional(v.string()), to: name })],
   ['edges.*', EdgeSchema],
   ['settings', SettingsSchema],
   ['settings.llm', LlmSettingsSchema],

@@ -62,6 +62,8 @@ export interface AgentSpec {
   interruptAfter: Set<string>
   /** `config.max_execution_time`: the run's time limit, ms. */
   maxExecutionMs?: number
+  /** TEA's `settings.auto_trace` with `trace_exporter: file`: every run event is appended here as NDJSON. */
+  traceFile?: string
 }
 
 export const END = '__end__'

@@ -18,6 +18,7 @@
  * passes an AbortSignal, and the run stops after its current checkpoint when that fires.
  */
 
+import { appendFileSync } from 'node:fs'
 import { actionStore, type ContextServices } from '../actions/context.ts'
 import type { Registry } from '../actions/registry.ts'
 import type { AgentSpec } from '../agent/types.ts'
@@ -198,7 +199,7 @@ function compiledAgent(spec: AgentSpec, registry: Registry): CompiledAgent {
 async function execute(spec: AgentSpec, llm: LlmClient, services: RunServices, runId: string, start: RunStart): Promise<RunResult> {
   const { store, registry } = services
   const agent = compiledAgent(spec, registry)
-  const emit = services.emit ?? (() => {})
+  const emit = traced(spec, services.emit ?? (() => {}))
   const context: ContextServices = { runId, variables: spec.variables, settings: spec.settings, llm, store: actionStore(store), emit, registry }
   if (services.dataDir !== undefined) context.dataDir = services.dataDir
   const caller = services.signal ?? new AbortController().signal
@@ -241,4 +242,17 @@ function clientFor(spec: AgentSpec, services: RunServices): { client: LlmClient;
   const model = services.model
   const routed: LlmClient = model ? { call: (request) => client.call({ ...request, model, provider: undefined }), close: () => client.close() } : client
   return { client: routed, release: owned ? () => client.close() : async () => {} }
+}
+
+/**
+ * The run's events, also appended to the agent's trace file when it asks for one (TEA's `auto_trace` with
+ * `trace_exporter: file`): one JSON line per event with its time, as `tea run --trace` writes them.
+ */
+function traced(spec: AgentSpec, emit: (event: RunEvent) => void): (event: RunEvent) => void {
+  const file = spec.traceFile
+  if (!file) return emit
+  return (event) => {
+    appendFileSync(file, `${JSON.stringify({ ts: Date.now(), ...event })}\n`)
+    emit(event)
+  }
 }
