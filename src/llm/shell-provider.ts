@@ -26,16 +26,8 @@ import { join } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { cancelled } from '../core/signals.ts'
 import { formatBytes, oneLine } from './failure.ts'
-import type { ChatMessage, LlmProvider, ProviderReply, ProviderRequest } from './types.ts'
+import type { ChatMessage, LlmProvider, ProviderReply, ProviderRequest, ShellProviderConfig } from './types.ts'
 
-export interface ShellProviderConfig {
-  command: string
-  args?: string[]
-  stdin_mode?: 'pipe' | 'file'
-  /** Seconds. */
-  timeout?: number
-  env?: Record<string, string>
-}
 
 /** The providers TEA knows without configuration (an agent's own entry of the same name wins). */
 export const TEA_SHELL_PROVIDERS: Readonly<Record<string, ShellProviderConfig>> = {

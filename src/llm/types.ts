@@ -4,9 +4,17 @@
  * and transient-only retries, and records or replays exchanges for cassettes.
  */
 
-import type { ShellProviderConfig } from './shell-provider.ts'
-
 export type JsonSchema = Record<string, unknown>
+
+/** A command-line model (shell-provider.ts): `settings.shell_providers.<name>`. */
+export interface ShellProviderConfig {
+  command: string
+  args?: string[]
+  stdin_mode?: 'pipe' | 'file'
+  /** Seconds. */
+  timeout?: number
+  env?: Record<string, string>
+}
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant' | 'tool'
