@@ -2,6 +2,7 @@
 
 import type { Action } from './types.ts'
 import { fileActions } from './file/index.ts'
+import { flowActions } from './flow/index.ts'
 import { httpActions } from './http/index.ts'
 import { jsonActions } from './json/index.ts'
 import { llmActions } from './llm/index.ts'
@@ -10,5 +11,5 @@ import { toolsActions } from './tools/index.ts'
 import { aofActions } from './aof/index.ts'
 
 export function builtinActions(): Action[] {
-  return [...llmActions, ...jsonActions, ...memoryActions, ...httpActions, ...fileActions, ...toolsActions, ...aofActions]
+  return [...llmActions, ...jsonActions, ...memoryActions, ...httpActions, ...fileActions, ...toolsActions, ...aofActions, ...flowActions]
 }

@@ -19,6 +19,7 @@ import { teaKey, teaMessage } from './tea-dialect.ts'
 import type { AgentSettingsView } from '../actions/types.ts'
 import { checkReferences, type References } from './references.ts'
 import { expandSettingsEnv } from './env-vars.ts'
+import { lowerTeaNodes } from './tea-nodes.ts'
 import { DEFAULT_MAX_TEMPLATE_BYTES } from '../template/index.ts'
 import { START, type AgentSpec, type NodeSpec } from './types.ts'
 
@@ -58,6 +59,7 @@ export function loadAgentText(text: string, file: string, registry: Registry, op
     return { problems: [{ code: 'AGENT_INVALID', message: 'an agent file must be a YAML mapping with name and nodes', where: { line: 1, col: 1 } }] }
   }
   const expanded = expandSettingsEnv(parsed.data, parsed, options.env ?? process.env)
+  lowerTeaNodes(parsed.data)
   const structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
   const problems = structure.success ? expanded : [...expanded, ...structuralProblems(structure.issues, parsed)]
   const references = checkReferences(parsed.data, parsed, registry)
@@ -102,9 +104,9 @@ function unknownKeys(parent: Array<string | number>, parsed: Parsed): Problem[] 
     if (valid.includes(key)) continue
     const path = [...parent, key]
     const where = parsed.locate(path, true)
-    const tea = teaKey(path)
+    const tea = teaKey(path, mapping[key])
     if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea')) {
-      problems.push({ code: 'TEA_UNSUPPORTED', message: teaMessage(`'${path.join('.')}'`, tea.feature), where })
+      problems.push({ code: 'TEA_UNSUPPORTED', message: teaMessage(tea.key.startsWith('type: ') ? `'${path.join('.')}: ${String(mapping[key])}'` : `'${path.join('.')}'`, tea.feature), where })
       continue
     }
     const near = closest(key, valid).filter((k) => k !== key)

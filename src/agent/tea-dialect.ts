@@ -110,13 +110,13 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'nodes.*.timeout': supported('a time limit for the node'),
   'nodes.*.on_error': supported('retry, continue or fall back'),
   'nodes.*.fan_in': accepted("marks the node that joins TEA's parallel edges; tea reads the join from the edges"),
-  'nodes.*.type': planned('dynamic_parallel and while_loop node kinds'),
-  'nodes.*.steps': planned('sequential sub-steps'),
-  'nodes.*.items': planned('dynamic_parallel items'),
-  'nodes.*.item_var': planned('dynamic_parallel item variable'),
-  'nodes.*.index_var': planned('dynamic_parallel index variable'),
-  'nodes.*.max_concurrency': planned('dynamic_parallel concurrency'),
-  'nodes.*.fail_fast': planned('dynamic_parallel failure policy'),
+  'nodes.*.type': mapped('dynamic_parallel with action: or steps: (flow.map, items checkpointed one by one); while_loop and subgraph: are planned'),
+  'nodes.*.steps': mapped('sequential sub-steps (flow.steps)'),
+  'nodes.*.items': mapped('dynamic_parallel items'),
+  'nodes.*.item_var': mapped('dynamic_parallel item variable'),
+  'nodes.*.index_var': mapped('dynamic_parallel index variable'),
+  'nodes.*.max_concurrency': mapped('dynamic_parallel concurrency (default 4)'),
+  'nodes.*.fail_fast': mapped('dynamic_parallel failure policy (default true)'),
   'nodes.*.subgraph': planned('dynamic_parallel subgraph'),
   'nodes.*.condition': planned('while_loop condition'),
   'nodes.*.max_iterations': planned('while_loop bound'),
@@ -153,7 +153,7 @@ export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
   'http.*': supported('HTTP calls'),
   'json.*': supported('JSON parse and transform'),
   'state.set': planned('set state keys; a run: node or output: does it today'),
-  'memory.store': planned('memory on the LMDB store'),
+  'memory.store': supported('memory on the LMDB store (memory.get, memory.list, memory.delete too)'),
   'memory.mem0.*': absent('mem0 (a cloud service)'),
   'ltm.*': planned('long-term memory on the LMDB store'),
   'graph.*': absent("TEA's graph database"),
@@ -176,9 +176,18 @@ export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
   template: absent("TEA's template action; use json.transform or output:"),
 }
 
+/** TEA's node kinds (`type:`). dynamic_parallel is lowered (agent/tea-nodes.ts) unless it uses `subgraph:`. */
+export const TEA_NODE_TYPES: Readonly<Record<string, TeaFeature>> = {
+  dynamic_parallel: planned('dynamic_parallel with subgraph: (with action: or steps: it runs as flow.map)'),
+  while_loop: planned('a bounded loop of body: nodes while a condition holds'),
+}
+
 /** The TEA feature a key path names, with `*` for indexes and mapping keys matched either way. */
-export function teaKey(path: ReadonlyArray<string | number>): { key: string; feature: TeaFeature } | undefined {
+export function teaKey(path: ReadonlyArray<string | number>, value?: unknown): { key: string; feature: TeaFeature } | undefined {
   const general = path.map((p) => (typeof p === 'number' ? '*' : p)).join('.')
+  if (general === 'nodes.*.type' && typeof value === 'string') {
+    return { key: `type: ${value}`, feature: Object.hasOwn(TEA_NODE_TYPES, value) ? TEA_NODE_TYPES[value]! : absent(`a node kind TEA may have; tea does not know '${value}'`) }
+  }
   if (Object.hasOwn(TEA_KEYS, general)) return { key: general, feature: TEA_KEYS[general]! }
   return undefined
 }

@@ -78,15 +78,26 @@ export async function countCorpus(options: { limit?: number; runTimeoutMs?: numb
 /** The agent with every `run:` body replaced by `return {}` and every `language:` removed; otherwise as written. */
 export function stub(text: string): string {
   const doc = parseDocument(text)
-  const nodes = doc.get('nodes', true)
-  if (nodes && typeof nodes === 'object' && 'items' in nodes && Array.isArray(nodes.items)) {
-    for (const node of nodes.items as Array<{ has?(k: string): boolean; set(k: string, v: unknown): void; delete(k: string): void }>) {
-      if (typeof node?.has !== 'function') continue
-      if (node.has('run')) node.set('run', 'return {}')
-      node.delete('language')
-    }
-  }
+  stubNodes(doc.get('nodes', true))
   return doc.toString()
+}
+
+interface YamlMap {
+  has(k: string): boolean
+  get(k: string, keep: true): unknown
+  set(k: string, v: unknown): void
+  delete(k: string): void
+}
+
+/** Stubs each node's run: (and the run: of its steps:, a dynamic_parallel's steps, a while_loop's body). */
+function stubNodes(list: unknown): void {
+  if (!list || typeof list !== 'object' || !('items' in list) || !Array.isArray(list.items)) return
+  for (const node of list.items as YamlMap[]) {
+    if (typeof node?.has !== 'function') continue
+    if (node.has('run')) node.set('run', 'return {}')
+    node.delete('language')
+    for (const nested of ['steps', 'body']) if (node.has(nested)) stubNodes(node.get(nested, true))
+  }
 }
 
 async function countFile(entry: ManifestEntry, registry: ReturnType<typeof buildRegistry>, url: string, runTimeoutMs: number, stubbed: boolean): Promise<FileResult> {

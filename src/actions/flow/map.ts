@@ -1,0 +1,85 @@
+/**
+ * `flow.map`: one action, or a list of steps, for each item of a list, several at a time — TEA's
+ * `type: dynamic_parallel` node is lowered onto it (agent/tea-nodes.ts). Results come back in item order.
+ *
+ * Each item's result is checkpointed as it finishes (in the store's memory, under the run and node), so a run
+ * killed mid-way and resumed re-runs this node but not the items that had finished; the records are removed once
+ * the node's items are all done. An item that fails stops the map (`fail_fast`, the default) or becomes
+ * `{index, error: {code, message}}` in the results.
+ */
+
+import * as v from 'valibot'
+import { errorMessage, isTeaError, TeaError } from '../../core/errors.ts'
+import type { State } from '../../core/util.ts'
+import { defineAction, type ActionContext } from '../types.ts'
+import { runSteps, stepSchema, type Step } from './steps.ts'
+
+const params = v.pipe(
+  v.object({
+    items: v.pipe(v.array(v.unknown()), v.description('The list to map over (usually a template: "{{ state.files }}").')),
+    item_var: v.optional(v.pipe(v.string(), v.description('The name each item has in templates and code (default item).')), 'item'),
+    index_var: v.optional(v.pipe(v.string(), v.description("The name of the item's position (default index).")), 'index'),
+    max_concurrency: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Items run at the same time (default 4).')), 4),
+    fail_fast: v.optional(v.pipe(v.boolean(), v.description("Stop at the first failed item (default); false keeps going and records each item's error.")), true),
+    action: v.optional(
+      v.pipe(v.object({ uses: v.string(), with: v.optional(v.record(v.string(), v.unknown())) }), v.description('The action each item runs.')),
+    ),
+    steps: v.optional(v.pipe(v.array(stepSchema), v.description('Or: steps each item runs in order on a copy of the state.'))),
+  }),
+  v.check((p) => (p.action === undefined) !== (p.steps === undefined), 'give exactly one of `action` or `steps`'),
+)
+
+type Params = v.InferOutput<typeof params>
+
+export const flowMap = defineAction({
+  name: 'flow.map',
+  description: 'Runs an action, or steps, for each item of a list, several at a time; returns the results in item order. Each finished item is checkpointed.',
+  params,
+  raw: ['action', 'steps'],
+  run: (p, ctx) => map(p, ctx),
+})
+
+async function map(p: Params, ctx: ActionContext): Promise<State> {
+  const namespace = `flow.map:${ctx.runId}:${ctx.node}`
+  const results: unknown[] = new Array(p.items.length)
+  const pending: number[] = []
+  for (let i = 0; i < p.items.length; i++) {
+    const done = await ctx.store.memoryGet(namespace, String(i))
+    if (done.found) results[i] = done.value
+    else pending.push(i)
+  }
+  let failure: unknown
+  const worker = async (): Promise<void> => {
+    for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
+      if (failure !== undefined || ctx.signal.aborted) return
+      const extra = { [p.item_var]: p.items[next], [p.index_var]: next }
+      try {
+        results[next] = await runItem(p, ctx, extra)
+      } catch (e) {
+        if (p.fail_fast || !isTeaError(e)) {
+          failure ??= e
+          return
+        }
+        results[next] = { index: next, error: { code: e.code, message: errorMessage(e) } }
+      }
+      await ctx.store.memoryPut(namespace, String(next), results[next])
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(p.max_concurrency, Math.max(1, pending.length)) }, worker))
+  if (failure !== undefined) {
+    throw isTeaError(failure)
+      ? failure
+      : new TeaError('NODE_FAILED', `an item failed: ${errorMessage(failure)}`, { cause: failure, where: { node: ctx.node } })
+  }
+  if (ctx.signal.aborted) throw new TeaError('NODE_FAILED', 'cancelled while mapping', { where: { node: ctx.node } })
+  await Promise.all(p.items.map((_, i) => ctx.store.memoryDelete(namespace, String(i))))
+  return { result: results }
+}
+
+function runItem(p: Params, ctx: ActionContext, extra: Record<string, unknown>): Promise<unknown> {
+  if (p.action) {
+    const params = ctx.render(p.action.with ?? {}, extra, 'action.with')
+    return ctx.invoke(p.action.uses, params)
+  }
+  return runSteps(p.steps as Step[], ctx, ctx.state as State, extra, 'steps')
+}

@@ -1,0 +1,53 @@
+/**
+ * TEA's node kinds, lowered onto tea's own nodes before the file is validated, so the rest of the loader, the
+ * engine and its checkpoints see plain action nodes:
+ * - `type: dynamic_parallel` with `items`, `item_var`, `index_var`, `max_concurrency`, `fail_fast` and `action:`
+ *   (`{uses, with}`) or `steps:` becomes a `flow.map` node; its results go to `output` (default
+ *   `parallel_results`), and its `fan_in:` node is where it goes next when no edge or goto says otherwise;
+ * - a node with `steps:` becomes a `flow.steps` node.
+ * What cannot be lowered (`subgraph:`, `type: while_loop`) is left as written, and the loader names it as a TEA
+ * feature tea does not have yet (tea-dialect.ts). Problems inside a lowered node point at the node.
+ */
+
+import { isPlainObject } from '../core/util.ts'
+
+const MAP_KEYS = ['items', 'item_var', 'index_var', 'max_concurrency', 'fail_fast'] as const
+/** What the lowering consumes; any other key stays on the node, so the loader still reports what it does not know. */
+const CONSUMED = new Set<string>([...MAP_KEYS, 'type', 'action', 'steps', 'fan_in', 'output'])
+
+/** Rewrites, in place, the TEA node kinds of `data.nodes` that tea runs. */
+export function lowerTeaNodes(data: Record<string, unknown>): void {
+  if (!Array.isArray(data.nodes)) return
+  const edgeSources = new Set((Array.isArray(data.edges) ? data.edges : []).filter(isPlainObject).map((e) => e.from))
+  data.nodes = data.nodes.map((n) => {
+    if (!isPlainObject(n)) return n
+    if (n.type === 'dynamic_parallel' && n.subgraph === undefined && (isPlainObject(n.action) || Array.isArray(n.steps))) return dynamicParallel(n, edgeSources)
+    if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n)
+    return n
+  })
+}
+
+function dynamicParallel(n: Record<string, unknown>, edgeSources: Set<unknown>): Record<string, unknown> {
+  const out = unconsumed(n)
+  const args: Record<string, unknown> = {}
+  for (const k of MAP_KEYS) if (n[k] !== undefined) args[k] = n[k]
+  if (isPlainObject(n.action)) {
+    const { uses, action, with: params } = n.action
+    args.action = { uses: uses ?? action, ...(params !== undefined && { with: params }) }
+  } else args.steps = n.steps
+  out.uses = 'flow.map'
+  out.with = args
+  out.output = { [typeof n.output === 'string' ? n.output : 'parallel_results']: '{{ result.result }}' }
+  if (typeof n.fan_in === 'string' && out.goto === undefined && out.next === undefined && !edgeSources.has(n.name)) out.goto = n.fan_in
+  return out
+}
+
+function steps(n: Record<string, unknown>): Record<string, unknown> {
+  return { ...unconsumed(n), uses: 'flow.steps', with: { steps: n.steps }, ...(n.output !== undefined && { output: n.output }) }
+}
+
+function unconsumed(n: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [k, value] of Object.entries(n)) if (!CONSUMED.has(k)) out[k] = value
+  return out
+}

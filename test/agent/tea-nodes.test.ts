@@ -1,0 +1,118 @@
+/**
+ * Issue 10 item 6: TEA's `type: dynamic_parallel` (action: or steps:) and `steps:` nodes, lowered onto flow.map and
+ * flow.steps; items are checkpointed one by one, so a resumed run does not redo finished items.
+ */
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { createMemoryStore } from '../../src/store/memory-store.ts'
+import { rejection } from '../support/expect.ts'
+import { calls, load, nodesRun, run } from '../engine/harness.ts'
+
+const DP_ACTION = `name: dp
+nodes:
+  - name: prepare
+    run: "return { files: ['a', 'b', 'c'] }"
+  - name: fan_out
+    type: dynamic_parallel
+    items: "{{ state.files }}"
+    item_var: f
+    max_concurrency: 2
+    fan_in: collect
+    action:
+      uses: test.echo
+      with: { name: "{{ f }}", at: "{{ index }}", prefix: "{{ state.files | length }}" }
+  - name: collect
+    fan_in: true
+    run: "return { names: state.parallel_results.map((r) => r.name + r.at) }"
+`
+
+test('10-6 dynamic_parallel with action: runs it per item, results in item order, then goes to fan_in', async () => {
+  const ran = await run(DP_ACTION)
+  assert.is(ran.status, 'completed', JSON.stringify(ran.error))
+  assert.equal(ran.state.names, ['a0', 'b1', 'c2'])
+  assert.equal(nodesRun(ran.events), ['prepare', 'fan_out', 'collect'])
+})
+
+test('10-6 dynamic_parallel with steps: each item runs the steps on a copy of the state; steps: nodes run in order', async () => {
+  const ran = await run(`name: dps
+nodes:
+  - name: fan
+    type: dynamic_parallel
+    items: [1, 2, 3]
+    output: doubled
+    steps:
+      - name: double
+        run: "return { d: item * 2 }"
+      - name: label
+        uses: test.echo
+        with: { label: "n{{ state.d }}" }
+  - name: seq
+    steps:
+      - run: "return { a: 1 }"
+      - uses: test.echo
+        with: { b: "{{ state.a + 1 }}" }
+        output: { b: "{{ result.b }}" }
+`)
+  assert.is(ran.status, 'completed', JSON.stringify(ran.error))
+  assert.equal(ran.state.doubled, [
+    { d: 2, label: 'n2' },
+    { d: 4, label: 'n4' },
+    { d: 6, label: 'n6' },
+  ])
+  assert.equal([ran.state.a, ran.state.b], [1, 2])
+})
+
+test('10-6 fail_fast: false records failed items and goes on; fail_fast (the default) stops the node', async () => {
+  const yaml = (failFast: boolean) => `name: ff
+nodes:
+  - name: fan
+    type: dynamic_parallel
+    items: [1, 0, 2]
+    fail_fast: ${failFast}
+    steps:
+      - run: "if (item === 0) throw new Error('zero'); return { inv: 1 / item }"
+`
+  const kept = await run(yaml(false))
+  assert.is(kept.status, 'completed')
+  const results = kept.state.parallel_results as Array<Record<string, unknown>>
+  assert.equal(results[0], { inv: 1 })
+  assert.equal((results[1] as { index: number; error: { code: string } }).error.code, 'CODE_ERROR')
+  const stopped = await run(yaml(true))
+  assert.is(stopped.status, 'failed')
+  assert.is(stopped.error?.code, 'CODE_ERROR')
+})
+
+test('10-6 a run stopped mid-map resumes without redoing the items that had finished', async () => {
+  const store = createMemoryStore()
+  const yaml = `name: resumable
+nodes:
+  - name: fan
+    type: dynamic_parallel
+    items: [1, 2, 3, 4]
+    max_concurrency: 1
+    action:
+      uses: test.flaky
+      with: { key: "item{{ item }}", succeed_after: "{{ 0 if item != 3 else 1 }}" }
+  - name: done
+    run: "return { n: state.parallel_results.length }"
+`
+  for (const k of Object.keys(calls)) delete calls[k]
+  const first = await run(yaml, { store, runId: 'm' })
+  assert.is(first.status, 'failed', 'item 3 fails the first time')
+  assert.equal([calls.item1, calls.item2, calls.item3, calls.item4], [1, 1, 1, undefined])
+  const resumed = await run(yaml, { store, runId: 'm', resume: true })
+  assert.is(resumed.status, 'completed', JSON.stringify(resumed.error))
+  assert.is(resumed.state.n, 4)
+  assert.equal([calls.item1, calls.item2, calls.item3, calls.item4], [1, 1, 2, 1], 'items 1 and 2 were not run again')
+  assert.equal(await store.memoryList('flow.map:m:fan'), [], 'the item records are removed once the node is done')
+})
+
+test('10-6 what is not lowered is named: while_loop, dynamic_parallel with subgraph:', async () => {
+  const loop = await rejection(() => load('name: w\nnodes:\n  - name: l\n    type: while_loop\n    condition: "state.n < 3"\n    max_iterations: 5\n    body: []\n'))
+  assert.match(String(loop), "TEA_UNSUPPORTED 'nodes.0.type: while_loop' is a TEA feature that tea does not provide yet")
+  assert.not.match(String(loop), "needs 'uses:'")
+  const sub = await rejection(() => load('name: s\nnodes:\n  - name: f\n    type: dynamic_parallel\n    items: [1]\n    subgraph: ./other.yaml\n'))
+  assert.match(String(sub), "'nodes.0.subgraph'")
+})
+
+test.run()
