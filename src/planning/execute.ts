@@ -2,7 +2,8 @@
  * `plan.execute`: runs a plan's subtasks on the worker pool in dependency order (scheduler.ts), records each
  * finished subtask in the store as it finishes (checkpoint.ts), and returns the plan with every status and
  * result, `subtask_results` (completed ones, in topological order), `plan_progress`, `replan_count` and `success`.
- * A plan already recorded for this run and node is resumed: completed subtasks keep their results and do not run.
+ * A plan already recorded for this run and node is resumed: completed subtasks keep their results and do not run,
+ * and the result is the same, keys in the same order, as an uninterrupted execution's (`canonicalPlan`).
  */
 
 import type { Action, ActionContext } from '../actions/types.ts'
