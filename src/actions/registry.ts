@@ -57,7 +57,31 @@ export function unknownAction(name: string, known: Iterable<string>, where?: Whe
 /** Every problem with `params` against the action's schema, each with its path; empty when valid. */
 export function paramIssues(action: Action, params: unknown): Issue[] {
   const result = v.safeParse(action.params, params ?? {})
-  return result.success ? [] : toIssues(result.issues)
+  return [...unknownParams(action, params), ...(result.success ? [] : toIssues(result.issues))]
+}
+
+/**
+ * Keys of `params` the action does not take. Action schemas are plain objects, which would drop them silently
+ * at run time; an agent file that names a parameter that does nothing is an error at load instead (a typo, or a
+ * parameter another runtime has). Actions whose params are an open mapping take any key.
+ */
+function unknownParams(action: Action, params: unknown): Issue[] {
+  const keys = paramKeys(action.params)
+  if (!keys || typeof params !== 'object' || params === null || Array.isArray(params)) return []
+  return Object.keys(params)
+    .filter((k) => !keys.includes(k))
+    .map((k) => {
+      const near = closest(k, keys)
+      return { code: 'unknown_parameter', message: `unknown parameter '${k}' for ${action.name}${near.length ? ` (did you mean '${near[0]}'?)` : ''}; it takes: ${keys.join(', ')}`, path: [k] }
+    })
+}
+
+/** The top-level keys an object schema (possibly inside a pipe) declares; undefined for any other schema. */
+function paramKeys(schema: unknown): string[] | undefined {
+  const s = schema as { type?: string; entries?: Record<string, unknown>; pipe?: unknown[] }
+  if ((s.type === 'object' || s.type === 'strict_object' || s.type === 'loose_object') && s.entries) return s.type === 'loose_object' ? undefined : Object.keys(s.entries)
+  if (Array.isArray(s.pipe) && s.pipe.length > 0) return paramKeys(s.pipe[0])
+  return undefined
 }
 
 /** The params as the action's schema outputs them, or INVALID_PARAMS at `where` listing every issue. */

@@ -107,7 +107,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
       const templated = templatedPaths(n.with ?? {}, [])
       for (const issue of paramIssues(action, n.with ?? {})) {
         const path = issue.path ?? []
-        if (templated.some((t) => startsWith(path, t) || startsWith(t, path))) continue
+        if (issue.code !== 'unknown_parameter' && templated.some((t) => startsWith(path, t) || startsWith(t, path))) continue
         at([...here, 'with', ...path], 'INVALID_PARAMS', issue.message, { node: label, field: ['with', ...path].join('.') })
       }
     }

@@ -53,6 +53,13 @@ test("TEA actions tea lacks are TEA_UNSUPPORTED naming them; state.set is not 'd
   ])
 })
 
+test('unknown with: keys are load errors for every action, templated or not; open-mapping actions take any key', () => {
+  const got = problems('name: x\nnodes:\n  - name: a\n    uses: json.parse\n    with: { text: "{}", strictt: true, extra: "{{ state.x }}" }\n')
+  assert.equal(got.length, 2, got.join('\n'))
+  assert.match(got[0]!, "INVALID_PARAMS unknown parameter 'strictt' for json.parse (did you mean 'strict'?)")
+  assert.match(got[1]!, "unknown parameter 'extra' for json.parse")
+})
+
 test('a file with two YAML documents gets a message for an agent author', () => {
   const [p] = problems('name: a\nnodes: []\n---\nname: b\n')
   assert.match(p!, 'YAML_SYNTAX the file holds more than one YAML document')
