@@ -142,7 +142,7 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
 export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
   'llm.call': supported('a model call'),
   'llm.stream': supported('a streamed model call'),
-  'llm.chat': planned('a chat call with history'),
+  'llm.chat': supported('= llm.call, with tokens_used'),
   'llm.embed': planned("embeddings (Ollama's embeddings API)"),
   'plan.*': supported('planning: decompose, execute, replan, status'),
   'retry.loop': planned('a bounded correction loop (the retry/validate issue)'),

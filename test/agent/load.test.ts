@@ -131,8 +131,8 @@ test('a problem inside a node is placed at its line, node and field; the text is
       ['TEMPLATE_SYNTAX', { line: 7, col: 19, node: 'b', field: 'with.text', template: '{{ state.x ' }],
     ],
   )
-  assert.is(problems[0]!.message, "unknown action 'llm.cal' (did you mean 'llm.call', 'llm.stream'?)", 'the message does not name the node')
-  assert.is(formatProblem('a.yaml', problems[0]!), "a.yaml:4:11: UNKNOWN_ACTION node 'a': unknown action 'llm.cal' (did you mean 'llm.call', 'llm.stream'?)")
+  assert.is(problems[0]!.message, "unknown action 'llm.cal' (did you mean 'llm.call', 'llm.chat', 'llm.stream'?)", 'the message does not name the node')
+  assert.is(formatProblem('a.yaml', problems[0]!), "a.yaml:4:11: UNKNOWN_ACTION node 'a': unknown action 'llm.cal' (did you mean 'llm.call', 'llm.chat', 'llm.stream'?)")
   const e = invalidAgent('a.yaml', problems)
   assert.equal(e.where, { file: 'a.yaml' })
   assert.equal(e.issues?.map((i) => i.where?.file), ['a.yaml', 'a.yaml'])

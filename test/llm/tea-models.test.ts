@@ -100,7 +100,7 @@ nodes:
       response_format: { type: json_object }
     output: { one: "{{ result.parsed }}" }
   - name: compatible
-    uses: llm.call
+    uses: llm.chat
     with:
       model: openai:llama
       prompt: "two"
@@ -117,6 +117,7 @@ nodes:
   assert.equal(r.state.one, { a: 1 })
   assert.equal([openai!.body.max_tokens, openai!.body.stop, openai!.body.top_k], [32, ['END'], 5])
   assert.is(openai!.headers.authorization, 'Bearer from-the-file')
+  assert.is(typeof r.state.two, 'string', 'llm.chat answers as llm.call')
 })
 
 t.run()

@@ -1,6 +1,6 @@
 import type { Action } from '../types.ts'
-import { llmCall } from './call.ts'
+import { llmCall, llmChat } from './call.ts'
 import { llmStream } from './stream.ts'
 
-/** `llm.call` and `llm.stream`. */
-export const llmActions: Action[] = [llmCall, llmStream]
+/** `llm.call`, `llm.stream` and TEA's `llm.chat`. */
+export const llmActions: Action[] = [llmCall, llmStream, llmChat]
