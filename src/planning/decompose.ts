@@ -45,8 +45,10 @@ export const decomposeAction: Action<DecomposeParams> = {
 }
 
 export async function decompose(params: DecomposeParams, ctx: ActionContext): Promise<{ plan: unknown; plan_id: string; subtask_count: number }> {
+  // planner: is raw for its prompt_template's sake; its model is a template over the state like any parameter.
+  const plannerModelParam = params.planner?.model === undefined ? undefined : String(ctx.render(params.planner.model, {}, 'planner.model'))
   const settings = {
-    model: plannerModel(ctx, params.planner?.model, params.model),
+    model: plannerModel(ctx, plannerModelParam, params.model),
     temperature: params.planner?.temperature ?? params.temperature,
   }
   const template = params.planner?.prompt_template ?? params.prompt_template

@@ -81,7 +81,13 @@ export function readPlan(value: unknown): Plan {
       hint: 'run plan.decompose first, or pass `plan: "{{ state.plan }}"`',
     })
   const r = v.safeParse(planShape, value)
-  if (!r.success) throw new TeaError('PLAN_INVALID', 'the plan is malformed', { issues: toIssues(r.issues) })
+  if (!r.success) {
+    // plan.decompose's whole result ({plan, plan_id, subtask_count}) instead of its plan: say where the plan is.
+    const wrapped = typeof value === 'object' && 'plan' in value && 'plan_id' in value && v.is(planShape, (value as { plan: unknown }).plan)
+    throw new TeaError('PLAN_INVALID', wrapped ? "this is plan.decompose's whole result, not the plan: the plan is its `plan` key" : 'the plan is malformed', {
+      ...(wrapped ? { hint: 'pass `plan: "{{ state.plan.plan }}"` (or give plan.decompose output: {plan: "{{ result.plan }}"})' } : { issues: toIssues(r.issues) }),
+    })
+  }
   const p = r.output
   const plan = {
     ...p,

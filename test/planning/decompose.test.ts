@@ -4,6 +4,7 @@ import * as v from 'valibot'
 import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import { createLlmClient } from '../../src/llm/client.ts'
 import { decompose, decomposeParams } from '../../src/planning/decompose.ts'
+import { readPlan } from '../../src/planning/plan.ts'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
 import { planningContext, reply, scriptedLlm } from './helpers.ts'
 import { teaRejection } from '../support/expect.ts'
@@ -173,6 +174,26 @@ test('001.3R-INT-004 a transient model error (503, then reset) is retried and th
   } finally {
     await server.close()
   }
+})
+
+test("10-11 planner.model is rendered like any parameter (planner: stays raw only for its prompt_template)", async () => {
+  const llm = scriptedLlm([reply([{ id: 'A', description: 'a', dependencies: [] }])])
+  const ctx = planningContext(llm, { state: { m: 'ollama:small' } })
+  await decompose(params({ goal: 'g', planner: { model: '{{ state.m }}' } }), ctx)
+  assert.is(llm.requests[0]!.model, 'ollama:small')
+  ctx.cleanup()
+})
+
+test("10-11 plan.execute given plan.decompose's whole result says where the plan is", async () => {
+  const llm = scriptedLlm([reply([{ id: 'A', description: 'a', dependencies: [] }])])
+  const ctx = planningContext(llm)
+  const whole = await decompose(params({ goal: 'g' }), ctx)
+  const e = await teaRejection(() => readPlan(whole))
+  assert.is(e.code, 'PLAN_INVALID')
+  assert.match(e.message, "plan.decompose's whole result")
+  assert.match(e.hint ?? '', '{{ state.plan.plan }}')
+  assert.is(readPlan(whole.plan).goal, 'g')
+  ctx.cleanup()
 })
 
 test.run()
