@@ -12,7 +12,7 @@ import type { HostCaller, HostMethods, PoolTask, TaskResult } from '../pool/inde
 import { TeaError } from '../core/errors.ts'
 import type { Where } from '../core/issues.ts'
 import type { RunEvent } from '../core/events.ts'
-import type { LlmClient, LlmRequest } from '../llm/types.ts'
+import type { EmbedRequest, LlmClient, LlmRequest } from '../llm/types.ts'
 import { RunContext, type ContextServices } from './context.ts'
 import { validateParams, type Registry } from './registry.ts'
 import { ACTION_STORE_METHODS, type ActionContext, type ActionStore, type AgentSettingsView } from './types.ts'
@@ -45,6 +45,8 @@ export function taskContext(ctx: ActionContext, state: Record<string, unknown>):
 export function hostMethods(ctx: ActionContext): HostMethods {
   const host: HostMethods = {
     'llm.call': (request: LlmRequest) => ctx.llm.call({ ...request, signal: ctx.signal }),
+    'llm.embed': (request: EmbedRequest) =>
+      ctx.llm.embed ? ctx.llm.embed({ ...request, signal: ctx.signal }) : Promise.reject(new TeaError('LLM_BAD_MODEL', 'this model client has no embeddings')),
     emit: (event: RunEvent) => ctx.emit(event),
   }
   for (const method of ACTION_STORE_METHODS) host[`store.${method}`] = (...args: unknown[]) => (ctx.store[method] as (...a: unknown[]) => unknown)(...args)
@@ -67,6 +69,10 @@ export function remoteContext(context: TaskContext, where: Where | undefined, ho
       // worker's model call is not streamed token by token.
       const { onToken: _t, signal: _s, ...rest } = request
       return call('llm.call', rest) as ReturnType<LlmClient['call']>
+    },
+    embed(request) {
+      const { signal: _s, ...rest } = request
+      return call('llm.embed', rest) as ReturnType<NonNullable<LlmClient['embed']>>
     },
     close: async () => {},
   }

@@ -143,7 +143,7 @@ export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
   'llm.call': supported('a model call'),
   'llm.stream': supported('a streamed model call'),
   'llm.chat': supported('= llm.call, with tokens_used'),
-  'llm.embed': planned("embeddings (Ollama's embeddings API)"),
+  'llm.embed': supported("embeddings (Ollama's /api/embed, OpenAI's /v1/embeddings)"),
   'plan.*': supported('planning: decompose, execute, replan, status'),
   'retry.loop': planned('a bounded correction loop (the retry/validate issue)'),
   'reflection.loop': planned('a reflection loop (the reasoning issue)'),

@@ -240,7 +240,10 @@ function clientFor(spec: AgentSpec, services: RunServices): { client: LlmClient;
   const owned = typeof services.llm === 'function'
   const client = typeof services.llm === 'function' ? services.llm(spec) : services.llm
   const model = services.model
-  const routed: LlmClient = model ? { call: (request) => client.call({ ...request, model, provider: undefined }), close: () => client.close() } : client
+  // Embeddings keep their own model: an override names a chat model.
+  const routed: LlmClient = model
+    ? { call: (request) => client.call({ ...request, model, provider: undefined }), ...(client.embed && { embed: client.embed.bind(client) }), close: () => client.close() }
+    : client
   return { client: routed, release: owned ? () => client.close() : async () => {} }
 }
 

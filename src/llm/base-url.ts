@@ -56,3 +56,8 @@ function nonEmpty(v: string | undefined): string | undefined {
 function stripSlash(url: string): string {
   return url.replace(/\/+$/, '')
 }
+
+/** `<base>/v1/embeddings`, whether or not the base already ends in `/v1`. */
+export function embeddingsUrl(base: string): string {
+  return chatCompletionsUrl(base).replace(/\/chat\/completions$/, '/embeddings')
+}

@@ -18,7 +18,7 @@ import { createShellProvider } from './shell-provider.ts'
 import { isTransient, mayRetry, retryDelay } from './retry-policy.ts'
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, mergeLlmSettings } from './settings.ts'
 import { parseStructured } from './structured.ts'
-import type { LlmClient, LlmProvider, LlmRequest, LlmResult, LlmSettings, ProviderReply } from './types.ts'
+import type { EmbedRequest, EmbedResult, LlmClient, LlmProvider, LlmRequest, LlmResult, LlmSettings, ProviderReply } from './types.ts'
 
 export interface LlmClientOptions {
   env: NodeJS.ProcessEnv
@@ -121,6 +121,29 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         }
         return finish(reply, spec, settings, attempt)
       }
+    },
+    async embed(request: EmbedRequest): Promise<EmbedResult> {
+      const settings = mergeLlmSettings(options.defaults, request)
+      if (settings.model === undefined || settings.model === '') {
+        throw new TeaError('LLM_BAD_MODEL', 'no model given for this embeddings call', { hint: 'set with.model on the node (an embeddings model, e.g. ollama:nomic-embed-text) or settings.llm.model' })
+      }
+      const spec = resolveModel(settings.model, settings.provider, options.env)
+      const provider = providerFor(spec)
+      if (!provider.embed) {
+        throw new TeaError('LLM_BAD_MODEL', `model ${formatModelSpec(spec)} cannot make embeddings${replay ? ' (a cassette holds chat replies only)' : ''}`, {
+          hint: 'use an ollama: or openai: embeddings model',
+        })
+      }
+      const timeoutS = checkNumber('timeout', settings.timeout ?? DEFAULT_TIMEOUT_S, (n) => n > 0, 'a positive number of seconds')
+      const embeddings = await provider.embed({
+        model: spec.model,
+        input: request.input,
+        timeoutMs: timeoutS * 1000,
+        ...(settings.base_url === undefined ? {} : { baseUrl: settings.base_url }),
+        ...(settings.api_key === undefined ? {} : { apiKey: settings.api_key }),
+        ...(request.signal ? { signal: request.signal } : {}),
+      })
+      return { embeddings, model: formatModelSpec(spec) }
     },
     async close(): Promise<void> {
       // Cassette lines are appended synchronously as calls finish; nothing is buffered.

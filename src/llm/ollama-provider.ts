@@ -8,6 +8,7 @@
 import { Ollama } from 'ollama/browser'
 import type { ChatResponse } from 'ollama/browser'
 import { attemptSignal } from './attempt-signal.ts'
+import { ollamaEmbed } from './embed-http.ts'
 import { resolveOllamaUrl } from './base-url.ts'
 import type { ServerRef } from './failure.ts'
 import { badResponse, classifyFailure } from './failure.ts'
@@ -19,6 +20,7 @@ import type { LlmProvider, LlmUsage, ProviderReply, ProviderRequest } from './ty
 export function createOllamaProvider(env: NodeJS.ProcessEnv): LlmProvider {
   return {
     name: 'ollama',
+    embed: (request) => ollamaEmbed(request, env),
     async chat(request) {
       const url = resolveOllamaUrl(request.baseUrl, env)
       const server: ServerRef = {

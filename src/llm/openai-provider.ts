@@ -7,6 +7,7 @@
 
 import { TeaError } from '../core/errors.ts'
 import { attemptSignal } from './attempt-signal.ts'
+import { openAiEmbed } from './embed-http.ts'
 import { chatCompletionsUrl, resolveOpenAiUrl } from './base-url.ts'
 import type { ServerRef } from './failure.ts'
 import { ReplyEndedEarly, badResponse, classifyFailure, httpError } from './failure.ts'
@@ -19,6 +20,7 @@ import type { LlmProvider, LlmUsage, ProviderReply, ProviderRequest } from './ty
 export function createOpenAiProvider(env: NodeJS.ProcessEnv): LlmProvider {
   return {
     name: 'openai',
+    embed: (request) => openAiEmbed(request, env),
     async chat(request) {
       const base = resolveOpenAiUrl(request.baseUrl, env)
       if (base === undefined) {

@@ -38,6 +38,8 @@ export function createCassetteWriter(path: string): CassetteWriter {
 export function recordingProvider(inner: LlmProvider, writer: CassetteWriter): LlmProvider {
   return {
     name: inner.name,
+    // Embeddings pass through unrecorded: a cassette holds chat replies.
+    ...(inner.embed && { embed: inner.embed }),
     async chat(request) {
       const tokens: string[] = []
       const onToken = request.onToken

@@ -80,6 +80,8 @@ export interface LlmResult {
 export interface LlmProvider {
   readonly name: string
   chat(request: ProviderRequest): Promise<ProviderReply>
+  /** One vector per input text; providers without embeddings leave it out. */
+  embed?(request: ProviderEmbedRequest): Promise<number[][]>
 }
 
 export interface ProviderRequest {
@@ -100,13 +102,36 @@ export interface ProviderRequest {
   signal?: AbortSignal
 }
 
+export interface ProviderEmbedRequest {
+  model: string
+  input: string[]
+  baseUrl?: string
+  apiKey?: string
+  timeoutMs: number
+  signal?: AbortSignal
+}
+
 export interface ProviderReply {
   content: string
   usage: LlmUsage
 }
 
+/** One embeddings call: texts in, one vector per text out. Settings as for a chat call. */
+export interface EmbedRequest extends Pick<LlmSettings, 'model' | 'provider' | 'base_url' | 'timeout' | 'api_key'> {
+  input: string[]
+  signal?: AbortSignal
+}
+
+export interface EmbedResult {
+  embeddings: number[][]
+  /** `provider:model`. */
+  model: string
+}
+
 export interface LlmClient {
   call(request: LlmRequest): Promise<LlmResult>
+  /** Embeddings (Ollama's `/api/embed`, OpenAI's `/v1/embeddings`); absent where a client has none. */
+  embed?(request: EmbedRequest): Promise<EmbedResult>
   /** Writes any pending cassette entries. */
   close(): Promise<void>
 }

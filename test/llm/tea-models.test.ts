@@ -9,7 +9,7 @@ import { startRun } from '../../src/engine/lifecycle.ts'
 import { buildRegistry } from '../../src/features.ts'
 import { createLlmClient } from '../../src/llm/client.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
-import { type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.ts'
+import { fakeEmbedding, type FakeModelServer, startFakeModelServer } from '../support/fake-model-server.ts'
 
 const t = suite<{ server: FakeModelServer }>('TEA model naming')
 t.before.each(async (ctx) => {
@@ -118,6 +118,41 @@ nodes:
   assert.equal([openai!.body.max_tokens, openai!.body.stop, openai!.body.top_k], [32, ['END'], 5])
   assert.is(openai!.headers.authorization, 'Bearer from-the-file')
   assert.is(typeof r.state.two, 'string', 'llm.chat answers as llm.call')
+})
+
+t("10-9 llm.embed: one text or a list, through Ollama's /api/embed and OpenAI's /v1/embeddings", async ({ server }) => {
+  const yaml = `name: embed
+settings:
+  llm: { api_base: BASE }
+nodes:
+  - name: one
+    uses: llm.embed
+    with: { model: "ollama:nomic-embed-text", text: "pumps" }
+    output: { v: "{{ result.embedding }}", dims: "{{ result.dimensions }}", m: "{{ result.model }}" }
+  - name: many
+    uses: llm.embed
+    with: { model: "openai:text-embedding-3-small", text: ["a", "bb"] }
+    output: { vs: "{{ result.embeddings }}" }
+`
+  const r = await runAgent(server, yaml)
+  assert.is(r.status, 'completed', JSON.stringify(r.error))
+  assert.equal([r.state.v, r.state.dims, r.state.m], [fakeEmbedding('pumps'), 8, 'ollama:nomic-embed-text'])
+  assert.equal(r.state.vs, [fakeEmbedding('a'), fakeEmbedding('bb')])
+  assert.equal(
+    server.requests.filter((q) => q.path.includes('embed')).map((q) => [q.path, q.body.model]),
+    [
+      ['/api/embed', 'nomic-embed-text'],
+      ['/v1/embeddings', 'text-embedding-3-small'],
+    ],
+  )
+})
+
+t('10-9 llm.embed against a server that is not there is LLM_UNREACHABLE', async () => {
+  const registry = buildRegistry()
+  const { spec } = loadAgentText('name: e\nnodes:\n  - name: a\n    uses: llm.embed\n    with: { model: "ollama:x", text: "t", base_url: "http://127.0.0.1:9" }\n', '/tmp/e.yaml', registry)
+  const llm = createLlmClient({ env: {}, defaults: spec!.settings.llm })
+  const r = await startRun(spec!, { store: createMemoryStore(), registry, llm }, { runId: 'r' })
+  assert.is(r.error?.code, 'LLM_UNREACHABLE')
 })
 
 t.run()

@@ -1,7 +1,8 @@
 /**
  * A scripted model server for tests: a real HTTP server on 127.0.0.1 speaking Ollama's API (`/api/chat`,
  * `/api/generate` — JSON or streamed NDJSON — `/api/tags`, `/api/version`) and OpenAI's `/v1/chat/completions`
- * (JSON or SSE), so code under test goes through the real client libraries.
+ * (JSON or SSE), so code under test goes through the real client libraries. Embeddings (`/api/embed`,
+ * `/v1/embeddings`) are answered, unscripted, with a small vector derived from each input text (`fakeEmbedding`).
  *
  * Each chat/generate request takes the first queued step whose `match` (if any) occurs in its messages; a step
  * without `repeat` is used once. A step is one of:
@@ -124,6 +125,15 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
     requests.push(received)
     options.onRequest?.(received)
     if (received.path === '/api/version') return json(res, 200, { version: '0.0.0-fake' })
+    if (received.method === 'POST' && (received.path === '/api/embed' || received.path === '/v1/embeddings')) {
+      const input: unknown = received.body?.input
+      const texts = (Array.isArray(input) ? input : [input]).map(String)
+      const model = typeof received.body?.model === 'string' ? received.body.model : 'fake'
+      const vectors = texts.map(fakeEmbedding)
+      return received.path === '/api/embed'
+        ? json(res, 200, { model, embeddings: vectors })
+        : json(res, 200, { object: 'list', model, data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })) })
+    }
     if (received.path === '/api/tags') return json(res, 200, { models: models.map((name) => ({ name, model: name, size: 1, digest: 'fake', modified_at: '2026-01-01T00:00:00Z' })) })
     const api = ROUTES[received.path]
     if (!api || received.method !== 'POST') return json(res, 404, { error: `fake model server: no route ${received.method} ${received.path}` })
@@ -251,6 +261,13 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
         server.closeAllConnections()
       }),
   }
+}
+
+/** A deterministic 8-number vector for a text (its character codes folded), for tests of embeddings. */
+export function fakeEmbedding(text: string): number[] {
+  const v = new Array<number>(8).fill(0)
+  for (let i = 0; i < text.length; i++) v[i % 8]! += text.charCodeAt(i) / 1000
+  return v.map((x) => Math.round(x * 1000) / 1000)
 }
 
 function contentOf(step: Step, req: ReceivedRequest): string {
