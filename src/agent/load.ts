@@ -100,6 +100,7 @@ function unknownKeys(parent: Array<string | number>, parsed: Parsed): Problem[] 
   for (const p of parent) mapping = isPlainObject(mapping) || Array.isArray(mapping) ? (mapping as Record<string, unknown>)[p] : undefined
   if (!isPlainObject(mapping)) return []
   const problems: Problem[] = []
+  const teaParts: Problem[] = []
   for (const key of Object.keys(mapping)) {
     if (valid.includes(key)) continue
     const path = [...parent, key]
@@ -109,11 +110,17 @@ function unknownKeys(parent: Array<string | number>, parsed: Parsed): Problem[] 
       problems.push({ code: 'TEA_UNSUPPORTED', message: teaMessage(tea.key.startsWith('type: ') ? `'${path.join('.')}: ${String(mapping[key])}'` : `'${path.join('.')}'`, tea.feature), where })
       continue
     }
+    // A key tea maps that is still here belongs to a TEA construct that was not lowered because of what the
+    // TEA_UNSUPPORTED problems beside it name; saying it is unknown too would only add noise.
+    if (tea?.feature.status === 'mapped') {
+      teaParts.push({ code: 'UNKNOWN_KEY', message: `unknown key '${path.join('.')}'`, where })
+      continue
+    }
     const near = closest(key, valid).filter((k) => k !== key)
     const hint = near.length ? ` (did you mean '${near[0]}'?)` : ''
     problems.push({ code: 'UNKNOWN_KEY', message: `unknown key '${path.join('.')}'${hint}`, where })
   }
-  return problems
+  return problems.some((p) => p.code === 'TEA_UNSUPPORTED') ? problems : [...problems, ...teaParts]
 }
 
 

@@ -110,7 +110,7 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'nodes.*.timeout': supported('a time limit for the node'),
   'nodes.*.on_error': supported('retry, continue or fall back'),
   'nodes.*.fan_in': accepted("marks the node that joins TEA's parallel edges; tea reads the join from the edges"),
-  'nodes.*.type': mapped('dynamic_parallel with action: or steps: (flow.map, items checkpointed one by one); while_loop and subgraph: are planned'),
+  'nodes.*.type': mapped('dynamic_parallel with action: or steps: (flow.map, items checkpointed one by one), while_loop (flow.while); subgraph: is planned'),
   'nodes.*.steps': mapped('sequential sub-steps (flow.steps)'),
   'nodes.*.items': mapped('dynamic_parallel items'),
   'nodes.*.item_var': mapped('dynamic_parallel item variable'),
@@ -118,9 +118,9 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'nodes.*.max_concurrency': mapped('dynamic_parallel concurrency (default 4)'),
   'nodes.*.fail_fast': mapped('dynamic_parallel failure policy (default true)'),
   'nodes.*.subgraph': planned('dynamic_parallel subgraph'),
-  'nodes.*.condition': planned('while_loop condition'),
-  'nodes.*.max_iterations': planned('while_loop bound'),
-  'nodes.*.body': planned('while_loop body'),
+  'nodes.*.condition': mapped('while_loop condition'),
+  'nodes.*.max_iterations': mapped('while_loop bound (1–1000)'),
+  'nodes.*.body': mapped('while_loop body'),
   'nodes.*.next': mapped('= goto, with condition for if'),
   'nodes.*.paths': planned("TEA's condition/paths routing; write goto: with if/to rules"),
   'nodes.*.streams': absent("TEA's stream channels between nodes"),
@@ -179,7 +179,7 @@ export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
 /** TEA's node kinds (`type:`). dynamic_parallel is lowered (agent/tea-nodes.ts) unless it uses `subgraph:`. */
 export const TEA_NODE_TYPES: Readonly<Record<string, TeaFeature>> = {
   dynamic_parallel: planned('dynamic_parallel with subgraph: (with action: or steps: it runs as flow.map)'),
-  while_loop: planned('a bounded loop of body: nodes while a condition holds'),
+  while_loop: mapped('a bounded loop (flow.while)'),
 }
 
 /** The TEA feature a key path names, with `*` for indexes and mapping keys matched either way. */

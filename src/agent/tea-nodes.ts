@@ -4,8 +4,9 @@
  * - `type: dynamic_parallel` with `items`, `item_var`, `index_var`, `max_concurrency`, `fail_fast` and `action:`
  *   (`{uses, with}`) or `steps:` becomes a `flow.map` node; its results go to `output` (default
  *   `parallel_results`), and its `fan_in:` node is where it goes next when no edge or goto says otherwise;
+ * - `type: while_loop` with `condition`, `max_iterations` and `body:` becomes a `flow.while` node;
  * - a node with `steps:` becomes a `flow.steps` node.
- * What cannot be lowered (`subgraph:`, `type: while_loop`) is left as written, and the loader names it as a TEA
+ * What cannot be lowered (`subgraph:`) is left as written, and the loader names it as a TEA
  * feature tea does not have yet (tea-dialect.ts). Problems inside a lowered node point at the node.
  */
 
@@ -22,6 +23,7 @@ export function lowerTeaNodes(data: Record<string, unknown>): void {
   data.nodes = data.nodes.map((n) => {
     if (!isPlainObject(n)) return n
     if (n.type === 'dynamic_parallel' && n.subgraph === undefined && (isPlainObject(n.action) || Array.isArray(n.steps))) return dynamicParallel(n, edgeSources)
+    if (n.type === 'while_loop' && Array.isArray(n.body)) return whileLoop(n)
     if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n)
     return n
   })
@@ -40,6 +42,15 @@ function dynamicParallel(n: Record<string, unknown>, edgeSources: Set<unknown>):
   out.output = { [typeof n.output === 'string' ? n.output : 'parallel_results']: '{{ result.result }}' }
   if (typeof n.fan_in === 'string' && out.goto === undefined && out.next === undefined && !edgeSources.has(n.name)) out.goto = n.fan_in
   return out
+}
+
+function whileLoop(n: Record<string, unknown>): Record<string, unknown> {
+  const out = unconsumed(n)
+  for (const k of ['condition', 'max_iterations', 'body']) delete out[k]
+  const args: Record<string, unknown> = { body: n.body }
+  if (n.condition !== undefined) args.condition = n.condition
+  if (n.max_iterations !== undefined) args.max_iterations = n.max_iterations
+  return { ...out, uses: 'flow.while', with: args, ...(n.output !== undefined && { output: n.output }) }
 }
 
 function steps(n: Record<string, unknown>): Record<string, unknown> {

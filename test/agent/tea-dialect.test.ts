@@ -38,9 +38,9 @@ nodes:
 })
 
 test('a TEA node kind is named by its key, not reported as a node without uses:/run:', () => {
-  const got = problems('name: x\nnodes:\n  - name: loop\n    type: while_loop\n    condition: "state.n < 3"\n    body: []\n')
+  const got = problems('name: x\nnodes:\n  - name: fan\n    type: dynamic_parallel\n    items: [1]\n    subgraph: ./other.yaml\n')
   assert.ok(got.every((p) => p.includes('TEA_UNSUPPORTED')), got.join('\n'))
-  assert.ok(got.some((p) => p.includes("'nodes.0.type: while_loop'")))
+  assert.ok(got.some((p) => p.includes("'nodes.0.type: dynamic_parallel'")))
   assert.not.ok(got.some((p) => p.includes("needs 'uses:'")))
 })
 

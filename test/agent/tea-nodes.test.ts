@@ -107,12 +107,31 @@ nodes:
   assert.equal(await store.memoryList('flow.map:m:fan'), [], 'the item records are removed once the node is done')
 })
 
-test('10-6 what is not lowered is named: while_loop, dynamic_parallel with subgraph:', async () => {
-  const loop = await rejection(() => load('name: w\nnodes:\n  - name: l\n    type: while_loop\n    condition: "state.n < 3"\n    max_iterations: 5\n    body: []\n'))
-  assert.match(String(loop), "TEA_UNSUPPORTED 'nodes.0.type: while_loop' is a TEA feature that tea does not provide yet")
-  assert.not.match(String(loop), "needs 'uses:'")
+test('10-6 while_loop: body runs while the condition holds, at most max_iterations; a missing key is false', async () => {
+  const yaml = (max: number) => `name: loop
+nodes:
+  - name: count
+    type: while_loop
+    condition: "state.n is not defined or state.n < 3"
+    max_iterations: ${max}
+    body:
+      - run: "return { n: (state.n || 0) + 1 }"
+      - uses: test.echo
+        with: { last: "{{ state.n }}" }
+  - name: after
+    run: "return { done: state.n }"
+`
+  const ran = await run(yaml(10))
+  assert.is(ran.status, 'completed', JSON.stringify(ran.error))
+  assert.equal([ran.state.n, ran.state.last, ran.state.done, ran.state.loop_iterations, ran.state.loop_exit], [3, 3, 3, 3, 'condition'])
+  const bounded = await run(yaml(2))
+  assert.equal([bounded.state.n, bounded.state.loop_exit], [2, 'max_iterations'])
+})
+
+test('10-6 what is not lowered is named: dynamic_parallel with subgraph:', async () => {
   const sub = await rejection(() => load('name: s\nnodes:\n  - name: f\n    type: dynamic_parallel\n    items: [1]\n    subgraph: ./other.yaml\n'))
   assert.match(String(sub), "'nodes.0.subgraph'")
+  assert.not.match(String(sub), "needs 'uses:'")
 })
 
 test.run()
