@@ -73,6 +73,11 @@ export interface Action<P = any> {
    * itself with names of its own in scope (`subtask` in plan.execute's executor, `data` in json.transform).
    */
   raw?: readonly string[]
+  /**
+   * Top-level params that name something the loader can check before a run: another action (`retry.loop`'s
+   * `validate`) or a node of the same agent (its `correct`). A name written as a template is checked when it runs.
+   */
+  refers?: { action?: readonly string[]; node?: readonly string[] }
 }
 
 export function defineAction<P>(action: Action<P>): Action<P> {

@@ -103,6 +103,18 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
       const o = compileTree(n.output, [...here, 'output'], label, 'output', problems, parsed, limits)
       if (o) parts.output = o
     }
+    if (action?.refers && isPlainObject(n.with)) {
+      for (const key of action.refers.node ?? []) {
+        const name = n.with[key]
+        if (typeof name === 'string' && !/\{[{%]/.test(name)) target([...here, 'with', key], name, `${action.name} ${key} node`, false)
+      }
+      for (const key of action.refers.action ?? []) {
+        const name = n.with[key]
+        if (typeof name === 'string' && !/\{[{%]/.test(name) && !registry.get(name)) {
+          failed([...here, 'with', key], 'UNKNOWN_ACTION', unknownAction(name, registry.list().map((a) => a.name), { node: label, field: `with.${key}` }))
+        }
+      }
+    }
     if (action && (n.with === undefined || isPlainObject(n.with))) {
       const templated = templatedPaths(n.with ?? {}, [])
       for (const issue of paramIssues(action, n.with ?? {})) {

@@ -145,7 +145,7 @@ export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
   'llm.chat': supported('= llm.call, with tokens_used'),
   'llm.embed': supported("embeddings (Ollama's /api/embed, OpenAI's /v1/embeddings)"),
   'plan.*': supported('planning: decompose, execute, replan, status'),
-  'retry.loop': planned('a bounded correction loop (the retry/validate issue)'),
+  'retry.loop': supported('validate, correct through a node of the agent, validate again (validate_args re-rendered each time)'),
   'reflection.loop': planned('a reflection loop (the reasoning issue)'),
   'reason.*': planned('reasoning actions (the reasoning issue)'),
   'reason.dspy.*': absent('DSPy (a Python library)'),

@@ -82,9 +82,9 @@ export interface Ran extends RunResult {
 /** Starts (or with `resume`, resumes) a run through the engine's run lifecycle, as the CLI does. */
 export async function run(
   yaml: string | AgentSpec,
-  options: { input?: Record<string, unknown>; store?: Store; runId?: string; resume?: boolean; signal?: AbortSignal } = {},
+  options: { input?: Record<string, unknown>; store?: Store; runId?: string; resume?: boolean; signal?: AbortSignal; registry?: Registry } = {},
 ): Promise<Ran> {
-  const registry = testRegistry()
+  const registry = options.registry ?? testRegistry()
   const spec = typeof yaml === 'string' ? load(yaml, registry) : yaml
   const store = options.store ?? createMemoryStore()
   const runId = options.runId ?? 'run-1'
