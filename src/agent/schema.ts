@@ -138,9 +138,13 @@ export const AgentSchema = v.strictObject({
   nodes: v.pipe(v.array(NodeSchema), v.minLength(1, 'must list at least one node')),
   edges: v.optional(v.array(EdgeSchema)),
   config: v.optional(ConfigSchema),
+  /** validate.extraction's defaults, as TEA places them (actions/validate/extraction.ts). */
+  extraction_schema: v.optional(v.record(v.string(), v.unknown())),
+  semantic_probes: v.optional(v.union([v.array(v.unknown()), v.record(v.string(), v.unknown())])),
+  /** TEA's logging of validation outcomes; accepted, not used (results are in the run's state and trace). */
+  validation_logging: v.optional(v.record(v.string(), v.unknown())),
 })
 
-/** Every key the format knows, anywhere in a file (for "did you mean" on a misspelt key). */
 /** The mappings of an agent file by path (`*`: a list index or a mapping key), and the keys each one takes. */
 const MAPPINGS: ReadonlyArray<[string, { entries: Record<string, unknown> }]> = [
   ['', AgentSchema],

@@ -1,0 +1,160 @@
+/**
+ * `validate.extraction` (TEA-YAML-004): checks entities and relationships an agent extracted, in layers, stopping
+ * at the first that fails; returns `{valid, errors, warnings, validated_at}` (the shape retry.loop reads).
+ *
+ * 1. Structural, against `extraction_schema`: `entities: {required_fields, optional_fields, type_field}` and
+ *    `relationships: {types, required_fields, optional_fields, type_requirements: {type: [fields]}}` — errors
+ *    `missing_required_field`, `invalid_relationship_type`, `missing_type_specific_field`, each with its `path`.
+ * 2. Prolog constraints (`validation_constraints`): not in this build yet (TEA_UNSUPPORTED, never skipped).
+ * 3. Semantic probes (`semantic_probes`: `{for_each: entity|relationship, where, probe, on_fail: reject|warn}`):
+ *    the probe (a template over the item's fields, `state` and `text`) is put to the model of `settings.llm` —
+ *    TEA's ignored it and always asked `gemma3:4b` — and the answer read by its first word: yes / true / correct /
+ *    affirmative / indeed is yes, anything else no (TEA matched substrings, so "Yes, I know" read as no). A `reject`
+ *    probe that fails stops the validation; a `warn` probe goes on and lands in `warnings` (TEA counted it as an
+ *    error all the same).
+ * Each parameter defaults as TEA's does: the items from `state.entities` / `state.relationships` / `state.text`,
+ * the configuration from the agent file's top-level sections of the same names.
+ */
+
+import * as v from 'valibot'
+import { errorMessage, TeaError } from '../../core/errors.ts'
+import { isPlainObject } from '../../core/util.ts'
+import { compileCondition } from '../../template/index.ts'
+import { defineAction, type ActionContext } from '../types.ts'
+
+const schemaShape = v.object({
+  entities: v.optional(v.object({ required_fields: v.optional(v.array(v.string()), []), optional_fields: v.optional(v.array(v.string())), type_field: v.optional(v.string()) })),
+  relationships: v.optional(
+    v.object({
+      types: v.optional(v.array(v.string())),
+      required_fields: v.optional(v.array(v.string()), []),
+      optional_fields: v.optional(v.array(v.string())),
+      type_requirements: v.optional(v.record(v.string(), v.array(v.string())), {}),
+    }),
+  ),
+  guide_extraction: v.optional(v.boolean()),
+})
+
+const probeShape = v.object({
+  for_each: v.picklist(['entity', 'relationship']),
+  where: v.optional(v.string()),
+  probe: v.string(),
+  on_fail: v.optional(v.picklist(['reject', 'warn']), 'reject'),
+})
+
+const params = v.object({
+  entities: v.optional(v.pipe(v.array(v.record(v.string(), v.unknown())), v.description('Default state.entities.'))),
+  relationships: v.optional(v.pipe(v.array(v.record(v.string(), v.unknown())), v.description('Default state.relationships.'))),
+  source_text: v.optional(v.pipe(v.string(), v.description('The text the items came from (probes see it as text); default state.text.'))),
+  schema: v.optional(v.pipe(schemaShape, v.description("Default the agent file's extraction_schema."))),
+  constraints: v.optional(v.pipe(v.unknown(), v.description("Prolog rules; default the agent file's validation_constraints."))),
+  probes: v.optional(v.pipe(v.array(probeShape), v.description("Default the agent file's semantic_probes."))),
+  agent_name: v.optional(v.string()),
+})
+
+type Params = v.InferOutput<typeof params>
+type Item = Record<string, unknown>
+export interface ExtractionError {
+  type: string
+  message: string
+  path?: string
+  [k: string]: unknown
+}
+
+export const validateExtraction = defineAction({
+  name: 'validate.extraction',
+  description: 'Checks extracted entities and relationships: structure against extraction_schema, then semantic probes put to the model; returns {valid, errors, warnings, validated_at}.',
+  params,
+  run: (p, ctx) => validateAll(p, ctx),
+})
+
+async function validateAll(p: Params, ctx: ActionContext): Promise<Record<string, unknown>> {
+  const sections = ctx.settings.sections
+  const entities = p.entities ?? list(ctx.state.entities)
+  const relationships = p.relationships ?? list(ctx.state.relationships)
+  const schema = p.schema ?? (sections.extraction_schema ? v.parse(schemaShape, sections.extraction_schema) : undefined)
+  const constraints = p.constraints ?? sections.validation_constraints
+  const probes = p.probes ?? (sections.semantic_probes ? v.parse(v.array(probeShape), (sections.semantic_probes as { probes?: unknown }).probes ?? sections.semantic_probes) : [])
+  const done = (errors: ExtractionError[], warnings: ExtractionError[] = []) => ({ valid: errors.length === 0, errors, warnings, validated_at: new Date().toISOString() })
+
+  const structural = schema ? structure(schema, entities, relationships) : []
+  if (structural.length) return done(structural)
+  if (constraints !== undefined && constraints !== null && !(isPlainObject(constraints) && Object.keys(constraints).length === 0)) {
+    throw new TeaError('TEA_UNSUPPORTED', 'validation_constraints (Prolog rules) are a TEA feature that tea does not provide yet', {
+      where: { node: ctx.node },
+      hint: 'remove validation_constraints, or check the rule in a run: node for now',
+    })
+  }
+  const warnings: ExtractionError[] = []
+  const text = p.source_text ?? (typeof ctx.state.text === 'string' ? ctx.state.text : '')
+  for (const probe of probes) {
+    for (const [i, item] of (probe.for_each === 'entity' ? entities : relationships).entries()) {
+      if (probe.where && !matches(probe.where, item, ctx)) continue
+      const failure = await ask(probe, item, i, text, ctx)
+      if (!failure) continue
+      if (probe.on_fail === 'warn') warnings.push(failure)
+      else return done([failure], warnings)
+    }
+  }
+  return done([], warnings)
+}
+
+export function structure(schema: v.InferOutput<typeof schemaShape>, entities: Item[], relationships: Item[]): ExtractionError[] {
+  const errors: ExtractionError[] = []
+  const missing = (o: Item, f: string): boolean => o[f] === undefined || o[f] === null
+  entities.forEach((e, i) => {
+    for (const f of schema.entities?.required_fields ?? []) {
+      if (missing(e, f)) errors.push({ type: 'missing_required_field', path: `entities[${i}].${f}`, expected: f, message: `Entity missing required field '${f}'` })
+    }
+  })
+  const rel = schema.relationships
+  relationships.forEach((r, i) => {
+    for (const f of rel?.required_fields ?? []) {
+      if (missing(r, f)) errors.push({ type: 'missing_required_field', path: `relationships[${i}].${f}`, expected: f, message: `Relationship missing required field '${f}'` })
+    }
+    const type = r.type
+    if (rel?.types?.length && !rel.types.includes(String(type))) {
+      errors.push({ type: 'invalid_relationship_type', path: `relationships[${i}].type`, expected: rel.types, actual: type ?? null, message: `Invalid relationship type '${String(type)}', expected one of ${rel.types.join(', ')}` })
+    }
+    for (const f of typeof type === 'string' ? (rel?.type_requirements?.[type] ?? []) : []) {
+      if (missing(r, f)) errors.push({ type: 'missing_type_specific_field', path: `relationships[${i}].${f}`, expected: f, message: `Relationship type '${type}' requires field '${f}'` })
+    }
+  })
+  return errors
+}
+
+/** `where` over the item's fields (`type == 'mother'`); a field the item lacks makes it false. */
+function matches(where: string, item: Item, ctx: ActionContext): boolean {
+  const scope: Record<string, unknown> = { ...item, item, state: ctx.state }
+  try {
+    return compileCondition(where, { node: ctx.node, field: 'probes.where' })(scope)
+  } catch (e) {
+    if (/is undefined/.test(errorMessage(e))) return false
+    throw e
+  }
+}
+
+async function ask(probe: v.InferOutput<typeof probeShape>, item: Item, index: number, text: string, ctx: ActionContext): Promise<ExtractionError | undefined> {
+  const path = `${probe.for_each === 'entity' ? 'entities' : 'relationships'}[${index}]`
+  const question = String(ctx.render(probe.probe, { ...item, item, text }, 'probes.probe'))
+  const reply = await ctx.llm.call({
+    messages: [
+      { role: 'system', content: "You are a fact-checker. Answer with ONLY 'yes' or 'no'." },
+      { role: 'user', content: question },
+    ],
+    max_tokens: 10,
+    signal: ctx.signal,
+  })
+  if (answersYes(reply.content)) return undefined
+  return { type: 'semantic_probe_failed', path, question, response: reply.content, message: `the model did not confirm: ${question}` }
+}
+
+/** Yes only when the reply's first word says so (`Yes.`, `TRUE`, `Correct, …`); empty, prose or "no" is no. */
+export function answersYes(reply: string): boolean {
+  const first = /[a-z]+/.exec(reply.trim().toLowerCase())?.[0]
+  return first !== undefined && ['yes', 'true', 'correct', 'affirmative', 'indeed'].includes(first)
+}
+
+function list(v: unknown): Item[] {
+  return Array.isArray(v) ? (v.filter((x) => isPlainObject(x)) as Item[]) : []
+}
