@@ -63,3 +63,31 @@ export function scratch(files: Record<string, string> = {}): { dir: string; path
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
   return { dir, path: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) }
 }
+
+/**
+ * Runs tea with `--stream` and SIGKILLs it at the first event `when` accepts (e.g. the `node_end` of a node: its
+ * record has committed). Resolves with the result and every event seen; the caller checks it was killed.
+ */
+export async function killWhen(args: string[], when: (event: Record<string, unknown>) => boolean, options: TeaOptions = {}): Promise<Result & { events: Array<Record<string, unknown>> }> {
+  const child = spawnTea([...args, '--stream'], options)
+  const events: Array<Record<string, unknown>> = []
+  let buffer = ''
+  child.stdout!.on('data', (d) => {
+    buffer += d
+    const lines = buffer.split('\n')
+    buffer = lines.pop()!
+    for (const line of lines) {
+      if (!line.trim()) continue
+      const event = JSON.parse(line) as Record<string, unknown>
+      events.push(event)
+      if (when(event)) child.kill('SIGKILL')
+    }
+  })
+  return { ...(await collect(child, options)), events }
+}
+
+/** `killWhen` at the `node_end` of `node`. */
+export const afterNode =
+  (node: string) =>
+  (e: Record<string, unknown>): boolean =>
+    e.type === 'node_end' && e.node === node

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { collect, scratch, spawnTea, tea } from './cli.ts'
+import { afterNode, collect, killWhen, scratch, spawnTea, tea } from './cli.ts'
 
 // Slow nodes wait asynchronously, as real model and HTTP calls do, so the process can act on a kill meanwhile.
 const slow = (ms: number) => `"await new Promise((r) => setTimeout(r, ${ms})); return { slow: (state.slow || 0) + 1 }"`
@@ -19,20 +19,9 @@ const AGENT = `name: crashy
 nodes:${[1, 2, 3, 4, 5].map((i) => `${write(i)}${i < 5 ? `\n  - name: s${i}\n    run: ${slow(120)}` : ''}`).join('')}
 `
 
-/** Runs `args` with --stream and SIGKILLs the process as soon as `node` has ended (its record committed). */
+/** SIGKILLs the run as soon as `node` has ended (its record committed). */
 async function killAfter(node: string, args: string[]): Promise<void> {
-  const child = spawnTea([...args, '--stream'])
-  let buffer = ''
-  child.stdout!.on('data', (d) => {
-    buffer += d
-    const lines = buffer.split('\n')
-    buffer = lines.pop()!
-    for (const line of lines) {
-      const e = JSON.parse(line)
-      if (e.type === 'node_end' && e.node === node) child.kill('SIGKILL')
-    }
-  })
-  const r = await collect(child)
+  const r = await killWhen(args, afterNode(node))
   assert.is(r.signal, 'SIGKILL', `the run should have been killed after ${node}: ${r.stderr}`)
 }
 

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { collect, scratch, spawnTea, tea } from './cli.ts'
+import { afterNode, collect, killWhen, scratch, spawnTea, tea } from './cli.ts'
 
 const NODES = 12
 // Each node waits, then appends its name to log.txt: a node that ran twice shows twice.
@@ -17,15 +17,7 @@ ${Array.from({ length: NODES }, (_, i) => `  - name: n${i + 1}
 `
 
 async function killAfter(node: string, args: string[]): Promise<void> {
-  const child = spawnTea([...args, '--stream'])
-  let buffer = ''
-  child.stdout!.on('data', (d) => {
-    buffer += d
-    const lines = buffer.split('\n')
-    buffer = lines.pop()!
-    for (const line of lines) if (JSON.parse(line).type === 'node_end' && JSON.parse(line).node === node) child.kill('SIGKILL')
-  })
-  const r = await collect(child)
+  const r = await killWhen(args, afterNode(node))
   assert.is(r.signal, 'SIGKILL', r.stderr)
 }
 

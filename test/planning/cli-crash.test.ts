@@ -7,7 +7,7 @@
 
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { collect, scratch, spawnTea, tea } from '../e2e/cli.ts'
+import { killWhen, scratch, tea } from '../e2e/cli.ts'
 
 interface Event {
   type: string
@@ -53,28 +53,10 @@ async function wired(): Promise<boolean> {
   return r.code === 0 && r.stdout.includes('"plan.execute"')
 }
 
-/** Runs with --stream; calls `kill` on each event and SIGKILLs when it returns true. Returns the events seen. */
+/** Runs with --stream, SIGKILLing at the first event `kill` accepts; returns the events seen. */
 async function streamed(args: string[], kill: (e: Event) => boolean): Promise<{ events: Event[]; killed: boolean; stderr: string }> {
-  const child = spawnTea([...args, '--stream'])
-  const events: Event[] = []
-  let buffer = ''
-  let killed = false
-  child.stdout!.on('data', (d) => {
-    buffer += d
-    const lines = buffer.split('\n')
-    buffer = lines.pop()!
-    for (const line of lines) {
-      if (!line.trim()) continue
-      const e = JSON.parse(line) as Event
-      events.push(e)
-      if (!killed && kill(e)) {
-        killed = true
-        child.kill('SIGKILL')
-      }
-    }
-  })
-  const r = await collect(child, { timeoutMs: 60_000 })
-  return { events, killed: r.signal === 'SIGKILL', stderr: r.stderr }
+  const r = await killWhen(args, (e) => kill(e as unknown as Event), { timeoutMs: 60_000 })
+  return { events: r.events as unknown as Event[], killed: r.signal === 'SIGKILL', stderr: r.stderr }
 }
 
 const finalState = (events: Event[]) => events.find((e) => e.type === 'complete')?.state

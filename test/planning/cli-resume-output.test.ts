@@ -6,7 +6,7 @@
 
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { collect, scratch, spawnTea, tea } from '../e2e/cli.ts'
+import { killWhen, scratch, tea } from '../e2e/cli.ts'
 
 // The plan carries what a resume rebuilds from its records: a rationale, a parent, a per-subtask timeout, a key of
 // its own, and subtasks that change state.
@@ -37,20 +37,9 @@ nodes:
         run: "await new Promise((r) => setTimeout(r, 80)); state['k' + subtask.id] = { id: subtask.id }; return { done: subtask.id }"
 `
 
-/** Runs with --stream and SIGKILLs the process once subtask `id` has completed (its record committed). */
+/** SIGKILLs the run once subtask `id` has completed (its record committed). */
 async function killAfter(args: string[], id: string): Promise<void> {
-  const child = spawnTea([...args, '--stream'])
-  let buffer = ''
-  child.stdout!.on('data', (d) => {
-    buffer += d
-    const lines = buffer.split('\n')
-    buffer = lines.pop()!
-    for (const line of lines) {
-      const e = JSON.parse(line) as { type: string; id?: string; status?: string }
-      if (e.type === 'subtask' && e.id === id && e.status === 'completed') child.kill('SIGKILL')
-    }
-  })
-  const r = await collect(child, { timeoutMs: 60_000 })
+  const r = await killWhen(args, (e) => e.type === 'subtask' && e.id === id && e.status === 'completed')
   assert.is(r.signal, 'SIGKILL', `the run should have been killed after subtask ${id}: ${r.stderr}`)
 }
 
