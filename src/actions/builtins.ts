@@ -4,7 +4,7 @@ import type { Action } from './types.ts'
 import { fileActions } from './file/index.ts'
 import { flowActions } from './flow/index.ts'
 import { retryLoop } from './retry/loop.ts'
-import { validateExtraction } from './validate/extraction.ts'
+import { generatePrompt, validateExtraction } from './validate/extraction.ts'
 import { httpActions } from './http/index.ts'
 import { jsonActions } from './json/index.ts'
 import { llmActions } from './llm/index.ts'
@@ -13,5 +13,5 @@ import { toolsActions } from './tools/index.ts'
 import { aofActions } from './aof/index.ts'
 
 export function builtinActions(): Action[] {
-  return [...llmActions, ...jsonActions, ...memoryActions, ...httpActions, ...fileActions, ...toolsActions, ...aofActions, ...flowActions, retryLoop, validateExtraction]
+  return [...llmActions, ...jsonActions, ...memoryActions, ...httpActions, ...fileActions, ...toolsActions, ...aofActions, ...flowActions, retryLoop, validateExtraction, generatePrompt]
 }

@@ -16,6 +16,7 @@ import { parseYaml, type Parsed } from './parse.ts'
 import { invalidAgent, type Problem } from './problems.ts'
 import { AgentSchema, keysAt, LlmSettingsSchema, type ShellProviderSchema, type AgentFile } from './schema.ts'
 import { teaKey, teaMessage } from './tea-dialect.ts'
+import { extractionPrompt, parseExtractionSchema } from '../actions/validate/extraction.ts'
 import type { AgentSettingsView } from '../actions/types.ts'
 import { checkReferences, type References } from './references.ts'
 import { expandSettingsEnv } from './env-vars.ts'
@@ -170,7 +171,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
     name: agent.name ?? basename(file).replace(/\.ya?ml$/i, ''),
     ...(agent.description !== undefined && { description: agent.description }),
     initialState: agent.initial_state ?? {},
-    variables: agent.variables ?? {},
+    variables: guided(agent.variables ?? {}, agent.extraction_schema),
     settings: {
       llm: llmSettings(settings.llm, settings.shell_providers),
       max_steps: settings.max_steps ?? 1000,
@@ -217,4 +218,10 @@ function llmSettings(
 function nextAsGoto(next: AgentFile['nodes'][number]['next']): NodeSpec['goto'] {
   if (next === undefined || typeof next === 'string') return next
   return next.map((r) => (r.condition === undefined ? { to: r.to } : { if: r.condition, to: r.to }))
+}
+
+/** TEA's `extraction_schema.guide_extraction: true`: the schema's extraction prompt as `variables.extraction_prompt`. */
+function guided(variables: Record<string, unknown>, schema: Record<string, unknown> | undefined): Record<string, unknown> {
+  const parsed = schema?.guide_extraction === true ? parseExtractionSchema(schema) : undefined
+  return parsed && variables.extraction_prompt === undefined ? { ...variables, extraction_prompt: extractionPrompt(parsed) } : variables
 }

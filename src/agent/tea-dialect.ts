@@ -168,6 +168,7 @@ export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
   'prolog.query': planned("Prolog (the 'run: languages' issue)"),
   'learn.textgrad.*': absent('TextGrad (a Python library)'),
   'validate.extraction': supported('structure and model probes; Prolog constraints are planned'),
+  'validate.generate_prompt': supported('the extraction prompt of extraction_schema (guide_extraction: true sets variables.extraction_prompt)'),
   'schema.merge': planned('merging JSON schemas'),
   'text.insert_citations': absent('one TEA example action'),
   'core.*': absent("TEA's core.switch/core.return; use goto: and output:"),

@@ -33,6 +33,7 @@ const schemaShape = v.object({
     }),
   ),
   guide_extraction: v.optional(v.boolean()),
+  confidence_tracking: v.optional(v.boolean()),
 })
 
 const probeShape = v.object({
@@ -153,6 +154,51 @@ async function ask(probe: v.InferOutput<typeof probeShape>, item: Item, index: n
 export function answersYes(reply: string): boolean {
   const first = /[a-z]+/.exec(reply.trim().toLowerCase())?.[0]
   return first !== undefined && ['yes', 'true', 'correct', 'affirmative', 'indeed'].includes(first)
+}
+
+/**
+ * The extraction prompt a schema implies (TEA's `validate.generate_prompt`, and `variables.extraction_prompt` when
+ * `guide_extraction: true`): the ontology — entity fields, relationship types and fields, type-specific fields —
+ * the `%` comments of Prolog rules as constraints to satisfy, and, when asked, confidence scores.
+ */
+export function extractionPrompt(schema: v.InferOutput<typeof schemaShape>, constraints?: string, confidence = false): string {
+  const lines = ['You are extracting entities and relationships from text.', '', 'ONTOLOGY:']
+  const fields = (required: string[] = [], optional: string[] = []) => [...required.map((f) => `${f} (required)`), ...optional.map((f) => `${f} (optional)`)]
+  const entityFields = fields(schema.entities?.required_fields, schema.entities?.optional_fields)
+  if (entityFields.length) lines.push(`- Entities must have: ${entityFields.join(', ')}`)
+  const rel = schema.relationships
+  if (rel?.types?.length) lines.push(`- Valid relationship types: ${rel.types.join(', ')}`)
+  const relFields = fields(rel?.required_fields)
+  if (relFields.length) lines.push(`- Relationships must have: ${relFields.join(', ')}`)
+  for (const [type, needed] of Object.entries(rel?.type_requirements ?? {})) lines.push(`- ${type} relationships require: ${needed.join(', ')}`)
+  const described = (constraints ?? '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('%')).map((l) => l.replace(/^%+\s*/, '')).filter(Boolean)
+  if (described.length) lines.push('', 'CONSTRAINTS TO SATISFY:', ...described.map((d) => `- ${d}`))
+  if (confidence || schema.confidence_tracking) lines.push('', "Include confidence scores (0.0-1.0) for each extraction: a 'confidence' field on each entity and relationship.")
+  lines.push('', 'Extract according to this schema.')
+  return lines.join('\n')
+}
+
+/** `validate.generate_prompt`: the extraction prompt for a schema (default the file's `extraction_schema`). */
+export const generatePrompt = defineAction({
+  name: 'validate.generate_prompt',
+  description: 'Builds an extraction prompt from extraction_schema (and the % comments of Prolog rules); returns {extraction_prompt}.',
+  params: v.object({
+    schema: v.optional(v.pipe(schemaShape, v.description("Default the agent file's extraction_schema."))),
+    constraints: v.optional(v.pipe(v.union([v.string(), v.object({ rules: v.optional(v.string()) })]), v.description('Prolog rules whose % comments describe constraints.'))),
+    confidence_tracking: v.optional(v.boolean(), false),
+  }),
+  run(p, ctx) {
+    const raw = p.schema ?? ctx.settings.sections.extraction_schema
+    if (!raw) return { extraction_prompt: '' }
+    const rules = typeof p.constraints === 'string' ? p.constraints : p.constraints?.rules
+    return { extraction_prompt: extractionPrompt(v.parse(schemaShape, raw), rules, p.confidence_tracking) }
+  },
+})
+
+/** The schema shape, for the loader's `guide_extraction`. */
+export function parseExtractionSchema(raw: unknown): v.InferOutput<typeof schemaShape> | undefined {
+  const r = v.safeParse(schemaShape, raw)
+  return r.success ? r.output : undefined
 }
 
 function list(v: unknown): Item[] {

@@ -5,11 +5,11 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { answersYes, validateExtraction } from '../../../src/actions/validate/extraction.ts'
+import { answersYes, generatePrompt, validateExtraction } from '../../../src/actions/validate/extraction.ts'
 import { scriptedLlm } from '../../planning/helpers.ts'
 import { testContext } from '../context.ts'
 import { rejects } from '../../support/expect.ts'
-import { nodesRun, run } from '../../engine/harness.ts'
+import { load, nodesRun, run } from '../../engine/harness.ts'
 
 const SCHEMA = {
   entities: { required_fields: ['name', 'type'] },
@@ -110,6 +110,16 @@ nodes:
     with: { entities: [{ type: x }], relationships: [] }
 `)
   assert.equal([ran.state.valid, (ran.state.errors as Array<{ type: string }>)[0]!.type], [false, 'missing_required_field'])
+})
+
+test('validate.generate_prompt builds the ontology prompt; guide_extraction: true puts it in variables.extraction_prompt', async () => {
+  const r = (await generatePrompt.run({ schema: SCHEMA, constraints: '% A person cannot be their own mother.\nvalidation_error(self, X) :- x.', confidence_tracking: true } as never, testContext())) as { extraction_prompt: string }
+  const p = r.extraction_prompt
+  for (const part of ['ONTOLOGY:', '- Entities must have: name (required), type (required)', '- Valid relationship types: mother, father, affair', '- affair relationships require: start_date, end_date', 'CONSTRAINTS TO SATISFY:', '- A person cannot be their own mother.', "a 'confidence' field"]) {
+    assert.ok(p.includes(part), part)
+  }
+  const spec = load('name: g\nextraction_schema:\n  guide_extraction: true\n  entities: { required_fields: [name] }\nnodes:\n  - name: a\n    run: "return {}"\n')
+  assert.match(String(spec.variables.extraction_prompt), '- Entities must have: name (required)')
 })
 
 test.run()
