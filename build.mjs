@@ -58,7 +58,15 @@ export async function buildTarget(name, opts = {}) {
   }
   for (const f of FLAGS) define[`__FEATURE_${f.toUpperCase()}__`] = String(target.features[f])
   define.__TEA_FEATURES__ = JSON.stringify(FLAGS.filter((f) => target.features[f]))
-  const result = await bundle({ root, entry: entrySource(), outfile, define, embedded: opts.embedded, metafile: opts.metafile, quiet: opts.quiet })
+  const result = await bundle({
+    root,
+    entry: entrySource(),
+    outfile,
+    define,
+    embedded: opts.embedded,
+    metafile: opts.metafile,
+    quiet: opts.quiet,
+  })
   const size = statSync(outfile).size
   const full = FLAGS.every((f) => target.features[f])
   if (!opts.quiet) {
@@ -67,7 +75,9 @@ export async function buildTarget(name, opts = {}) {
   }
   const bar = full ? SIZE_BARS.full : SIZE_BARS.core
   if (!opts.quiet && !opts.embedded && size > bar) {
-    console.error(`warning: ${name} bundle is ${(size / 1024).toFixed(1)} KB, over the ${bar / 1024} KB bar for ${full ? 'full' : 'core'} targets`)
+    console.error(
+      `warning: ${name} bundle is ${(size / 1024).toFixed(1)} KB, over the ${bar / 1024} KB bar for ${full ? 'full' : 'core'} targets`,
+    )
   }
   return { outfile, size, target, metafile: result.metafile }
 }

@@ -52,8 +52,21 @@ function seed(dir: string, n: number, runStart: string): string[] {
     writeFileSync(join(folder, `${tid}.md`), stringifyFrontmatter(data, '## Instructions\nBench task.'))
     const runDir = join(dir, 'runs', tid)
     mkdirSync(runDir, { recursive: true })
-    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ taskId: tid, agentId: 'swe', runId: `run${i}`, startedAt: runStart, status: 'running' }))
-    writeFileSync(join(runDir, 'run_heartbeat.json'), JSON.stringify({ taskId: tid, agentId: 'swe', runId: `run${i}`, lastHeartbeat: runStart, beatCount: 0, expiresAt: '2099-01-01T00:00:00.000Z' }))
+    writeFileSync(
+      join(runDir, 'run.json'),
+      JSON.stringify({ taskId: tid, agentId: 'swe', runId: `run${i}`, startedAt: runStart, status: 'running' }),
+    )
+    writeFileSync(
+      join(runDir, 'run_heartbeat.json'),
+      JSON.stringify({
+        taskId: tid,
+        agentId: 'swe',
+        runId: `run${i}`,
+        lastHeartbeat: runStart,
+        beatCount: 0,
+        expiresAt: '2099-01-01T00:00:00.000Z',
+      }),
+    )
   }
   return ids
 }
@@ -76,7 +89,15 @@ async function completionRate(n: number): Promise<number> {
     const ids = seed(dir, n, '2026-02-10T10:00:00.000Z')
     const t0 = performance.now()
     for (const tid of ids) {
-      const out = await routeMessage(ctx, envelope('completion.report', tid, { outcome: 'done', summaryRef: '', tests: { total: 1, passed: 1, failed: 0 }, notes: 'ok' }, '2026-02-10T10:01:00.000Z'))
+      const out = await routeMessage(
+        ctx,
+        envelope(
+          'completion.report',
+          tid,
+          { outcome: 'done', summaryRef: '', tests: { total: 1, passed: 1, failed: 0 }, notes: 'ok' },
+          '2026-02-10T10:01:00.000Z',
+        ),
+      )
       if (out.outcome !== 'accepted') throw new Error(`bench: ${JSON.stringify(out)}`)
     }
     return n / ((performance.now() - t0) / 1000)
@@ -128,7 +149,11 @@ async function durableWriteMs(): Promise<number> {
 async function main(): Promise<void> {
   const rows: string[][] = []
   const floor = await durableWriteMs()
-  rows.push(['one durable file write (temp + fsync + rename), for scale', `${floor.toFixed(2)} ms`, `${(1000 / floor).toFixed(0)} writes/s`])
+  rows.push([
+    'one durable file write (temp + fsync + rename), for scale',
+    `${floor.toFixed(2)} ms`,
+    `${(1000 / floor).toFixed(0)} writes/s`,
+  ])
   const msgs = quick ? 300 : 1000
   const c = []
   const s = []
@@ -136,13 +161,27 @@ async function main(): Promise<void> {
     c.push(await completionRate(msgs))
     s.push(await statusRate(msgs, 100))
   }
-  rows.push([`completion.report routed (${msgs} tasks, each in-progress → review)`, `${median(c).toFixed(0)} msg/s`, `${(1000 / median(c)).toFixed(2)} ms/msg`])
-  rows.push([`status.update routed (${msgs} messages over 100 tasks, Work Log append)`, `${median(s).toFixed(0)} msg/s`, `${(1000 / median(s)).toFixed(2)} ms/msg`])
+  rows.push([
+    `completion.report routed (${msgs} tasks, each in-progress → review)`,
+    `${median(c).toFixed(0)} msg/s`,
+    `${(1000 / median(c)).toFixed(2)} ms/msg`,
+  ])
+  rows.push([
+    `status.update routed (${msgs} messages over 100 tasks, Work Log append)`,
+    `${median(s).toFixed(0)} msg/s`,
+    `${(1000 / median(s)).toFixed(2)} ms/msg`,
+  ])
   for (const n of quick ? [1000] : [1000, 10_000]) {
     const t = median(await pollMs(n))
-    rows.push([`poll (stale-heartbeat scan), ${n.toLocaleString('en')} in-progress tasks`, `${t.toFixed(1)} ms`, `${((t * 1000) / n).toFixed(1)} µs/task`])
+    rows.push([
+      `poll (stale-heartbeat scan), ${n.toLocaleString('en')} in-progress tasks`,
+      `${t.toFixed(1)} ms`,
+      `${((t * 1000) / n).toFixed(1)} µs/task`,
+    ])
   }
-  process.stdout.write(`AOF/1 bench — node ${process.version}, ${REPEATS} repeats, medians\n\n| measure | median | per item |\n|---|---|---|\n`)
+  process.stdout.write(
+    `AOF/1 bench — node ${process.version}, ${REPEATS} repeats, medians\n\n| measure | median | per item |\n|---|---|---|\n`,
+  )
   for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`)
 }
 

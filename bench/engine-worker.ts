@@ -46,7 +46,8 @@ async function teaRole(): Promise<(req: Request) => Promise<Omit<Reply, 'cpuMs' 
     const opened = openStore(store)
     try {
       const { ms, cpuMs, state } = await timedRun(p, opened.store, runId)
-      if (p.spec.name.startsWith('linear-run-') && state.i !== p.spec.nodes.length) throw new Error(`run: agent ended with i=${String(state.i)}`)
+      if (p.spec.name.startsWith('linear-run-') && state.i !== p.spec.nodes.length)
+        throw new Error(`run: agent ended with i=${String(state.i)}`)
       return ['', ms, cpuMs]
     } finally {
       await opened.close()

@@ -129,8 +129,21 @@ async function runBundled(): Promise<number> {
   const { build } = await import('esbuild')
   const here = fileURLToPath(import.meta.url)
   const outfile = join(dirname(here), '.out', 'engine.bench.mjs')
-  await build({ entryPoints: [here], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, packages: 'external', logLevel: 'warning' })
-  const r = spawnSync(process.execPath, [outfile, ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, TEA_BENCH_BUNDLED: '1' } })
+  await build({
+    entryPoints: [here],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    minify: true,
+    packages: 'external',
+    logLevel: 'warning',
+  })
+  const r = spawnSync(process.execPath, [outfile, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, TEA_BENCH_BUNDLED: '1' },
+  })
   return r.status ?? 1
 }
 

@@ -9,7 +9,9 @@ import { setMaxListeners } from 'node:events'
 import { Annotation, END, Send, START, StateGraph } from '@langchain/langgraph'
 
 const [n, iters, rounds] = process.argv.slice(2).map(Number) as [number, number, number]
-const spin = new Function('state', 'let x = 0; for (let i = 0; i < state.iters; i++) x = (x * 31 + i) | 0; return x') as (s: { iters: number }) => number
+const spin = new Function('state', 'let x = 0; for (let i = 0; i < state.iters; i++) x = (x * 31 + i) | 0; return x') as (s: {
+  iters: number
+}) => number
 
 // LangGraph adds an abort listener per parallel branch; 100 branches would warn about a leak that is not one.
 setMaxListeners(1000)

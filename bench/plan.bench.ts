@@ -51,7 +51,16 @@ function context(store: Store, runId: string, state: Record<string, unknown> = {
     node: 'bench',
     state,
     variables: {},
-    settings: { llm: {}, max_steps: 1000, workspace: tmpdir(), allow_inline_code: true, run_timeout: 30, checkpoint_keep: 3, max_template_bytes: 1 << 20, sections: {} },
+    settings: {
+      llm: {},
+      max_steps: 1000,
+      workspace: tmpdir(),
+      allow_inline_code: true,
+      run_timeout: 30,
+      checkpoint_keep: 3,
+      max_template_bytes: 1 << 20,
+      sections: {},
+    },
     llm: { call: fail, close: async () => {} },
     store,
     signal: new AbortController().signal,
@@ -65,7 +74,13 @@ function context(store: Store, runId: string, state: Record<string, unknown> = {
 
 function makePlan(n: number, shape: 'chain' | 'wide', description: (i: number) => string = (i) => `subtask number ${i}`): Plan {
   const subtasks: Subtask[] = []
-  for (let i = 1; i <= n; i++) subtasks.push({ id: `t${i}`, description: description(i), dependencies: shape === 'chain' && i > 1 ? [`t${i - 1}`] : [], status: 'pending' })
+  for (let i = 1; i <= n; i++)
+    subtasks.push({
+      id: `t${i}`,
+      description: description(i),
+      dependencies: shape === 'chain' && i > 1 ? [`t${i - 1}`] : [],
+      status: 'pending',
+    })
   return { id: `plan_${shape}_${n}`, goal: 'benchmark', strategy: 'flat', subtasks, replan_count: 0, max_replans: 0, created_at: 0 }
 }
 
@@ -80,7 +95,13 @@ async function withStore<T>(fn: (store: Store, dir: string) => Promise<T>): Prom
   }
 }
 
-async function runPlan(store: Store, plan: Plan, params: Record<string, unknown>, state: Record<string, unknown> = {}, pool?: Pool): Promise<Record<string, unknown>> {
+async function runPlan(
+  store: Store,
+  plan: Plan,
+  params: Record<string, unknown>,
+  state: Record<string, unknown> = {},
+  pool?: Pool,
+): Promise<Record<string, unknown>> {
   // A shared, already started pool measures the steady state; without one, execute starts (and closes) its own.
   const deps = pool ? { createPool: () => ({ ...pool, close: async () => {} }) } : {}
   return execute(v.parse(executeParams, { plan, ...params }), context(store, `run-${plan.id}-${Math.random()}`, state), deps)
@@ -94,9 +115,23 @@ async function warmPool(threads: number): Promise<Pool> {
 
 async function overhead(): Promise<void> {
   const N = 1000
-  const r = { chain: [] as number[], wide: [] as number[], rawSeq: [] as number[], rawPar: [] as number[], start: [] as number[], cold: [] as number[], stubWide: [] as number[], stubMem: [] as number[] }
+  const r = {
+    chain: [] as number[],
+    wide: [] as number[],
+    rawSeq: [] as number[],
+    rawPar: [] as number[],
+    start: [] as number[],
+    cold: [] as number[],
+    stubWide: [] as number[],
+    stubMem: [] as number[],
+  }
   // The planning layer alone: the pool replaced by an in-thread stub that answers at once.
-  const stub: Pool = { maxThreads: 2, started: true, run: async (task) => ({ value: (task as unknown as { args: { subtask: { id: string } } }).args.subtask.id }), close: async () => {} }
+  const stub: Pool = {
+    maxThreads: 2,
+    started: true,
+    run: async (task) => ({ value: (task as unknown as { args: { subtask: { id: string } } }).args.subtask.id }),
+    close: async () => {},
+  }
   const trivial = { subtask_executor: { run: 'return subtask.id' }, max_concurrent: 2 }
   for (let round = 0; round < ROUNDS; round++) {
     let t = now()
@@ -120,7 +155,14 @@ async function overhead(): Promise<void> {
     let t2 = now()
     await runPlan(createMemoryStore(), { ...makePlan(N, 'wide'), id: 'stub-mem' }, trivial, {}, stub)
     r.stubMem.push(((now() - t2) * 1000) / N)
-    const task = (i: number) => ({ kind: 'code' as const, selfTimed: true as const, code: 'return subtask.id', args: { state: {}, subtask: { id: `t${i}` } }, trackState: true, where: { subtask: `t${i}` } })
+    const task = (i: number) => ({
+      kind: 'code' as const,
+      selfTimed: true as const,
+      code: 'return subtask.id',
+      args: { state: {}, subtask: { id: `t${i}` } },
+      trackState: true,
+      where: { subtask: `t${i}` },
+    })
     t = now()
     for (let i = 0; i < N; i++) await pool.run(task(i))
     r.rawSeq.push(((now() - t) * 1000) / N)
@@ -129,11 +171,17 @@ async function overhead(): Promise<void> {
     r.rawPar.push(((now() - t) * 1000) / N)
     await pool.close()
   }
-  console.log(`\n## overhead per subtask, ${N} subtasks, trivial run: executor, LMDB checkpoint per subtask (µs, median (min–max) of ${ROUNDS})`)
+  console.log(
+    `\n## overhead per subtask, ${N} subtasks, trivial run: executor, LMDB checkpoint per subtask (µs, median (min–max) of ${ROUNDS})`,
+  )
   console.log(`| case | plan.execute | raw tinypool round trip, same code task | plan − raw |`)
   console.log(`|---|---|---|---|`)
-  console.log(`| chain (each waits for the previous: latency), warm pool | ${fmt(r.chain)} | ${fmt(r.rawSeq)} sequential | ${(median(r.chain) - median(r.rawSeq)).toFixed(1)} |`)
-  console.log(`| ${N} independent, max_concurrent 2 (throughput), warm pool | ${fmt(r.wide)} | ${fmt(r.rawPar)} all at once | ${(median(r.wide) - median(r.rawPar)).toFixed(1)} |`)
+  console.log(
+    `| chain (each waits for the previous: latency), warm pool | ${fmt(r.chain)} | ${fmt(r.rawSeq)} sequential | ${(median(r.chain) - median(r.rawSeq)).toFixed(1)} |`,
+  )
+  console.log(
+    `| ${N} independent, max_concurrent 2 (throughput), warm pool | ${fmt(r.wide)} | ${fmt(r.rawPar)} all at once | ${(median(r.wide) - median(r.rawPar)).toFixed(1)} |`,
+  )
   console.log(`| ${N} independent, pool started by plan.execute | ${fmt(r.cold)} | | |`)
   console.log(`| ${N} independent, pool replaced by an in-thread stub (scheduler + LMDB checkpoint only) | ${fmt(r.stubWide)} | | |`)
   console.log(`| same, memory store (scheduler only) | ${fmt(r.stubMem)} | | |`)
@@ -170,26 +218,42 @@ async function speedup(): Promise<void> {
     for (let i = 0; i < N; i++) spin({ iters })
     serial.push(now() - t)
     await withStore(async (store) => {
-      for (const [mc, out] of [[1, c1], [2, c2]] as const) {
+      for (const [mc, out] of [
+        [1, c1],
+        [2, c2],
+      ] as const) {
         const pool = await warmPool(mc)
         const t0 = now()
-        const res = await runPlan(store, { ...makePlan(N, 'wide'), id: `cpu_${mc}_${r}` }, { subtask_executor: { run: spinSource() }, max_concurrent: mc }, { iters }, pool)
+        const res = await runPlan(
+          store,
+          { ...makePlan(N, 'wide'), id: `cpu_${mc}_${r}` },
+          { subtask_executor: { run: spinSource() }, max_concurrent: mc },
+          { iters },
+          pool,
+        )
         await pool.close()
         out.push(now() - t0)
         if (res.success !== true) throw new Error('cpu plan failed')
       }
     })
     // The machine's own ceiling in the same moment: the same code tasks straight through tinypool, all at once.
-    for (const [threads, out] of [[1, raw1], [2, raw2]] as const) {
+    for (const [threads, out] of [
+      [1, raw1],
+      [2, raw2],
+    ] as const) {
       const pool = await warmPool(threads)
       const t0 = now()
-      await Promise.all(Array.from({ length: N }, () => pool.run({ kind: 'code', selfTimed: true, code: spinSource(), args: { state: { iters } } })))
+      await Promise.all(
+        Array.from({ length: N }, () => pool.run({ kind: 'code', selfTimed: true, code: spinSource(), args: { state: { iters } } })),
+      )
       out.push(now() - t0)
       await pool.close()
     }
   }
   const lg = langGraphFanOut(N, iters, ROUNDS)
-  console.log(`\n## CPU-bound speedup: ${N} subtasks of ~5 ms (${iters} iterations), ${availableParallelism()} cores (ms wall, median (min–max) of ${ROUNDS})`)
+  console.log(
+    `\n## CPU-bound speedup: ${N} subtasks of ~5 ms (${iters} iterations), ${availableParallelism()} cores (ms wall, median (min–max) of ${ROUNDS})`,
+  )
   console.log(`| case | wall ms | vs max_concurrent 1 |`)
   console.log(`|---|---|---|`)
   console.log(`| main thread, serial loop | ${fmt(serial)} | ${(median(c1) / median(serial)).toFixed(2)}× faster |`)
@@ -197,8 +261,14 @@ async function speedup(): Promise<void> {
   console.log(`| plan.execute max_concurrent 2 | ${fmt(c2)} | **${(median(c1) / median(c2)).toFixed(2)}×** |`)
   console.log(`| LangGraph.js Send fan-out (${N} branches, main thread) | ${fmt(lg)} | ${(median(c1) / median(lg)).toFixed(2)}× |`)
   console.log(`| raw tinypool, 1 thread, all queued at once | ${fmt(raw1)} | ${(median(c1) / median(raw1)).toFixed(2)}× |`)
-  console.log(`| raw tinypool, 2 threads, all queued at once | ${fmt(raw2)} | ${(median(c1) / median(raw2)).toFixed(2)}× (raw 2 vs 1: ${(median(raw1) / median(raw2)).toFixed(2)}×) |`)
-  console.log(`\nload average while measuring: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`)
+  console.log(
+    `| raw tinypool, 2 threads, all queued at once | ${fmt(raw2)} | ${(median(c1) / median(raw2)).toFixed(2)}× (raw 2 vs 1: ${(median(raw1) / median(raw2)).toFixed(2)}×) |`,
+  )
+  console.log(
+    `\nload average while measuring: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  )
 }
 
 /** The same work as a LangGraph.js fan-out, measured in a child process (see plan-langgraph.ts for why). */
@@ -216,7 +286,9 @@ async function bytes(): Promise<void> {
   for (const n of [100, 10_000]) {
     const full = await planBytes(n, false)
     const bare = await planBytes(n, true)
-    console.log(`| ${n} | ${full.toLocaleString('en')} B (${(full / 1024).toFixed(1)} KB) | ${bare.toLocaleString('en')} B | ${(bare / n).toFixed(1)} B | ~100 B/subtask, < 1 MB for 100 |`)
+    console.log(
+      `| ${n} | ${full.toLocaleString('en')} B (${(full / 1024).toFixed(1)} KB) | ${bare.toLocaleString('en')} B | ${(bare / n).toFixed(1)} B | ~100 B/subtask, < 1 MB for 100 |`,
+    )
   }
 }
 
@@ -224,7 +296,13 @@ async function planBytes(n: number, bare: boolean): Promise<number> {
   return withStore(async (store, dir) => {
     const plan = makePlan(n, 'chain', (i) => (bare ? '' : `Check pump ${i} and log its pressure reading`))
     const pool = await warmPool(2)
-    const res = await runPlan(store, plan, { subtask_executor: { run: bare ? 'return null' : 'return { ok: true, pressure: 2.4 }' }, max_concurrent: 2 }, {}, pool)
+    const res = await runPlan(
+      store,
+      plan,
+      { subtask_executor: { run: bare ? 'return null' : 'return { ok: true, pressure: 2.4 }' }, max_concurrent: 2 },
+      {},
+      pool,
+    )
     await pool.close()
     if (res.success !== true) throw new Error('bytes plan failed')
     await store.flush()

@@ -59,5 +59,7 @@ for (const kind of ['memory', 'lmdb'] as const) {
     rmSync(dir, { recursive: true, force: true })
     if (round >= 2) slopes.push(((many - few) / 100) * 1000)
   }
-  console.log(`| ${kind === 'lmdb' ? 'LMDB, fsynced' : 'in-memory store'} | ${median(slopes).toFixed(1)} µs per attempt (validation + correction + 2 progress checkpoints), median of ${ROUNDS} |`)
+  console.log(
+    `| ${kind === 'lmdb' ? 'LMDB, fsynced' : 'in-memory store'} | ${median(slopes).toFixed(1)} µs per attempt (validation + correction + 2 progress checkpoints), median of ${ROUNDS} |`,
+  )
 }

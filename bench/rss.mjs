@@ -66,7 +66,12 @@ async function main() {
     ['`node -e 0`', [node, '-e', '0']],
     ['`tea --version`', [node, bundle, '--version']],
     ['`tea run`, 200 `run:` nodes (LMDB)', [node, bundle, 'run', files.run, '-q', '--data-dir', dataDir], fresh, 'run'],
-    ['`tea run`, 200 `json.transform` nodes (LMDB)', [node, bundle, 'run', files.transform, '-q', '--data-dir', dataDir], fresh, 'transform'],
+    [
+      '`tea run`, 200 `json.transform` nodes (LMDB)',
+      [node, bundle, 'run', files.transform, '-q', '--data-dir', dataDir],
+      fresh,
+      'transform',
+    ],
     ['peer: LangGraph.js, 200 nodes, no checkpointer', [node, files.lg]],
     ['peer: LangGraph.js, 200 nodes, MemorySaver', [node, files.lgm]],
   ]
@@ -88,7 +93,9 @@ async function main() {
     const m = samples[j].map((s) => s.mib)
     const rss = median(m)
     const bar = label.startsWith('`tea run`') ? (rss <= 60 ? '≤ 60 MB: met' : '≤ 60 MB: **missed**') : ''
-    lines.push(`| ${label} | ${rss.toFixed(1)} (${Math.min(...m).toFixed(1)}–${Math.max(...m).toFixed(1)}) | ${median(samples[j].map((s) => s.ms)).toFixed(0)} | ${bar} |`)
+    lines.push(
+      `| ${label} | ${rss.toFixed(1)} (${Math.min(...m).toFixed(1)}–${Math.max(...m).toFixed(1)}) | ${median(samples[j].map((s) => s.ms)).toFixed(0)} | ${bar} |`,
+    )
   })
   console.log(lines.join('\n'))
 }

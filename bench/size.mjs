@@ -45,7 +45,8 @@ async function main() {
     const bar = full ? SIZE_BARS.full : SIZE_BARS.core
     const row = { name, node: target.node, bundle: r.size, bar, ok: r.size <= bar }
     const inputs = Object.values(r.metafile.outputs)[0].inputs
-    for (const [f, v] of Object.entries(inputs)) (groups[name] ??= {})[groupOf(f)] = ((groups[name] ??= {})[groupOf(f)] ?? 0) + v.bytesInOutput
+    for (const [f, v] of Object.entries(inputs))
+      (groups[name] ??= {})[groupOf(f)] = ((groups[name] ??= {})[groupOf(f)] ?? 0) + v.bytesInOutput
     const exe = join(root, 'dist', name, 'tea')
     if (withExe && existsSync(exe)) {
       row.exe = statSync(exe).size
@@ -57,16 +58,29 @@ async function main() {
   console.log('| target | Node | bundle (minified) | bar | within | executable | xz -9 |')
   console.log('|---|---|---|---|---|---|---|')
   for (const r of rows) {
-    console.log(`| ${r.name} | ${r.node} | ${kb(r.bundle)} | ${kb(r.bar)} | ${r.ok ? 'yes' : '**no**'} | ${r.exe ? mb(r.exe) : '–'} | ${r.xz ? mb(r.xz) : '–'} |`)
+    console.log(
+      `| ${r.name} | ${r.node} | ${kb(r.bundle)} | ${kb(r.bar)} | ${r.ok ? 'yes' : '**no**'} | ${r.exe ? mb(r.exe) : '–'} | ${r.xz ? mb(r.xz) : '–'} |`,
+    )
   }
   if (by['linux-arm64'] && by['linux-arm64-core']) {
     const ratio = by['linux-arm64-core'].bundle / by['linux-arm64'].bundle
-    console.log(`\ncore/full bundle ratio (linux-arm64-core / linux-arm64): ${ratio.toFixed(3)} (${kb(by['linux-arm64'].bundle - by['linux-arm64-core'].bundle)} removed)`)
+    console.log(
+      `\ncore/full bundle ratio (linux-arm64-core / linux-arm64): ${ratio.toFixed(3)} (${kb(by['linux-arm64'].bundle - by['linux-arm64-core'].bundle)} removed)`,
+    )
   }
   const g = groups['linux-x64'] ?? {}
   const deps = Object.entries(g).filter(([k]) => !k.startsWith('src/') && !k.includes(':') && !k.endsWith('.cjs'))
-  console.log(`\nlinux-x64 by origin (bytes in output): dependencies ${kb(deps.reduce((a, [, v]) => a + v, 0))}, src ${kb(Object.entries(g).filter(([k]) => k.startsWith('src/')).reduce((a, [, v]) => a + v, 0))}`)
-  for (const [k, v] of Object.entries(g).sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`  ${k.padEnd(32)} ${kb(v)}`)
+  console.log(
+    `\nlinux-x64 by origin (bytes in output): dependencies ${kb(deps.reduce((a, [, v]) => a + v, 0))}, src ${kb(
+      Object.entries(g)
+        .filter(([k]) => k.startsWith('src/'))
+        .reduce((a, [, v]) => a + v, 0),
+    )}`,
+  )
+  for (const [k, v] of Object.entries(g)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 20))
+    console.log(`  ${k.padEnd(32)} ${kb(v)}`)
   writeFileSync(join(out, 'size.json'), JSON.stringify({ rows, groups }, null, 2))
 }
 

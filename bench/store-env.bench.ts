@@ -48,7 +48,11 @@ for (let round = 0; round < ROUNDS; round++) {
   }
 }
 
-console.log(`node ${process.version} ${process.arch}; ${new Date().toISOString()}; ${ROUNDS} rounds × ${N} awaited puts; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+console.log(
+  `node ${process.version} ${process.arch}; ${new Date().toISOString()}; ${ROUNDS} rounds × ${N} awaited puts; load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+)
 console.log('variant | µs per awaited put, median (min–max) | power-cut safe')
 for (const [name, xs] of samples) {
   const s = [...xs].sort((a, b) => a - b)

@@ -33,8 +33,7 @@ function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
   return s[s.length >> 1]!
 }
-const fmt = (xs: number[]): string =>
-  `${median(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`
+const fmt = (xs: number[]): string => `${median(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`
 
 function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'tea-store-bench-'))
@@ -147,7 +146,12 @@ async function runBytes(): Promise<void> {
   await store.snapshot(RUN_ID, { step: 0, node: null, state: { count: 0, text: 'x'.repeat(500) }, cursor: { next: 'count' } })
   await store.appendStep(RUN_ID, step(1))
   const one = store.checkpointStats(RUN_ID).updateBytes
-  await store.appendStep(RUN_ID, { step: 2, node: 'summarise', update: { summary: 'The pump pressure is nominal.' }, cursor: { next: 'publish' } })
+  await store.appendStep(RUN_ID, {
+    step: 2,
+    node: 'summarise',
+    update: { summary: 'The pump pressure is nominal.' },
+    cursor: { next: 'publish' },
+  })
   const two = store.checkpointStats(RUN_ID).updateBytes - one
   await store.close()
   rmSync(dir, { recursive: true, force: true })
@@ -190,7 +194,15 @@ async function planBytes(n: number, bare: boolean): Promise<{ held: number; page
     dependencies: ids.slice(Math.max(0, i - 2), i),
     status: 'pending',
   }))
-  const plan: Plan = { id: 'plan-1', goal: 'Service the plant room', strategy: 'flat', subtasks, replan_count: 0, max_replans: 2, created_at: 1_763_000_000_000 }
+  const plan: Plan = {
+    id: 'plan-1',
+    goal: 'Service the plant room',
+    strategy: 'flat',
+    subtasks,
+    replan_count: 0,
+    max_replans: 2,
+    created_at: 1_763_000_000_000,
+  }
   const key = planKey('maintain', plan.id)
   await store.putPlanHeader(RUN_ID, key, headerRecord(plan))
   const t = process.hrtime.bigint()
@@ -223,7 +235,11 @@ async function plans(): Promise<void> {
   }
 }
 
-console.log(`node ${process.version} ${process.arch}; ${new Date().toISOString()}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`)
+console.log(
+  `node ${process.version} ${process.arch}; ${new Date().toISOString()}; load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+)
 await latency()
 await runBytes()
 await plans()

@@ -43,7 +43,9 @@ async function main(): Promise<void> {
   console.log(`node ${process.version}, ${process.arch}`)
   for (const c of CASES) {
     const perRound = c.name.startsWith('for') ? 20_000 : 200_000
-    console.log(`${c.name.padEnd(24)} ${medianNsPerRender(c.source, 15, perRound).toFixed(1).padStart(8)} ns/render   ${JSON.stringify(c.source)}`)
+    console.log(
+      `${c.name.padEnd(24)} ${medianNsPerRender(c.source, 15, perRound).toFixed(1).padStart(8)} ns/render   ${JSON.stringify(c.source)}`,
+    )
   }
   if (process.argv.includes('--fuzz')) {
     const { fuzzTemplates } = await import('../test/template/fuzz.ts')

@@ -2,7 +2,17 @@
 import * as v from 'valibot'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { buildRegistry, createMemoryStore, defineAction, isTeaError, loadAgentText, resumeRun, startRun, type LlmClient, type RunEvent } from '../src/index.ts'
+import {
+  buildRegistry,
+  createMemoryStore,
+  defineAction,
+  isTeaError,
+  loadAgentText,
+  resumeRun,
+  startRun,
+  type LlmClient,
+  type RunEvent,
+} from '../src/index.ts'
 
 const noModel: LlmClient = { call: () => Promise.reject(new Error('no model in this test')), close: async () => {} }
 
@@ -33,7 +43,11 @@ test('a library user registers an action, runs an agent to an interrupt and resu
   assert.equal(problems, [])
   const store = createMemoryStore()
   const events: RunEvent[] = []
-  const first = await startRun(spec!, { store, registry, llm: noModel, emit: (e) => events.push(e) }, { runId: 'lib-1', input: { text: 'hello' } })
+  const first = await startRun(
+    spec!,
+    { store, registry, llm: noModel, emit: (e) => events.push(e) },
+    { runId: 'lib-1', input: { text: 'hello' } },
+  )
   assert.is(first.status, 'interrupted')
   assert.is(first.node, 'wait')
   assert.is(first.state.loud, 'HELLO')

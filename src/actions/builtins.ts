@@ -13,5 +13,17 @@ import { toolsActions } from './tools/index.ts'
 import { aofActions } from './aof/index.ts'
 
 export function builtinActions(): Action[] {
-  return [...llmActions, ...jsonActions, ...memoryActions, ...httpActions, ...fileActions, ...toolsActions, ...aofActions, ...flowActions, retryLoop, validateExtraction, generatePrompt]
+  return [
+    ...llmActions,
+    ...jsonActions,
+    ...memoryActions,
+    ...httpActions,
+    ...fileActions,
+    ...toolsActions,
+    ...aofActions,
+    ...flowActions,
+    retryLoop,
+    validateExtraction,
+    generatePrompt,
+  ]
 }

@@ -68,7 +68,12 @@ export class RunContext implements ActionContext {
   }
 
   render(value: unknown, extra?: Record<string, unknown>, field = 'value'): unknown {
-    return compiled(this.services, value, this.node, field).render({ state: this.state, variables: this.variables, settings: this.settings, ...extra })
+    return compiled(this.services, value, this.node, field).render({
+      state: this.state,
+      variables: this.variables,
+      settings: this.settings,
+      ...extra,
+    })
   }
 
   listActions(): Action[] {
@@ -98,7 +103,10 @@ export function asUpdate(result: unknown): State {
 
 // Templates handed to `render` are compiled once per run and place: a plan of N subtasks whose executor renders
 // one `with:` block compiles it once, not N times. Objects are keyed by identity, strings by their text.
-const byServices = new WeakMap<ContextServices, { objects: WeakMap<object, Map<string, CompiledValue>>; strings: Map<string, CompiledValue> }>()
+const byServices = new WeakMap<
+  ContextServices,
+  { objects: WeakMap<object, Map<string, CompiledValue>>; strings: Map<string, CompiledValue> }
+>()
 const MAX_CACHED_STRINGS = 1024
 
 function compiled(services: ContextServices, value: unknown, node: string, field: string): CompiledValue {

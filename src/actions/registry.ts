@@ -72,14 +72,19 @@ function unknownParams(action: Action, params: unknown): Issue[] {
     .filter((k) => !keys.includes(k))
     .map((k) => {
       const near = closest(k, keys)
-      return { code: 'unknown_parameter', message: `unknown parameter '${k}' for ${action.name}${near.length ? ` (did you mean '${near[0]}'?)` : ''}; it takes: ${keys.join(', ')}`, path: [k] }
+      return {
+        code: 'unknown_parameter',
+        message: `unknown parameter '${k}' for ${action.name}${near.length ? ` (did you mean '${near[0]}'?)` : ''}; it takes: ${keys.join(', ')}`,
+        path: [k],
+      }
     })
 }
 
 /** The top-level keys an object schema (possibly inside a pipe) declares; undefined for any other schema. */
 function paramKeys(schema: unknown): string[] | undefined {
   const s = schema as { type?: string; entries?: Record<string, unknown>; pipe?: unknown[] }
-  if ((s.type === 'object' || s.type === 'strict_object' || s.type === 'loose_object') && s.entries) return s.type === 'loose_object' ? undefined : Object.keys(s.entries)
+  if ((s.type === 'object' || s.type === 'strict_object' || s.type === 'loose_object') && s.entries)
+    return s.type === 'loose_object' ? undefined : Object.keys(s.entries)
   if (Array.isArray(s.pipe) && s.pipe.length > 0) return paramKeys(s.pipe[0])
   return undefined
 }

@@ -46,10 +46,13 @@ export function hostMethods(ctx: ActionContext): HostMethods {
   const host: HostMethods = {
     'llm.call': (request: LlmRequest) => ctx.llm.call({ ...request, signal: ctx.signal }),
     'llm.embed': (request: EmbedRequest) =>
-      ctx.llm.embed ? ctx.llm.embed({ ...request, signal: ctx.signal }) : Promise.reject(new TeaError('LLM_BAD_MODEL', 'this model client has no embeddings')),
+      ctx.llm.embed
+        ? ctx.llm.embed({ ...request, signal: ctx.signal })
+        : Promise.reject(new TeaError('LLM_BAD_MODEL', 'this model client has no embeddings')),
     emit: (event: RunEvent) => ctx.emit(event),
   }
-  for (const method of ACTION_STORE_METHODS) host[`store.${method}`] = (...args: unknown[]) => (ctx.store[method] as (...a: unknown[]) => unknown)(...args)
+  for (const method of ACTION_STORE_METHODS)
+    host[`store.${method}`] = (...args: unknown[]) => (ctx.store[method] as (...a: unknown[]) => unknown)(...args)
   return host
 }
 
@@ -60,9 +63,16 @@ export async function runActionTask(task: ActionTask, host: HostCaller | undefin
 }
 
 /** The ActionContext of a task in a worker, its services forwarded to the main thread through `host`. */
-export function remoteContext(context: TaskContext, where: Where | undefined, host: HostCaller | undefined, registry: Registry): ActionContext {
+export function remoteContext(
+  context: TaskContext,
+  where: Where | undefined,
+  host: HostCaller | undefined,
+  registry: Registry,
+): ActionContext {
   const call = (method: string, ...args: unknown[]): Promise<unknown> =>
-    host ? host.call(method, ...args) : Promise.reject(new TeaError('POOL_ERROR', `${method} is not reachable from this worker task`, { where }))
+    host
+      ? host.call(method, ...args)
+      : Promise.reject(new TeaError('POOL_ERROR', `${method} is not reachable from this worker task`, { where }))
   const llm: LlmClient = {
     call(request) {
       // Functions and signals cannot cross threads; the main thread applies the run's signal to the call, and a

@@ -14,7 +14,15 @@ import type { Store } from '../store/types.ts'
  * The part of the store actions may use: memory and plan records. Runs and checkpoints belong to the engine. A
  * worker thread reaches these methods through host calls, so this list is also what crosses the thread boundary.
  */
-export const ACTION_STORE_METHODS = ['memoryPut', 'memoryGet', 'memoryDelete', 'memoryList', 'putPlanHeader', 'putSubtask', 'getPlan'] as const
+export const ACTION_STORE_METHODS = [
+  'memoryPut',
+  'memoryGet',
+  'memoryDelete',
+  'memoryList',
+  'putPlanHeader',
+  'putSubtask',
+  'getPlan',
+] as const
 export type ActionStore = Pick<Store, (typeof ACTION_STORE_METHODS)[number]>
 
 /** An agent's `settings`, resolved with defaults. */

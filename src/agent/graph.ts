@@ -27,7 +27,12 @@ export function renderGraph(spec: AgentSpec, format: 'mermaid' | 'dot'): string 
   const id = (name: string): string => name.replace(/[^A-Za-z0-9_]/g, '_')
   const list = arrows(spec)
   if (format === 'dot') {
-    const lines = [`digraph "${spec.name.replace(/"/g, '\\"')}" {`, '  rankdir=TB;', '  "__start__" [shape=circle,label="start"];', '  "__end__" [shape=doublecircle,label="end"];']
+    const lines = [
+      `digraph "${spec.name.replace(/"/g, '\\"')}" {`,
+      '  rankdir=TB;',
+      '  "__start__" [shape=circle,label="start"];',
+      '  "__end__" [shape=doublecircle,label="end"];',
+    ]
     for (const n of spec.nodes) lines.push(`  "${n.name}" [shape=box,label="${n.name}\\n${(n.uses ?? 'run:').replace(/"/g, '\\"')}"];`)
     for (const a of list) {
       const attrs = [a.label ? `label="${a.label.replace(/"/g, '\\"')}"` : '', a.dashed ? 'style=dashed' : ''].filter(Boolean).join(',')

@@ -57,7 +57,11 @@ export function loadAgentText(text: string, file: string, registry: Registry, op
     return { problems: parsed.errors.map((e) => ({ code: 'YAML_SYNTAX', message: e.message, where: e.pos })) }
   }
   if (!isPlainObject(parsed.data)) {
-    return { problems: [{ code: 'AGENT_INVALID', message: 'an agent file must be a YAML mapping with name and nodes', where: { line: 1, col: 1 } }] }
+    return {
+      problems: [
+        { code: 'AGENT_INVALID', message: 'an agent file must be a YAML mapping with name and nodes', where: { line: 1, col: 1 } },
+      ],
+    }
   }
   const expanded = expandSettingsEnv(parsed.data, parsed, options.env ?? process.env)
   lowerTeaNodes(parsed.data)
@@ -108,7 +112,14 @@ function unknownKeys(parent: Array<string | number>, parsed: Parsed): Problem[] 
     const where = parsed.locate(path, true)
     const tea = teaKey(path, mapping[key])
     if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea')) {
-      problems.push({ code: 'TEA_UNSUPPORTED', message: teaMessage(tea.key.startsWith('type: ') ? `'${path.join('.')}: ${String(mapping[key])}'` : `'${path.join('.')}'`, tea.feature), where })
+      problems.push({
+        code: 'TEA_UNSUPPORTED',
+        message: teaMessage(
+          tea.key.startsWith('type: ') ? `'${path.join('.')}: ${String(mapping[key])}'` : `'${path.join('.')}'`,
+          tea.feature,
+        ),
+        where,
+      })
       continue
     }
     // A key tea maps that is still here belongs to a TEA construct that was not lowered because of what the
@@ -124,7 +135,6 @@ function unknownKeys(parent: Array<string | number>, parsed: Parsed): Problem[] 
   return problems.some((p) => p.code === 'TEA_UNSUPPORTED') ? problems : [...problems, ...teaParts]
 }
 
-
 function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string, { compiled, routes }: References): AgentSpec {
   const settings = agent.settings ?? {}
   const nodes: NodeSpec[] = agent.nodes.map((n, index) => ({
@@ -135,7 +145,9 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
     ...(n.with !== undefined && { with: n.with }),
     ...(n.output !== undefined && { output: n.output }),
     ...(n.run !== undefined && { run: n.run }),
-    ...((n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name)) !== undefined && { goto: (n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name))! }),
+    ...((n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name)) !== undefined && {
+      goto: (n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name))!,
+    }),
     onError: {
       mode: n.on_error?.mode ?? 'raise',
       maxRetries: n.on_error?.max_retries ?? (n.on_error?.mode === 'retry' ? 2 : 0),
@@ -183,18 +195,25 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
       sections: {
         ...(settings.planner && { planner: settings.planner }),
         ...(agent.extraction_schema && { extraction_schema: agent.extraction_schema }),
-        ...(agent.semantic_probes && { semantic_probes: Array.isArray(agent.semantic_probes) ? { probes: agent.semantic_probes } : agent.semantic_probes }),
+        ...(agent.semantic_probes && {
+          semantic_probes: Array.isArray(agent.semantic_probes) ? { probes: agent.semantic_probes } : agent.semantic_probes,
+        }),
       },
     },
     nodes,
     entry,
     edges,
     parallel,
-    interruptBefore: new Set([...(agent.config?.interrupt_before ?? []), ...nodes.filter((n) => n.interrupt === 'before').map((n) => n.name)]),
+    interruptBefore: new Set([
+      ...(agent.config?.interrupt_before ?? []),
+      ...nodes.filter((n) => n.interrupt === 'before').map((n) => n.name),
+    ]),
     interruptAfter: new Set([...(agent.config?.interrupt_after ?? []), ...nodes.filter((n) => n.interrupt === 'after').map((n) => n.name)]),
     ...(agent.config?.max_execution_time !== undefined && { maxExecutionMs: agent.config.max_execution_time }),
     ...(settings.auto_trace === true &&
-      settings.trace_exporter === 'file' && { traceFile: resolve(dirname(file), settings.trace_file ?? `${agent.name ?? basename(file).replace(/\.ya?ml$/i, '')}.trace.jsonl`) }),
+      settings.trace_exporter === 'file' && {
+        traceFile: resolve(dirname(file), settings.trace_file ?? `${agent.name ?? basename(file).replace(/\.ya?ml$/i, '')}.trace.jsonl`),
+      }),
   }
 }
 

@@ -16,7 +16,10 @@ export function formatProblem(file: string, p: Problem): string {
 /** The error `tea run` raises for an invalid agent: at the file, with every problem as an issue. */
 export function invalidAgent(file: string, problems: Problem[]): TeaError {
   const n = problems.length
-  return new TeaError('AGENT_INVALID', `${n} problem${n === 1 ? '' : 's'}`, { where: { file }, issues: problems.map((p) => inFile(file, p)) })
+  return new TeaError('AGENT_INVALID', `${n} problem${n === 1 ? '' : 's'}`, {
+    where: { file },
+    issues: problems.map((p) => inFile(file, p)),
+  })
 }
 
 function inFile(file: string, p: Problem): Problem {

@@ -11,7 +11,14 @@ import { isTeaError } from '../core/errors.ts'
 import type { Where } from '../core/issues.ts'
 import { closest, isPlainObject } from '../core/util.ts'
 import { paramIssues, unknownAction, type Registry } from '../actions/registry.ts'
-import { compileCondition, compileTemplate, compileValue, type CompiledValue, type Condition, type TemplateLimits } from '../template/index.ts'
+import {
+  compileCondition,
+  compileTemplate,
+  compileValue,
+  type CompiledValue,
+  type Condition,
+  type TemplateLimits,
+} from '../template/index.ts'
 import { compileCode } from '../code/compile.ts'
 import type { Parsed } from './parse.ts'
 import type { Problem } from './problems.ts'
@@ -50,7 +57,11 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     if (n.name === END || n.name === START) at(['nodes', i, 'name'], 'AGENT_INVALID', `'${n.name}' is reserved and cannot name a node`)
     const first = names.get(n.name)
     if (first !== undefined) {
-      at(['nodes', i, 'name'], 'DUPLICATE_NODE', `duplicate node name '${n.name}' (first defined at line ${parsed.locate(['nodes', first]).line})`)
+      at(
+        ['nodes', i, 'name'],
+        'DUPLICATE_NODE',
+        `duplicate node name '${n.name}' (first defined at line ${parsed.locate(['nodes', first]).line})`,
+      )
     } else names.set(n.name, i)
   })
   const target = (path: Path, name: unknown, what: string, allowEnd = true): void => {
@@ -77,7 +88,8 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     else if (kinds.length > 1) at(here, 'AGENT_INVALID', `has both ${kinds.map((k) => `'${k}:'`).join(' and ')}; give one`, node)
     if (kinds.length !== 1) return
     if (typeof n.run === 'string') {
-      if (n.with !== undefined || n.output !== undefined) at(here, 'AGENT_INVALID', "'with:' and 'output:' go with 'uses:', not 'run:'", node)
+      if (n.with !== undefined || n.output !== undefined)
+        at(here, 'AGENT_INVALID', "'with:' and 'output:' go with 'uses:', not 'run:'", node)
       if (!inlineCode) at([...here, 'run'], 'INLINE_CODE_FORBIDDEN', 'run: code is forbidden by settings.allow_inline_code: false', node)
       else {
         try {
@@ -92,11 +104,22 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     if (actionName !== undefined && !action) {
       const tea = teaAction(actionName)
       const path = [...here, n.uses !== undefined ? 'uses' : 'action']
-      if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea')) at(path, 'TEA_UNSUPPORTED', teaMessage(`action '${actionName}'`, tea.feature), node)
-      else failed(path, 'UNKNOWN_ACTION', unknownAction(actionName, registry.list().map((a) => a.name), node))
+      if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea'))
+        at(path, 'TEA_UNSUPPORTED', teaMessage(`action '${actionName}'`, tea.feature), node)
+      else
+        failed(
+          path,
+          'UNKNOWN_ACTION',
+          unknownAction(
+            actionName,
+            registry.list().map((a) => a.name),
+            node,
+          ),
+        )
     }
     const withValue = isPlainObject(n.with) ? withoutKeys(n.with, action?.raw) : n.with
-    if (action?.raw?.length && isPlainObject(n.with)) templates(selected(n.with, action.raw), [...here, 'with'], label, 'with', problems, parsed)
+    if (action?.raw?.length && isPlainObject(n.with))
+      templates(selected(n.with, action.raw), [...here, 'with'], label, 'with', problems, parsed)
     const w = compileTree(withValue ?? {}, [...here, 'with'], label, 'with', problems, parsed, limits)
     if (w) parts.with = w
     if (isPlainObject(n.output)) {
@@ -111,7 +134,15 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
       for (const key of action.refers.action ?? []) {
         const name = n.with[key]
         if (typeof name === 'string' && !/\{[{%]/.test(name) && !registry.get(name)) {
-          failed([...here, 'with', key], 'UNKNOWN_ACTION', unknownAction(name, registry.list().map((a) => a.name), { node: label, field: `with.${key}` }))
+          failed(
+            [...here, 'with', key],
+            'UNKNOWN_ACTION',
+            unknownAction(
+              name,
+              registry.list().map((a) => a.name),
+              { node: label, field: `with.${key}` },
+            ),
+          )
         }
       }
     }
@@ -125,7 +156,8 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     }
     // TEA's `next:` (a node name, or {condition, to} rules) is goto under another name.
     const routeKey = n.goto === undefined && n.next !== undefined ? 'next' : 'goto'
-    if (n.goto !== undefined && n.next !== undefined) at([...here, 'next'], 'AGENT_INVALID', "has both goto: and next: (TEA's name for it); give one", node)
+    if (n.goto !== undefined && n.next !== undefined)
+      at([...here, 'next'], 'AGENT_INVALID', "has both goto: and next: (TEA's name for it); give one", node)
     const route = n[routeKey]
     if (typeof route === 'string') target([...here, routeKey], route, 'goto target')
     else if (Array.isArray(route)) {
@@ -154,12 +186,15 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     if (!isPlainObject(e)) return
     const source = nodes.find((n) => isPlainObject(n) && n.name === e.from)
     if (Array.isArray(e.to) && isPlainObject(source) && source.goto !== undefined) {
-      at(['edges', i], 'AGENT_INVALID', 'has a goto and a parallel edge; goto wins, so the fan-out would never run', { node: String(e.from) })
+      at(['edges', i], 'AGENT_INVALID', 'has a goto and a parallel edge; goto wins, so the fan-out would never run', {
+        node: String(e.from),
+      })
     }
     if (e.from !== START) target(['edges', i, 'from'], e.from, 'edge source', false)
     if (Array.isArray(e.to)) {
       e.to.forEach((t, j) => target(['edges', i, 'to', j], t, 'parallel branch', false))
-      if (e.fan_in === undefined) at(['edges', i], 'AGENT_INVALID', `a parallel edge (to: [...]) needs fan_in: the node that joins the branches`)
+      if (e.fan_in === undefined)
+        at(['edges', i], 'AGENT_INVALID', `a parallel edge (to: [...]) needs fan_in: the node that joins the branches`)
       else target(['edges', i, 'fan_in'], e.fan_in, 'fan_in node', false)
       return
     }
@@ -170,24 +205,41 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
       else target(['edges', i, 'fan_in'], e.fan_in, 'fan_in node', false)
       const first = edges.findIndex((o) => isPlainObject(o) && o.type === 'parallel' && o.from === e.from)
       const other = edges[first] as Record<string, unknown>
-      if (first !== i && other.fan_in !== e.fan_in) at(['edges', i, 'fan_in'], 'AGENT_INVALID', `the parallel edges from '${String(e.from)}' name different fan_in nodes ('${String(other.fan_in)}' in edges[${first}])`)
-      if (isPlainObject(source) && source.goto !== undefined) at(['edges', i], 'AGENT_INVALID', 'has a goto and a parallel edge; goto wins, so the fan-out would never run', { node: String(e.from) })
+      if (first !== i && other.fan_in !== e.fan_in)
+        at(
+          ['edges', i, 'fan_in'],
+          'AGENT_INVALID',
+          `the parallel edges from '${String(e.from)}' name different fan_in nodes ('${String(other.fan_in)}' in edges[${first}])`,
+        )
+      if (isPlainObject(source) && source.goto !== undefined)
+        at(['edges', i], 'AGENT_INVALID', 'has a goto and a parallel edge; goto wins, so the fan-out would never run', {
+          node: String(e.from),
+        })
       return
     }
     if (typeof e.from !== 'string' || typeof e.to !== 'string' || e.from === START) {
-      if (e.when !== undefined || e.condition !== undefined) at(['edges', i], 'AGENT_INVALID', 'a conditional edge from __start__ is not supported: route from the first node instead')
+      if (e.when !== undefined || e.condition !== undefined)
+        at(['edges', i], 'AGENT_INVALID', 'a conditional edge from __start__ is not supported: route from the first node instead')
       return
     }
     const conditional = e.when !== undefined || e.condition !== undefined
     if (conditional && isPlainObject(source) && source.goto !== undefined) {
-      at(['edges', i], 'AGENT_INVALID', `node '${e.from}' has a goto and a conditional edge; goto wins, so the edge would never be taken`, { node: e.from })
+      at(['edges', i], 'AGENT_INVALID', `node '${e.from}' has a goto and a conditional edge; goto wins, so the edge would never be taken`, {
+        node: e.from,
+      })
       return
     }
     const rules = routes.get(e.from)
     if (!conditional && !rules) {
       // Several plain edges from one node: only one can be taken, and which one depends on the runtime.
       const first = plainFrom.get(e.from)
-      if (first !== undefined) at(['edges', i], 'AGENT_INVALID', `node '${e.from}' already has an edge without a condition (edges[${first}]); give each edge from it a when: condition, or use goto`, { node: e.from })
+      if (first !== undefined)
+        at(
+          ['edges', i],
+          'AGENT_INVALID',
+          `node '${e.from}' already has an edge without a condition (edges[${first}]); give each edge from it a when: condition, or use goto`,
+          { node: e.from },
+        )
       else plainFrom.set(e.from, i)
       return
     }
@@ -201,10 +253,21 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
       routes.set(e.from, list)
       const plain = plainFrom.get(e.from)
       // A plain edge written before the first conditional one is tried first, as TEA does: it always wins.
-      if (plain !== undefined) at(['edges', plain], 'AGENT_INVALID', `node '${e.from}' has an edge without a condition before its conditional edges, so they would never be taken; put it last as the fallback`, { node: e.from })
+      if (plain !== undefined)
+        at(
+          ['edges', plain],
+          'AGENT_INVALID',
+          `node '${e.from}' has an edge without a condition before its conditional edges, so they would never be taken; put it last as the fallback`,
+          { node: e.from },
+        )
     }
     try {
-      const test = edgeCondition(e.when, e.condition, { node: e.from, field: `edges[${i}].${e.condition === undefined ? 'when' : 'condition'}` }, limits)
+      const test = edgeCondition(
+        e.when,
+        e.condition,
+        { node: e.from, field: `edges[${i}].${e.condition === undefined ? 'when' : 'condition'}` },
+        limits,
+      )
       tests[list.length] = test
       list.push(test === undefined ? { to: e.to } : { if: conditionText(e.when, e.condition), to: e.to })
     } catch (err) {
@@ -223,13 +286,22 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
  * Compiles a template tree (a `with:` or `output:` block) in one go. When that fails, every string is compiled on
  * its own so that each bad template is reported with its own place, not only the first.
  */
-function compileTree(value: unknown, path: Path, node: string, field: string, problems: Problem[], parsed: Parsed, limits: TemplateLimits): CompiledValue | undefined {
+function compileTree(
+  value: unknown,
+  path: Path,
+  node: string,
+  field: string,
+  problems: Problem[],
+  parsed: Parsed,
+  limits: TemplateLimits,
+): CompiledValue | undefined {
   try {
     return compileValue(value, { node, field }, limits)
   } catch {
     const before = problems.length
     templates(value, path, node, field, problems, parsed)
-    if (problems.length === before) throw new Error(`internal: ${field} of node '${node}' failed to compile as a whole but not string by string`)
+    if (problems.length === before)
+      throw new Error(`internal: ${field} of node '${node}' failed to compile as a whole but not string by string`)
     return undefined
   }
 }
@@ -254,10 +326,15 @@ function templates(value: unknown, path: Path, node: string, field: string, prob
       compileTemplate(value, { node, field })
     } catch (e) {
       const inside = isTeaError(e) ? e.where : undefined
-      problems.push({ code: 'TEMPLATE_SYNTAX', message: isTeaError(e) ? e.message : String(e), where: { ...parsed.locate(path), ...inside } })
+      problems.push({
+        code: 'TEMPLATE_SYNTAX',
+        message: isTeaError(e) ? e.message : String(e),
+        where: { ...parsed.locate(path), ...inside },
+      })
     }
   } else if (Array.isArray(value)) value.forEach((v, i) => templates(v, [...path, i], node, `${field}[${i}]`, problems, parsed))
-  else if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) templates(v, [...path, k], node, `${field}.${k}`, problems, parsed)
+  else if (isPlainObject(value))
+    for (const [k, v] of Object.entries(value)) templates(v, [...path, k], node, `${field}.${k}`, problems, parsed)
 }
 
 /** Paths of the strings in `value` that contain template syntax (their type is only known after rendering). */
@@ -278,10 +355,16 @@ function startsWith(path: Path, prefix: Path): boolean {
  * expression (or `{type: expression, value}`), taken when it is truthy — or, with `when: false`, when it is not.
  * Undefined means the edge is always taken.
  */
-function edgeCondition(when: unknown, condition: unknown, site: { node: string; field: string }, limits: TemplateLimits): Condition | undefined {
+function edgeCondition(
+  when: unknown,
+  condition: unknown,
+  site: { node: string; field: string },
+  limits: TemplateLimits,
+): Condition | undefined {
   if (condition !== undefined) {
     const expr = isPlainObject(condition) ? condition.value : condition
-    if (isPlainObject(condition) && condition.type !== 'expression') throw new Error(`unknown condition type '${String(condition.type)}' (TEA knows only 'expression')`)
+    if (isPlainObject(condition) && condition.type !== 'expression')
+      throw new Error(`unknown condition type '${String(condition.type)}' (TEA knows only 'expression')`)
     if (typeof expr !== 'string') throw new Error('condition must be an expression string or {type: expression, value}')
     const test = compileCondition(expr, site, limits)
     const wanted = when === undefined ? true : flag(when)

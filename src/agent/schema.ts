@@ -36,7 +36,12 @@ export const NodeSchema = v.strictObject({
   /** TEA marks the node that joins parallel branches; tea reads the join from the edges, so this only informs. */
   fan_in: v.optional(v.boolean()),
   /** TEA's name for goto: a node name, or rules with `condition` for `if`. */
-  next: v.optional(v.union([name, v.array(v.strictObject({ condition: v.optional(v.string()), to: name }))], 'must be a node name or a list of {condition, to} rules')),
+  next: v.optional(
+    v.union(
+      [name, v.array(v.strictObject({ condition: v.optional(v.string()), to: name }))],
+      'must be a node name or a list of {condition, to} rules',
+    ),
+  ),
 })
 
 export const EdgeSchema = v.strictObject({
@@ -51,7 +56,9 @@ export const EdgeSchema = v.strictObject({
   /** TEA's parallel spelling: one `type: parallel` edge per branch, each with the same `fan_in` (agent/load.ts). */
   type: v.optional(v.picklist(['parallel', 'normal'], "must be 'parallel' or 'normal'")),
   /** TEA's strategy for a parallel edge: `thread` (and `process`) run the branches concurrently, as tea does. */
-  parallel_strategy: v.optional(v.picklist(['thread', 'process'], "tea runs branches concurrently in one process: 'thread' (or 'process'); 'remote' is not available")),
+  parallel_strategy: v.optional(
+    v.picklist(['thread', 'process'], "tea runs branches concurrently in one process: 'thread' (or 'process'); 'remote' is not available"),
+  ),
 })
 
 /** A command-line model (src/llm/shell-provider.ts). `verbose` is TEA's echo of the output; tea accepts and ignores it. */

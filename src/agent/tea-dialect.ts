@@ -38,7 +38,7 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   imports: absent('Python modules of actions'),
   data: absent('inline data for Python actions'),
   secrets: planned('secrets from the environment or a vault'),
-  extraction_schema: supported('validate.extraction\'s structural schema'),
+  extraction_schema: supported("validate.extraction's structural schema"),
   validation_constraints: planned("validate.extraction's Prolog rules (a prolog build flag)"),
   semantic_probes: supported("validate.extraction's model probes (through settings.llm)"),
   validation_logging: accepted('accepted and not used: results are in the state and the trace'),
@@ -110,7 +110,9 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'nodes.*.timeout': supported('a time limit for the node'),
   'nodes.*.on_error': supported('retry, continue or fall back'),
   'nodes.*.fan_in': accepted("marks the node that joins TEA's parallel edges; tea reads the join from the edges"),
-  'nodes.*.type': mapped('dynamic_parallel with action: or steps: (flow.map, items checkpointed one by one), while_loop (flow.while); subgraph: is planned'),
+  'nodes.*.type': mapped(
+    'dynamic_parallel with action: or steps: (flow.map, items checkpointed one by one), while_loop (flow.while); subgraph: is planned',
+  ),
   'nodes.*.steps': mapped('sequential sub-steps (flow.steps)'),
   'nodes.*.items': mapped('dynamic_parallel items'),
   'nodes.*.item_var': mapped('dynamic_parallel item variable'),
@@ -168,7 +170,9 @@ export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
   'prolog.query': planned("Prolog (the 'run: languages' issue)"),
   'learn.textgrad.*': absent('TextGrad (a Python library)'),
   'validate.extraction': supported('structure and model probes; Prolog constraints are planned'),
-  'validate.generate_prompt': supported('the extraction prompt of extraction_schema (guide_extraction: true sets variables.extraction_prompt)'),
+  'validate.generate_prompt': supported(
+    'the extraction prompt of extraction_schema (guide_extraction: true sets variables.extraction_prompt)',
+  ),
   'schema.merge': planned('merging JSON schemas'),
   'text.insert_citations': absent('one TEA example action'),
   'core.*': absent("TEA's core.switch/core.return; use goto: and output:"),
@@ -187,7 +191,12 @@ export const TEA_NODE_TYPES: Readonly<Record<string, TeaFeature>> = {
 export function teaKey(path: ReadonlyArray<string | number>, value?: unknown): { key: string; feature: TeaFeature } | undefined {
   const general = path.map((p) => (typeof p === 'number' ? '*' : p)).join('.')
   if (general === 'nodes.*.type' && typeof value === 'string') {
-    return { key: `type: ${value}`, feature: Object.hasOwn(TEA_NODE_TYPES, value) ? TEA_NODE_TYPES[value]! : absent(`a node kind TEA may have; tea does not know '${value}'`) }
+    return {
+      key: `type: ${value}`,
+      feature: Object.hasOwn(TEA_NODE_TYPES, value)
+        ? TEA_NODE_TYPES[value]!
+        : absent(`a node kind TEA may have; tea does not know '${value}'`),
+    }
   }
   if (Object.hasOwn(TEA_KEYS, general)) return { key: general, feature: TEA_KEYS[general]! }
   return undefined

@@ -22,7 +22,8 @@ export function lowerTeaNodes(data: Record<string, unknown>): void {
   const edgeSources = new Set((Array.isArray(data.edges) ? data.edges : []).filter(isPlainObject).map((e) => e.from))
   data.nodes = data.nodes.map((n) => {
     if (!isPlainObject(n)) return n
-    if (n.type === 'dynamic_parallel' && n.subgraph === undefined && (isPlainObject(n.action) || Array.isArray(n.steps))) return dynamicParallel(n, edgeSources)
+    if (n.type === 'dynamic_parallel' && n.subgraph === undefined && (isPlainObject(n.action) || Array.isArray(n.steps)))
+      return dynamicParallel(n, edgeSources)
     if (n.type === 'while_loop' && Array.isArray(n.body)) return whileLoop(n)
     if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n)
     return n

@@ -40,7 +40,6 @@ export interface ParallelEdge {
   fanIn: string
 }
 
-
 export interface AgentSpec {
   /** Absolute path of the agent file (or '<inline>'). */
   file: string

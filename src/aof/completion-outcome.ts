@@ -36,7 +36,13 @@ export interface AppliedOutcome {
 }
 
 /** Applies the outcome's steps to a task whose lock the caller holds; one `task.transitioned` event per step. */
-export function applyOutcomeLocked(ctx: AofContext, task: Task, outcome: Outcome, actor: string, reason: string | undefined): AppliedOutcome {
+export function applyOutcomeLocked(
+  ctx: AofContext,
+  task: Task,
+  outcome: Outcome,
+  actor: string,
+  reason: string | undefined,
+): AppliedOutcome {
   const result: AppliedOutcome = { task, applied: [], skipped: [] }
   for (const to of resolveCompletionTransitions({ status: task.status, metadata: taskMetadata(task) }, outcome)) {
     const from = result.task.status

@@ -26,7 +26,10 @@ export function aofContext(dataDir: string, options: AofContextOptions = {}): Ao
 
 export function assertTaskId(id: string): void {
   if (!isTaskId(id)) {
-    throw new TeaError('AOF_INVALID', `expected a task id like TASK-2026-02-09-001 or TASK-2026-02-09-Ab3dEf7h, received ${JSON.stringify(id)}`)
+    throw new TeaError(
+      'AOF_INVALID',
+      `expected a task id like TASK-2026-02-09-001 or TASK-2026-02-09-Ab3dEf7h, received ${JSON.stringify(id)}`,
+    )
   }
 }
 

@@ -33,7 +33,10 @@ export function checkExpiredLeases(ctx: AofContext): ExpiredLease[] {
   return out
 }
 
-export async function reclaimExpiredLease(ctx: AofContext, e: ExpiredLease): Promise<{ resolution: 'reclaimed' | 'skipped'; skipReason?: string }> {
+export async function reclaimExpiredLease(
+  ctx: AofContext,
+  e: ExpiredLease,
+): Promise<{ resolution: 'reclaimed' | 'skipped'; skipReason?: string }> {
   return withTaskLock(ctx, e.taskId, () => {
     const task = readTaskLocked(ctx, e.taskId)
     if (!task || task.status !== 'in-progress') return { resolution: 'skipped' as const, skipReason: 'no_longer_in_progress' }

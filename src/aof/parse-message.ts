@@ -13,7 +13,14 @@
 
 import * as v from 'valibot'
 import { isPlainObject } from '../core/util.ts'
-import { EnvelopeBase, MAX_ENVELOPE_BYTES, PAYLOAD_SCHEMAS, type ProtocolEnvelope, type UnknownEnvelope, isMessageType } from './schemas/envelope.ts'
+import {
+  EnvelopeBase,
+  MAX_ENVELOPE_BYTES,
+  PAYLOAD_SCHEMAS,
+  type ProtocolEnvelope,
+  type UnknownEnvelope,
+  isMessageType,
+} from './schemas/envelope.ts'
 import { type SchemaIssue, issuesOf } from './schemas/common.ts'
 
 export type MessageSource = 'object' | 'aof-prefix' | 'json'

@@ -58,7 +58,12 @@ export async function route(ctx: AofContext, env: ProtocolEnvelope | UnknownEnve
       taskId: env.taskId,
       payload: { type: env.type, error: errorMessage(e), ...(isTeaError(e) ? { code: e.code } : {}) },
     })
-    return { outcome: 'rejected', reason: isTeaError(e, 'AOF_INVALID') ? 'task_unreadable' : 'handler_error', taskId: env.taskId, type: env.type }
+    return {
+      outcome: 'rejected',
+      reason: isTeaError(e, 'AOF_INVALID') ? 'task_unreadable' : 'handler_error',
+      taskId: env.taskId,
+      type: env.type,
+    }
   }
 }
 

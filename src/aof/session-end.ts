@@ -28,7 +28,13 @@ export async function handleSessionEnd(ctx: AofContext): Promise<SessionEndEntry
       const run = readRun(ctx, id)
       if (!task || task.status !== 'in-progress' || !result) return undefined
       if (!resultBelongsToRun(result, run) || (run && run.status !== 'running')) return undefined
-      const applied = applyOutcomeLocked(ctx, task, result.outcome, result.agentId, outcomeReason(result.outcome, result.blockers, result.notes))
+      const applied = applyOutcomeLocked(
+        ctx,
+        task,
+        result.outcome,
+        result.agentId,
+        outcomeReason(result.outcome, result.blockers, result.notes),
+      )
       completeRunArtifact(ctx, id)
       return { taskId: id, outcome: result.outcome, transitions: applied.applied }
     })

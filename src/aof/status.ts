@@ -3,16 +3,7 @@
  * "transition" is a no-op decided by the caller before the table is consulted.
  */
 
-export const TASK_STATUSES = [
-  'backlog',
-  'ready',
-  'in-progress',
-  'blocked',
-  'review',
-  'done',
-  'cancelled',
-  'deadletter',
-] as const
+export const TASK_STATUSES = ['backlog', 'ready', 'in-progress', 'blocked', 'review', 'done', 'cancelled', 'deadletter'] as const
 
 export type TaskStatus = (typeof TASK_STATUSES)[number]
 

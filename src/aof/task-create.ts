@@ -68,7 +68,12 @@ export async function createTask(ctx: AofContext, input: CreateTaskInput): Promi
       return created
     })
     if (task) {
-      appendEvent(ctx, { type: 'task.created', actor: input.createdBy ?? 'tea', taskId: task.id, payload: { title: task.data.title, status: task.status } })
+      appendEvent(ctx, {
+        type: 'task.created',
+        actor: input.createdBy ?? 'tea',
+        taskId: task.id,
+        payload: { title: task.data.title, status: task.status },
+      })
       return task
     }
   }

@@ -44,7 +44,9 @@ export function completionFromState(state: State): CompletionPayload {
       if (raw === 'failed' && blockers.length === 0) blockers.push('the agent reported outcome "failed"')
     } else {
       outcome = 'blocked'
-      blockers.unshift(clip(`the agent ended with outcome ${JSON.stringify(raw)}; expected done, blocked, needs_review, partial or failed`, 256))
+      blockers.unshift(
+        clip(`the agent ended with outcome ${JSON.stringify(raw)}; expected done, blocked, needs_review, partial or failed`, 256),
+      )
     }
   }
   return {
@@ -108,7 +110,8 @@ function tests(v: unknown): CompletionPayload['tests'] {
   const total = n(v.total)
   const passed = n(v.passed)
   const failed = n(v.failed)
-  if (total === undefined || passed === undefined || failed === undefined || passed + failed > total) return { total: 0, passed: 0, failed: 0 }
+  if (total === undefined || passed === undefined || failed === undefined || passed + failed > total)
+    return { total: 0, passed: 0, failed: 0 }
   return { total, passed, failed }
 }
 

@@ -59,12 +59,18 @@ export async function reportCompletion(ctx: AofContext, target: ReportTarget, pa
       const result = readRunResult(ctx, taskId)
       if (result && resultBelongsToRun(result, run)) return { kind: 'agent', outcome: result.outcome, ...(status && { status }) }
     }
-    if (!task || task.status !== 'in-progress' || run?.runId !== aofRunId || run.status !== 'running') return { kind: 'lost', ...(status && { status }) }
+    if (!task || task.status !== 'in-progress' || run?.runId !== aofRunId || run.status !== 'running')
+      return { kind: 'lost', ...(status && { status }) }
     if (parsed.kind !== 'envelope' || 'unknownType' in parsed.envelope || parsed.envelope.type !== 'completion.report') {
       // Unreachable with a payload from worker-completion.ts; kept so a bad payload is logged, not thrown.
-      const route = rejectMessage(ctx, { type: 'completion.report', taskId, fromAgent: agentId }, parsed.kind === 'rejected' ? parsed.reason : 'invalid_envelope', {
-        ...(parsed.kind === 'rejected' && parsed.issues ? { issues: parsed.issues } : {}),
-      })
+      const route = rejectMessage(
+        ctx,
+        { type: 'completion.report', taskId, fromAgent: agentId },
+        parsed.kind === 'rejected' ? parsed.reason : 'invalid_envelope',
+        {
+          ...(parsed.kind === 'rejected' && parsed.issues ? { issues: parsed.issues } : {}),
+        },
+      )
       return { kind: 'sent', outcome: payload.outcome, route, status: task.status }
     }
     const env = parsed.envelope

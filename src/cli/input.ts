@@ -24,7 +24,10 @@ export function readInput(arg: string | undefined, sets: string[] | undefined, c
       try {
         value = /\.ya?ml$/i.test(file) ? parseYamlValue(text) : JSON.parse(text)
       } catch (e) {
-        throw new TeaError('INVALID_INPUT', `input file ${file} is not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(e as Error).message}`)
+        throw new TeaError(
+          'INVALID_INPUT',
+          `input file ${file} is not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(e as Error).message}`,
+        )
       }
     } else {
       try {
@@ -45,7 +48,10 @@ export function readInput(arg: string | undefined, sets: string[] | undefined, c
     const path = s.slice(0, eq).split('.')
     const reserved = path.find(isReservedKey)
     if (reserved !== undefined) {
-      throw new TeaError('INVALID_INPUT', `--set key '${s.slice(0, eq)}': '${reserved}' is reserved (${RESERVED_KEYS.join(', ')} cannot be keys); use another name`)
+      throw new TeaError(
+        'INVALID_INPUT',
+        `--set key '${s.slice(0, eq)}': '${reserved}' is reserved (${RESERVED_KEYS.join(', ')} cannot be keys); use another name`,
+      )
     }
     setPath(input, path, parseScalar(s.slice(eq + 1)))
   }

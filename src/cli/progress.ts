@@ -55,7 +55,10 @@ export function progressPrinter(io: Io): (event: RunEvent) => void {
         if (!io.isTTY) io.err(`  subtask ${event.id}: ${event.status}${p ? ` (${p.done}/${p.total})` : ''}\n`)
         else if (p) {
           const since = Date.now()
-          setLive(() => `▸ ${event.node ?? 'plan'} ${bar(p.done, p.total)} ${p.done}/${p.total}${p.failed ? ` · ${p.failed} failed` : ''} · ${event.id} ${event.status} · ${seconds(since)}`)
+          setLive(
+            () =>
+              `▸ ${event.node ?? 'plan'} ${bar(p.done, p.total)} ${p.done}/${p.total}${p.failed ? ` · ${p.failed} failed` : ''} · ${event.id} ${event.status} · ${seconds(since)}`,
+          )
         }
         break
       }

@@ -48,7 +48,8 @@ export function eventSink(io: Io, opts: OutputOptions): (event: RunEvent) => voi
   const progress = opts.quiet || opts.stream ? undefined : progressPrinter(io)
   const trace = opts.trace ? resolve(io.cwd, opts.trace) : undefined
   if (trace) writeFileSync(trace, '')
-  if (opts.replay && !opts.quiet && !opts.stream) io.err(`tea: replaying model replies from ${opts.replay} (no model server is contacted)\n`)
+  if (opts.replay && !opts.quiet && !opts.stream)
+    io.err(`tea: replaying model replies from ${opts.replay} (no model server is contacted)\n`)
   return (event) => {
     if (opts.stream) io.out(`${JSON.stringify(event)}\n`)
     if (trace) appendFileSync(trace, `${JSON.stringify({ ts: Date.now(), ...event })}\n`)
@@ -76,7 +77,9 @@ export function reportRun(io: Io, result: RunResult, opts: OutputOptions, dataDi
       return EXIT.signal
     case 'failed': {
       const e = result.error!
-      io.err(`tea: run ${runId} failed: [${e.code}] ${errorMessage(e)}\n${e.hint ? `hint: ${e.hint}\n` : ''}tea: the run is resumable once the cause is fixed: ${resume}\n`)
+      io.err(
+        `tea: run ${runId} failed: [${e.code}] ${errorMessage(e)}\n${e.hint ? `hint: ${e.hint}\n` : ''}tea: the run is resumable once the cause is fixed: ${resume}\n`,
+      )
       return EXIT.failed
     }
   }

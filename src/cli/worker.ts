@@ -97,8 +97,20 @@ export async function workerCommand({ flags }: { flags: WorkerFlags }, io: Io): 
   const store = await openStore(dataDir)
   const stop = stopOnSignals(io, 'tea worker')
   const w: Worker = {
-    io, ctx: aofContext(dataDir), agentId, spec, store, dataDir,
-    services: { store, registry, llm, dataDir, ...(flags.model && { model: flags.model }), warn: (e) => io.err(`tea worker: warning: ${e.message}\n`) },
+    io,
+    ctx: aofContext(dataDir),
+    agentId,
+    spec,
+    store,
+    dataDir,
+    services: {
+      store,
+      registry,
+      llm,
+      dataDir,
+      ...(flags.model && { model: flags.model }),
+      warn: (e) => io.err(`tea worker: warning: ${e.message}\n`),
+    },
     leaseTtlMs: flags['lease-ttl-ms'],
     heartbeatTtlMs: flags['heartbeat-ttl-ms'],
     verbose: flags.verbose,
@@ -186,7 +198,12 @@ async function processTask(w: Worker, claim: WorkerClaim): Promise<TaskLine> {
     w.stop.removeEventListener('abort', onStop)
     await heartbeat.stop()
   }
-  const line = (outcomeName: string, extra: Partial<TaskLine> = {}): TaskLine => ({ taskId: task.id, runId, outcome: outcomeName, ...extra })
+  const line = (outcomeName: string, extra: Partial<TaskLine> = {}): TaskLine => ({
+    taskId: task.id,
+    runId,
+    outcome: outcomeName,
+    ...extra,
+  })
   if (lost !== undefined) {
     w.io.err(`tea worker: ${task.id}: run lost (${lost}); nothing reported\n`)
     return line('lost')
@@ -200,7 +217,11 @@ async function processTask(w: Worker, claim: WorkerClaim): Promise<TaskLine> {
       ? completionFromState(outcome.state)
       : outcome.status === 'interrupted'
         ? completionFromInterrupt(runId, outcome.node ?? '?', outcome.interrupt ?? 'before')
-        : completionFromFailure(runId, { code: outcome.error?.code ?? 'INTERNAL', message: outcome.error?.message ?? 'unknown error', node: outcome.node })
+        : completionFromFailure(runId, {
+            code: outcome.error?.code ?? 'INTERNAL',
+            message: outcome.error?.message ?? 'unknown error',
+            node: outcome.node,
+          })
   const report = await reportCompletion(w.ctx, { taskId: task.id, agentId: w.agentId, aofRunId }, payload)
   const status = report.status ? { status: report.status } : {}
   if (report.kind === 'lost') {

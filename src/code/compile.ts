@@ -51,7 +51,11 @@ export function compileCode(source: string, where?: Where, options: CodeOptions 
     const value = await run(scope, timeoutMs)
     if (value === undefined || value === null) return {}
     if (!isPlainObject(value)) {
-      throw new TeaError('CODE_ERROR', `run: code must return an object of state updates, got ${Array.isArray(value) ? 'an array' : typeof value}`, { where })
+      throw new TeaError(
+        'CODE_ERROR',
+        `run: code must return an object of state updates, got ${Array.isArray(value) ? 'an array' : typeof value}`,
+        { where },
+      )
     }
     return value
   }
@@ -98,7 +102,15 @@ export function compileCodeValue(source: string, where?: Where, options: CodeOpt
     }
     const con = { log: (...a: unknown[]) => scope.log(a.map(String).join(' ')) }
     const extra = names.map((n) => scope.extra?.[n])
-    const args = [scope.state, scope.variables, scope.ctx, { log: con.log, info: con.log, warn: con.log, error: con.log }, ...extra, guard, guardIter]
+    const args = [
+      scope.state,
+      scope.variables,
+      scope.ctx,
+      { log: con.log, info: con.log, warn: con.log, error: con.log },
+      ...extra,
+      guard,
+      guardIter,
+    ]
     let value: unknown
     try {
       if (caller) {
@@ -107,7 +119,10 @@ export function compileCodeValue(source: string, where?: Where, options: CodeOpt
         c.__args = args
         value = caller.runInContext(c, { timeout: timeoutMs })
       } else value = fn(...args)
-      if (value instanceof Promise || (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function')) {
+      if (
+        value instanceof Promise ||
+        (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function')
+      ) {
         value = await raceDeadline(value as Promise<unknown>, deadline - Date.now(), overtime)
       }
     } catch (e) {

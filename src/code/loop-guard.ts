@@ -35,7 +35,22 @@ export function guardBody(code: string): string {
 }
 
 /** Keywords after which a `/` starts a regex literal rather than a division. */
-const REGEX_AFTER_WORD = new Set(['return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield', 'await'])
+const REGEX_AFTER_WORD = new Set([
+  'return',
+  'typeof',
+  'instanceof',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'case',
+  'do',
+  'else',
+  'yield',
+  'await',
+])
 
 export function guardLoops(code: string): string {
   let out = ''

@@ -25,7 +25,12 @@ export interface CodeTask extends PoolTask {
   selfTimed: true
 }
 
-export type ContextFactory = (context: NonNullable<CodeTask['context']>, state: unknown, where: Where | undefined, host: HostCaller | undefined) => unknown
+export type ContextFactory = (
+  context: NonNullable<CodeTask['context']>,
+  state: unknown,
+  where: Where | undefined,
+  host: HostCaller | undefined,
+) => unknown
 
 // One cache per worker thread; it lives and dies with the thread.
 const compiled = new Map<string, CompiledCodeValue>()
@@ -73,7 +78,10 @@ export async function runCodeTask(task: CodeTask, host: HostCaller | undefined, 
  */
 function codeError(where: Where | undefined, e: unknown, timeoutMs?: number): TeaError {
   if (isTeaError(e, 'NODE_TIMEOUT')) {
-    return new TeaError('POOL_ERROR', `timed out after ${timeoutMs} ms; stopped inside its worker`, { where, details: { reason: 'timeout', timeoutMs } })
+    return new TeaError('POOL_ERROR', `timed out after ${timeoutMs} ms; stopped inside its worker`, {
+      where,
+      details: { reason: 'timeout', timeoutMs },
+    })
   }
   if (isTeaError(e)) return withWhere(e, where)
   return new TeaError('CODE_ERROR', `run: code threw: ${errorMessage(e)}`, { cause: e, where })

@@ -70,7 +70,10 @@ export async function startRun(agent: AgentSpec, services: RunServices, opts: { 
     const existing = await services.store.getRun(opts.runId)
     if (existing) {
       throw new TeaError('RUN_EXISTS', `run ${opts.runId} already exists (${existing.status})`, {
-        hint: existing.status === 'completed' ? 'choose another run id, or remove it with tea runs prune' : `continue it with: tea resume ${opts.runId}`,
+        hint:
+          existing.status === 'completed'
+            ? 'choose another run id, or remove it with tea runs prune'
+            : `continue it with: tea resume ${opts.runId}`,
         details: { runId: opts.runId, status: existing.status },
       })
     }
@@ -146,7 +149,8 @@ export function runningElsewhere(run: RunRecord, me: ProcessIdentity = selfIdent
 /** The run if it may be resumed by this process; RUN_NOT_FOUND or RUN_NOT_RESUMABLE otherwise. */
 function resumable(run: RunRecord | undefined, runId: string, me?: ProcessIdentity): RunRecord {
   if (!run) throw new TeaError('RUN_NOT_FOUND', `no run ${runId}`, { details: { runId } })
-  if (run.status === 'completed') throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} already completed`, { details: { runId, status: run.status } })
+  if (run.status === 'completed')
+    throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} already completed`, { details: { runId, status: run.status } })
   if (runningElsewhere(run, me)) {
     throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} is running in another process (pid ${run.pid})`, {
       details: { runId, pid: run.pid },
@@ -174,11 +178,18 @@ async function resumeLoaded(spec: AgentSpec, llm: LlmClient, services: RunServic
   if (!checkpoint) throw new TeaError('RUN_NOT_RESUMABLE', `run ${run.id} has no checkpoint to resume from`, { details: { runId: run.id } })
   if (spec.hash !== run.agentHash) {
     services.warn?.(
-      new TeaError('AGENT_CHANGED', `${run.agentPath} changed since run ${run.id} started; resuming with the current file`, { details: { runId: run.id, file: run.agentPath } }),
+      new TeaError('AGENT_CHANGED', `${run.agentPath} changed since run ${run.id} started; resuming with the current file`, {
+        details: { runId: run.id, file: run.agentPath },
+      }),
     )
   }
   const state = { ...checkpoint.state, ...edits }
-  if (Object.keys(edits).length) await store.snapshot(run.id, { step: checkpoint.step, node: checkpoint.node, state, cursor: checkpoint.cursor }, spec.settings.checkpoint_keep)
+  if (Object.keys(edits).length)
+    await store.snapshot(
+      run.id,
+      { step: checkpoint.step, node: checkpoint.node, state, cursor: checkpoint.cursor },
+      spec.settings.checkpoint_keep,
+    )
   return execute(spec, llm, services, run.id, { state, cursor: checkpoint.cursor, step: checkpoint.step, resumed: true })
 }
 
@@ -200,11 +211,20 @@ async function execute(spec: AgentSpec, llm: LlmClient, services: RunServices, r
   const { store, registry } = services
   const agent = compiledAgent(spec, registry)
   const emit = traced(spec, services.emit ?? (() => {}))
-  const context: ContextServices = { runId, variables: spec.variables, settings: spec.settings, llm, store: actionStore(store), emit, registry }
+  const context: ContextServices = {
+    runId,
+    variables: spec.variables,
+    settings: spec.settings,
+    llm,
+    store: actionStore(store),
+    emit,
+    registry,
+  }
   if (services.dataDir !== undefined) context.dataDir = services.dataDir
   const caller = services.signal ?? new AbortController().signal
   // config.max_execution_time bounds the run from here (a resumed run gets the whole time again, as with max_steps).
-  const deadline = spec.maxExecutionMs === undefined ? undefined : { signal: AbortSignal.timeout(spec.maxExecutionMs), ms: spec.maxExecutionMs }
+  const deadline =
+    spec.maxExecutionMs === undefined ? undefined : { signal: AbortSignal.timeout(spec.maxExecutionMs), ms: spec.maxExecutionMs }
   const signal = deadline ? AbortSignal.any([caller, deadline.signal]) : caller
   const rt: Runtime = { spec, agent, services: context, store, runId, emit, signal, ...(deadline && { deadline }) }
   context.runNode = nodeRunner(rt)
@@ -218,8 +238,17 @@ async function createRunRecord(store: Store, runId: string, spec: AgentSpec): Pr
   const now = Date.now()
   const me = selfIdentity()
   await store.createRun({
-    id: runId, agent: spec.name, agentPath: spec.file, agentHash: spec.hash, status: 'running', node: null, step: 0, createdAt: now, updatedAt: now,
-    pid: me.pid, ...(me.startTicks !== undefined && { pidStart: me.startTicks }),
+    id: runId,
+    agent: spec.name,
+    agentPath: spec.file,
+    agentHash: spec.hash,
+    status: 'running',
+    node: null,
+    step: 0,
+    createdAt: now,
+    updatedAt: now,
+    pid: me.pid,
+    ...(me.startTicks !== undefined && { pidStart: me.startTicks }),
   })
 }
 
@@ -242,7 +271,11 @@ function clientFor(spec: AgentSpec, services: RunServices): { client: LlmClient;
   const model = services.model
   // Embeddings keep their own model: an override names a chat model.
   const routed: LlmClient = model
-    ? { call: (request) => client.call({ ...request, model, provider: undefined }), ...(client.embed && { embed: client.embed.bind(client) }), close: () => client.close() }
+    ? {
+        call: (request) => client.call({ ...request, model, provider: undefined }),
+        ...(client.embed && { embed: client.embed.bind(client) }),
+        close: () => client.close(),
+      }
     : client
   return { client: routed, release: owned ? () => client.close() : async () => {} }
 }

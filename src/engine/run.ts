@@ -139,7 +139,13 @@ async function runLoop(rt: Runtime, start: RunStart, at: Position): Promise<RunO
 }
 
 /** Runs one node as step `step`: `node_start`, the node under its on_error policy, and its duration. */
-async function runOne(rt: Runtime, node: CompiledNode, state: State, step: number, signal: AbortSignal): Promise<NodeOutcome & { ms: number }> {
+async function runOne(
+  rt: Runtime,
+  node: CompiledNode,
+  state: State,
+  step: number,
+  signal: AbortSignal,
+): Promise<NodeOutcome & { ms: number }> {
   rt.emit({ type: 'node_start', node: node.name, step })
   const t0 = performance.now()
   const outcome = (await executeNode(rt, node, state, signal)) as NodeOutcome & { ms: number }
@@ -152,7 +158,14 @@ async function runOne(rt: Runtime, node: CompiledNode, state: State, step: numbe
  * until it reaches the fan-in node (or the end). Branches are not checkpointed one by one; the fan-out counts as
  * done when all have finished, so a crash mid-branch re-runs the branches (at-least-once for in-flight work).
  */
-async function runBranches(rt: Runtime, starts: string[], join: string, state: State, firstStep: number, limit: number): Promise<{ states: State[]; step: number }> {
+async function runBranches(
+  rt: Runtime,
+  starts: string[],
+  join: string,
+  state: State,
+  firstStep: number,
+  limit: number,
+): Promise<{ states: State[]; step: number }> {
   let step = firstStep
   const controller = new AbortController()
   const onAbort = (): void => controller.abort(rt.signal.reason)

@@ -81,7 +81,8 @@ export function parseEntry(raw: string, where: string): CassetteEntry {
     throw invalid(where, 'expected request.messages to be a list of {"role", "content"} with string values')
   }
   const format = request['format']
-  if (format !== undefined && format !== 'json' && !isPlainObject(format)) throw invalid(where, 'expected request.format to be "json" or a JSON Schema object')
+  if (format !== undefined && format !== 'json' && !isPlainObject(format))
+    throw invalid(where, 'expected request.format to be "json" or a JSON Schema object')
   if (!isPlainObject(response) || typeof response['content'] !== 'string') throw invalid(where, 'expected response.content to be a string')
   if (tokens !== undefined && !(Array.isArray(tokens) && tokens.every((t) => typeof t === 'string'))) {
     throw invalid(where, 'expected tokens to be a list of strings')
@@ -118,6 +119,12 @@ function invalid(where: string, what: string): TeaError {
 /** JSON with object keys sorted at every depth, so equal values give equal text. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    isPlainObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v,
+    isPlainObject(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, v[k]]),
+        )
+      : v,
   )
 }

@@ -73,8 +73,18 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       const spec = resolveModel(settings.model, settings.provider, options.env, settings.shell_provider)
       const provider = providerFor(spec)
       const timeoutS = checkNumber('timeout', settings.timeout ?? DEFAULT_TIMEOUT_S, (n) => n > 0, 'a positive number of seconds')
-      const maxRetries = checkNumber('max_retries', settings.max_retries ?? DEFAULT_MAX_RETRIES, (n) => Number.isInteger(n) && n >= 0, 'a whole number ≥ 0')
-      const maxReplyBytes = checkNumber('max_reply_bytes', settings.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES, (n) => Number.isInteger(n) && n > 0, 'a whole number of bytes > 0')
+      const maxRetries = checkNumber(
+        'max_retries',
+        settings.max_retries ?? DEFAULT_MAX_RETRIES,
+        (n) => Number.isInteger(n) && n >= 0,
+        'a whole number ≥ 0',
+      )
+      const maxReplyBytes = checkNumber(
+        'max_reply_bytes',
+        settings.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES,
+        (n) => Number.isInteger(n) && n > 0,
+        'a whole number of bytes > 0',
+      )
       let streamed = 0
       const onToken = request.onToken
       const providerRequest = {
@@ -125,14 +135,20 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     async embed(request: EmbedRequest): Promise<EmbedResult> {
       const settings = mergeLlmSettings(options.defaults, request)
       if (settings.model === undefined || settings.model === '') {
-        throw new TeaError('LLM_BAD_MODEL', 'no model given for this embeddings call', { hint: 'set with.model on the node (an embeddings model, e.g. ollama:nomic-embed-text) or settings.llm.model' })
+        throw new TeaError('LLM_BAD_MODEL', 'no model given for this embeddings call', {
+          hint: 'set with.model on the node (an embeddings model, e.g. ollama:nomic-embed-text) or settings.llm.model',
+        })
       }
       const spec = resolveModel(settings.model, settings.provider, options.env)
       const provider = providerFor(spec)
       if (!provider.embed) {
-        throw new TeaError('LLM_BAD_MODEL', `model ${formatModelSpec(spec)} cannot make embeddings${replay ? ' (a cassette holds chat replies only)' : ''}`, {
-          hint: 'use an ollama: or openai: embeddings model',
-        })
+        throw new TeaError(
+          'LLM_BAD_MODEL',
+          `model ${formatModelSpec(spec)} cannot make embeddings${replay ? ' (a cassette holds chat replies only)' : ''}`,
+          {
+            hint: 'use an ollama: or openai: embeddings model',
+          },
+        )
       }
       const timeoutS = checkNumber('timeout', settings.timeout ?? DEFAULT_TIMEOUT_S, (n) => n > 0, 'a positive number of seconds')
       const embeddings = await provider.embed({
@@ -168,7 +184,11 @@ function withAttempts(e: unknown, attempts: number, heldBack: number): unknown {
       : attempts > 1
         ? ` (gave up after ${attempts} attempts)`
         : ''
-  const hint = e.hint ?? (heldBack > 0 ? 'the partial reply is already in the event stream; on_error: {mode: retry} on the node asks the model again' : undefined)
+  const hint =
+    e.hint ??
+    (heldBack > 0
+      ? 'the partial reply is already in the event stream; on_error: {mode: retry} on the node asks the model again'
+      : undefined)
   return new TeaError(e.code, `${e.message}${suffix}`, {
     cause: e.cause,
     details: { ...e.details, attempts },

@@ -15,14 +15,23 @@ const MAX_EMBED_REPLY = 64 * 1024 * 1024
 
 export function ollamaEmbed(request: ProviderEmbedRequest, env: NodeJS.ProcessEnv): Promise<number[][]> {
   const url = resolveOllamaUrl(request.baseUrl, env)
-  const server: ServerRef = { kind: 'Ollama server', url, timeoutMs: request.timeoutMs, unreachableHint: 'start it with `ollama serve`, or point OLLAMA_HOST at it' }
+  const server: ServerRef = {
+    kind: 'Ollama server',
+    url,
+    timeoutMs: request.timeoutMs,
+    unreachableHint: 'start it with `ollama serve`, or point OLLAMA_HOST at it',
+  }
   return post(server, `${url}/api/embed`, {}, request, (reply) => (reply as { embeddings?: unknown }).embeddings)
 }
 
 export function openAiEmbed(request: ProviderEmbedRequest, env: NodeJS.ProcessEnv): Promise<number[][]> {
   const base = resolveOpenAiUrl(request.baseUrl, env)
   if (base === undefined) {
-    return Promise.reject(new TeaError('LLM_BAD_MODEL', `model openai:${request.model} needs a server, and none is configured`, { hint: 'set OPENAI_BASE_URL or settings.llm.base_url' }))
+    return Promise.reject(
+      new TeaError('LLM_BAD_MODEL', `model openai:${request.model} needs a server, and none is configured`, {
+        hint: 'set OPENAI_BASE_URL or settings.llm.base_url',
+      }),
+    )
   }
   const server: ServerRef = { kind: 'OpenAI-compatible server', url: base, timeoutMs: request.timeoutMs }
   const key = request.apiKey ?? env.OPENAI_API_KEY
@@ -32,7 +41,13 @@ export function openAiEmbed(request: ProviderEmbedRequest, env: NodeJS.ProcessEn
   })
 }
 
-async function post(server: ServerRef, url: string, headers: Record<string, string>, request: ProviderEmbedRequest, pick: (reply: unknown) => unknown): Promise<number[][]> {
+async function post(
+  server: ServerRef,
+  url: string,
+  headers: Record<string, string>,
+  request: ProviderEmbedRequest,
+  pick: (reply: unknown) => unknown,
+): Promise<number[][]> {
   const attempt = attemptSignal(request.timeoutMs, request.signal)
   const meter = createReplyMeter(MAX_EMBED_REPLY, false)
   try {
@@ -52,7 +67,11 @@ async function post(server: ServerRef, url: string, headers: Record<string, stri
       throw badResponse(server, 'the embeddings reply is not JSON', text)
     }
     const vectors = pick(reply)
-    if (!Array.isArray(vectors) || vectors.length !== request.input.length || !vectors.every((e) => Array.isArray(e) && e.every((x) => typeof x === 'number'))) {
+    if (
+      !Array.isArray(vectors) ||
+      vectors.length !== request.input.length ||
+      !vectors.every((e) => Array.isArray(e) && e.every((x) => typeof x === 'number'))
+    ) {
       throw badResponse(server, `the embeddings reply does not hold ${request.input.length} vector(s) of numbers`, text.slice(0, 200))
     }
     return vectors as number[][]

@@ -109,12 +109,14 @@ export function classifyFailure(e: unknown, server: ServerRef, fired: { timedOut
   if (fired.aborted || isControlSignal(e)) return isControlSignal(e) ? e : cancelled('LLM call cancelled')
   if (fired.timedOut) return timedOut(server, reply)
   if (isTeaError(e)) return e
-  if (e instanceof ReplyEndedEarly) return reply.bytes > 0 ? streamCut(server, reply, e.message) : badResponse(server, 'the reply body is empty')
+  if (e instanceof ReplyEndedEarly)
+    return reply.bytes > 0 ? streamCut(server, reply, e.message) : badResponse(server, 'the reply body is empty')
   const code = causeCode(e)
   const reason = code ? NETWORK_REASONS[code] : undefined
   const lost = reason ?? (e instanceof TypeError && e.message === 'terminated' ? 'connection closed' : undefined)
   if (lost) return reply.answered ? streamCut(server, reply, lost, e) : unreachable(server, lost, e)
-  if (e instanceof TypeError && e.message === 'fetch failed') return unreachable(server, errorMessage((e as { cause?: unknown }).cause ?? e), e)
+  if (e instanceof TypeError && e.message === 'fetch failed')
+    return unreachable(server, errorMessage((e as { cause?: unknown }).cause ?? e), e)
   if (e instanceof SyntaxError) return badResponse(server, `the body is not valid JSON (${e.message})`)
   // Anything else came from inside the client library (e.g. "Missing body"): still a reply we cannot use.
   return new TeaError('LLM_BAD_RESPONSE', `the ${server.kind} at ${server.url} sent a reply tea cannot use: ${errorMessage(e)}`, {

@@ -28,7 +28,7 @@ const PROVIDERS: readonly ProviderName[] = ['ollama', 'openai', 'replay', 'shell
 const LITELLM: Readonly<Record<string, ProviderName>> = { ollama: 'ollama', ollama_chat: 'ollama', openai: 'openai' }
 
 const FORMS =
-  '`ollama:<name>` (e.g. ollama:qwen2.5:1.5b), `openai:<name>` (an OpenAI-compatible server), `replay:<name>` (answers from --replay cassette), or TEA\'s `provider: ollama|openai|auto` beside a bare model name'
+  "`ollama:<name>` (e.g. ollama:qwen2.5:1.5b), `openai:<name>` (an OpenAI-compatible server), `replay:<name>` (answers from --replay cassette), or TEA's `provider: ollama|openai|auto` beside a bare model name"
 
 /** Splits tea's `provider:model` at the first colon only, because Ollama tags carry their own (`qwen2.5:1.5b`). */
 export function parseModelSpec(spec: string): ModelSpec {
@@ -47,11 +47,20 @@ export function parseModelSpec(spec: string): ModelSpec {
  * The server and model a call goes to, from its model string and TEA's `provider` (either may come from
  * settings.llm or the node). tea's own `provider:model` prefix is taken as written whatever `provider` says.
  */
-export function resolveModel(model: string | undefined, provider: string | undefined, env: NodeJS.ProcessEnv, shellProvider?: string): ModelSpec {
+export function resolveModel(
+  model: string | undefined,
+  provider: string | undefined,
+  env: NodeJS.ProcessEnv,
+  shellProvider?: string,
+): ModelSpec {
   const wantedShell = provider?.trim().toLowerCase() === 'shell'
   if (wantedShell) {
     const name = shellProvider?.trim()
-    if (!name) throw new TeaError('LLM_BAD_MODEL', 'provider: shell needs shell_provider: <name> (a key of settings.shell_providers, or claude, gemini, codex, qwen, opencode, cursor)')
+    if (!name)
+      throw new TeaError(
+        'LLM_BAD_MODEL',
+        'provider: shell needs shell_provider: <name> (a key of settings.shell_providers, or claude, gemini, codex, qwen, opencode, cursor)',
+      )
     return { provider: 'shell', model: name }
   }
   const text = typeof model === 'string' ? model.trim() : ''
@@ -91,8 +100,12 @@ function badModel(what: string, spec: unknown): TeaError {
 }
 
 function unavailable(what: string, model: unknown, hint = 'point the agent at a local model with tea run --model ollama:<name>'): TeaError {
-  return new TeaError('LLM_BAD_MODEL', `${what} is a TEA feature that tea does not provide: tea talks to Ollama or an OpenAI-compatible server`, {
-    details: { model },
-    hint,
-  })
+  return new TeaError(
+    'LLM_BAD_MODEL',
+    `${what} is a TEA feature that tea does not provide: tea talks to Ollama or an OpenAI-compatible server`,
+    {
+      details: { model },
+      hint,
+    },
+  )
 }

@@ -37,7 +37,10 @@ export function guardedFetch(server: ServerRef, signal: AbortSignal, meter: Repl
       return new Response(text, { status: res.status, headers: res.headers })
     }
     if (!res.body) throw badResponse(server, 'the reply has no body')
-    return new Response(meteredStream(res.body, meter, server).pipeThrough(ndjsonGuard(server)), { status: res.status, headers: res.headers })
+    return new Response(meteredStream(res.body, meter, server).pipeThrough(ndjsonGuard(server)), {
+      status: res.status,
+      headers: res.headers,
+    })
   }
 }
 

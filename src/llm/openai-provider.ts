@@ -100,7 +100,12 @@ function parseCompletion(text: string, meter: ReplyMeter, server: ServerRef): Pr
   return { content, usage: usageOf(body.usage) }
 }
 
-async function readStream(body: ReadableStream<Uint8Array>, onToken: (t: string) => void, meter: ReplyMeter, server: ServerRef): Promise<ProviderReply> {
+async function readStream(
+  body: ReadableStream<Uint8Array>,
+  onToken: (t: string) => void,
+  meter: ReplyMeter,
+  server: ServerRef,
+): Promise<ProviderReply> {
   let content = ''
   let usage: LlmUsage = { prompt_tokens: 0, completion_tokens: 0 }
   let finished = false

@@ -49,10 +49,14 @@ export function createReplayProvider(path: string): LlmProvider {
 }
 
 function recordedTooLarge(path: string, line: number, cap: number, size: number): TeaError {
-  return new TeaError('LLM_REPLY_TOO_LARGE', `the recorded reply at ${path}:${line} is larger than max_reply_bytes (${formatBytes(cap)}): it holds ${size} bytes of text`, {
-    details: { path, line, max_reply_bytes: cap, bytes: size },
-    hint: REPLY_CAP_HINT,
-  })
+  return new TeaError(
+    'LLM_REPLY_TOO_LARGE',
+    `the recorded reply at ${path}:${line} is larger than max_reply_bytes (${formatBytes(cap)}): it holds ${size} bytes of text`,
+    {
+      details: { path, line, max_reply_bytes: cap, bytes: size },
+      hint: REPLY_CAP_HINT,
+    },
+  )
 }
 
 function miss(path: string, request: ProviderRequest, byKey: Map<string, LoadedEntry[]>): TeaError {

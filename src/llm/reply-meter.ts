@@ -76,7 +76,11 @@ export async function readErrorText(res: Response): Promise<string> {
 
 // --- internal ---
 
-async function readUpTo(body: ReadableStream<Uint8Array> | null, limit: number, count?: (n: number) => void): Promise<{ text: string; over: boolean }> {
+async function readUpTo(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+  count?: (n: number) => void,
+): Promise<{ text: string; over: boolean }> {
   if (!body) return { text: '', over: false }
   const reader = body.getReader()
   const chunks: Uint8Array[] = []

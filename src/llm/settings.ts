@@ -1,6 +1,22 @@
 import type { LlmSettings } from './types.ts'
 
-export const LLM_SETTING_KEYS = ['model', 'provider', 'shell_provider', 'shell_providers', 'temperature', 'timeout', 'max_retries', 'max_reply_bytes', 'base_url', 'format', 'keep_alive', 'max_tokens', 'stop', 'options', 'api_key'] as const
+export const LLM_SETTING_KEYS = [
+  'model',
+  'provider',
+  'shell_provider',
+  'shell_providers',
+  'temperature',
+  'timeout',
+  'max_retries',
+  'max_reply_bytes',
+  'base_url',
+  'format',
+  'keep_alive',
+  'max_tokens',
+  'stop',
+  'options',
+  'api_key',
+] as const
 
 export const DEFAULT_TIMEOUT_S = 120
 export const DEFAULT_MAX_RETRIES = 2

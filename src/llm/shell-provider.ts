@@ -28,7 +28,6 @@ import { cancelled } from '../core/signals.ts'
 import { formatBytes, oneLine } from './failure.ts'
 import type { ChatMessage, LlmProvider, ProviderReply, ProviderRequest, ShellProviderConfig } from './types.ts'
 
-
 /** The providers TEA knows without configuration (an agent's own entry of the same name wins). */
 export const TEA_SHELL_PROVIDERS: Readonly<Record<string, ShellProviderConfig>> = {
   claude: { command: 'claude', args: ['-p', '{prompt}', '--dangerously-skip-permissions', '--no-session-persistence'] },
@@ -44,7 +43,10 @@ const MAX_ARG_BYTES = 100_000
 const KILL_GRACE_MS = 2000
 const STDERR_KEPT = 2000
 
-export function createShellProvider(configured: Readonly<Record<string, ShellProviderConfig>> | undefined, env: NodeJS.ProcessEnv): LlmProvider {
+export function createShellProvider(
+  configured: Readonly<Record<string, ShellProviderConfig>> | undefined,
+  env: NodeJS.ProcessEnv,
+): LlmProvider {
   const providers = { ...TEA_SHELL_PROVIDERS, ...configured }
   return {
     name: 'shell',
@@ -52,9 +54,13 @@ export function createShellProvider(configured: Readonly<Record<string, ShellPro
       const config = Object.hasOwn(providers, request.model) ? providers[request.model] : undefined
       if (!config) {
         return Promise.reject(
-          new TeaError('LLM_BAD_MODEL', `shell provider '${request.model}' is not configured (known: ${Object.keys(providers).join(', ')})`, {
-            hint: 'add it under settings.shell_providers: {command, args, stdin_mode, timeout, env}',
-          }),
+          new TeaError(
+            'LLM_BAD_MODEL',
+            `shell provider '${request.model}' is not configured (known: ${Object.keys(providers).join(', ')})`,
+            {
+              hint: 'add it under settings.shell_providers: {command, args, stdin_mode, timeout, env}',
+            },
+          ),
         )
       }
       return runCommand(request.model, config, request, env)
@@ -64,7 +70,9 @@ export function createShellProvider(configured: Readonly<Record<string, ShellPro
 
 /** The conversation as one text, as TEA hands it to a command line. */
 export function promptText(messages: readonly ChatMessage[]): string {
-  return messages.map((m) => (m.role === 'system' ? `System: ${m.content}` : m.role === 'assistant' ? `Assistant: ${m.content}` : m.content)).join('\n\n')
+  return messages
+    .map((m) => (m.role === 'system' ? `System: ${m.content}` : m.role === 'assistant' ? `Assistant: ${m.content}` : m.content))
+    .join('\n\n')
 }
 
 function runCommand(name: string, config: ShellProviderConfig, request: ProviderRequest, env: NodeJS.ProcessEnv): Promise<ProviderReply> {
@@ -124,9 +132,13 @@ function runCommand(name: string, config: ShellProviderConfig, request: Provider
       outBytes += Buffer.byteLength(chunk)
       if (outBytes > request.maxReplyBytes) {
         stop(
-          new TeaError('LLM_REPLY_TOO_LARGE', `${what} wrote more than max_reply_bytes (${formatBytes(request.maxReplyBytes)}); it was stopped`, {
-            details: { provider: name, max_reply_bytes: request.maxReplyBytes, bytes: outBytes },
-          }),
+          new TeaError(
+            'LLM_REPLY_TOO_LARGE',
+            `${what} wrote more than max_reply_bytes (${formatBytes(request.maxReplyBytes)}); it was stopped`,
+            {
+              details: { provider: name, max_reply_bytes: request.maxReplyBytes, bytes: outBytes },
+            },
+          ),
         )
         return
       }
@@ -164,9 +176,13 @@ function runCommand(name: string, config: ShellProviderConfig, request: Provider
       if (code !== 0) {
         const tail = oneLine(err, 300)
         return reject(
-          new TeaError('LLM_SHELL_ERROR', `${what} exited with ${code === null ? `signal ${signal}` : `status ${code}`}${tail ? `: ${tail}` : ''}`, {
-            details: { provider: name, command, status: code, signal, stderr: err },
-          }),
+          new TeaError(
+            'LLM_SHELL_ERROR',
+            `${what} exited with ${code === null ? `signal ${signal}` : `status ${code}`}${tail ? `: ${tail}` : ''}`,
+            {
+              details: { provider: name, command, status: code, signal, stderr: err },
+            },
+          ),
         )
       }
       resolve({ content: out, usage: { prompt_tokens: 0, completion_tokens: 0 } })

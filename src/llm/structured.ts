@@ -21,8 +21,12 @@ export function parseStructured(content: string, format: 'json' | JsonSchema, wh
 }
 
 function fail(where: { model: string; attempts: number }, asked: string, reason: string, raw: string, content: string): never {
-  throw new TeaError('LLM_BAD_RESPONSE', `${where.model} was asked for ${asked} but replied with text that holds none (${reason}): ${JSON.stringify(raw)}`, {
-    details: { model: where.model, attempts: where.attempts, content },
-    hint: 'use a model that supports structured output, lower the temperature, or add an example of the JSON to the prompt',
-  })
+  throw new TeaError(
+    'LLM_BAD_RESPONSE',
+    `${where.model} was asked for ${asked} but replied with text that holds none (${reason}): ${JSON.stringify(raw)}`,
+    {
+      details: { model: where.model, attempts: where.attempts, content },
+      hint: 'use a model that supports structured output, lower the temperature, or add an example of the JSON to the prompt',
+    },
+  )
 }

@@ -61,7 +61,13 @@ export interface Restored {
  * The plan as recorded for this run and node, with every recorded subtask's status and result, or undefined when
  * nothing was recorded. A record that does not have the shape above is CHECKPOINT_CORRUPT naming the run.
  */
-export async function restorePlan(store: ActionStore, runId: string, node: string, planId: string, revision = 0): Promise<Restored | undefined> {
+export async function restorePlan(
+  store: ActionStore,
+  runId: string,
+  node: string,
+  planId: string,
+  revision = 0,
+): Promise<Restored | undefined> {
   const found = await store.getPlan(runId, planKey(node, planId, revision))
   if (!found) return undefined
   const corrupt = (what: string) =>

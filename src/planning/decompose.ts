@@ -24,12 +24,22 @@ const planner = v.object({
 export const decomposeParams = v.object({
   goal: v.pipe(v.string(), v.minLength(1), v.description('What the plan must achieve.')),
   strategy: v.optional(v.pipe(v.picklist(PLAN_STRATEGIES), v.description('flat | hierarchical | iterative (default flat).')), 'flat'),
-  max_depth: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Hierarchical: levels kept; deeper ones fold into their ancestor (default 3).')), 3),
+  max_depth: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.description('Hierarchical: levels kept; deeper ones fold into their ancestor (default 3).'),
+    ),
+    3,
+  ),
   max_subtasks: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Subtasks at most (default 15).')), 15),
   max_replans: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Replans the plan allows (default 3).'))),
   model: v.optional(v.pipe(v.string(), v.description('Planner model; default settings.planner.model, then settings.llm.model.'))),
   temperature: v.optional(v.number()),
-  prompt_template: v.optional(v.pipe(v.string(), v.description('Template for the user message; sees goal, strategy, max_depth, max_subtasks, planned.'))),
+  prompt_template: v.optional(
+    v.pipe(v.string(), v.description('Template for the user message; sees goal, strategy, max_depth, max_subtasks, planned.')),
+  ),
   planner: v.optional(planner),
 })
 
@@ -44,7 +54,10 @@ export const decomposeAction: Action<DecomposeParams> = {
   run: (params, ctx) => decompose(params, ctx),
 }
 
-export async function decompose(params: DecomposeParams, ctx: ActionContext): Promise<{ plan: unknown; plan_id: string; subtask_count: number }> {
+export async function decompose(
+  params: DecomposeParams,
+  ctx: ActionContext,
+): Promise<{ plan: unknown; plan_id: string; subtask_count: number }> {
   // planner: is raw for its prompt_template's sake; its model is a template over the state like any parameter.
   const plannerModelParam = params.planner?.model === undefined ? undefined : String(ctx.render(params.planner.model, {}, 'planner.model'))
   const settings = {
@@ -56,7 +69,13 @@ export async function decompose(params: DecomposeParams, ctx: ActionContext): Pr
   const userMessage = (planned: ProposedSubtask[]): string | undefined =>
     template === undefined
       ? undefined
-      : String(ctx.render(template, { goal: params.goal, strategy, max_depth: params.max_depth, max_subtasks: params.max_subtasks, planned }, 'prompt_template'))
+      : String(
+          ctx.render(
+            template,
+            { goal: params.goal, strategy, max_depth: params.max_depth, max_subtasks: params.max_subtasks, planned },
+            'prompt_template',
+          ),
+        )
   const base = { goal: params.goal, strategy, maxDepth: params.max_depth, maxSubtasks: params.max_subtasks }
 
   let subtasks: ProposedSubtask[]

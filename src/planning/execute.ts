@@ -80,15 +80,27 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
           ctx.emit(extra ? { ...event, ...extra } : event)
         },
         async replan(p, failure) {
-          const next = await replan(p, ctx, { failure, maxSubtasks: Math.max(15, p.subtasks.length), ...(params.max_replans !== undefined ? { maxReplans: params.max_replans } : {}) })
+          const next = await replan(p, ctx, {
+            failure,
+            maxSubtasks: Math.max(15, p.subtasks.length),
+            ...(params.max_replans !== undefined ? { maxReplans: params.max_replans } : {}),
+          })
           // A new subtask may reuse the id of one it replaced; its old record must not mark it finished on resume.
           // Reset first, header second: a crash in between resumes the old plan with that subtask to run again.
           const old = new Map(p.subtasks.map((s) => [s.id, s.status]))
           for (const s of next.subtasks)
-            if (s.status === 'pending' && old.has(s.id) && old.get(s.id) !== 'pending') await ctx.store.putSubtask(ctx.runId, key, s.id, { s: 0 })
+            if (s.status === 'pending' && old.has(s.id) && old.get(s.id) !== 'pending')
+              await ctx.store.putSubtask(ctx.runId, key, s.id, { s: 0 })
           await ctx.store.putPlanHeader(ctx.runId, key, headerRecord(next))
           current = next
-          ctx.emit({ type: 'subtask', planId: next.id, id: failure.id, status: 'replanned', replan_count: next.replan_count, progress: countStatuses(next.subtasks) })
+          ctx.emit({
+            type: 'subtask',
+            planId: next.id,
+            id: failure.id,
+            status: 'replanned',
+            replan_count: next.replan_count,
+            progress: countStatuses(next.subtasks),
+          })
           return next
         },
         sleep: deps.sleep ?? ((ms) => sleep(ms, ctx.signal)),

@@ -18,7 +18,12 @@ export interface PlannerReply {
   model: string
 }
 
-export async function callPlanner(ctx: ActionContext, settings: PlannerSettings, messages: ChatMessage[], format: JsonSchema): Promise<PlannerReply> {
+export async function callPlanner(
+  ctx: ActionContext,
+  settings: PlannerSettings,
+  messages: ChatMessage[],
+  format: JsonSchema,
+): Promise<PlannerReply> {
   const merged = mergeLlmSettings(ctx.settings.llm, { model: settings.model, temperature: settings.temperature, format })
   const result = await ctx.llm.call({ ...merged, messages, signal: ctx.signal })
   const reply: PlannerReply = { content: result.content, model: result.model }

@@ -37,10 +37,14 @@ export function parseReply(text: string, where?: string, parsed?: unknown): Loos
  */
 export function parseError(where: string | undefined, reason: string, raw: string): TeaError {
   const shown = raw.length > RAW_LIMIT ? `${raw.slice(0, RAW_LIMIT)}… (${raw.length - RAW_LIMIT} more characters)` : raw
-  return new TeaError('PLAN_PARSE_ERROR', `${where ? `${where}: ` : ''}the model's reply is not a usable plan (${reason}). Reply: ${shown}`, {
-    details: { reply: shown },
-    hint: 'a plan reply is JSON like {"subtasks": [{"id": "1", "description": "…", "dependencies": []}]}',
-  })
+  return new TeaError(
+    'PLAN_PARSE_ERROR',
+    `${where ? `${where}: ` : ''}the model's reply is not a usable plan (${reason}). Reply: ${shown}`,
+    {
+      details: { reply: shown },
+      hint: 'a plan reply is JSON like {"subtasks": [{"id": "1", "description": "…", "dependencies": []}]}',
+    },
+  )
 }
 
 /** A flat list: missing ids become their 1-based position; the list is cut at `maxSubtasks`. */
@@ -48,7 +52,14 @@ export function flattenFlat(subtasks: readonly LooseSubtask[], maxSubtasks = Inf
   const withIds = subtasks.map((s, i) => ({ ...s, id: s.id ?? String(i + 1) }))
   const kept = withIds.slice(0, maxSubtasks)
   const dropped = new Set(withIds.slice(maxSubtasks).map((s) => s.id))
-  return kept.map((s) => proposed(s.id, s.description, (s.dependencies ?? []).filter((d) => !dropped.has(d)), s.timeout))
+  return kept.map((s) =>
+    proposed(
+      s.id,
+      s.description,
+      (s.dependencies ?? []).filter((d) => !dropped.has(d)),
+      s.timeout,
+    ),
+  )
 }
 
 interface Leaf {
@@ -79,10 +90,18 @@ export function flattenHierarchy(top: readonly LooseSubtask[], maxDepth: number,
       if (node.subtasks && depth < maxDepth) {
         const before = leaves.length
         walk(node.subtasks, id, depth + 1, deps, [...groups, id])
-        groupLeaves.set(id, leaves.slice(before).map((l) => l.id))
+        groupLeaves.set(
+          id,
+          leaves.slice(before).map((l) => l.id),
+        )
       } else if (node.subtasks) {
         const folded = fold(node.subtasks, id, (modelId) => alias(id, modelId, id))
-        const leaf: Leaf = { id, description: `${node.description}\n${folded.lines.join('\n')}`, rawDeps: [...deps, ...folded.deps], groups }
+        const leaf: Leaf = {
+          id,
+          description: `${node.description}\n${folded.lines.join('\n')}`,
+          rawDeps: [...deps, ...folded.deps],
+          groups,
+        }
         if (node.timeout !== undefined) leaf.timeout = node.timeout
         leaves.push(leaf)
       } else {
@@ -117,7 +136,11 @@ export function flattenHierarchy(top: readonly LooseSubtask[], maxDepth: number,
 }
 
 /** Folds a subtree into description lines; dependencies leaving the subtree are kept (scoped to `scope`). */
-function fold(nodes: readonly LooseSubtask[], scope: string, alias: (modelId: string | undefined) => void): { lines: string[]; deps: string[] } {
+function fold(
+  nodes: readonly LooseSubtask[],
+  scope: string,
+  alias: (modelId: string | undefined) => void,
+): { lines: string[]; deps: string[] } {
   const lines: string[] = []
   const deps: string[] = []
   const inner = new Set<string>()

@@ -66,7 +66,10 @@ export const planShape = v.looseObject({
  * subtask ids, descriptions and dependencies, not statuses or results — so every read of the same plan, including
  * the one after a crash, finds the same checkpoint records.
  */
-export function contentId(goal: string, subtasks: ReadonlyArray<{ id: string; description: string; dependencies: readonly string[] }>): string {
+export function contentId(
+  goal: string,
+  subtasks: ReadonlyArray<{ id: string; description: string; dependencies: readonly string[] }>,
+): string {
   const shape = JSON.stringify([goal, subtasks.map((s) => [s.id, s.description, s.dependencies])])
   return `plan_${createHash('sha256').update(shape).digest('hex').slice(0, 8)}`
 }
@@ -84,9 +87,15 @@ export function readPlan(value: unknown): Plan {
   if (!r.success) {
     // plan.decompose's whole result ({plan, plan_id, subtask_count}) instead of its plan: say where the plan is.
     const wrapped = typeof value === 'object' && 'plan' in value && 'plan_id' in value && v.is(planShape, (value as { plan: unknown }).plan)
-    throw new TeaError('PLAN_INVALID', wrapped ? "this is plan.decompose's whole result, not the plan: the plan is its `plan` key" : 'the plan is malformed', {
-      ...(wrapped ? { hint: 'pass `plan: "{{ state.plan.plan }}"` (or give plan.decompose output: {plan: "{{ result.plan }}"})' } : { issues: toIssues(r.issues) }),
-    })
+    throw new TeaError(
+      'PLAN_INVALID',
+      wrapped ? "this is plan.decompose's whole result, not the plan: the plan is its `plan` key" : 'the plan is malformed',
+      {
+        ...(wrapped
+          ? { hint: 'pass `plan: "{{ state.plan.plan }}"` (or give plan.decompose output: {plan: "{{ result.plan }}"})' }
+          : { issues: toIssues(r.issues) }),
+      },
+    )
   }
   const p = r.output
   const plan = {

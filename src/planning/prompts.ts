@@ -94,7 +94,11 @@ Reply with JSON only: {"subtasks": [{"id": "…", "description": "…", "depende
 }
 
 /** The default executor's call: what `llm.call` gets when `subtask_executor` has no `with:` block. */
-export function subtaskPrompt(goal: string, subtask: { id: string; description: string }, dependencyResults: Record<string, unknown>): { system: string; prompt: string } {
+export function subtaskPrompt(
+  goal: string,
+  subtask: { id: string; description: string },
+  dependencyResults: Record<string, unknown>,
+): { system: string; prompt: string } {
   const lines = [`Goal of the plan: ${goal}`, '', `Your subtask (${subtask.id}): ${subtask.description}`]
   const deps = Object.entries(dependencyResults)
   if (deps.length > 0) {

@@ -18,7 +18,9 @@ import { newSubtask } from './types.ts'
 
 export const replanParams = v.object({
   plan: v.optional(v.pipe(v.unknown(), v.description('The plan to revise; default state.plan.'))),
-  failed_subtask: v.optional(v.pipe(v.union([v.string(), v.number()]), v.transform(String), v.description('Id of the subtask that failed.'))),
+  failed_subtask: v.optional(
+    v.pipe(v.union([v.string(), v.number()]), v.transform(String), v.description('Id of the subtask that failed.')),
+  ),
   error: v.optional(v.pipe(v.string(), v.description('What went wrong, for the prompt.'))),
   max_replans: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description("Overrides the plan's own limit."))),
   max_subtasks: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1)), 15),
@@ -56,14 +58,29 @@ export interface ReplanOptions {
 export async function replan(plan: Plan, ctx: ActionContext, opts: ReplanOptions): Promise<Plan> {
   const max = opts.maxReplans ?? plan.max_replans
   if (plan.replan_count >= max)
-    throw new TeaError('MAX_REPLANS_EXCEEDED', `too many replans of plan ${plan.id}: ${plan.replan_count + 1} > ${max} (max_replans); the plan is left unchanged`, {
-      details: { replan_count: plan.replan_count, max_replans: max, plan_id: plan.id },
-      hint: 'raise max_replans, or handle the failure with on_subtask_failure: skip or abort',
-    })
+    throw new TeaError(
+      'MAX_REPLANS_EXCEEDED',
+      `too many replans of plan ${plan.id}: ${plan.replan_count + 1} > ${max} (max_replans); the plan is left unchanged`,
+      {
+        details: { replan_count: plan.replan_count, max_replans: max, plan_id: plan.id },
+        hint: 'raise max_replans, or handle the failure with on_subtask_failure: skip or abort',
+      },
+    )
   const completed = plan.subtasks.filter((s) => s.status === 'completed')
   const replaced = plan.subtasks.filter((s) => s.status !== 'completed')
-  const messages = replanMessages({ goal: plan.goal, completed, replaced, maxSubtasks: opts.maxSubtasks, ...(opts.failure ? { failure: opts.failure } : {}) })
-  const reply = await callPlanner(ctx, { model: plannerModel(ctx, plan.model, opts.model), temperature: opts.temperature }, messages, replanReplySchema())
+  const messages = replanMessages({
+    goal: plan.goal,
+    completed,
+    replaced,
+    maxSubtasks: opts.maxSubtasks,
+    ...(opts.failure ? { failure: opts.failure } : {}),
+  })
+  const reply = await callPlanner(
+    ctx,
+    { model: plannerModel(ctx, plan.model, opts.model), temperature: opts.temperature },
+    messages,
+    replanReplySchema(),
+  )
   const parsed = parseReply(reply.content, 'replan', reply.parsed)
   const fresh = avoidTaken(flattenFlat(parsed.subtasks, opts.maxSubtasks), new Set(completed.map((s) => s.id)), plan.replan_count + 1)
   const subtasks = [...completed, ...fresh.map(newSubtask)]

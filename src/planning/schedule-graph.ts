@@ -49,7 +49,11 @@ export function ancestorsOf(g: Graph, id: string): Set<string> {
   return seen
 }
 
-export function applyAll(state: Record<string, unknown>, ids: readonly string[], updates: Map<string, SubtaskOutput>): Record<string, unknown> {
+export function applyAll(
+  state: Record<string, unknown>,
+  ids: readonly string[],
+  updates: Map<string, SubtaskOutput>,
+): Record<string, unknown> {
   for (const id of ids) {
     const u = updates.get(id)
     if (!u) continue

@@ -13,8 +13,14 @@ import type { Plan, PlanProgress } from './types.ts'
 export const statusParams = v.object({
   plan: v.optional(v.pipe(v.unknown(), v.description('The plan; default state.plan.'))),
   include_completed: v.optional(v.pipe(v.boolean(), v.description('List completed subtasks too (default true).')), true),
-  include_details: v.optional(v.pipe(v.boolean(), v.description('Add description, dependencies, result and error to each listed subtask (default false).')), false),
-  format: v.optional(v.pipe(v.picklist(['json', 'mermaid']), v.description('`mermaid` adds `mermaid`: the DAG as a flowchart coloured by status.')), 'json'),
+  include_details: v.optional(
+    v.pipe(v.boolean(), v.description('Add description, dependencies, result and error to each listed subtask (default false).')),
+    false,
+  ),
+  format: v.optional(
+    v.pipe(v.picklist(['json', 'mermaid']), v.description('`mermaid` adds `mermaid`: the DAG as a flowchart coloured by status.')),
+    'json',
+  ),
 })
 
 export type StatusParams = v.InferOutput<typeof statusParams>

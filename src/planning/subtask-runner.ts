@@ -41,7 +41,15 @@ export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, inp
         throw new TeaError('INLINE_CODE_FORBIDDEN', 'run: code is forbidden by settings.allow_inline_code: false', { where })
       const args = { state: input.state, subtask, dependency_results: input.dependency_results, variables: ctx.variables }
       // The worker gives ctx the code's own state; it need not cross the thread twice.
-      task = { kind: 'code', code: executor.run, args, trackState: true, selfTimed: true, where, ...(codeHost ? { context: taskContext(ctx, {}) } : {}) }
+      task = {
+        kind: 'code',
+        code: executor.run,
+        args,
+        trackState: true,
+        selfTimed: true,
+        where,
+        ...(codeHost ? { context: taskContext(ctx, {}) } : {}),
+      }
     } else {
       const params =
         executor?.with !== undefined
@@ -55,11 +63,18 @@ export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, inp
     const seconds = s.timeout ?? opts.timeout ?? (task.kind === 'code' ? positive(ctx.settings.run_timeout) : undefined)
     const withHost = task.kind === 'action' || codeHost
     try {
-      const out = await pool.run(task, { signal: ctx.signal, ...(seconds ? { timeoutMs: seconds * 1000 } : {}), ...(withHost ? { host } : {}) })
+      const out = await pool.run(task, {
+        signal: ctx.signal,
+        ...(seconds ? { timeoutMs: seconds * 1000 } : {}),
+        ...(withHost ? { host } : {}),
+      })
       return task.kind === 'action' ? { value: resultOf(out.value) } : { ...out, value: out.value ?? null }
     } catch (e) {
       if (isTeaError(e, 'POOL_ERROR') && e.details?.reason === 'timeout')
-        throw new TeaError('SUBTASK_TIMEOUT', `ran over its timeout of ${seconds} s and was stopped`, { where, details: { timeout: seconds } })
+        throw new TeaError('SUBTASK_TIMEOUT', `ran over its timeout of ${seconds} s and was stopped`, {
+          where,
+          details: { timeout: seconds },
+        })
       throw e
     }
   }
@@ -69,7 +84,12 @@ export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, inp
  * The executor's `with:` rendered for one subtask, except the params its action renders itself (Action.raw, e.g.
  * json.transform's `mapping`), which go as written — as the engine does for a node's `with:`.
  */
-function renderWith(ctx: ActionContext, params: Record<string, unknown>, raw: readonly string[], extra: Record<string, unknown>): Record<string, unknown> {
+function renderWith(
+  ctx: ActionContext,
+  params: Record<string, unknown>,
+  raw: readonly string[],
+  extra: Record<string, unknown>,
+): Record<string, unknown> {
   const rendered: Record<string, unknown> = {}
   const kept: Record<string, unknown> = {}
   for (const [k, v] of Object.entries(params)) (raw.includes(k) ? kept : rendered)[k] = v
@@ -91,7 +111,12 @@ function checkExecutor(ctx: ActionContext, executor: ExecutorParams | undefined,
   }
   const actions = ctx.listActions()
   const found = actions.find((a) => a.name === action)
-  if (!found) throw unknownAction(action, actions.map((a) => a.name), { field: 'subtask_executor' })
+  if (!found)
+    throw unknownAction(
+      action,
+      actions.map((a) => a.name),
+      { field: 'subtask_executor' },
+    )
   return found.raw ?? []
 }
 

@@ -54,7 +54,8 @@ export function defaultConcurrency(): number {
 
 export function createPool(options: PoolOptions = {}): Pool {
   const maxThreads = options.maxThreads ?? defaultConcurrency()
-  if (!Number.isInteger(maxThreads) || maxThreads < 1) throw new TeaError('POOL_ERROR', `maxThreads must be a whole number ≥ 1, got ${maxThreads}`)
+  if (!Number.isInteger(maxThreads) || maxThreads < 1)
+    throw new TeaError('POOL_ERROR', `maxThreads must be a whole number ≥ 1, got ${maxThreads}`)
   let tinypool: Tinypool | undefined
   let closed = false
   const get = (): Tinypool => {
@@ -105,10 +106,13 @@ export function createPool(options: PoolOptions = {}): Pool {
           tellAborted()
           abort.abort()
         }
-        timer = setTimeout(() => {
-          timedOut = true
-          abort.abort()
-        }, softLimit === undefined ? timeoutMs : softLimit + graceMs(softLimit))
+        timer = setTimeout(
+          () => {
+            timedOut = true
+            abort.abort()
+          },
+          softLimit === undefined ? timeoutMs : softLimit + graceMs(softLimit),
+        )
       }
       if (onCallerAbort) signal?.addEventListener('abort', onCallerAbort, { once: true })
       try {

@@ -91,7 +91,15 @@ export type HostReply = { id: number; ok: true; value: unknown } | { id: number;
 
 export function serializeError(e: unknown): SerializedError {
   if (typeof e === 'object' && e !== null) {
-    const err = e as { name?: unknown; message?: unknown; code?: unknown; where?: unknown; issues?: unknown; details?: unknown; hint?: unknown }
+    const err = e as {
+      name?: unknown
+      message?: unknown
+      code?: unknown
+      where?: unknown
+      issues?: unknown
+      details?: unknown
+      hint?: unknown
+    }
     const out: SerializedError = {
       name: typeof err.name === 'string' ? err.name : 'Error',
       message: typeof err.message === 'string' ? err.message : String(e),

@@ -85,9 +85,13 @@ export function locateLmdbAddon(ctx: LocateContext): AddonSource {
     const file = pickPrebuild(readdirSync(dir), ctx.abi)
     if (file) return { path: join(dir, file), from: 'node_modules' }
   }
-  throw new TeaError('NATIVE_LOAD_FAILED', `lmdb's native addon was not found (looked at $${LMDB_ENV}, lmdb.node in ${ctx.besideDirs.join(', ') || 'no folder'}, and ${pkg} in node_modules)`, {
-    hint: `use the single executable, put lmdb.node next to the bundle, or set ${LMDB_ENV}`,
-  })
+  throw new TeaError(
+    'NATIVE_LOAD_FAILED',
+    `lmdb's native addon was not found (looked at $${LMDB_ENV}, lmdb.node in ${ctx.besideDirs.join(', ') || 'no folder'}, and ${pkg} in node_modules)`,
+    {
+      hint: `use the single executable, put lmdb.node next to the bundle, or set ${LMDB_ENV}`,
+    },
+  )
 }
 
 /** The best prebuild in an `@lmdb/lmdb-*` package: one built for this ABI (faster V8 calls), else N-API; glibc only. */
@@ -114,10 +118,14 @@ export function explainLoadFailure(e: unknown, source: AddonSource): TeaError {
   const msg = errorMessage(e)
   const fromCache = source.from === 'sea-asset' || source.from === 'embedded'
   if (fromCache && (/failed to map segment/i.test(msg) || isNoexec(source.path))) {
-    return new TeaError('CACHE_DIR_UNUSABLE', `cannot load lmdb's native addon from ${source.path}: its filesystem is mounted noexec (${msg})`, {
-      cause: e,
-      hint: CACHE_HINT,
-    })
+    return new TeaError(
+      'CACHE_DIR_UNUSABLE',
+      `cannot load lmdb's native addon from ${source.path}: its filesystem is mounted noexec (${msg})`,
+      {
+        cause: e,
+        hint: CACHE_HINT,
+      },
+    )
   }
   return new TeaError('NATIVE_LOAD_FAILED', `cannot load lmdb's native addon from ${source.path} (found via ${source.from}): ${msg}`, {
     cause: e,

@@ -83,8 +83,7 @@ export function openLmdbStore(dataDir: string, options: LmdbStoreOptions = {}): 
       }
     },
 
-    putPlanHeader: (runId, planId, header) =>
-      guard(`plan ${planId} of run ${runId}`, () => plans.putPlanHeader(runId, planId, header)),
+    putPlanHeader: (runId, planId, header) => guard(`plan ${planId} of run ${runId}`, () => plans.putPlanHeader(runId, planId, header)),
     putSubtask: (runId, planId, subtaskId, record) =>
       guard(`subtask ${subtaskId} of plan ${planId}`, () => plans.putSubtask(runId, planId, subtaskId, record)),
     getPlan: (runId, planId) => guard(`plan ${planId} of run ${runId}`, () => plans.getPlan(runId, planId)),
@@ -151,10 +150,14 @@ function checkMagic(path: string): void {
   const ours = process.arch === 'arm' || process.arch === 'ia32' ? 16 : 24
   const theirs = ours === 16 ? 24 : 16
   if (head.readUInt32LE(ours) !== 0xbeefc0de && head.readUInt32LE(theirs) === 0xbeefc0de) {
-    throw new TeaError('STORE_ERROR', `${path} was written by a ${ours === 16 ? '64' : '32'}-bit build of tea, and LMDB files are specific to the word size`, {
-      details: { path },
-      hint: 'use a data dir made on this kind of board, or choose another --data-dir',
-    })
+    throw new TeaError(
+      'STORE_ERROR',
+      `${path} was written by a ${ours === 16 ? '64' : '32'}-bit build of tea, and LMDB files are specific to the word size`,
+      {
+        details: { path },
+        hint: 'use a data dir made on this kind of board, or choose another --data-dir',
+      },
+    )
   }
   if (head.readUInt32LE(ours) !== 0xbeefc0de) {
     throw new TeaError('STORE_ERROR', `${path} is not an LMDB file (no LMDB meta page at its start)`, {
@@ -228,8 +231,7 @@ function kvOf(env: RootDatabase, name: DbName): Kv {
 export function _openRawDb(dataDir: string, name: DbName) {
   const env = open({ path: join(dataDir, 'tea.lmdb'), ...ENV_OPTIONS })
   const raw: Database<Uint8Array, Key> = env.openDB({ name, encoding: 'binary' })
-  const keyBytes = (key: Key): number =>
-    (lmdb as unknown as { keyValueToBuffer(k: Key): Uint8Array }).keyValueToBuffer(key).length
+  const keyBytes = (key: Key): number => (lmdb as unknown as { keyValueToBuffer(k: Key): Uint8Array }).keyValueToBuffer(key).length
   return {
     keys: (start: Key, end: Key): Key[] => [...raw.getKeys({ start, end })],
     get: (key: Key): Uint8Array | undefined => raw.get(key),

@@ -38,10 +38,7 @@ export async function pruneRuns(store: Store, options: PruneOptions = {}): Promi
   const runs = await runsByCreation(store)
   const protectedFrom = runs.length - keep
   const doomed = runs.filter(
-    (run, i) =>
-      i < protectedFrom &&
-      run.status !== 'running' &&
-      (olderThanMs === undefined || run.updatedAt < now - olderThanMs),
+    (run, i) => i < protectedFrom && run.status !== 'running' && (olderThanMs === undefined || run.updatedAt < now - olderThanMs),
   )
   for (const run of doomed) await store.deleteRun(run.id)
   return doomed.map((run) => run.id)

@@ -27,7 +27,11 @@ export function readKey(obj: unknown, key: unknown, at: number): unknown {
   }
   if (typeof obj === 'object' && obj !== null) {
     if (Array.isArray(obj)) return readIndexed(obj, key)
-    if (!isDict(obj)) throw new RenderFault(`cannot read '${String(key)}' of a ${obj.constructor?.name ?? 'object'}: only plain data is visible to templates`, at)
+    if (!isDict(obj))
+      throw new RenderFault(
+        `cannot read '${String(key)}' of a ${obj.constructor?.name ?? 'object'}: only plain data is visible to templates`,
+        at,
+      )
     const k = typeof key === 'number' ? String(key) : key
     const v = obj[k]
     if (typeof v !== 'function') return v
@@ -66,7 +70,8 @@ export function readRoot(scope: Record<string, unknown>, name: string, at: numbe
 export function sliceOf(obj: unknown, start: unknown, stop: unknown, step: unknown, at: number): unknown {
   if (!Array.isArray(obj) && typeof obj !== 'string') throw new RenderFault(`cannot slice a ${typeName(obj)}`, at)
   for (const b of [start, stop, step]) {
-    if (b !== undefined && b !== null && !Number.isInteger(b)) throw new RenderFault(`slice bounds must be integers, got ${typeName(b)}`, at)
+    if (b !== undefined && b !== null && !Number.isInteger(b))
+      throw new RenderFault(`slice bounds must be integers, got ${typeName(b)}`, at)
   }
   const st = (step ?? 1) as number
   if (st === 0) throw new RenderFault('slice step cannot be zero', at)

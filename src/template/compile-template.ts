@@ -73,7 +73,14 @@ export function compileTemplate(source: string, where?: TemplateSite, limits: Te
   }
 }
 
-function nativeTemplate(source: string, ev: Eval, body: Stmt[], roots: ReadonlySet<string>, maxBytes: number, where?: TemplateSite): CompiledTemplate {
+function nativeTemplate(
+  source: string,
+  ev: Eval,
+  body: Stmt[],
+  roots: ReadonlySet<string>,
+  maxBytes: number,
+  where?: TemplateSite,
+): CompiledTemplate {
   const expr = nativeExpression(body)!
   const exprText = source.slice(expr.s, expr.e)
   const noSlots: Slots = []

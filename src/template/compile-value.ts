@@ -24,7 +24,13 @@ export function compileValue(value: unknown, where?: TemplateSite, limits: Templ
 }
 
 /** A renderer, or null when the subtree holds no template syntax. */
-function compileNode(value: unknown, node: string | undefined, field: string | undefined, roots: Set<string>, limits: TemplateLimits): Render | null {
+function compileNode(
+  value: unknown,
+  node: string | undefined,
+  field: string | undefined,
+  roots: Set<string>,
+  limits: TemplateLimits,
+): Render | null {
   if (typeof value === 'string') {
     const t = compileTemplate(value, { node, field }, limits)
     if (t.static) return null
@@ -44,7 +50,9 @@ function compileNode(value: unknown, node: string | undefined, field: string | u
     }
   }
   if (typeof value === 'object' && value !== null && isDict(value)) {
-    const entries = Object.entries(value).map(([k, v]) => [k, v, compileNode(v, node, field === undefined ? k : `${field}.${k}`, roots, limits)] as const)
+    const entries = Object.entries(value).map(
+      ([k, v]) => [k, v, compileNode(v, node, field === undefined ? k : `${field}.${k}`, roots, limits)] as const,
+    )
     if (entries.every(([, , r]) => r === null)) return null
     return (scope) => {
       const out: Record<string, unknown> = {}

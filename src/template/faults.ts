@@ -47,7 +47,11 @@ export class TooLargeFault extends RenderFault {
     readonly size: number,
     readonly limit: number,
   ) {
-    super(`the template would build ${size > limit * 64 ? 'far ' : ''}more than its limit of ${limit} bytes of text (settings.max_template_bytes)`, -1, 'raise settings.max_template_bytes if values this large are meant')
+    super(
+      `the template would build ${size > limit * 64 ? 'far ' : ''}more than its limit of ${limit} bytes of text (settings.max_template_bytes)`,
+      -1,
+      'raise settings.max_template_bytes if values this large are meant',
+    )
   }
 }
 

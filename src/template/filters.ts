@@ -71,7 +71,7 @@ export const FILTERS: Record<string, FilterDef> = {
     params: ['d', 'attribute'],
     fn: (v, sep, attr) => {
       const xs = list(v)
-      const parts = xs.map((x) => toText(attr === undefined ? x : readKey(x, attr, -1) ?? null))
+      const parts = xs.map((x) => toText(attr === undefined ? x : (readKey(x, attr, -1) ?? null)))
       return parts.join(sep === undefined ? '' : toText(sep))
     },
   },
@@ -86,7 +86,10 @@ export const FILTERS: Record<string, FilterDef> = {
   values: { params: [], fn: (v) => Object.values(dict(v)) },
   items: { params: [], fn: (v) => Object.entries(dict(v)) },
   // Python's string and dict methods, which templates also reach as `s.split(',')` (METHODS below).
-  get: { params: ['key', 'default'], fn: (v, key, dflt) => (Object.hasOwn(dict(v), toText(key)) ? (readKey(v, toText(key), -1) ?? null) : (dflt ?? null)) },
+  get: {
+    params: ['key', 'default'],
+    fn: (v, key, dflt) => (Object.hasOwn(dict(v), toText(key)) ? (readKey(v, toText(key), -1) ?? null) : (dflt ?? null)),
+  },
   split: text((s, sep, max) => split(s, sep, max), ['sep', 'maxsplit']),
   startswith: text((s, prefix) => s.startsWith(toText(prefix)), ['prefix']),
   endswith: text((s, suffix) => s.endsWith(toText(suffix)), ['suffix']),
@@ -105,7 +108,9 @@ export const FILTERS: Record<string, FilterDef> = {
     fn: (v, algorithm) => {
       const name = algorithm === undefined ? 'sha256' : toText(algorithm)
       if (!HASHES.has(name)) throw new RenderFault(`hash supports ${[...HASHES].join(', ')}, not '${name}'`, -1)
-      return createHash(name).update(typeof v === 'string' ? v : toJson(v, undefined)).digest('hex')
+      return createHash(name)
+        .update(typeof v === 'string' ? v : toJson(v, undefined))
+        .digest('hex')
     },
   },
   isoformat: text((s) => s),

@@ -26,7 +26,11 @@ export const TESTS: Record<string, TestDef> = {
   boolean: { lenient: false, arity: 0, fn: (v) => typeof v === 'boolean' },
   mapping: { lenient: false, arity: 0, fn: (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && isDict(v) },
   sequence: { lenient: false, arity: 0, fn: (v) => Array.isArray(v) || typeof v === 'string' },
-  iterable: { lenient: false, arity: 0, fn: (v) => Array.isArray(v) || typeof v === 'string' || (typeof v === 'object' && v !== null && isDict(v)) },
+  iterable: {
+    lenient: false,
+    arity: 0,
+    fn: (v) => Array.isArray(v) || typeof v === 'string' || (typeof v === 'object' && v !== null && isDict(v)),
+  },
   even: { lenient: false, arity: 0, fn: (v) => integer(v, 'even') % 2 === 0 },
   odd: { lenient: false, arity: 0, fn: (v) => Math.abs(integer(v, 'odd') % 2) === 1 },
   divisibleby: { lenient: false, arity: 1, fn: (v, n) => integer(v, 'divisibleby') % integer(n, 'divisibleby') === 0 },

@@ -138,7 +138,16 @@ export class ExprParser {
       if (t.value === 'now' && this.ts.isOp('(')) {
         // `now()`: the current time as an ISO 8601 string (UTC), as Jinja users call TEA's `now()`.
         const { end } = this.parseArgs(t.end)
-        return this.node({ k: 'filter', arg: this.node({ k: 'lit', value: null, s: t.start, e: t.end }), name: 'now', args: [], kwargs: [], at: t.start, s: t.start, e: end })
+        return this.node({
+          k: 'filter',
+          arg: this.node({ k: 'lit', value: null, s: t.start, e: t.end }),
+          name: 'now',
+          args: [],
+          kwargs: [],
+          at: t.start,
+          s: t.start,
+          e: end,
+        })
       }
       checkKey(t.value, t.start)
       return this.node({ k: 'name', name: t.value, s: t.start, e: t.end })
@@ -185,7 +194,8 @@ export class ExprParser {
     for (;;) {
       if (this.ts.skipOp('.')) {
         const t = this.ts.next()
-        if (t.type !== 'name' && t.type !== 'num') throw new SyntaxFault(`expected an attribute name after '.', found ${describe(t)}`, t.start)
+        if (t.type !== 'name' && t.type !== 'num')
+          throw new SyntaxFault(`expected an attribute name after '.', found ${describe(t)}`, t.start)
         if (t.type === 'name') checkKey(t.value, t.start)
         e = this.node({ k: 'attr', obj: e, key: t.type === 'num' ? t.num : t.value, s: e.s, e: t.end }, e)
       } else if (this.ts.skipOp('[')) {
@@ -196,12 +206,19 @@ export class ExprParser {
         const method = e.k === 'attr' && typeof e.key === 'string' && Object.hasOwn(METHODS, e.key) ? METHODS[e.key]! : undefined
         if (e.k !== 'attr' || method === undefined) {
           throw new SyntaxFault(
-            `calling functions or methods is not allowed in templates, except ${Object.keys(METHODS).map((m) => `.${m}()`).join(' ')} and now(); use a filter instead (\`value | name(args)\`)`,
+            `calling functions or methods is not allowed in templates, except ${Object.keys(METHODS)
+              .map((m) => `.${m}()`)
+              .join(' ')} and now(); use a filter instead (\`value | name(args)\`)`,
             this.ts.peek.start,
           )
         }
         const { args, kwargs, end } = this.parseArgs(e.e)
-        e = this.node({ k: 'filter', arg: e.obj, name: method, args, kwargs, at: e.e - String(e.key).length, s: e.s, e: end }, e.obj, ...args, ...kwargs.map((x) => x[1]))
+        e = this.node(
+          { k: 'filter', arg: e.obj, name: method, args, kwargs, at: e.e - String(e.key).length, s: e.s, e: end },
+          e.obj,
+          ...args,
+          ...kwargs.map((x) => x[1]),
+        )
       } else return e
     }
   }
@@ -231,9 +248,20 @@ export class ExprParser {
     for (;;) {
       if (this.ts.skipOp('|')) {
         const name = this.ts.expectName("(a filter) after '|'")
-        if (!Object.hasOwn(FILTERS, name.value) || CALL_ONLY.has(name.value)) throw unknown('filter', name.value, name.start, Object.keys(FILTERS).filter((f) => !CALL_ONLY.has(f)))
+        if (!Object.hasOwn(FILTERS, name.value) || CALL_ONLY.has(name.value))
+          throw unknown(
+            'filter',
+            name.value,
+            name.start,
+            Object.keys(FILTERS).filter((f) => !CALL_ONLY.has(f)),
+          )
         const { args, kwargs, end } = this.parseArgs(name.end)
-        e = this.node({ k: 'filter', arg: e, name: name.value, args, kwargs, at: name.start, s: e.s, e: end }, e, ...args, ...kwargs.map((x) => x[1]))
+        e = this.node(
+          { k: 'filter', arg: e, name: name.value, args, kwargs, at: name.start, s: e.s, e: end },
+          e,
+          ...args,
+          ...kwargs.map((x) => x[1]),
+        )
       } else if (this.ts.skipName('is')) {
         const negate = this.ts.skipName('not')
         // `none` lexes as a name, so here it names the test rather than the literal.

@@ -12,7 +12,23 @@ import { describe, TokenStream } from './token-stream.ts'
 
 export const MAX_BLOCK_NESTING = 64
 const TAGS = ['if', 'elif', 'else', 'endif', 'for', 'endfor', 'raw', 'endraw']
-const RESERVED = /* @__PURE__ */ new Set(['loop', 'true', 'false', 'True', 'False', 'none', 'None', 'null', 'in', 'not', 'and', 'or', 'if', 'else', 'is'])
+const RESERVED = /* @__PURE__ */ new Set([
+  'loop',
+  'true',
+  'false',
+  'True',
+  'False',
+  'none',
+  'None',
+  'null',
+  'in',
+  'not',
+  'and',
+  'or',
+  'if',
+  'else',
+  'is',
+])
 
 export function parseTemplate(pieces: Piece[]): Stmt[] {
   const p = new TemplateParser(pieces)

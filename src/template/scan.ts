@@ -7,9 +7,7 @@
 import { SyntaxFault } from './faults.ts'
 import { lexTag, type Token } from './tokens.ts'
 
-export type Piece =
-  | { kind: 'text'; value: string; start: number }
-  | { kind: 'output' | 'block'; tokens: Token[]; start: number }
+export type Piece = { kind: 'text'; value: string; start: number } | { kind: 'output' | 'block'; tokens: Token[]; start: number }
 
 export function scanTemplate(src: string): Piece[] {
   const pieces: Piece[] = []

@@ -59,10 +59,17 @@ async function engineSide(): Promise<Side> {
   const events: RunEvent[] = []
   const requests: LlmRequest[] = []
   const controller = new AbortController()
-  const run = startRun(spec!, { store, registry, llm: recordingLlm(requests), emit: (e) => events.push(e), signal: controller.signal }, { runId: 'contract' })
+  const run = startRun(
+    spec!,
+    { store, registry, llm: recordingLlm(requests), emit: (e) => events.push(e), signal: controller.signal },
+    { runId: 'contract' },
+  )
   const ctx = await captured
   return {
-    ctx, events, requests, store,
+    ctx,
+    events,
+    requests,
+    store,
     flush: async () => {},
     cancel: () => controller.abort(cancelled()),
     async settle() {
@@ -96,7 +103,10 @@ async function workerSide(): Promise<Side> {
   })
   const ctx = await captured
   return {
-    ctx, events, requests, store,
+    ctx,
+    events,
+    requests,
+    store,
     // A round trip on the port: every notice sent before it has been handled.
     flush: async () => void (await ctx.store.memoryList('__flush__')),
     cancel() {
@@ -121,7 +131,10 @@ test('engine context: runNode runs another node of the agent and returns its upd
   try {
     // run: code returns objects of its own vm realm; the engine spreads updates into state, as here
     assert.equal({ ...(await side.ctx.runNode('helper', { x: 1 })) }, { helped: 2 })
-    const e = await side.ctx.runNode('missing', {}).then(() => undefined, (x: unknown) => x as { code?: string })
+    const e = await side.ctx.runNode('missing', {}).then(
+      () => undefined,
+      (x: unknown) => x as { code?: string },
+    )
     assert.is(e?.code, 'UNKNOWN_NODE')
   } finally {
     await side.settle()
@@ -131,7 +144,10 @@ test('engine context: runNode runs another node of the agent and returns its upd
 test('worker context: runNode fails with UNKNOWN_NODE saying there is no agent to run nodes of', async () => {
   const side = await workerSide()
   try {
-    const e = await side.ctx.runNode('probe', {}).then(() => undefined, (x: unknown) => x as { code?: string; message?: string })
+    const e = await side.ctx.runNode('probe', {}).then(
+      () => undefined,
+      (x: unknown) => x as { code?: string; message?: string },
+    )
     assert.is(e?.code, 'UNKNOWN_NODE')
     assert.match(e?.message ?? '', /no agent to run nodes of/)
   } finally {

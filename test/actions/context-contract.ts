@@ -35,7 +35,12 @@ export const VARIABLES = { unit: 'kg' }
 /** Actions every side's registry has, beside the built-ins. */
 export function contractActions(): Action[] {
   return [
-    defineAction({ name: 'contract.double', description: 'doubles n', params: v.object({ n: v.number() }), run: ({ n }, ctx) => ({ doubled: n * 2, node: ctx.node, seen: ctx.state.word }) }),
+    defineAction({
+      name: 'contract.double',
+      description: 'doubles n',
+      params: v.object({ n: v.number() }),
+      run: ({ n }, ctx) => ({ doubled: n * 2, node: ctx.node, seen: ctx.state.word }),
+    }),
     defineAction({ name: 'contract.scalar', description: 'returns a bare number', params: v.object({}), run: () => 42 as never }),
   ]
 }
@@ -46,7 +51,12 @@ export function recordingLlm(requests: LlmRequest[]): LlmClient {
     async call(request) {
       requests.push(request)
       const text = request.messages.map((m) => m.content).join('|')
-      return { content: `len ${text.length}`, model: request.model ?? 'none', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, attempts: 1 }
+      return {
+        content: `len ${text.length}`,
+        model: request.model ?? 'none',
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        attempts: 1,
+      }
     },
     close: async () => {},
   }
@@ -86,7 +96,7 @@ export function contextContract(name: string, open: () => Promise<Side>): void {
     assert.match(errorMessage(e), /^node 'probe', with\.prompt: /)
   })
 
-  it('lists the actions of the run\'s registry', async ({ ctx }) => {
+  it("lists the actions of the run's registry", async ({ ctx }) => {
     const names = ctx.listActions().map((a) => a.name)
     for (const n of ['llm.call', 'memory.get', 'contract.double']) assert.ok(names.includes(n), n)
   })
@@ -99,7 +109,7 @@ export function contextContract(name: string, open: () => Promise<Side>): void {
     await rejects(() => ctx.invoke('contract.nope', {}), 'UNKNOWN_ACTION')
   })
 
-  it('model calls reach the run\'s model client', async ({ ctx, requests }) => {
+  it("model calls reach the run's model client", async ({ ctx, requests }) => {
     const reply = await ctx.llm.call({ model: 'ollama:tiny', messages: [{ role: 'user', content: 'abc' }] })
     assert.is(reply.content, 'len 3')
     assert.is(requests.length, 1)
@@ -108,15 +118,15 @@ export function contextContract(name: string, open: () => Promise<Side>): void {
     assert.is(viaAction.content, 'len 5')
   })
 
-  it('the store port is memory and plan records, and reaches the run\'s store', async ({ ctx, store }) => {
+  it("the store port is memory and plan records, and reaches the run's store", async ({ ctx, store }) => {
     assert.equal(Object.keys(ctx.store).sort(), [...ACTION_STORE_METHODS].sort())
-    assert.not.ok('createRun' in ctx.store, 'runs and checkpoints are not an action\'s business')
+    assert.not.ok('createRun' in ctx.store, "runs and checkpoints are not an action's business")
     await ctx.store.memoryPut('ns', 'k', { v: 1 })
     assert.equal(await store.memoryGet('ns', 'k'), { found: true, value: { v: 1 } })
     assert.equal(await ctx.invoke('memory.get', { namespace: 'ns', key: 'k' }), { value: { v: 1 }, found: true })
   })
 
-  it('emitted events reach the run\'s event stream', async ({ ctx, events, flush }) => {
+  it("emitted events reach the run's event stream", async ({ ctx, events, flush }) => {
     ctx.emit({ type: 'log', node: 'probe', message: 'from the contract' })
     await flush()
     assert.ok(events.some((e) => e.type === 'log' && e.message === 'from the contract'))
@@ -130,4 +140,3 @@ export function contextContract(name: string, open: () => Promise<Side>): void {
     assert.is(ctx.signal.aborted, true)
   })
 }
-

@@ -23,14 +23,22 @@ test('10-7 ${VAR} and ${VAR:-default} in settings come from the environment, in 
 test('10-7 an unset variable without a default is a load error naming it and its place; $${VAR} stays literal', () => {
   const { spec, problems } = load('  llm:\n    model: "${TEA_TEST_UNSET_MODEL}"', {})
   assert.is(spec, undefined)
-  assert.equal(problems.map((p) => formatProblem('env.yaml', p)), [
-    'env.yaml:4:12: AGENT_INVALID settings.llm.model: environment variable TEA_TEST_UNSET_MODEL is not set (write ${TEA_TEST_UNSET_MODEL:-default} for a default)',
-  ])
+  assert.equal(
+    problems.map((p) => formatProblem('env.yaml', p)),
+    [
+      'env.yaml:4:12: AGENT_INVALID settings.llm.model: environment variable TEA_TEST_UNSET_MODEL is not set (write ${TEA_TEST_UNSET_MODEL:-default} for a default)',
+    ],
+  )
   assert.is(load('  llm:\n    base_url: "$${LITERAL}"', {}).spec?.settings.llm.base_url, '${LITERAL}')
 })
 
 test('10-7 ${…} outside settings is text (templates use {{ … }})', () => {
-  const { spec } = loadAgentText('name: t\nnodes:\n  - name: a\n    uses: json.parse\n    with: { text: "${NOT_EXPANDED}" }\n', '/tmp/t.yaml', buildRegistry(), { env: {} })
+  const { spec } = loadAgentText(
+    'name: t\nnodes:\n  - name: a\n    uses: json.parse\n    with: { text: "${NOT_EXPANDED}" }\n',
+    '/tmp/t.yaml',
+    buildRegistry(),
+    { env: {} },
+  )
   assert.equal(spec?.nodes[0]?.with, { text: '${NOT_EXPANDED}' })
 })
 

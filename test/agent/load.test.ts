@@ -70,7 +70,12 @@ test('unknown key suggests the key that was meant', () => {
 })
 
 test('an agent using plan.* in a build without planning says which feature is missing', () => {
-  const e = unknownAction('plan.decompose', createRegistry([]).list().map((a) => a.name))
+  const e = unknownAction(
+    'plan.decompose',
+    createRegistry([])
+      .list()
+      .map((a) => a.name),
+  )
   assert.is(e.code, 'UNKNOWN_ACTION')
   assert.match(e.message, /lacks the 'planning' feature/)
 })
@@ -85,7 +90,9 @@ test('run: code with a syntax error is reported at load', () => {
 })
 
 test('settings.allow_inline_code: false forbids run: nodes', () => {
-  assert.equal(codes('name: x\nsettings: { allow_inline_code: false }\nnodes:\n  - name: a\n    run: return 1\n'), ['5:10 INLINE_CODE_FORBIDDEN'])
+  assert.equal(codes('name: x\nsettings: { allow_inline_code: false }\nnodes:\n  - name: a\n    run: return 1\n'), [
+    '5:10 INLINE_CODE_FORBIDDEN',
+  ])
 })
 
 test('edges, fan_in, fallback and interrupt lists must name nodes', () => {
@@ -110,7 +117,10 @@ test('templated parameters are not type-checked before rendering, static ones ar
 })
 
 test('a goto condition with bad syntax is reported', () => {
-  assert.equal(codes('name: x\nnodes:\n  - name: a\n    run: return {}\n    goto:\n      - if: "state.x =="\n        to: a\n      - to: __end__\n'), ['6:13 TEMPLATE_SYNTAX'])
+  assert.equal(
+    codes('name: x\nnodes:\n  - name: a\n    run: return {}\n    goto:\n      - if: "state.x =="\n        to: a\n      - to: __end__\n'),
+    ['6:13 TEMPLATE_SYNTAX'],
+  )
 })
 
 test('a top level that is not a mapping is one clear problem', () => {
@@ -118,12 +128,16 @@ test('a top level that is not a mapping is one clear problem', () => {
 })
 
 test('a node with both goto and a parallel edge is refused: the fan-out would never run', () => {
-  const got = codes('name: x\nnodes:\n  - name: a\n    run: return 1\n    goto: b\n  - name: b\n    run: return 1\n  - name: c\n    run: return 1\nedges:\n  - { from: a, to: [b, c], fan_in: c }\n')
+  const got = codes(
+    'name: x\nnodes:\n  - name: a\n    run: return 1\n    goto: b\n  - name: b\n    run: return 1\n  - name: c\n    run: return 1\nedges:\n  - { from: a, to: [b, c], fan_in: c }\n',
+  )
   assert.equal(got, ['11:5 AGENT_INVALID'])
 })
 
 test('a problem inside a node is placed at its line, node and field; the text is composed from that once', () => {
-  const { problems } = load('name: x\nnodes:\n  - name: a\n    uses: llm.cal\n  - name: b\n    uses: json.parse\n    with: { text: "{{ state.x " }\n')
+  const { problems } = load(
+    'name: x\nnodes:\n  - name: a\n    uses: llm.cal\n  - name: b\n    uses: json.parse\n    with: { text: "{{ state.x " }\n',
+  )
   assert.equal(
     problems.map((p) => [p.code, p.where]),
     [
@@ -131,17 +145,33 @@ test('a problem inside a node is placed at its line, node and field; the text is
       ['TEMPLATE_SYNTAX', { line: 7, col: 19, node: 'b', field: 'with.text', template: '{{ state.x ' }],
     ],
   )
-  assert.is(problems[0]!.message, "unknown action 'llm.cal' (did you mean 'llm.call', 'llm.chat', 'llm.stream'?)", 'the message does not name the node')
-  assert.is(formatProblem('a.yaml', problems[0]!), "a.yaml:4:11: UNKNOWN_ACTION node 'a': unknown action 'llm.cal' (did you mean 'llm.call', 'llm.chat', 'llm.stream'?)")
+  assert.is(
+    problems[0]!.message,
+    "unknown action 'llm.cal' (did you mean 'llm.call', 'llm.chat', 'llm.stream'?)",
+    'the message does not name the node',
+  )
+  assert.is(
+    formatProblem('a.yaml', problems[0]!),
+    "a.yaml:4:11: UNKNOWN_ACTION node 'a': unknown action 'llm.cal' (did you mean 'llm.call', 'llm.chat', 'llm.stream'?)",
+  )
   const e = invalidAgent('a.yaml', problems)
   assert.equal(e.where, { file: 'a.yaml' })
-  assert.equal(e.issues?.map((i) => i.where?.file), ['a.yaml', 'a.yaml'])
-  assert.match(errorMessage(e), /^a\.yaml: 2 problems:\n {2}a\.yaml:4:11: UNKNOWN_ACTION node 'a': unknown action 'llm\.cal'.*\n {2}a\.yaml:7:19: TEMPLATE_SYNTAX node 'b', with\.text: /)
+  assert.equal(
+    e.issues?.map((i) => i.where?.file),
+    ['a.yaml', 'a.yaml'],
+  )
+  assert.match(
+    errorMessage(e),
+    /^a\.yaml: 2 problems:\n {2}a\.yaml:4:11: UNKNOWN_ACTION node 'a': unknown action 'llm\.cal'.*\n {2}a\.yaml:7:19: TEMPLATE_SYNTAX node 'b', with\.text: /,
+  )
 })
 
 test('INVALID_PARAMS at load names the parameter as the field of its node', () => {
   const { problems } = load('name: x\nnodes:\n  - name: a\n    uses: json.parse\n    with: { text: 3 }\n')
-  assert.equal(problems.map((p) => [p.code, p.where.node, p.where.field]), [['INVALID_PARAMS', 'a', 'with.text']])
+  assert.equal(
+    problems.map((p) => [p.code, p.where.node, p.where.field]),
+    [['INVALID_PARAMS', 'a', 'with.text']],
+  )
   assert.match(formatProblem('a.yaml', problems[0]!), /^a\.yaml:5:\d+: INVALID_PARAMS node 'a', with\.text: Invalid type/)
 })
 

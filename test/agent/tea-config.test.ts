@@ -10,7 +10,9 @@ import { load, nodesRun, run, testRegistry } from '../engine/harness.ts'
 const slow = (ms: number) => `"await new Promise((r) => setTimeout(r, ${ms})); return { n: (state.n || 0) + 1 }"`
 
 test('10-4 raise_exceptions and checkpoint_dir are accepted (tea always stops a run on a node error and checkpoints into its store)', () => {
-  const spec = load('name: c\nconfig:\n  raise_exceptions: true\n  checkpoint_dir: ./checkpoints\nnodes:\n  - name: a\n    run: "return {}"\n')
+  const spec = load(
+    'name: c\nconfig:\n  raise_exceptions: true\n  checkpoint_dir: ./checkpoints\nnodes:\n  - name: a\n    run: "return {}"\n',
+  )
   assert.is(spec.name, 'c')
 })
 
@@ -33,7 +35,11 @@ nodes:
   assert.match(ran.error?.hint ?? '', 'tea resume t')
   assert.is((await ran.store.getRun('t'))?.status, 'failed')
   assert.ok(nodesRun(ran.events).includes('a'))
-  const resumed = await run(yaml.replace('max_execution_time: 150', 'max_execution_time: 5000'), { runId: 't', resume: true, store: ran.store })
+  const resumed = await run(yaml.replace('max_execution_time: 150', 'max_execution_time: 5000'), {
+    runId: 't',
+    resume: true,
+    store: ran.store,
+  })
   assert.is(resumed.status, 'completed', JSON.stringify(resumed.error))
   assert.not.ok(nodesRun(resumed.events).includes('a'), 'recorded nodes do not run again')
 })
@@ -63,7 +69,9 @@ nodes:
 })
 
 test('10-9 settings.llm.default_model and default_provider stand in for model and provider', () => {
-  const spec = load('name: d\nsettings:\n  llm:\n    default_model: gemma3:4b\n    default_provider: ollama\nnodes:\n  - name: a\n    run: "return {}"\n')
+  const spec = load(
+    'name: d\nsettings:\n  llm:\n    default_model: gemma3:4b\n    default_provider: ollama\nnodes:\n  - name: a\n    run: "return {}"\n',
+  )
   assert.equal([spec.settings.llm.model, spec.settings.llm.provider], ['gemma3:4b', 'ollama'])
 })
 
@@ -71,14 +79,23 @@ test('10-9 auto_trace with trace_exporter: file writes every run event to trace_
   const dir = mkdtempSync(join(tmpdir(), 'tea-trace-'))
   try {
     const file = join(dir, 'agent.yaml')
-    writeFileSync(file, 'name: traced\nsettings:\n  auto_trace: true\n  trace_exporter: file\n  trace_file: out/../trace.jsonl\nnodes:\n  - name: a\n    run: "return { x: 1 }"\n')
+    writeFileSync(
+      file,
+      'name: traced\nsettings:\n  auto_trace: true\n  trace_exporter: file\n  trace_file: out/../trace.jsonl\nnodes:\n  - name: a\n    run: "return { x: 1 }"\n',
+    )
     const { spec, problems } = loadAgentFile(file, testRegistry())
     assert.equal(problems, [])
     assert.is(spec?.traceFile, join(dir, 'trace.jsonl'))
     const ran = await run(spec!)
     assert.is(ran.status, 'completed')
-    const lines = readFileSync(join(dir, 'trace.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-    assert.equal(lines.map((e) => e.type), ran.events.map((e) => e.type))
+    const lines = readFileSync(join(dir, 'trace.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    assert.equal(
+      lines.map((e) => e.type),
+      ran.events.map((e) => e.type),
+    )
     assert.ok(lines.every((e) => typeof e.ts === 'number'))
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -9,7 +9,8 @@ import { loadAgentText } from '../../src/agent/load.ts'
 import { TEA_ACTIONS, TEA_KEYS, teaAction, teaKey } from '../../src/agent/tea-dialect.ts'
 import { buildRegistry } from '../../src/features.ts'
 
-const problems = (yaml: string) => loadAgentText(yaml, '/tmp/tea.yaml', buildRegistry()).problems.map((p) => `${p.where.line}:${p.where.col} ${p.code} ${p.message}`)
+const problems = (yaml: string) =>
+  loadAgentText(yaml, '/tmp/tea.yaml', buildRegistry()).problems.map((p) => `${p.where.line}:${p.where.col} ${p.code} ${p.message}`)
 
 test('every unknown key of a mapping is reported, each at its place, suggestions only from keys valid there', () => {
   assert.equal(problems('name: x\nsetings: 1\nfoo: 2\nnodes:\n  - name: a\n    run: "return {}"\n    colour: red\n    stpes: 3\n'), [
@@ -39,13 +40,18 @@ nodes:
 
 test('a TEA node kind is named by its key, not reported as a node without uses:/run:', () => {
   const got = problems('name: x\nnodes:\n  - name: fan\n    type: dynamic_parallel\n    items: [1]\n    subgraph: ./other.yaml\n')
-  assert.ok(got.every((p) => p.includes('TEA_UNSUPPORTED')), got.join('\n'))
+  assert.ok(
+    got.every((p) => p.includes('TEA_UNSUPPORTED')),
+    got.join('\n'),
+  )
   assert.ok(got.some((p) => p.includes("'nodes.0.type: dynamic_parallel'")))
   assert.not.ok(got.some((p) => p.includes("needs 'uses:'")))
 })
 
 test("TEA actions tea lacks are TEA_UNSUPPORTED naming them; state.set is not 'did you mean http.get'", () => {
-  const got = problems('name: x\nnodes:\n  - name: a\n    uses: state.set\n  - name: b\n    uses: reflection.loop\n  - name: c\n    uses: rag.llamaindex.query\n')
+  const got = problems(
+    'name: x\nnodes:\n  - name: a\n    uses: state.set\n  - name: b\n    uses: reflection.loop\n  - name: c\n    uses: rag.llamaindex.query\n',
+  )
   assert.equal(got, [
     "4:11 TEA_UNSUPPORTED action 'state.set' is a TEA feature that tea does not provide yet: set state keys; a run: node or output: does it today",
     "6:11 TEA_UNSUPPORTED action 'reflection.loop' is a TEA feature that tea does not provide yet: a reflection loop (the reasoning issue)",
@@ -54,7 +60,9 @@ test("TEA actions tea lacks are TEA_UNSUPPORTED naming them; state.set is not 'd
 })
 
 test('unknown with: keys are load errors for every action, templated or not; open-mapping actions take any key', () => {
-  const got = problems('name: x\nnodes:\n  - name: a\n    uses: json.parse\n    with: { text: "{}", strictt: true, extra: "{{ state.x }}" }\n')
+  const got = problems(
+    'name: x\nnodes:\n  - name: a\n    uses: json.parse\n    with: { text: "{}", strictt: true, extra: "{{ state.x }}" }\n',
+  )
   assert.equal(got.length, 2, got.join('\n'))
   assert.match(got[0]!, "INVALID_PARAMS unknown parameter 'strictt' for json.parse (did you mean 'strict'?)")
   assert.match(got[1]!, "unknown parameter 'extra' for json.parse")

@@ -94,32 +94,52 @@ test('10-2 when no edge condition holds and there is no fallback, the run fails 
 })
 
 test('10-2 several edges without a condition from one node are refused at load (only one could be taken)', async () => {
-  const e = await rejection(() => load(agent(`  - from: classify
+  const e = await rejection(() =>
+    load(
+      agent(`  - from: classify
     to: small
   - from: classify
-    to: big`)))
+    to: big`),
+    ),
+  )
   assert.match(String(e), "node 'classify' already has an edge without a condition (edges[0])")
 })
 
 test('10-2 a plain edge before conditional ones, a goto beside them, a bad condition: each refused at load with its place', async () => {
-  const before = await rejection(() => load(agent(`  - from: classify
+  const before = await rejection(() =>
+    load(
+      agent(`  - from: classify
     to: other
   - from: classify
     to: small
-    when: "state.x"`)))
+    when: "state.x"`),
+    ),
+  )
   assert.match(String(before), 'before its conditional edges')
-  const withGoto = await rejection(() => load(agent(`  - from: classify
+  const withGoto = await rejection(() =>
+    load(
+      agent(`  - from: classify
     to: small
-    when: "state.x"`).replace("  - name: classify\n", "  - name: classify\n    goto: big\n")))
+    when: "state.x"`).replace('  - name: classify\n', '  - name: classify\n    goto: big\n'),
+    ),
+  )
   assert.match(String(withGoto), "node 'classify' has a goto and a conditional edge")
-  const bad = await rejection(() => load(agent(`  - from: classify
+  const bad = await rejection(() =>
+    load(
+      agent(`  - from: classify
     to: small
-    when: "state.x >"`)))
+    when: "state.x >"`),
+    ),
+  )
   assert.match(String(bad), 'TEMPLATE_SYNTAX')
   assert.match(String(bad), 'edges[0].when')
-  const badType = await rejection(() => load(agent(`  - from: classify
+  const badType = await rejection(() =>
+    load(
+      agent(`  - from: classify
     to: small
-    condition: { type: python, value: "x" }`)))
+    condition: { type: python, value: "x" }`),
+    ),
+  )
   assert.match(String(badType), "unknown condition type 'python'")
 })
 
@@ -160,9 +180,13 @@ test("10-5 TEA's parallel spelling: type: parallel edges per branch, fan_in on t
 })
 
 test('10-5 parallel edges from one node with different fan_in nodes, or without one, are load errors; remote strategy is refused', async () => {
-  const mixed = await rejection(() => load(TEA_PARALLEL.replace('    type: parallel\n    fan_in: join\n  - from: b1', '    type: parallel\n    fan_in: b1\n  - from: b1')))
+  const mixed = await rejection(() =>
+    load(TEA_PARALLEL.replace('    type: parallel\n    fan_in: join\n  - from: b1', '    type: parallel\n    fan_in: b1\n  - from: b1')),
+  )
   assert.match(String(mixed), "the parallel edges from 'start' name different fan_in nodes")
-  const missing = await rejection(() => load(TEA_PARALLEL.replace('    type: parallel\n    fan_in: join\n  - from: b1', '    type: parallel\n  - from: b1')))
+  const missing = await rejection(() =>
+    load(TEA_PARALLEL.replace('    type: parallel\n    fan_in: join\n  - from: b1', '    type: parallel\n  - from: b1')),
+  )
   assert.match(String(missing), 'a type: parallel edge needs fan_in')
   const remote = await rejection(() => load(TEA_PARALLEL.replace('parallel_strategy: thread', 'parallel_strategy: remote')))
   assert.match(String(remote), "'remote' is not available")

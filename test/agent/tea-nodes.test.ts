@@ -129,7 +129,9 @@ nodes:
 })
 
 test('10-6 what is not lowered is named: dynamic_parallel with subgraph:', async () => {
-  const sub = await rejection(() => load('name: s\nnodes:\n  - name: f\n    type: dynamic_parallel\n    items: [1]\n    subgraph: ./other.yaml\n'))
+  const sub = await rejection(() =>
+    load('name: s\nnodes:\n  - name: f\n    type: dynamic_parallel\n    items: [1]\n    subgraph: ./other.yaml\n'),
+  )
   assert.match(String(sub), "'nodes.0.subgraph'")
   assert.not.match(String(sub), "needs 'uses:'")
 })

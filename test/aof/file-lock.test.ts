@@ -16,12 +16,16 @@ test('the lock serialises critical sections and is removed afterwards', async ()
     const path = join(dir, 'locks', 'x.lock')
     let inside = 0
     let maxInside = 0
-    await Promise.all(Array.from({ length: 20 }, () => withFileLock(path, {}, async () => {
-      inside++
-      maxInside = Math.max(maxInside, inside)
-      await new Promise((r) => setImmediate(r))
-      inside--
-    })))
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        withFileLock(path, {}, async () => {
+          inside++
+          maxInside = Math.max(maxInside, inside)
+          await new Promise((r) => setImmediate(r))
+          inside--
+        }),
+      ),
+    )
     assert.is(maxInside, 1)
     assert.not.ok(existsSync(path))
   } finally {

@@ -21,7 +21,24 @@ function prng(seed: number): () => number {
   }
 }
 
-const JUNK: unknown[] = [null, 0, -1, 1.5, '', 'x', 'TASK-../../etc', '../../etc/passwd', [], {}, true, 'AOF/1 ', '\u0000', 'é'.repeat(300), 2 ** 53, NaN]
+const JUNK: unknown[] = [
+  null,
+  0,
+  -1,
+  1.5,
+  '',
+  'x',
+  'TASK-../../etc',
+  '../../etc/passwd',
+  [],
+  {},
+  true,
+  'AOF/1 ',
+  '\u0000',
+  'é'.repeat(300),
+  2 ** 53,
+  NaN,
+]
 
 function mutate(base: Record<string, unknown>, rnd: () => number): unknown {
   const msg: Record<string, unknown> = structuredClone(base)
@@ -29,7 +46,10 @@ function mutate(base: Record<string, unknown>, rnd: () => number): unknown {
   const n = 1 + Math.floor(rnd() * 3)
   for (let i = 0; i < n; i++) {
     const payload = msg.payload
-    const target = (rnd() < 0.5 || typeof payload !== 'object' || payload === null || Array.isArray(payload) ? msg : payload) as Record<string, unknown>
+    const target = (rnd() < 0.5 || typeof payload !== 'object' || payload === null || Array.isArray(payload) ? msg : payload) as Record<
+      string,
+      unknown
+    >
     const keys = Object.keys(target)
     switch (Math.floor(rnd() * 4)) {
       case 0:
@@ -70,7 +90,8 @@ test('20 000 mutated messages: the parser always answers with a kind and, when r
     const r = parseProtocolMessage(mutate(bases[i % bases.length]!, rnd))
     const key = r.kind === 'rejected' ? `rejected:${r.reason}` : r.kind
     kinds[key] = (kinds[key] ?? 0) + 1
-    if (r.kind === 'rejected' && r.reason === 'invalid_envelope') assert.ok(r.issues && r.issues.length > 0 && r.issues.every((x) => typeof x.path === 'string'))
+    if (r.kind === 'rejected' && r.reason === 'invalid_envelope')
+      assert.ok(r.issues && r.issues.length > 0 && r.issues.every((x) => typeof x.path === 'string'))
   }
   assert.ok((kinds['rejected:invalid_envelope'] ?? 0) > 1000)
   assert.ok((kinds['rejected:invalid_json'] ?? 0) > 1000)
@@ -88,7 +109,12 @@ test('1 000 mutated messages through the router: an outcome every time, the stor
       assert.ok(['accepted', 'rejected', 'ignored'].includes(out.outcome))
       if (out.outcome === 'rejected') assert.type(out.reason, 'string')
     }
-    assert.equal(readdirSync(f.dir).sort().filter((n) => !['events', 'locks', 'runs', 'tasks'].includes(n)), [])
+    assert.equal(
+      readdirSync(f.dir)
+        .sort()
+        .filter((n) => !['events', 'locks', 'runs', 'tasks'].includes(n)),
+      [],
+    )
   } finally {
     f.cleanup()
   }

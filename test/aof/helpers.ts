@@ -85,29 +85,52 @@ export function envelope(type: string, taskId: string, payload: unknown, over: R
   }
 }
 
-export function completion(taskId: string, payload: Record<string, unknown> = {}, over: Record<string, unknown> = {}): Record<string, unknown> {
-  return envelope('completion.report', taskId, {
-    outcome: 'done',
-    summaryRef: 'outputs/summary.md',
-    tests: { total: 10, passed: 8, failed: 2 },
-    notes: 'finished',
-    ...payload,
-  }, over)
+export function completion(
+  taskId: string,
+  payload: Record<string, unknown> = {},
+  over: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return envelope(
+    'completion.report',
+    taskId,
+    {
+      outcome: 'done',
+      summaryRef: 'outputs/summary.md',
+      tests: { total: 10, passed: 8, failed: 2 },
+      notes: 'finished',
+      ...payload,
+    },
+    over,
+  )
 }
 
-export function statusUpdate(taskId: string, payload: Record<string, unknown> = {}, over: Record<string, unknown> = {}): Record<string, unknown> {
+export function statusUpdate(
+  taskId: string,
+  payload: Record<string, unknown> = {},
+  over: Record<string, unknown> = {},
+): Record<string, unknown> {
   return envelope('status.update', taskId, { taskId, agentId: 'swe-backend', ...payload }, over)
 }
 
-export function handoff(childId: string, parentId: string, payload: Record<string, unknown> = {}, over: Record<string, unknown> = {}): Record<string, unknown> {
-  return envelope('handoff.request', childId, {
-    taskId: childId,
-    parentTaskId: parentId,
-    fromAgent: 'swe-backend',
-    toAgent: 'swe-qa',
-    dueBy: '2026-02-11T12:00:00.000Z',
-    ...payload,
-  }, over)
+export function handoff(
+  childId: string,
+  parentId: string,
+  payload: Record<string, unknown> = {},
+  over: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return envelope(
+    'handoff.request',
+    childId,
+    {
+      taskId: childId,
+      parentTaskId: parentId,
+      fromAgent: 'swe-backend',
+      toAgent: 'swe-qa',
+      dueBy: '2026-02-11T12:00:00.000Z',
+      ...payload,
+    },
+    over,
+  )
 }
 
 export function eventTypes(ctx: AofContext, taskId?: string): string[] {

@@ -34,10 +34,19 @@ test('lint reports every problem with its path; other tasks keep working', async
     mkdirSync(join(tasks, 'weird'))
     writeFileSync(join(tasks, 'ready', 'notes.md'), 'hi')
     const offset = join(tasks, 'ready', 'TASK-2026-02-09-007.md')
-    writeFileSync(offset, readFileSync(join(tasks, 'ready', `${T2}.md`), 'utf8').replace(`id: ${T2}`, 'id: TASK-2026-02-09-007').replace(/createdAt: (\S+)Z/, 'createdAt: 2026-02-10T11:00:00.000+01:00'))
+    writeFileSync(
+      offset,
+      readFileSync(join(tasks, 'ready', `${T2}.md`), 'utf8')
+        .replace(`id: ${T2}`, 'id: TASK-2026-02-09-007')
+        .replace(/createdAt: (\S+)Z/, 'createdAt: 2026-02-10T11:00:00.000+01:00'),
+    )
 
     const problems = lintDataDir(f.ctx)
-    const byCode = (code: string) => problems.filter((p) => p.code === code).map((p) => p.where.file).sort()
+    const byCode = (code: string) =>
+      problems
+        .filter((p) => p.code === code)
+        .map((p) => p.where.file)
+        .sort()
     assert.equal(byCode('unreadable_task'), [broken])
     assert.equal(byCode('status_mismatch'), [dup, mismatch].sort())
     assert.equal(byCode('duplicate_task'), [dup, join(tasks, 'in-progress', `${T1}.md`)].sort())

@@ -51,7 +51,12 @@ test('AOF-BDD-23 Read non-existent run_result.json', () => {
 test('AOF-BDD-24 Write run_result.json with all optional fields', () => {
   const f = fixture()
   try {
-    const r = { ...RESULT, deliverables: ['src/foo.ts', 'src/bar.ts'], blockers: ['API key needed'], notes: 'Partial completion due to blocker' }
+    const r = {
+      ...RESULT,
+      deliverables: ['src/foo.ts', 'src/bar.ts'],
+      blockers: ['API key needed'],
+      notes: 'Partial completion due to blocker',
+    }
     writeRunResult(f.ctx, r)
     const stored = JSON.parse(readFileSync(join(f.dir, 'runs', T1, 'run_result.json'), 'utf8'))
     assert.equal(stored.deliverables, ['src/foo.ts', 'src/bar.ts'])

@@ -3,7 +3,13 @@ import * as assert from 'uvu/assert'
 import * as v from 'valibot'
 import { parseProtocolMessage } from '../../src/aof/index.ts'
 import { issuesOf } from '../../src/aof/schemas/common.ts'
-import { CompletionReportPayload, HandoffAckPayload, HandoffRequestPayload, StatusUpdatePayload, TestReport } from '../../src/aof/schemas/payloads.ts'
+import {
+  CompletionReportPayload,
+  HandoffAckPayload,
+  HandoffRequestPayload,
+  StatusUpdatePayload,
+  TestReport,
+} from '../../src/aof/schemas/payloads.ts'
 import { T1, T2, completion, envelope, handoff, statusUpdate } from './helpers.ts'
 
 function parsed(msg: unknown) {
@@ -68,7 +74,10 @@ test('AOF-BDD-07 Missing required envelope fields', () => {
   delete msg.taskId
   const r = rejected(msg)
   assert.is(r.reason, 'invalid_envelope')
-  assert.equal(r.issues?.map((i) => i.path), ['taskId'])
+  assert.equal(
+    r.issues?.map((i) => i.path),
+    ['taskId'],
+  )
 })
 
 test('AOF-BDD-08 Invalid taskId format', () => {
@@ -83,7 +92,7 @@ test('AOF-BDD-09 Invalid sentAt timestamp', () => {
 
 test('AOF-BDD-10 Valid completion outcome values', () => {
   for (const outcome of ['done', 'blocked', 'needs_review', 'partial']) {
-    const p = (completion(T1, { outcome }).payload)
+    const p = completion(T1, { outcome }).payload
     assert.equal(issuesFor(CompletionReportPayload, p), [], outcome)
   }
 })
@@ -103,7 +112,10 @@ test('AOF-BDD-12 Test report with valid counts', () => {
 
 test('AOF-BDD-13 Test report with negative values', () => {
   const issues = issuesFor(TestReport, { total: 10, passed: 8, failed: -1 })
-  assert.equal(issues.map((i) => [i.path, i.message]), [['failed', 'counts must be non-negative']])
+  assert.equal(
+    issues.map((i) => [i.path, i.message]),
+    [['failed', 'counts must be non-negative']],
+  )
 })
 
 test('AOF-BDD-14 Empty deliverables array defaults correctly', () => {
@@ -144,23 +156,42 @@ test('AOF-BDD-18 Valid handoff request with all fields', () => {
 })
 
 test('AOF-BDD-19 Handoff request with minimal fields', () => {
-  const out = v.parse(HandoffRequestPayload, { taskId: T2, parentTaskId: T1, fromAgent: 'a', toAgent: 'b', dueBy: '2026-02-11T12:00:00.000Z' })
+  const out = v.parse(HandoffRequestPayload, {
+    taskId: T2,
+    parentTaskId: T1,
+    fromAgent: 'a',
+    toAgent: 'b',
+    dueBy: '2026-02-11T12:00:00.000Z',
+  })
   assert.equal([out.acceptanceCriteria, out.expectedOutputs, out.contextRefs, out.constraints], [[], [], [], []])
 })
 
 test('AOF-BDD-20 Invalid dueBy timestamp', () => {
   const issues = issuesFor(HandoffRequestPayload, { taskId: T2, parentTaskId: T1, fromAgent: 'a', toAgent: 'b', dueBy: 'tomorrow' })
-  assert.equal(issues.map((i) => i.path), ['dueBy'])
+  assert.equal(
+    issues.map((i) => i.path),
+    ['dueBy'],
+  )
   assert.match(issues[0]!.message, 'ISO 8601')
 })
 
 test('limits: every violated limit is reported at once, each with its dot-path', () => {
-  const r = rejected(completion(T1, { summaryRef: 'x'.repeat(257), deliverables: Array(51).fill('d'), blockers: ['y'.repeat(257)], notes: 'n'.repeat(10_001) }))
+  const r = rejected(
+    completion(T1, {
+      summaryRef: 'x'.repeat(257),
+      deliverables: Array(51).fill('d'),
+      blockers: ['y'.repeat(257)],
+      notes: 'n'.repeat(10_001),
+    }),
+  )
   assert.equal(r.issues?.map((i) => i.path).sort(), ['payload.blockers.0', 'payload.deliverables', 'payload.notes', 'payload.summaryRef'])
 })
 
 test('a handoff ack needs a boolean accepted and a reason of at most 512 characters', () => {
-  assert.equal(issuesFor(HandoffAckPayload, { taskId: T1, accepted: 'yes', reason: 'r'.repeat(513) }).map((i) => i.path), ['accepted', 'reason'])
+  assert.equal(
+    issuesFor(HandoffAckPayload, { taskId: T1, accepted: 'yes', reason: 'r'.repeat(513) }).map((i) => i.path),
+    ['accepted', 'reason'],
+  )
 })
 
 test('both task id shapes are accepted; anything path-like is refused', () => {

@@ -49,7 +49,10 @@ test('two processes (router: 500 messages, poller) on one data dir: no lost upda
     assert.is(p.code, 0, p.err)
     const summary = JSON.parse(r.out) as { accepted: Record<string, string[]>; outcomes: Record<string, number>; leases: number }
     const polled = JSON.parse(p.out) as { polls: number; reclaimed: number }
-    assert.is(Object.values(summary.outcomes).reduce((a, b) => a + b, 0), 500)
+    assert.is(
+      Object.values(summary.outcomes).reduce((a, b) => a + b, 0),
+      500,
+    )
 
     // Every task in exactly one folder.
     for (const id of ids) {
@@ -59,7 +62,12 @@ test('two processes (router: 500 messages, poller) on one data dir: no lost upda
     // No temp files left behind.
     for (const s of TASK_STATUSES) {
       const dir = join(f.dir, 'tasks', s)
-      if (existsSync(dir)) assert.equal(readdirSync(dir).filter((n) => n.startsWith('.')), [], s)
+      if (existsSync(dir))
+        assert.equal(
+          readdirSync(dir).filter((n) => n.startsWith('.')),
+          [],
+          s,
+        )
     }
 
     // Every transition allowed and chained; the last one matches the folder.
@@ -80,7 +88,9 @@ test('two processes (router: 500 messages, poller) on one data dir: no lost upda
       for (const note of summary.accepted[id] ?? []) assert.ok(entries.includes(`Notes: ${note}`), `${id} lost ${note}`)
     }
     const received = events.filter((e) => e.type === 'protocol.message.received').length
-    const rejectedForTask = Object.entries(summary.outcomes).filter(([k]) => k.startsWith('accepted') || /unauthorized|unassigned|stale_run/.test(k)).reduce((a, [, n]) => a + n, 0)
+    const rejectedForTask = Object.entries(summary.outcomes)
+      .filter(([k]) => k.startsWith('accepted') || /unauthorized|unassigned|stale_run/.test(k))
+      .reduce((a, [, n]) => a + n, 0)
     assert.is(received, rejectedForTask, 'one received event per message that reached its handler')
     assert.equal(lintDataDir(f.ctx), [])
     assert.ok(polled.polls > 0)

@@ -6,7 +6,12 @@ const zero = { total: 0, passed: 0, failed: 0 }
 
 test('a final state without outcome reports done, with the summary as notes', () => {
   assert.equal(completionFromState({ summary: 'calibrated' }), {
-    outcome: 'done', summaryRef: '', deliverables: [], tests: zero, blockers: [], notes: 'calibrated',
+    outcome: 'done',
+    summaryRef: '',
+    deliverables: [],
+    tests: zero,
+    blockers: [],
+    notes: 'calibrated',
   })
 })
 
@@ -37,8 +42,12 @@ test('summaryRef, deliverables, tests and blockers are taken when well-formed', 
     blockers: ['waiting on QA'],
   })
   assert.equal(r, {
-    outcome: 'partial', summaryRef: 'outputs/summary.md', deliverables: ['outputs/a.txt', '7'],
-    tests: { total: 3, passed: 2, failed: 1 }, blockers: ['waiting on QA'], notes: 'half',
+    outcome: 'partial',
+    summaryRef: 'outputs/summary.md',
+    deliverables: ['outputs/a.txt', '7'],
+    tests: { total: 3, passed: 2, failed: 1 },
+    blockers: ['waiting on QA'],
+    notes: 'half',
   })
   assert.equal(completionFromState({ tests: { total: 1, passed: 2, failed: 0 } }).tests, zero, 'passed + failed > total is dropped')
   assert.equal(completionFromState({ tests: { total: -1, passed: 0, failed: 0 } }).tests, zero)
@@ -46,7 +55,11 @@ test('summaryRef, deliverables, tests and blockers are taken when well-formed', 
 })
 
 test('texts are clipped to the protocol limits instead of having the report refused', () => {
-  const r = completionFromState({ summary: 'x'.repeat(20_000), blockers: Array.from({ length: 30 }, () => 'y'.repeat(300)), summaryRef: 'z'.repeat(300) })
+  const r = completionFromState({
+    summary: 'x'.repeat(20_000),
+    blockers: Array.from({ length: 30 }, () => 'y'.repeat(300)),
+    summaryRef: 'z'.repeat(300),
+  })
   assert.is(r.notes.length, 10_000)
   assert.is(r.blockers.length, 20)
   assert.is(r.blockers[0]!.length, 256)

@@ -14,7 +14,7 @@ test('a regular-expression patch inserts `$` literally', () => {
 
 test('a patch whose text is missing fails loudly, naming the file and the patch', () => {
   assert.throws(
-    () => applyPatches('something else', 'tinypool/dist/index.js', [{ why: 'tinypool: eval worker', find: 'new Worker(' , replace: '' }]),
+    () => applyPatches('something else', 'tinypool/dist/index.js', [{ why: 'tinypool: eval worker', find: 'new Worker(', replace: '' }]),
     (e: Error) => /tinypool: eval worker/.test(e.message) && /found 0/.test(e.message) && /tinypool\/dist\/index\.js/.test(e.message),
   )
 })

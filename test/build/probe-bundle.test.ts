@@ -22,15 +22,24 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return env
 }
 
-test('the patched bundle has no import.meta, one msgpackr, and no file reads of lmdb\'s dictionary', () => {
+test("the patched bundle has no import.meta, one msgpackr, and no file reads of lmdb's dictionary", () => {
   const text = readFileSync(probe.file, 'utf8')
   assert.not.match(text, 'import.meta')
   assert.not.match(text, 'dict/dict.txt')
   const inputs = Object.keys(probe.metafile.inputs)
   assert.ok(inputs.some((f) => /node_modules\/msgpackr\/pack\.js$/.test(f)))
-  assert.not.ok(inputs.some((f) => f.includes('lmdb/node_modules/msgpackr')), 'lmdb\'s nested msgpackr 1.x must be replaced')
-  assert.not.ok(inputs.some((f) => f.includes('node-gyp-build-optional-packages')), 'lmdb\'s native loader must be replaced')
-  assert.not.ok(inputs.some((f) => f.includes('tinypool/dist/entry/')), 'tinypool\'s worker entry travels as a string, not as a module')
+  assert.not.ok(
+    inputs.some((f) => f.includes('lmdb/node_modules/msgpackr')),
+    "lmdb's nested msgpackr 1.x must be replaced",
+  )
+  assert.not.ok(
+    inputs.some((f) => f.includes('node-gyp-build-optional-packages')),
+    "lmdb's native loader must be replaced",
+  )
+  assert.not.ok(
+    inputs.some((f) => f.includes('tinypool/dist/entry/')),
+    "tinypool's worker entry travels as a string, not as a module",
+  )
 })
 
 test('run from the checkout: lmdb in the main thread and in pool workers that load the bundle itself', () => {

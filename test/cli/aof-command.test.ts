@@ -30,7 +30,16 @@ function harness() {
 }
 
 function envelope(type: string, taskId: string, payload: Record<string, unknown>, fromAgent = 'swe') {
-  return { protocol: 'aof', version: 1, type, taskId, fromAgent, toAgent: 'orch', sentAt: new Date(Date.now() + 1000).toISOString(), payload }
+  return {
+    protocol: 'aof',
+    version: 1,
+    type,
+    taskId,
+    fromAgent,
+    toAgent: 'orch',
+    sentAt: new Date(Date.now() + 1000).toISOString(),
+    payload,
+  }
 }
 
 test('init, create, lease, send (status + completion), show, events, lint: the whole flow', async () => {
@@ -40,7 +49,22 @@ test('init, create, lease, send (status + completion), show, events, lint: the w
     for (const s of ['backlog', 'ready', 'in-progress', 'blocked', 'review', 'done', 'cancelled', 'deadletter']) {
       assert.ok(existsSync(join(h.dir, 'data', 'tasks', s)), s)
     }
-    const created = await h.run(h.d('task', 'create', '--title', 'Build it', '--agent', 'swe', '--status', 'ready', '--meta', 'reviewRequired=false', '--meta', 'owner=ops'))
+    const created = await h.run(
+      h.d(
+        'task',
+        'create',
+        '--title',
+        'Build it',
+        '--agent',
+        'swe',
+        '--status',
+        'ready',
+        '--meta',
+        'reviewRequired=false',
+        '--meta',
+        'owner=ops',
+      ),
+    )
     assert.is(created.code, 0)
     const id = created.out.trim()
     assert.match(id, /^TASK-\d{4}-\d{2}-\d{2}-[A-Za-z0-9]{8}$/)
@@ -53,11 +77,24 @@ test('init, create, lease, send (status + completion), show, events, lint: the w
     const hb = await h.run(h.d('heartbeat', id, '--agent', 'swe'))
     assert.is(JSON.parse(hb.out).beatCount, 1)
 
-    const status = await h.run(h.d('send'), `AOF/1 ${JSON.stringify(envelope('status.update', id, { taskId: id, agentId: 'swe', progress: 'half' }))}`)
+    const status = await h.run(
+      h.d('send'),
+      `AOF/1 ${JSON.stringify(envelope('status.update', id, { taskId: id, agentId: 'swe', progress: 'half' }))}`,
+    )
     assert.equal([status.code, JSON.parse(status.out).outcome], [0, 'accepted'])
 
     const file = join(h.dir, 'report.json')
-    writeFileSync(file, JSON.stringify(envelope('completion.report', id, { outcome: 'done', summaryRef: 'outputs/s.md', tests: { total: 1, passed: 1, failed: 0 }, notes: 'ok' })))
+    writeFileSync(
+      file,
+      JSON.stringify(
+        envelope('completion.report', id, {
+          outcome: 'done',
+          summaryRef: 'outputs/s.md',
+          tests: { total: 1, passed: 1, failed: 0 },
+          notes: 'ok',
+        }),
+      ),
+    )
     const done = await h.run(h.d('send', file))
     const outcome = JSON.parse(done.out)
     assert.equal([done.code, outcome.outcome, outcome.transitions.length], [0, 'accepted', 2])
@@ -68,11 +105,20 @@ test('init, create, lease, send (status + completion), show, events, lint: the w
     assert.match(task.body, '## Work Log\n- ')
 
     const listed = await h.run(h.d('task', 'list', '--status', 'done', '--json'))
-    assert.equal(JSON.parse(listed.out).map((t: { id: string }) => t.id), [id])
+    assert.equal(
+      JSON.parse(listed.out).map((t: { id: string }) => t.id),
+      [id],
+    )
 
     const events = await h.run(h.d('events', '--task', id, '--type', 'task.transitioned'))
-    const lines = events.out.trim().split('\n').map((l) => JSON.parse(l))
-    assert.equal(lines.map((e) => `${e.payload.from}->${e.payload.to}`), ['ready->in-progress', 'in-progress->review', 'review->done'])
+    const lines = events.out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    assert.equal(
+      lines.map((e) => `${e.payload.from}->${e.payload.to}`),
+      ['ready->in-progress', 'in-progress->review', 'review->done'],
+    )
     assert.is(new Set(lines.map((e) => e.eventId)).size, 3)
 
     const lint = await h.run(h.d('lint'))
@@ -90,8 +136,16 @@ test('send prints rejected and ignored outcomes and still exits 0', async () => 
     assert.equal([bad.code, JSON.parse(bad.out)], [0, { outcome: 'rejected', reason: 'invalid_json' }])
     const chat = await h.run(h.d('send'), 'hello there')
     assert.equal([chat.code, JSON.parse(chat.out)], [0, { outcome: 'ignored' }])
-    const missing = await h.run(h.d('send'), JSON.stringify(envelope('status.update', 'TASK-2026-02-09-999', { taskId: 'TASK-2026-02-09-999', agentId: 'swe', notes: 'x' })))
-    assert.equal(JSON.parse(missing.out), { outcome: 'rejected', reason: 'task_not_found', taskId: 'TASK-2026-02-09-999', type: 'status.update' })
+    const missing = await h.run(
+      h.d('send'),
+      JSON.stringify(envelope('status.update', 'TASK-2026-02-09-999', { taskId: 'TASK-2026-02-09-999', agentId: 'swe', notes: 'x' })),
+    )
+    assert.equal(JSON.parse(missing.out), {
+      outcome: 'rejected',
+      reason: 'task_not_found',
+      taskId: 'TASK-2026-02-09-999',
+      type: 'status.update',
+    })
     const traversal = await h.run(h.d('send'), JSON.stringify(envelope('status.update', 'TASK-../../etc', { notes: 'x' })))
     assert.is(JSON.parse(traversal.out).reason, 'invalid_envelope')
   } finally {
@@ -137,7 +191,10 @@ test('session-end applies a result of the current run', async () => {
   try {
     const id = (await h.run(h.d('task', 'create', '--title', 'x', '--status', 'ready', '--agent', 'swe'))).out.trim()
     const runId = JSON.parse((await h.run(h.d('lease', id, '--agent', 'swe'))).out).runId
-    writeFileSync(join(h.dir, 'data', 'runs', id, 'run_result.json'), JSON.stringify({ taskId: id, agentId: 'swe', runId, completedAt: new Date(Date.now() + 1000).toISOString(), outcome: 'partial' }))
+    writeFileSync(
+      join(h.dir, 'data', 'runs', id, 'run_result.json'),
+      JSON.stringify({ taskId: id, agentId: 'swe', runId, completedAt: new Date(Date.now() + 1000).toISOString(), outcome: 'partial' }),
+    )
     const r = await h.run(h.d('session-end'))
     assert.equal(JSON.parse(r.out), [{ taskId: id, outcome: 'partial', transitions: [{ from: 'in-progress', to: 'review' }] }])
   } finally {
@@ -157,7 +214,10 @@ test('lint exits 1 and names the broken file; list warns about it and lists the 
     assert.match(lint.out, `${broken}:2:`)
     assert.match(lint.out, /:2:\d+: unreadable_task the frontmatter is not valid YAML/)
     const list = await h.run(h.d('task', 'list', '--json'))
-    assert.equal(JSON.parse(list.out).map((t: { id: string }) => t.id), [id])
+    assert.equal(
+      JSON.parse(list.out).map((t: { id: string }) => t.id),
+      [id],
+    )
     assert.match(list.err, broken)
   } finally {
     h.cleanup()
@@ -191,7 +251,22 @@ test('usage errors exit 2; every subcommand has --help; TEA_DATA_DIR is the defa
     assert.is((await h.run(h.d('poll', '--now', 'yesterday'))).code, 2)
     assert.is((await h.run(h.d('lease', 'TASK-2026-02-09-001'))).code, 2)
     assert.is((await h.run(h.d('lint', '--frobnicate'))).code, 2)
-    for (const argv of [['--help'], ['init', '--help'], ['task', '--help'], ['task', 'create', '--help'], ['task', 'list', '--help'], ['task', 'show', '--help'], ['task', 'move', '--help'], ['lease', '--help'], ['heartbeat', '--help'], ['send', '--help'], ['session-end', '--help'], ['poll', '--help'], ['events', '--help'], ['lint', '--help']]) {
+    for (const argv of [
+      ['--help'],
+      ['init', '--help'],
+      ['task', '--help'],
+      ['task', 'create', '--help'],
+      ['task', 'list', '--help'],
+      ['task', 'show', '--help'],
+      ['task', 'move', '--help'],
+      ['lease', '--help'],
+      ['heartbeat', '--help'],
+      ['send', '--help'],
+      ['session-end', '--help'],
+      ['poll', '--help'],
+      ['events', '--help'],
+      ['lint', '--help'],
+    ]) {
       const r = await h.run(argv)
       assert.is(r.code, 0, argv.join(' '))
       assert.match(r.out, 'Usage: tea aof', argv.join(' '))
@@ -214,7 +289,11 @@ test('--meta refuses __proto__, constructor and prototype as keys (exit 2, no ta
       assert.match(r.err, `tea aof task create: --meta key "${key}" is reserved`)
     }
     assert.equal(JSON.parse((await h.run(h.d('task', 'list', '--json'))).out), [])
-    const id = (await h.run(h.d('task', 'create', '--title', 'x', '--meta', 'toString=1', '--meta', 'hasOwnProperty=no', '--meta', 'a={"__proto__":1}'))).out.trim()
+    const id = (
+      await h.run(
+        h.d('task', 'create', '--title', 'x', '--meta', 'toString=1', '--meta', 'hasOwnProperty=no', '--meta', 'a={"__proto__":1}'),
+      )
+    ).out.trim()
     const shown = JSON.parse((await h.run(h.d('task', 'show', id, '--json'))).out)
     assert.equal(shown.frontmatter.metadata, { toString: 1, hasOwnProperty: 'no', a: JSON.parse('{"__proto__":1}') })
   } finally {
@@ -226,10 +305,19 @@ test('TTL flags are checked at the flag: 1e99, -5, abc and 0 exit 2 naming the f
   const h = harness()
   try {
     const id = (await h.run(h.d('task', 'create', '--title', 'x', '--status', 'ready'))).out.trim()
-    for (const [flag, value] of [['--ttl-ms', '1e99'], ['--heartbeat-ttl-ms', '1e99'], ['--ttl-ms', '-5'], ['--ttl-ms', 'abc'], ['--ttl-ms', '0']] as const) {
+    for (const [flag, value] of [
+      ['--ttl-ms', '1e99'],
+      ['--heartbeat-ttl-ms', '1e99'],
+      ['--ttl-ms', '-5'],
+      ['--ttl-ms', 'abc'],
+      ['--ttl-ms', '0'],
+    ] as const) {
       const r = await h.run(h.d('lease', id, '--agent', 'swe', flag, value))
       assert.is(r.code, 2, `${flag} ${value}`)
-      assert.is(r.err, `tea aof lease: ${flag} expects a whole number of milliseconds from 1 to 2592000000 (30d), got ${JSON.stringify(value)}\nhint: 'tea aof lease --help' shows its usage\n`)
+      assert.is(
+        r.err,
+        `tea aof lease: ${flag} expects a whole number of milliseconds from 1 to 2592000000 (30d), got ${JSON.stringify(value)}\nhint: 'tea aof lease --help' shows its usage\n`,
+      )
     }
     assert.is(JSON.parse((await h.run(h.d('task', 'show', id, '--json'))).out).status, 'ready')
     assert.is((await h.run(h.d('poll', '--heartbeat-ttl-ms', '1e99'))).code, 2)

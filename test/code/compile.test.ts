@@ -20,7 +20,9 @@ test('returning nothing is no update; returning a non-object is CODE_ERROR namin
 })
 
 test('compileCodeValue returns any value, and extra names reach the body', async () => {
-  const run = compileCodeValue('return subtask.id + ":" + Object.keys(dependency_results).join()', undefined, { names: ['subtask', 'dependency_results'] })
+  const run = compileCodeValue('return subtask.id + ":" + Object.keys(dependency_results).join()', undefined, {
+    names: ['subtask', 'dependency_results'],
+  })
   assert.is(await run(scope({ extra: { subtask: { id: 's1' }, dependency_results: { a: 1, b: 2 } } }), 1000), 's1:a,b')
 })
 
@@ -30,11 +32,18 @@ test('a syntax error is CODE_ERROR at compile time, with its line and the node',
 })
 
 test('code has no require and no process of its own', async () => {
-  assert.equal({ ...(await compileCode('return { r: typeof require, p: typeof process }')(scope(), 1000)) }, { r: 'undefined', p: 'undefined' })
+  assert.equal(
+    { ...(await compileCode('return { r: typeof require, p: typeof process }')(scope(), 1000)) },
+    { r: 'undefined', p: 'undefined' },
+  )
 })
 
 test('what the code throws is CODE_ERROR naming the error type, with the node', async () => {
-  const e = await rejects(compileCode('throw new RangeError("bad input")', { node: 'n2' })(scope(), 1000), 'CODE_ERROR', 'RangeError: bad input')
+  const e = await rejects(
+    compileCode('throw new RangeError("bad input")', { node: 'n2' })(scope(), 1000),
+    'CODE_ERROR',
+    'RangeError: bad input',
+  )
   assert.is(e.where?.node, 'n2')
 })
 

@@ -76,12 +76,17 @@ test('when the lexer loses track (an unterminated token, an unbalanced head) it 
   // After a block's `}` the lexer reads `/` as a division, so the regex's quote opens a string that swallows the
   // loop; the string then runs unterminated and the mistake shows.
   for (const code of ['while (x', 'function f() {} /\'/.test("\'"); while (true) {}', 'const s = "open', '/* open', 'x = /open\n/']) {
-    assert.throws(() => guardLoops(code), (e: unknown) => e instanceof UnguardableCode, code)
+    assert.throws(
+      () => guardLoops(code),
+      (e: unknown) => e instanceof UnguardableCode,
+      code,
+    )
   }
 })
 
 test('guarded code computes what the original computes, and calls the guard once per 1,024 iterations', () => {
-  const body = 'let s = 0; for (let i = 0; i < 5000; i++) s += i; let j = 0; while (j < 3000) j++; for (const x of [1, 2, 3]) s += x; return [s, j]'
+  const body =
+    'let s = 0; for (let i = 0; i < 5000; i++) s += i; let j = 0; while (j < 3000) j++; for (const x of [1, 2, 3]) s += x; return [s, j]'
   const { value, guardCalls } = runGuarded(body)
   assert.equal(value, [12497506, 3000])
   // 5,001 for-condition checks and 3,001 while-condition checks share one counter: 8,002 / 1,024 = 7 calls.

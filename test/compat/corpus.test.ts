@@ -12,7 +12,9 @@ test('the corpus is there: 198 files with a manifest', () => {
 })
 
 test('stub replaces run: bodies and drops language:, leaving the rest as written', () => {
-  const out = stub('name: a\nnodes:\n  - name: x\n    language: python\n    run: |\n      import os\n      return {}\n  - name: y\n    uses: llm.call\n')
+  const out = stub(
+    'name: a\nnodes:\n  - name: x\n    language: python\n    run: |\n      import os\n      return {}\n  - name: y\n    uses: llm.call\n',
+  )
   assert.match(out, 'run: |-\n      return {}\n')
   assert.not.match(out, 'language')
   assert.match(out, 'uses: llm.call')
@@ -29,7 +31,10 @@ for (const stubbed of [false, true]) {
     assert.ok(validated >= floor.validate, `${validated} validate, floor ${floor.validate}\n${table}`)
     assert.ok(ran >= floor.ran, `${ran} run, floor ${floor.ran}\n${table}`)
     const uncoded = results.filter((r) => r.code === 'UNCODED' || r.code === 'INTERNAL')
-    assert.equal(uncoded.map((r) => `${r.file}: ${r.message}`), [])
+    assert.equal(
+      uncoded.map((r) => `${r.file}: ${r.message}`),
+      [],
+    )
   })
 }
 

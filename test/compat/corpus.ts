@@ -37,11 +37,7 @@ export interface ManifestEntry {
 
 export type Outcome =
   /** TEA's own loader cannot read it either (not valid YAML, two documents). */
-  | 'tea-unloadable'
-  | 'invalid'
-  | 'run-completed'
-  | 'run-interrupted'
-  | 'run-failed'
+  'tea-unloadable' | 'invalid' | 'run-completed' | 'run-interrupted' | 'run-failed'
 
 export interface FileResult {
   file: string
@@ -100,7 +96,13 @@ function stubNodes(list: unknown): void {
   }
 }
 
-async function countFile(entry: ManifestEntry, registry: ReturnType<typeof buildRegistry>, url: string, runTimeoutMs: number, stubbed: boolean): Promise<FileResult> {
+async function countFile(
+  entry: ManifestEntry,
+  registry: ReturnType<typeof buildRegistry>,
+  url: string,
+  runTimeoutMs: number,
+  stubbed: boolean,
+): Promise<FileResult> {
   const base = { file: entry.file, group: entry.group }
   if (!entry.tea_loadable) return { ...base, outcome: 'tea-unloadable' }
   const original = join(CORPUS, entry.file)

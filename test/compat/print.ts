@@ -17,5 +17,6 @@ for (const stubbed of [false, true]) {
   const results = await countCorpus({ stubbed })
   console.log(`\n### ${stubbed ? 'Stubbed (run: bodies → return {}, language: removed)' : 'As written'}\n\n${summarize(results).table}`)
   console.log(`\n${results.length} files in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
-  if (process.argv.includes('--list')) for (const r of results) console.log(`${r.outcome}\t${r.code ?? ''}\t${r.file}\t${(r.message ?? '').split('\n')[0]}`)
+  if (process.argv.includes('--list'))
+    for (const r of results) console.log(`${r.outcome}\t${r.code ?? ''}\t${r.file}\t${(r.message ?? '').split('\n')[0]}`)
 }

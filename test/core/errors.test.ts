@@ -55,7 +55,9 @@ test('errorMessage composes the place, the message and every issue once', () => 
 })
 
 test('errorMessage reads the JSON form too (an error event), and anything else thrown', () => {
-  const event = JSON.parse(JSON.stringify(new TeaError('NODE_TIMEOUT', 'exceeded its timeout of 1 s', { where: { node: 'wait', action: 'test.sleep' } })))
+  const event = JSON.parse(
+    JSON.stringify(new TeaError('NODE_TIMEOUT', 'exceeded its timeout of 1 s', { where: { node: 'wait', action: 'test.sleep' } })),
+  )
   assert.is(errorMessage(event), "node 'wait' (test.sleep): exceeded its timeout of 1 s")
   assert.is(errorMessage(new RangeError('bad input')), 'bad input')
   assert.is(errorMessage('plain text'), 'plain text')
@@ -78,18 +80,33 @@ test('an agent file error lists each problem at its own line under the file', ()
 })
 
 test('withWhere adds a place on the way up: it fills what the error left unset and keeps everything else', () => {
-  const inner = new TeaError('TEMPLATE_ERROR', 'boom', { where: { node: 'a', field: 'with.text' }, issues: [{ message: 'i' }], details: { offset: 1 }, hint: 'h' })
+  const inner = new TeaError('TEMPLATE_ERROR', 'boom', {
+    where: { node: 'a', field: 'with.text' },
+    issues: [{ message: 'i' }],
+    details: { offset: 1 },
+    hint: 'h',
+  })
   const outer = withWhere(inner, { node: 'ignored', action: 'json.parse' })
   assert.equal(outer.where, { node: 'a', action: 'json.parse', field: 'with.text' })
-  assert.equal([outer.code, outer.message, outer.issues, outer.details, outer.hint], ['TEMPLATE_ERROR', 'boom', [{ message: 'i' }], { offset: 1 }, 'h'])
+  assert.equal(
+    [outer.code, outer.message, outer.issues, outer.details, outer.hint],
+    ['TEMPLATE_ERROR', 'boom', [{ message: 'i' }], { offset: 1 }, 'h'],
+  )
   assert.is(outer.cause, inner)
   assert.is(errorMessage(outer), "node 'a' (json.parse), with.text: boom:\n  i")
   assert.is(withWhere(inner, undefined), inner)
 })
 
 test('errorIssue turns anything thrown into one issue for a report that goes on', () => {
-  const e = new TeaError('AOF_INVALID', 'invalid task frontmatter', { where: { file: '/d/t.md' }, issues: [{ message: 'expected a string', path: ['title'] }] })
-  assert.equal(errorIssue(e), { code: 'AOF_INVALID', message: 'invalid task frontmatter:\n  title: expected a string', where: { file: '/d/t.md' } })
+  const e = new TeaError('AOF_INVALID', 'invalid task frontmatter', {
+    where: { file: '/d/t.md' },
+    issues: [{ message: 'expected a string', path: ['title'] }],
+  })
+  assert.equal(errorIssue(e), {
+    code: 'AOF_INVALID',
+    message: 'invalid task frontmatter:\n  title: expected a string',
+    where: { file: '/d/t.md' },
+  })
   assert.equal(errorIssue(new Error('EACCES')), { message: 'EACCES' })
 })
 

@@ -37,13 +37,26 @@ test('tea aof (bundle): create → lease → send → show → events → lint, 
     assert.is(created.code, 0, created.err)
     const id = created.out.trim()
     assert.is(JSON.parse(tea(['lease', id, '--agent', 'swe', ...d]).out).status, 'in-progress')
-    const env = { protocol: 'aof', version: 1, type: 'status.update', taskId: id, fromAgent: 'swe', toAgent: 'o', sentAt: new Date(Date.now() + 1000).toISOString(), payload: { taskId: id, agentId: 'swe', progress: 'from the bundle' } }
+    const env = {
+      protocol: 'aof',
+      version: 1,
+      type: 'status.update',
+      taskId: id,
+      fromAgent: 'swe',
+      toAgent: 'o',
+      sentAt: new Date(Date.now() + 1000).toISOString(),
+      payload: { taskId: id, agentId: 'swe', progress: 'from the bundle' },
+    }
     const sent = tea(['send', '-', ...d], `AOF/1 ${JSON.stringify(env)}`)
     assert.equal([sent.code, JSON.parse(sent.out).outcome], [0, 'accepted'])
     const rejected = tea(['send', ...d], 'AOF/1 {broken')
     assert.equal([rejected.code, JSON.parse(rejected.out).reason], [0, 'invalid_json'])
     assert.match(tea(['task', 'show', id, ...d]).out, 'Progress: from the bundle')
-    assert.ok(tea(['events', '--task', id, ...d]).out.split('\n').filter(Boolean).length >= 3)
+    assert.ok(
+      tea(['events', '--task', id, ...d])
+        .out.split('\n')
+        .filter(Boolean).length >= 3,
+    )
     assert.is(tea(['task', 'move', id, 'done', ...d]).code, 1)
     assert.is(tea(['task', 'show', 'TASK-../../etc', ...d]).code, 2)
     assert.is(tea(['lint', ...d]).code, 0)

@@ -43,7 +43,10 @@ const hasSources = (dir: string): boolean => {
 test('the full target bundles the planning and reasoning modules that exist in src/', () => {
   for (const feature of ['planning', 'reasoning']) {
     if (!hasSources(feature)) continue
-    assert.ok(built.full!.inputs.some((f) => f.startsWith(`src/${feature}/`)), `no src/${feature}/ module in the full bundle`)
+    assert.ok(
+      built.full!.inputs.some((f) => f.startsWith(`src/${feature}/`)),
+      `no src/${feature}/ module in the full bundle`,
+    )
   }
 })
 
@@ -55,7 +58,10 @@ test('no distinctive planning or reasoning string survives in the core bundle', 
   const strings = ['plan.decompose', 'plan.execute', 'plan.replan', 'reason.cot', 'reason.react', 'reason.self_correct']
   const inFull = strings.filter((s) => built.full!.text.includes(s))
   assert.ok(inFull.length > 0, 'the full bundle should carry the plan.*/reason.* action names')
-  assert.equal(strings.filter((s) => built.core!.text.includes(s)), [])
+  assert.equal(
+    strings.filter((s) => built.core!.text.includes(s)),
+    [],
+  )
 })
 
 test('the core bundle is measurably smaller than the full one (at least 5%)', () => {
@@ -78,7 +84,12 @@ test('a bundle copied away from node_modules still answers --version: lmdb loads
   const away = join(tmp, 'away')
   const r0 = spawnSync('cp', [built.core!.file, join(tmp, 'tea-away.cjs')])
   assert.is(r0.status, 0)
-  const r = spawnSync(process.execPath, [join(tmp, 'tea-away.cjs'), '--version'], { cwd: tmp, encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '', HOME: away } })
+  const r = spawnSync(process.execPath, [join(tmp, 'tea-away.cjs'), '--version'], {
+    cwd: tmp,
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { PATH: process.env.PATH ?? '', HOME: away },
+  })
   assert.is(r.status, 0, r.stderr)
   assert.match(r.stdout, '(linux-arm64-core; features: none;')
 })

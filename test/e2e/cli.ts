@@ -33,7 +33,8 @@ export function requireBundle(): void {
 export function spawnTea(args: string[], options: TeaOptions = {}): ChildProcess {
   requireBundle()
   const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries({ ...process.env, TEA_DATA_DIR: undefined, OLLAMA_HOST: 'http://127.0.0.1:9', ...options.env })) if (v !== undefined) env[k] = v
+  for (const [k, v] of Object.entries({ ...process.env, TEA_DATA_DIR: undefined, OLLAMA_HOST: 'http://127.0.0.1:9', ...options.env }))
+    if (v !== undefined) env[k] = v
   return spawn(process.execPath, [BUNDLE, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
 }
 
@@ -68,7 +69,11 @@ export function scratch(files: Record<string, string> = {}): { dir: string; path
  * Runs tea with `--stream` and SIGKILLs it at the first event `when` accepts (e.g. the `node_end` of a node: its
  * record has committed). Resolves with the result and every event seen; the caller checks it was killed.
  */
-export async function killWhen(args: string[], when: (event: Record<string, unknown>) => boolean, options: TeaOptions = {}): Promise<Result & { events: Array<Record<string, unknown>> }> {
+export async function killWhen(
+  args: string[],
+  when: (event: Record<string, unknown>) => boolean,
+  options: TeaOptions = {},
+): Promise<Result & { events: Array<Record<string, unknown>> }> {
   const child = spawnTea([...args, '--stream'], options)
   const events: Array<Record<string, unknown>> = []
   let buffer = ''

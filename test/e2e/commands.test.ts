@@ -48,7 +48,11 @@ Cli('tea runs lists runs with status, node and step; --json gives records; prune
   assert.match(list.stdout, /^RUN\s+STATUS\s+AGENT\s+NODE\s+STEP\s+UPDATED/)
   assert.match(list.stdout, /paused\s+interrupted\s+review\s+draft\s+1/)
   const json = JSON.parse((await tea(['runs', '--data-dir', data, '--json'])).stdout)
-  assert.equal(json.map((r: { id: string; status: string }) => `${r.id}:${r.status}`).sort(), ['done-1:completed', 'done-2:completed', 'paused:interrupted'])
+  assert.equal(json.map((r: { id: string; status: string }) => `${r.id}:${r.status}`).sort(), [
+    'done-1:completed',
+    'done-2:completed',
+    'paused:interrupted',
+  ])
   const pruned = await tea(['runs', 'prune', '--data-dir', data, '--keep', '1'])
   assert.is(pruned.code, 0, pruned.stderr)
   const left = JSON.parse((await tea(['runs', '--data-dir', data, '--json'])).stdout).map((r: { id: string }) => r.id)
@@ -105,7 +109,22 @@ Cli('tea actions --json lists every action with a JSON Schema of its params', as
   assert.is(r.code, 0)
   const actions = JSON.parse(r.stdout) as Array<{ name: string; params: { type?: string; properties?: Record<string, unknown> } }>
   const names = actions.map((a) => a.name)
-  for (const n of ['llm.call', 'llm.stream', 'json.parse', 'json.transform', 'memory.store', 'memory.get', 'memory.delete', 'memory.list', 'http.get', 'http.post', 'file.read', 'file.write', 'file.list', 'tools.list']) {
+  for (const n of [
+    'llm.call',
+    'llm.stream',
+    'json.parse',
+    'json.transform',
+    'memory.store',
+    'memory.get',
+    'memory.delete',
+    'memory.list',
+    'http.get',
+    'http.post',
+    'file.read',
+    'file.write',
+    'file.list',
+    'tools.list',
+  ]) {
     assert.ok(names.includes(n), `missing ${n}`)
   }
   const llm = actions.find((a) => a.name === 'llm.call')!
@@ -145,7 +164,9 @@ Cli('memory.* values persist across runs in the data dir', async () => {
 })
 
 Cli('a corrupted checkpoint record is CHECKPOINT_CORRUPT naming the run, not a crash', async () => {
-  const s = scratch({ 'a.yaml': 'name: x\nnodes:\n  - name: a\n    run: "return { a: 1 }"\n  - name: b\n    run: "throw new Error(\'stop here\')"\n' })
+  const s = scratch({
+    'a.yaml': 'name: x\nnodes:\n  - name: a\n    run: "return { a: 1 }"\n  - name: b\n    run: "throw new Error(\'stop here\')"\n',
+  })
   const data = s.path('data')
   const first = await tea(['run', s.path('a.yaml'), '--data-dir', data, '--run-id', 'hurt', '-q'])
   assert.is(first.code, 1)
@@ -165,7 +186,11 @@ Cli('a corrupted checkpoint record is CHECKPOINT_CORRUPT naming the run, not a c
 Cli('a bad --model, --record with --replay, or a missing cassette is refused before any run is recorded', async () => {
   const s = scratch({ 'a.yaml': 'name: x\nnodes:\n  - name: a\n    run: "return { a: 1 }"\n' })
   const data = s.path('data')
-  for (const args of [['--model', 'gpt4'], ['--record', s.path('r.jsonl'), '--replay', s.path('r.jsonl')], ['--replay', s.path('missing.jsonl')]]) {
+  for (const args of [
+    ['--model', 'gpt4'],
+    ['--record', s.path('r.jsonl'), '--replay', s.path('r.jsonl')],
+    ['--replay', s.path('missing.jsonl')],
+  ]) {
     const r = await tea(['run', s.path('a.yaml'), '--data-dir', data, ...args])
     assert.is(r.code, 2, `${args.join(' ')}: ${r.stderr}`)
   }
@@ -181,9 +206,15 @@ Cli('--stream ends with the error event after the earlier nodes, and -o still wr
   })
   const r = await tea(['run', s.path('bad.yaml'), '--data-dir', s.path('data'), '--stream'])
   assert.is(r.code, 1)
-  const types = r.stdout.trim().split('\n').map((l) => JSON.parse(l).type)
+  const types = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).type)
   // node_end comes once a node's checkpoint has committed, which may be after the next node started.
-  assert.equal(types.filter((t) => t !== 'node_start'), ['start', 'node_end', 'error'])
+  assert.equal(
+    types.filter((t) => t !== 'node_start'),
+    ['start', 'node_end', 'error'],
+  )
   const o = await tea(['run', s.path('ok.yaml'), '--data-dir', s.path('data'), '--stream', '-o', s.path('out.json')])
   assert.is(o.code, 0)
   assert.equal(JSON.parse(readFileSync(s.path('out.json'), 'utf8')), { a: 1 })

@@ -5,7 +5,9 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ROOT, scratch, tea } from './cli.ts'
 
-const examples = readdirSync(join(ROOT, 'examples'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
+const examples = readdirSync(join(ROOT, 'examples'), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
 
 for (const name of examples) {
   test(`examples/${name} replays its cassette to the end`, async () => {
@@ -13,7 +15,9 @@ for (const name of examples) {
     assert.ok(existsSync(join(dir, 'cassette.jsonl')), 'every example carries a cassette')
     const s = scratch()
     try {
-      const r = await tea(['run', join(dir, 'agent.yaml'), '--replay', join(dir, 'cassette.jsonl'), '--data-dir', s.path('data'), '-q'], { timeoutMs: 60_000 })
+      const r = await tea(['run', join(dir, 'agent.yaml'), '--replay', join(dir, 'cassette.jsonl'), '--data-dir', s.path('data'), '-q'], {
+        timeoutMs: 60_000,
+      })
       assert.is(r.code, 0, r.stderr)
       if (name === 'extract-with-retry') {
         const state = JSON.parse(r.stdout)

@@ -12,8 +12,11 @@ const NODES = 12
 // Each node waits, then appends its name to log.txt: a node that ran twice shows twice.
 const AGENT = `name: owned
 nodes:
-${Array.from({ length: NODES }, (_, i) => `  - name: n${i + 1}
-    run: "await new Promise((r) => setTimeout(r, 20)); await ctx.invoke('file.write', { path: 'log.txt', content: 'n${i + 1}\\\\n', append: true }); return { last: 'n${i + 1}' }"`).join('\n')}
+${Array.from(
+  { length: NODES },
+  (_, i) => `  - name: n${i + 1}
+    run: "await new Promise((r) => setTimeout(r, 20)); await ctx.invoke('file.write', { path: 'log.txt', content: 'n${i + 1}\\\\n', append: true }); return { last: 'n${i + 1}' }"`,
+).join('\n')}
 `
 
 async function killAfter(node: string, args: string[]): Promise<void> {
@@ -35,7 +38,11 @@ test(`two tea resume of one killed run: exactly one proceeds, the other exits 2 
       const loser = a.code === 2 ? a : b
       assert.match(loser.stderr, /RUN_NOT_RESUMABLE: run r (is running in another process \(pid \d+\)|already completed)/)
       const log = readFileSync(s.path('log.txt'), 'utf8').trim().split('\n')
-      assert.equal(log, Array.from({ length: NODES }, (_, i) => `n${i + 1}`), `trial ${trial}: every node exactly once`)
+      assert.equal(
+        log,
+        Array.from({ length: NODES }, (_, i) => `n${i + 1}`),
+        `trial ${trial}: every node exactly once`,
+      )
     } finally {
       s.cleanup()
     }

@@ -46,7 +46,8 @@ test('retry.loop killed between the correction and the next validation resumes t
     const child = spawnTea(['run', s.path('agent.yaml'), '--data-dir', s.path('data'), '--run-id', 'rc', '-q'])
     const log = s.path('log.txt')
     const deadline = Date.now() + 20_000
-    while (!(existsSync(log) && readFileSync(log, 'utf8').includes('fixed')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    while (!(existsSync(log) && readFileSync(log, 'utf8').includes('fixed')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
     child.kill('SIGKILL')
     const killed = await collect(child)
     assert.is(killed.signal, 'SIGKILL', killed.stderr)

@@ -50,9 +50,18 @@ nodes:
   server.script({ content: 'one two three', tokens: ['one', ' two', ' three'] })
   const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '--stream'], { env: { OLLAMA_HOST: server.url } })
   assert.is(r.code, 0, r.stderr)
-  const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
-  assert.equal(events.map((e) => e.type).filter((t) => t !== 'llm_token'), ['start', 'node_start', 'node_end', 'complete'])
-  assert.equal(events.filter((e) => e.type === 'llm_token').map((e) => e.token), ['one', ' two', ' three'])
+  const events = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
+  assert.equal(
+    events.map((e) => e.type).filter((t) => t !== 'llm_token'),
+    ['start', 'node_start', 'node_end', 'complete'],
+  )
+  assert.equal(
+    events.filter((e) => e.type === 'llm_token').map((e) => e.token),
+    ['one', ' two', ' three'],
+  )
   assert.equal(events.at(-1).state, { text: 'one two three' })
   s.cleanup()
 })
@@ -139,7 +148,7 @@ Run('a template trying to reach constructor or __proto__ fails with a coded erro
 })
 
 Run('a data dir that is not writable is a clear STORE_NOT_WRITABLE error', async () => {
-  const s = scratch({ 'a.yaml': HELLO, 'file': 'not a dir' })
+  const s = scratch({ 'a.yaml': HELLO, file: 'not a dir' })
   const r = await tea(['run', s.path('a.yaml'), '--data-dir', `${s.path('file')}/sub`])
   assert.is(r.code, 1)
   assert.match(r.stderr, /STORE_NOT_WRITABLE/)
@@ -164,7 +173,10 @@ Run('-o writes the final state to a file and --trace writes every event', async 
   assert.is(r.code, 0, r.stderr)
   assert.is(r.stdout, '')
   assert.equal(JSON.parse(readFileSync(s.path('out.json'), 'utf8')), { a: 1 })
-  const types = readFileSync(s.path('t.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).type)
+  const types = readFileSync(s.path('t.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l).type)
   assert.equal(types, ['start', 'node_start', 'node_end', 'complete'])
   s.cleanup()
 })

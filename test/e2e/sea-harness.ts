@@ -52,7 +52,15 @@ export interface RunOptions {
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries({ ...process.env, ...extra })) {
-    if (v === undefined || k.startsWith('NODE_') || k.startsWith('TSX') || k === 'TEA_DATA_DIR' || k === 'TEA_LMDB_NATIVE' || k === 'TEA_WORKER_FILE') continue
+    if (
+      v === undefined ||
+      k.startsWith('NODE_') ||
+      k.startsWith('TSX') ||
+      k === 'TEA_DATA_DIR' ||
+      k === 'TEA_LMDB_NATIVE' ||
+      k === 'TEA_WORKER_FILE'
+    )
+      continue
     env[k] = v
   }
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v

@@ -107,7 +107,12 @@ const runnable = targets().filter((target) => {
   const missing = process.env.TEA_SKIP_SEA === '1' ? ['TEA_SKIP_SEA=1'] : missingTools(target.arch)
   if (!missing.length) return true
   const t = suite(`sea ${target.name}`)
-  skipIf(t, `${missing.join(', ')}; install with: bash .ci/install-sea-deps.sh`, `single executable for ${target.name} built and run`, () => {})
+  skipIf(
+    t,
+    `${missing.join(', ')}; install with: bash .ci/install-sea-deps.sh`,
+    `single executable for ${target.name} built and run`,
+    () => {},
+  )
   t.run()
   return false
 })
@@ -122,7 +127,9 @@ for (const target of runnable) {
     return server
   }
   // Only features with code are listed (reasoning has a flag, no actions yet: src/core/build-info.ts).
-  const features = Object.entries(target.features).filter(([f, on]) => on && f !== 'reasoning').map(([f]) => f)
+  const features = Object.entries(target.features)
+    .filter(([f, on]) => on && f !== 'reasoning')
+    .map(([f]) => f)
 
   t.before(async () => {
     ctx.dir = mkdtempSync(join(tmpdir(), `tea-sea-${target.name}-`))
@@ -133,7 +140,11 @@ for (const target of runnable) {
     rmSync(ctx.dir, { recursive: true, force: true })
   })
 
-  const env = (extra: Record<string, string> = {}): Record<string, string> => ({ TEA_CACHE_DIR: join(ctx.dir, 'cache'), HOME: ctx.dir, ...extra })
+  const env = (extra: Record<string, string> = {}): Record<string, string> => ({
+    TEA_CACHE_DIR: join(ctx.dir, 'cache'),
+    HOME: ctx.dir,
+    ...extra,
+  })
 
   t(`tea --version names ${target.name}, its features and Node ${target.node}`, async () => {
     const r = await runExe(target, ctx.exe, ['--version'], { env: env() })
@@ -180,9 +191,14 @@ for (const target of runnable) {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'noexec,size=16m', 'tmpfs', mnt])
       try {
         const agent = join(ROOT, 'examples', 'hello')
-        const r = await runExe(target, ctx.exe, ['run', join(agent, 'agent.yaml'), '--replay', join(agent, 'cassette.jsonl'), '--data-dir', join(ctx.dir, 'nx-data'), '-q'], {
-          env: env({ TEA_CACHE_DIR: join(mnt, 'cache') }),
-        })
+        const r = await runExe(
+          target,
+          ctx.exe,
+          ['run', join(agent, 'agent.yaml'), '--replay', join(agent, 'cassette.jsonl'), '--data-dir', join(ctx.dir, 'nx-data'), '-q'],
+          {
+            env: env({ TEA_CACHE_DIR: join(mnt, 'cache') }),
+          },
+        )
         assert.is(r.code, 1, r.stderr)
         assert.match(r.stderr, 'mounted noexec')
         assert.match(r.stderr, 'CACHE_DIR_UNUSABLE')
@@ -199,7 +215,9 @@ for (const target of runnable) {
       server.script({ match: 'PLAN three checks', content: PLAN_REPLY })
       const agent = join(ctx.dir, 'plan.yaml')
       writeFileSync(agent, PLAN_AGENT)
-      const r = await runExe(target, ctx.exe, ['run', agent, '--data-dir', join(ctx.dir, 'plan-data'), '-q'], { env: env({ OLLAMA_HOST: server.url }) })
+      const r = await runExe(target, ctx.exe, ['run', agent, '--data-dir', join(ctx.dir, 'plan-data'), '-q'], {
+        env: env({ OLLAMA_HOST: server.url }),
+      })
       assert.is(r.code, 0, r.stderr)
       noWarnings(r, 'plan')
       const state = JSON.parse(r.stdout)

@@ -48,10 +48,24 @@ async function aof(s: Scratch, args: string[], stdin?: string): Promise<string> 
   return r.stdout.trim()
 }
 
-const workerArgs = (s: Scratch, agent: string, ...more: string[]) => ['worker', '--agent-id', 'swe', '--agent', s.path(agent), '--data-dir', s.path('data'), ...more]
-const folderOf = (s: Scratch, id: string) => ['ready', 'in-progress', 'review', 'done', 'blocked'].find((st) => existsSync(s.path(`data/tasks/${st}/${id}.md`)))
+const workerArgs = (s: Scratch, agent: string, ...more: string[]) => [
+  'worker',
+  '--agent-id',
+  'swe',
+  '--agent',
+  s.path(agent),
+  '--data-dir',
+  s.path('data'),
+  ...more,
+]
+const folderOf = (s: Scratch, id: string) =>
+  ['ready', 'in-progress', 'review', 'done', 'blocked'].find((st) => existsSync(s.path(`data/tasks/${st}/${id}.md`)))
 const json = (s: Scratch, rel: string) => JSON.parse(readFileSync(s.path(rel), 'utf8'))
-const lines = (text: string) => text.split('\n').filter(Boolean).map((l) => JSON.parse(l))
+const lines = (text: string) =>
+  text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
 
 /** Starts a worker with per-node progress and resolves once `node` has finished (its checkpoint is committed). */
 function workerUntil(s: Scratch, node: string, ...more: string[]) {
@@ -65,7 +79,10 @@ function workerUntil(s: Scratch, node: string, ...more: string[]) {
     })
   })
   // A worker that ends without reaching the node fails the test instead of leaving it waiting.
-  const reached = Promise.race([seen, done.then((r) => Promise.reject(new Error(`the worker ended (${r.code}) before ${node}: ${r.stderr}`)))])
+  const reached = Promise.race([
+    seen,
+    done.then((r) => Promise.reject(new Error(`the worker ended (${r.code}) before ${node}: ${r.stderr}`))),
+  ])
   return { child, done, reached }
 }
 
@@ -73,8 +90,37 @@ test('tea worker --once: leases the routed task, gives the agent the task and ha
   const s = scratch({ 'agent.yaml': SEEN_AGENT })
   const parent = await aof(s, ['task', 'create', '--title', 'Parent', '--agent', 'lead', '--status', 'ready'])
   await aof(s, ['lease', parent, '--agent', 'lead'])
-  const id = await aof(s, ['task', 'create', '--title', 'Calibrate sensor', '--body', 'Use the reference probe.', '--agent', 'swe', '--status', 'ready', '--parent', parent])
-  const envelope = { protocol: 'aof', version: 1, type: 'handoff.request', taskId: id, fromAgent: 'lead', toAgent: 'swe', sentAt: new Date().toISOString(), payload: { taskId: id, parentTaskId: parent, fromAgent: 'lead', toAgent: 'swe', dueBy: '2030-01-01T00:00:00.000Z', acceptanceCriteria: ['within 0.1 K'] } }
+  const id = await aof(s, [
+    'task',
+    'create',
+    '--title',
+    'Calibrate sensor',
+    '--body',
+    'Use the reference probe.',
+    '--agent',
+    'swe',
+    '--status',
+    'ready',
+    '--parent',
+    parent,
+  ])
+  const envelope = {
+    protocol: 'aof',
+    version: 1,
+    type: 'handoff.request',
+    taskId: id,
+    fromAgent: 'lead',
+    toAgent: 'swe',
+    sentAt: new Date().toISOString(),
+    payload: {
+      taskId: id,
+      parentTaskId: parent,
+      fromAgent: 'lead',
+      toAgent: 'swe',
+      dueBy: '2030-01-01T00:00:00.000Z',
+      acceptanceCriteria: ['within 0.1 K'],
+    },
+  }
   assert.match(await aof(s, ['send', '-'], `AOF/1 ${JSON.stringify(envelope)}`), '"accepted"')
   const elsewhere = await aof(s, ['task', 'create', '--title', 'Not ours', '--agent', 'qa', '--status', 'ready'])
 
@@ -95,7 +141,10 @@ test('tea worker --once: leases the routed task, gives the agent the task and ha
   assert.is(seen.metadata.delegationDepth, 1)
   assert.is(folderOf(s, elsewhere), 'ready', 'a task routed to another agent is left alone')
   const runs = JSON.parse((await tea(['runs', '--json', '--data-dir', s.path('data')])).stdout)
-  assert.equal(runs.map((x: { id: string; status: string }) => [x.id, x.status]), [[`aof-${id}-${aofRunId}`, 'completed']])
+  assert.equal(
+    runs.map((x: { id: string; status: string }) => [x.id, x.status]),
+    [[`aof-${id}-${aofRunId}`, 'completed']],
+  )
 
   const idle = await tea(workerArgs(s, 'agent.yaml', '--once'))
   assert.equal([idle.code, idle.stdout], [0, ''])
@@ -107,7 +156,19 @@ test('the final state outcome picks the report: done (no review) → done, needs
   const s = scratch({ 'agent.yaml': DECIDER })
   const ids: Record<string, string> = {}
   for (const want of ['done', 'needs_review', 'blocked', 'fail']) {
-    ids[want] = await aof(s, ['task', 'create', '--title', want, '--agent', 'swe', '--status', 'ready', '--meta', `want=${want}`, ...(want === 'done' ? ['--meta', 'reviewRequired=false'] : [])])
+    ids[want] = await aof(s, [
+      'task',
+      'create',
+      '--title',
+      want,
+      '--agent',
+      'swe',
+      '--status',
+      'ready',
+      '--meta',
+      `want=${want}`,
+      ...(want === 'done' ? ['--meta', 'reviewRequired=false'] : []),
+    ])
   }
   const outcomes: Record<string, string> = {}
   for (let i = 0; i < 4; i++) {
@@ -149,7 +210,7 @@ test('a worker SIGKILLed mid-task: a restarted worker resumes the same run, neve
   s.cleanup()
 })
 
-test('AOF-BDD-78 (through a worker) stale heartbeat: a killed worker\'s task is reclaimed by tea aof poll, and the next lease starts a fresh run', async () => {
+test("AOF-BDD-78 (through a worker) stale heartbeat: a killed worker's task is reclaimed by tea aof poll, and the next lease starts a fresh run", async () => {
   const s = scratch({ 'slow.yaml': SLOW })
   const id = await aof(s, ['task', 'create', '--title', 'Slow', '--agent', 'swe', '--status', 'ready'])
   const first = workerUntil(s, 'w1', '--once')
@@ -158,7 +219,10 @@ test('AOF-BDD-78 (through a worker) stale heartbeat: a killed worker\'s task is 
   const killedRun = /starting run (\S+)/.exec((await first.done).stderr)![1]!
 
   const polled = JSON.parse(await aof(s, ['poll', '--now', '2099-01-01T00:00:00.000Z']))
-  assert.equal(polled.actions.map((a: { type: string; taskId: string; resolution: string }) => [a.type, a.taskId, a.resolution]), [['stale_heartbeat', id, 'reclaimed']])
+  assert.equal(
+    polled.actions.map((a: { type: string; taskId: string; resolution: string }) => [a.type, a.taskId, a.resolution]),
+    [['stale_heartbeat', id, 'reclaimed']],
+  )
   assert.is(folderOf(s, id), 'ready')
   const expired = json(s, `data/runs/${id}/run.json`)
   assert.equal([expired.status, expired.metadata.expiredReason], ['failed', 'stale_heartbeat'])

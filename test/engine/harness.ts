@@ -82,14 +82,27 @@ export interface Ran extends RunResult {
 /** Starts (or with `resume`, resumes) a run through the engine's run lifecycle, as the CLI does. */
 export async function run(
   yaml: string | AgentSpec,
-  options: { input?: Record<string, unknown>; store?: Store; runId?: string; resume?: boolean; signal?: AbortSignal; registry?: Registry } = {},
+  options: {
+    input?: Record<string, unknown>
+    store?: Store
+    runId?: string
+    resume?: boolean
+    signal?: AbortSignal
+    registry?: Registry
+  } = {},
 ): Promise<Ran> {
   const registry = options.registry ?? testRegistry()
   const spec = typeof yaml === 'string' ? load(yaml, registry) : yaml
   const store = options.store ?? createMemoryStore()
   const runId = options.runId ?? 'run-1'
   const events: RunEvent[] = []
-  const services = { store, registry, llm: noModel, emit: (e: RunEvent) => void events.push(e), ...(options.signal && { signal: options.signal }) }
+  const services = {
+    store,
+    registry,
+    llm: noModel,
+    emit: (e: RunEvent) => void events.push(e),
+    ...(options.signal && { signal: options.signal }),
+  }
   const result = options.resume
     ? await resumeRun(services, { runId, load: () => spec })
     : await startRun(spec, services, { runId, ...(options.input && { input: options.input }) })

@@ -103,7 +103,7 @@ nodes:
   assert.is(loaded?.state.i, 2000)
   assert.is(loaded?.state.big, big)
   const bytes = await store.checkpointBytes('run-1')
-  assert.ok(bytes < 2000 * 20_000 / 10, `checkpoint bytes ${bytes} should not grow with steps × state size`)
+  assert.ok(bytes < (2000 * 20_000) / 10, `checkpoint bytes ${bytes} should not grow with steps × state size`)
 })
 
 Resume.run()

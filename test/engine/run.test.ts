@@ -48,7 +48,8 @@ nodes:
 })
 
 Run("goto rules see state and the node's own result; first true rule wins", async () => {
-  const r = await run(`
+  const r = await run(
+    `
 name: rules
 nodes:
   - name: check
@@ -66,7 +67,9 @@ nodes:
     goto: __end__
   - name: good
     run: "return { route: 'good' }"
-`, { input: { n: 3 } })
+`,
+    { input: { n: 3 } },
+  )
   assert.is(r.state.route, 'good')
   assert.is(r.state.verdict, 'ok')
 })
@@ -337,7 +340,7 @@ nodes:
   assert.is(second.state.i, 15)
 })
 
-Run("params an action renders itself (Action.raw) reach it as written, other params are rendered", async () => {
+Run('params an action renders itself (Action.raw) reach it as written, other params are rendered', async () => {
   const r = await run(`
 name: raw
 initial_state: { user: { name: ada } }

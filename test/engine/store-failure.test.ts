@@ -13,16 +13,21 @@ import { nodesRun, run } from './harness.ts'
 
 const AGENT = `name: fill
 nodes:
-${Array.from({ length: 6 }, (_, i) => `  - name: n${i + 1}
-    run: "return { n${i + 1}: 'x'.repeat(50) }"`).join('\n')}
+${Array.from(
+  { length: 6 },
+  (_, i) => `  - name: n${i + 1}
+    run: "return { n${i + 1}: 'x'.repeat(50) }"`,
+).join('\n')}
 `
 
 /** A memory store whose checkpoint writes fail with STORE_FULL while `full` is set. */
 function fillable(): { store: Store; full: { on: boolean } } {
   const inner = createMemoryStore()
   const full = { on: false }
-  const failing = <A extends unknown[]>(write: (...a: A) => Promise<void>) => (...a: A) =>
-    full.on ? Promise.reject(new TeaError('STORE_FULL', 'no space left on the device holding /data')) : write(...a)
+  const failing =
+    <A extends unknown[]>(write: (...a: A) => Promise<void>) =>
+    (...a: A) =>
+      full.on ? Promise.reject(new TeaError('STORE_FULL', 'no space left on the device holding /data')) : write(...a)
   return { store: { ...inner, appendStep: failing(inner.appendStep), snapshot: failing(inner.snapshot) }, full }
 }
 
@@ -40,7 +45,10 @@ test('a full disk mid-run ends the run failed with STORE_FULL, recorded, never l
   const record = await store.getRun('f')
   assert.is(record?.status, 'failed')
   assert.is(record?.error?.code, 'STORE_FULL')
-  assert.ok(ran.events.some((e) => e.type === 'error'), 'the failure is told on the event stream')
+  assert.ok(
+    ran.events.some((e) => e.type === 'error'),
+    'the failure is told on the event stream',
+  )
 
   full.on = false
   store.appendStep = original
@@ -53,7 +61,8 @@ test('a full disk mid-run ends the run failed with STORE_FULL, recorded, never l
 test('when even the failure cannot be written, the run still ends with STORE_FULL (the record is left as it was)', async () => {
   const { store, full } = fillable()
   const updateRun = store.updateRun
-  store.updateRun = (id, patch) => (full.on && patch.status === 'failed' ? Promise.reject(new TeaError('STORE_FULL', 'still full')) : updateRun(id, patch))
+  store.updateRun = (id, patch) =>
+    full.on && patch.status === 'failed' ? Promise.reject(new TeaError('STORE_FULL', 'still full')) : updateRun(id, patch)
   let steps = 0
   const original = store.appendStep
   store.appendStep = (...a) => {

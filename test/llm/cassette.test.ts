@@ -46,7 +46,10 @@ t('records real exchanges, then replays identical results with the server closed
   assert.equal(recordedTokens, ['streamed', ' answer', ' here'])
   assert.equal(replayed[2]!.parsed, { ok: true })
 
-  const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+  const lines = readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
   assert.is(lines.length, 3)
   assert.equal(lines[0], {
     request: { model: 'ollama:tiny', messages: ask('first'), temperature: 0.3 },
@@ -59,7 +62,10 @@ t('records real exchanges, then replays identical results with the server closed
 t('only successful attempts are recorded', async ({ path }) => {
   const server = await startFakeModelServer()
   server.script({ status: 500 }, { content: 'after a retry' })
-  const r = await createLlmClient({ env: { OLLAMA_HOST: server.url }, record: path, backoffBaseMs: 1 }).call({ model: 'ollama:tiny', messages: ask('x') })
+  const r = await createLlmClient({ env: { OLLAMA_HOST: server.url }, record: path, backoffBaseMs: 1 }).call({
+    model: 'ollama:tiny',
+    messages: ask('x'),
+  })
   await server.close()
   assert.is(r.attempts, 2)
   const lines = readFileSync(path, 'utf8').trim().split('\n')
@@ -111,7 +117,11 @@ t('identical requests take their entries in file order, then reuse the last', as
 })
 
 t('matching ignores temperature and the provider prefix, but not the format or the messages', async ({ path }) => {
-  writeFileSync(path, line({ model: 'ollama:tiny', messages: ask('q'), temperature: 0.9 }, 'plain') + line({ model: 'ollama:tiny', messages: ask('q'), format: 'json' }, '{"a":1}'))
+  writeFileSync(
+    path,
+    line({ model: 'ollama:tiny', messages: ask('q'), temperature: 0.9 }, 'plain') +
+      line({ model: 'ollama:tiny', messages: ask('q'), format: 'json' }, '{"a":1}'),
+  )
   const client = createLlmClient({ env: {}, replay: path })
   assert.is((await client.call({ model: 'openai:tiny', messages: ask('q'), temperature: 0 })).content, 'plain')
   assert.is((await client.call({ model: 'replay:tiny', messages: ask('q'), format: 'json' })).content, '{"a":1}')
@@ -131,7 +141,10 @@ t('replay without recorded tokens streams the whole content as one token', async
 
 t('replay holds a recorded reply to max_reply_bytes (default 4 MiB), naming its cassette line', async ({ path }) => {
   const big = 'x'.repeat(4 * 1024 * 1024 + 1)
-  writeFileSync(path, line({ model: 'ollama:tiny', messages: ask('short') }, 'short') + line({ model: 'ollama:tiny', messages: ask('long') }, big))
+  writeFileSync(
+    path,
+    line({ model: 'ollama:tiny', messages: ask('short') }, 'short') + line({ model: 'ollama:tiny', messages: ask('long') }, big),
+  )
   const client = createLlmClient({ env: {}, replay: path })
   assert.is((await client.call({ model: 'ollama:tiny', messages: ask('short') })).content, 'short')
   const e = await client.call({ model: 'ollama:tiny', messages: ask('long') }).catch((err: unknown) => err)
@@ -154,7 +167,10 @@ t('a line that is not valid JSON is CASSETTE_INVALID with path:line', ({ path })
 })
 
 t('a line of the wrong shape is CASSETTE_INVALID saying what was expected', ({ path }) => {
-  writeFileSync(path, `${JSON.stringify({ request: { model: 'ollama:tiny', messages: [{ role: 'user' }] }, response: { content: 'a' } })}\n`)
+  writeFileSync(
+    path,
+    `${JSON.stringify({ request: { model: 'ollama:tiny', messages: [{ role: 'user' }] }, response: { content: 'a' } })}\n`,
+  )
   try {
     createLlmClient({ env: {}, replay: path })
     assert.unreachable()
@@ -179,8 +195,13 @@ t('a missing cassette file is CASSETTE_INVALID naming it', ({ dir }) => {
 })
 
 t('--record and --replay together are a usage error; replay: models need a cassette', async ({ path }) => {
-  assert.throws(() => createLlmClient({ env: {}, record: path, replay: path }), (e: unknown) => isTeaError(e, 'USAGE'))
-  const e = await createLlmClient({ env: {} }).call({ model: 'replay:tiny', messages: ask('q') }).catch((err: unknown) => err)
+  assert.throws(
+    () => createLlmClient({ env: {}, record: path, replay: path }),
+    (e: unknown) => isTeaError(e, 'USAGE'),
+  )
+  const e = await createLlmClient({ env: {} })
+    .call({ model: 'replay:tiny', messages: ask('q') })
+    .catch((err: unknown) => err)
   assert.ok(isTeaError(e, 'LLM_BAD_MODEL'))
   assert.match(e.hint ?? '', '--replay')
 })

@@ -17,7 +17,6 @@ import { teaRejection } from '../support/expect.ts'
 
 const messages = [{ role: 'user' as const, content: 'ping' }]
 
-
 /** A port nothing listens on: bind one, note it, close it. */
 async function closedPort(): Promise<number> {
   const srv = createServer()
@@ -55,18 +54,24 @@ for (const provider of ['ollama', 'openai'] as const) {
     assert.is(r.attempts, 3)
   })
 
-  t('a stream cut after its first token is LLM_STREAM_CUT with the bytes and tokens received, and is not retried (D17)', async ({ server, client, model }) => {
-    server.script({ content: 'one two three four', resetAfterTokens: 1 }, { content: 'five six' })
-    const seen: string[] = []
-    const e = await teaRejection(client.call({ model, messages, onToken: (tk) => seen.push(tk) }))
-    assert.is(e.code, 'LLM_STREAM_CUT', e.message)
-    const bytes = server.sent()[0]!.bytes
-    assert.is(e.message, `the ${kind} at ${server.url} closed the reply after ${bytes} bytes (1 token): connection reset (not retried: 1 token had already been streamed)`)
-    assert.equal([e.details?.['bytes'], e.details?.['tokens'], e.details?.['attempts']], [bytes, 1, 1])
-    assert.match(e.hint ?? '', 'on_error')
-    assert.equal(seen, ['one'])
-    assert.is(server.pending(), 1, 'the second reply was never asked for')
-  })
+  t(
+    'a stream cut after its first token is LLM_STREAM_CUT with the bytes and tokens received, and is not retried (D17)',
+    async ({ server, client, model }) => {
+      server.script({ content: 'one two three four', resetAfterTokens: 1 }, { content: 'five six' })
+      const seen: string[] = []
+      const e = await teaRejection(client.call({ model, messages, onToken: (tk) => seen.push(tk) }))
+      assert.is(e.code, 'LLM_STREAM_CUT', e.message)
+      const bytes = server.sent()[0]!.bytes
+      assert.is(
+        e.message,
+        `the ${kind} at ${server.url} closed the reply after ${bytes} bytes (1 token): connection reset (not retried: 1 token had already been streamed)`,
+      )
+      assert.equal([e.details?.['bytes'], e.details?.['tokens'], e.details?.['attempts']], [bytes, 1, 1])
+      assert.match(e.hint ?? '', 'on_error')
+      assert.equal(seen, ['one'])
+      assert.is(server.pending(), 1, 'the second reply was never asked for')
+    },
+  )
 
   t('a stream cut before any token was passed on is retried: nothing of it reached the caller', async ({ server, client, model }) => {
     server.script({ content: 'one two three four', cutAfterBytes: 10 }, { content: 'five six' })
@@ -77,7 +82,11 @@ for (const provider of ['ollama', 'openai'] as const) {
   })
 
   t('a reply that is not streamed, cut mid-body, is LLM_STREAM_CUT naming the bytes, and is retried', async ({ server, client, model }) => {
-    server.script({ content: 'one two three four', resetAfterTokens: 1 }, { content: 'whole' }, { content: 'one two three four', resetAfterTokens: 1 })
+    server.script(
+      { content: 'one two three four', resetAfterTokens: 1 },
+      { content: 'whole' },
+      { content: 'one two three four', resetAfterTokens: 1 },
+    )
     const r = await client.call({ model, messages })
     assert.equal([r.content, r.attempts], ['whole', 2])
     const e = await teaRejection(client.call({ model, messages, max_retries: 0 }))
@@ -100,13 +109,19 @@ for (const provider of ['ollama', 'openai'] as const) {
     server.script({ content: 'a b c d', tokenDelayMs: 1000 }, { content: 'unused' })
     const e = await teaRejection(client.call({ model, messages, timeout: 0.2, max_retries: 2, onToken: () => {} }))
     assert.is(e.code, 'LLM_TIMEOUT')
-    assert.match(e.message, /did not finish its reply within 0\.2 s \(it sent \d+ bytes \(1 token\)\) \(not retried: 1 token had already been streamed\)$/)
+    assert.match(
+      e.message,
+      /did not finish its reply within 0\.2 s \(it sent \d+ bytes \(1 token\)\) \(not retried: 1 token had already been streamed\)$/,
+    )
     assert.is(e.details?.['attempts'], 1)
     assert.is(server.pending(), 1)
   })
 
   t('does not retry HTTP 400: LLM_HTTP_ERROR with status, body and attempts 1', async ({ server, client, model }) => {
-    server.script({ status: 400, body: provider === 'ollama' ? { error: 'invalid options' } : { error: { message: 'invalid options' } } }, { content: 'unused' })
+    server.script(
+      { status: 400, body: provider === 'ollama' ? { error: 'invalid options' } : { error: { message: 'invalid options' } } },
+      { content: 'unused' },
+    )
     const e = await teaRejection(client.call({ model, messages }))
     assert.is(e.code, 'LLM_HTTP_ERROR')
     assert.is(e.details?.['status'], 400)
@@ -171,13 +186,16 @@ for (const provider of ['ollama', 'openai'] as const) {
     assert.is(e.code, 'LLM_BAD_RESPONSE')
   })
 
-  t('a stream that ends cleanly before its final message is LLM_STREAM_CUT, not retried after its tokens', async ({ server, client, model }) => {
-    server.script({ truncated: true, content: 'one two three four' }, { content: 'unused' })
-    const e = await teaRejection(client.call({ model, messages, onToken: () => {} }))
-    assert.is(e.code, 'LLM_STREAM_CUT', e.message)
-    assert.match(e.message, `closed the reply after ${server.sent()[0]!.bytes} bytes (2 tokens): the stream ended`)
-    assert.is(server.pending(), 1)
-  })
+  t(
+    'a stream that ends cleanly before its final message is LLM_STREAM_CUT, not retried after its tokens',
+    async ({ server, client, model }) => {
+      server.script({ truncated: true, content: 'one two three four' }, { content: 'unused' })
+      const e = await teaRejection(client.call({ model, messages, onToken: () => {} }))
+      assert.is(e.code, 'LLM_STREAM_CUT', e.message)
+      assert.match(e.message, `closed the reply after ${server.sent()[0]!.bytes} bytes (2 tokens): the stream ended`)
+      assert.is(server.pending(), 1)
+    },
+  )
 
   t('an empty streamed body is LLM_BAD_RESPONSE: nothing was cut short', async ({ server, client, model }) => {
     server.script({ garbage: '' }, { content: 'unused' })

@@ -68,7 +68,9 @@ t('a bad timeout, max_retries or max_reply_bytes is INVALID_PARAMS naming the se
 
 t('max_retries 0 makes exactly one attempt', async ({ server }) => {
   server.script({ status: 503 }, { content: 'unused' })
-  const e = await createLlmClient({ env: { OLLAMA_HOST: server.url } }).call({ model: 'ollama:m', messages, max_retries: 0 }).catch((err: unknown) => err)
+  const e = await createLlmClient({ env: { OLLAMA_HOST: server.url } })
+    .call({ model: 'ollama:m', messages, max_retries: 0 })
+    .catch((err: unknown) => err)
   assert.ok(isTeaError(e, 'LLM_HTTP_ERROR'))
   assert.is(e.details?.['attempts'], 1)
   assert.is(server.chatRequests().length, 1)

@@ -55,7 +55,10 @@ test('10-1 a bare name (or provider: auto) goes to the server the environment na
   assert.equal(resolveModel('gpt-4o', undefined, OPENAI_ENV), { provider: 'openai', model: 'gpt-4o' })
   assert.equal(resolveModel('gpt-4o', 'auto', { OPENAI_API_KEY: 'k' }), { provider: 'openai', model: 'gpt-4o' })
   assert.equal(resolveModel('gemma3:4b', undefined, OLLAMA_ENV), { provider: 'ollama', model: 'gemma3:4b' })
-  assert.equal(resolveModel('gemma3:4b', 'auto', { ...OPENAI_ENV, OLLAMA_API_BASE: 'http://x' }), { provider: 'ollama', model: 'gemma3:4b' })
+  assert.equal(resolveModel('gemma3:4b', 'auto', { ...OPENAI_ENV, OLLAMA_API_BASE: 'http://x' }), {
+    provider: 'ollama',
+    model: 'gemma3:4b',
+  })
   assert.equal(resolveModel('gpt-4o', undefined, NO_ENV), { provider: 'ollama', model: 'gpt-4o' })
 })
 

@@ -57,7 +57,9 @@ t("reports Ollama's own error text for an HTTP error (e.g. an unknown model)", a
 })
 
 t('an error line in the middle of a stream is LLM_BAD_RESPONSE carrying the error', async ({ server }) => {
-  server.script({ garbage: '{"model":"tiny","message":{"role":"assistant","content":"Hi"},"done":false}\n{"error":"model runner crashed"}\n' })
+  server.script({
+    garbage: '{"model":"tiny","message":{"role":"assistant","content":"Hi"},"done":false}\n{"error":"model runner crashed"}\n',
+  })
   const client = createLlmClient({ env: { OLLAMA_HOST: server.url } })
   const seen: string[] = []
   try {

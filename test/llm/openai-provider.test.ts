@@ -54,7 +54,11 @@ t('sends OPENAI_API_KEY as a Bearer token, and no Authorization header without o
 t('streams over SSE asking for a usage chunk, and reports that usage', async ({ server }) => {
   server.script({ content: 'x y z', usage: { prompt_tokens: 4, completion_tokens: 3 } })
   const seen: string[] = []
-  const r = await createLlmClient({ env: { OPENAI_BASE_URL: server.url } }).call({ model: 'openai:m', messages, onToken: (tk) => seen.push(tk) })
+  const r = await createLlmClient({ env: { OPENAI_BASE_URL: server.url } }).call({
+    model: 'openai:m',
+    messages,
+    onToken: (tk) => seen.push(tk),
+  })
   assert.equal(server.chatRequests()[0]!.body.stream_options, { include_usage: true })
   assert.equal(seen, ['x', ' y', ' z'])
   assert.equal(r.usage, { prompt_tokens: 4, completion_tokens: 3 })

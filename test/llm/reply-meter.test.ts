@@ -27,12 +27,14 @@ async function settled(server: FakeModelServer, i: number): Promise<SentReply> {
   return server.sent()[i]!
 }
 
-
 for (const provider of ['ollama', 'openai'] as const) {
   const t = suite<{ server: FakeModelServer; client: LlmClient; model: string }>(`llm reply size cap: ${provider}`)
   t.before.each(async (ctx) => {
     ctx.server = await startFakeModelServer()
-    ctx.client = createLlmClient({ env: provider === 'ollama' ? { OLLAMA_HOST: ctx.server.url } : { OPENAI_BASE_URL: ctx.server.url }, backoffBaseMs: 1 })
+    ctx.client = createLlmClient({
+      env: provider === 'ollama' ? { OLLAMA_HOST: ctx.server.url } : { OPENAI_BASE_URL: ctx.server.url },
+      backoffBaseMs: 1,
+    })
     ctx.model = `${provider}:tiny`
   })
   t.after.each(async (ctx) => {
@@ -62,14 +64,20 @@ for (const provider of ['ollama', 'openai'] as const) {
     assert.ok(read > MiB && read <= 2 * MiB + 64 * 1024 + paced.chunkBytes, `read ${read} bytes`)
   })
 
-  t('a streamed 10 MB reply passes on the tokens under a 1 MiB cap, then fails without reading the rest', async ({ server, client, model }) => {
-    const token = 'y'.repeat(64 * 1024)
-    server.script({ content: token.repeat(160), tokens: Array.from({ length: 160 }, () => token), tokenDelayMs: 1 }, { content: 'unused' })
-    const seen: string[] = []
-    const e = await teaRejection(client.call({ model, messages, max_reply_bytes: MiB, onToken: (tk) => seen.push(tk) }))
-    await assertStoppedEarly(e, server)
-    assert.is(seen.length, 16, '16 tokens of 64 KiB make exactly 1 MiB; the 17th would pass the cap')
-  })
+  t(
+    'a streamed 10 MB reply passes on the tokens under a 1 MiB cap, then fails without reading the rest',
+    async ({ server, client, model }) => {
+      const token = 'y'.repeat(64 * 1024)
+      server.script(
+        { content: token.repeat(160), tokens: Array.from({ length: 160 }, () => token), tokenDelayMs: 1 },
+        { content: 'unused' },
+      )
+      const seen: string[] = []
+      const e = await teaRejection(client.call({ model, messages, max_reply_bytes: MiB, onToken: (tk) => seen.push(tk) }))
+      await assertStoppedEarly(e, server)
+      assert.is(seen.length, 16, '16 tokens of 64 KiB make exactly 1 MiB; the 17th would pass the cap')
+    },
+  )
 
   t('a streamed reply that never ends its line fails at the line bound, without reading the rest', async ({ server, client, model }) => {
     server.script({ content: 'z'.repeat(TEN_MB), tokens: ['z'.repeat(TEN_MB)], ...paced })

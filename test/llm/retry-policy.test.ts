@@ -4,7 +4,8 @@ import { TeaError } from '../../src/core/errors.ts'
 import { cancelled } from '../../src/core/signals.ts'
 import { RETRY_AFTER_CAP_MS, isTransient, mayRetry, parseRetryAfter, retryDelay } from '../../src/llm/retry-policy.ts'
 
-const http = (status: number, extra: Record<string, unknown> = {}) => new TeaError('LLM_HTTP_ERROR', `HTTP ${status}`, { details: { status, ...extra } })
+const http = (status: number, extra: Record<string, unknown> = {}) =>
+  new TeaError('LLM_HTTP_ERROR', `HTTP ${status}`, { details: { status, ...extra } })
 
 test('connection failures, cut replies, timeouts, 408, 429 and 5xx are transient', () => {
   assert.ok(isTransient(new TeaError('LLM_UNREACHABLE', 'refused')))

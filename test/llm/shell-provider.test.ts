@@ -28,7 +28,11 @@ t.after.each((ctx) => {
 
 const node = process.execPath
 /** A command-line "model": `node -e <script> <args…>`. */
-const cli = (script: string, args: string[] = [], extra: Partial<ShellProviderConfig> = {}): ShellProviderConfig => ({ command: node, args: ['-e', script, ...args], ...extra })
+const cli = (script: string, args: string[] = [], extra: Partial<ShellProviderConfig> = {}): ShellProviderConfig => ({
+  command: node,
+  args: ['-e', script, ...args],
+  ...extra,
+})
 const messages = [{ role: 'user' as const, content: 'hello there' }]
 const client = (providers: Record<string, ShellProviderConfig>, env: NodeJS.ProcessEnv = {}) =>
   createLlmClient({ env: { PATH: process.env.PATH, ...env }, defaults: { provider: 'shell', shell_providers: providers, max_retries: 0 } })
@@ -43,9 +47,18 @@ t('10-3 the prompt as an argument ({prompt}); stdout is the reply', async () => 
 
 t('10-3 without {prompt}, the conversation goes to stdin, flattened as TEA does', async () => {
   const script = 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(s.toUpperCase()))'
-  const r = await client({ up: cli(script) }).call({ messages: [{ role: 'system', content: 'be brief' }, ...messages], shell_provider: 'up' })
+  const r = await client({ up: cli(script) }).call({
+    messages: [{ role: 'system', content: 'be brief' }, ...messages],
+    shell_provider: 'up',
+  })
   assert.is(r.content, 'SYSTEM: BE BRIEF\n\nHELLO THERE')
-  assert.is(promptText([{ role: 'assistant', content: 'a' }, { role: 'user', content: 'b' }]), 'Assistant: a\n\nb')
+  assert.is(
+    promptText([
+      { role: 'assistant', content: 'a' },
+      { role: 'user', content: 'b' },
+    ]),
+    'Assistant: a\n\nb',
+  )
 })
 
 t('10-3 stdin_mode: file writes the prompt to a temporary file named by {input_file}, removed afterwards', async () => {
@@ -57,7 +70,12 @@ t('10-3 stdin_mode: file writes the prompt to a temporary file named by {input_f
 })
 
 t('10-3 ${VAR} in arguments and env values comes from the environment', async () => {
-  const r = await call({ env: cli('process.stdout.write(process.argv[1] + "/" + process.env.GREETING)', ['${WHO}'], { env: { GREETING: 'hi ${WHO}' } }) }, 'env', {}, { WHO: 'pi' })
+  const r = await call(
+    { env: cli('process.stdout.write(process.argv[1] + "/" + process.env.GREETING)', ['${WHO}'], { env: { GREETING: 'hi ${WHO}' } }) },
+    'env',
+    {},
+    { WHO: 'pi' },
+  )
   assert.is(r.content, 'pi/hi pi')
 })
 
@@ -69,9 +87,18 @@ t('10-3 a prompt over 100 KB goes to stdin even where an argument asked for it',
 })
 
 t('10-3 a non-zero exit is LLM_SHELL_ERROR with the status and the end of stderr; a missing command names itself', async () => {
-  const e = await rejects(call({ bad: cli('console.error("model file missing"); process.exit(3)') }, 'bad'), 'LLM_SHELL_ERROR', 'status 3', 'model file missing')
+  const e = await rejects(
+    call({ bad: cli('console.error("model file missing"); process.exit(3)') }, 'bad'),
+    'LLM_SHELL_ERROR',
+    'status 3',
+    'model file missing',
+  )
   assert.is((e.details as { status: number }).status, 3)
-  const missing = await rejects(call({ gone: { command: 'no-such-llm-cli' } }, 'gone'), 'LLM_SHELL_ERROR', "command 'no-such-llm-cli' not found")
+  const missing = await rejects(
+    call({ gone: { command: 'no-such-llm-cli' } }, 'gone'),
+    'LLM_SHELL_ERROR',
+    "command 'no-such-llm-cli' not found",
+  )
   assert.match(missing.hint ?? '', 'settings.shell_providers.gone')
   await rejects(call({}, 'unknown-one'), 'LLM_BAD_MODEL', "shell provider 'unknown-one' is not configured", 'claude')
 })
@@ -99,7 +126,10 @@ t('10-3 cancelling the call (Ctrl-C) stops the child', async ({ dir }) => {
 })
 
 t('10-3 a reply over max_reply_bytes stops the child with LLM_REPLY_TOO_LARGE', async () => {
-  await rejects(call({ loud: cli('setInterval(() => process.stdout.write("y".repeat(1000)), 1)') }, 'loud', { max_reply_bytes: 5000 }), 'LLM_REPLY_TOO_LARGE')
+  await rejects(
+    call({ loud: cli('setInterval(() => process.stdout.write("y".repeat(1000)), 1)') }, 'loud', { max_reply_bytes: 5000 }),
+    'LLM_REPLY_TOO_LARGE',
+  )
 })
 
 t('10-3 a TEA agent with settings.shell_providers and provider: shell runs end to end', async () => {

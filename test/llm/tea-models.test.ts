@@ -46,21 +46,25 @@ async function runAgent(server: FakeModelServer, yaml: string, model?: string) {
   const { spec, problems } = loadAgentText(yaml.replace('BASE', server.url), '/tmp/tea-style.yaml', registry)
   assert.ok(spec, JSON.stringify(problems))
   // No OLLAMA_HOST: the agent's api_base is what reaches the server.
-  const llm = (s: typeof spec) => createLlmClient({ env: { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: 'k' }, defaults: s.settings.llm })
+  const llm = (s: typeof spec) =>
+    createLlmClient({ env: { OPENAI_BASE_URL: `${server.url}/v1`, OPENAI_API_KEY: 'k' }, defaults: s.settings.llm })
   return startRun(spec, { store: createMemoryStore(), registry, llm, ...(model && { model }) }, { runId: 'r' })
 }
 
-t('10-1 provider: ollama + bare model, LiteLLM ollama/…, api_base: each call reaches the server with the model as TEA wrote it', async ({ server }) => {
-  const r = await runAgent(server, TEA_AGENT.replace(/  - name: cloud_model[\s\S]*$/, ''))
-  assert.is(r.status, 'completed', JSON.stringify(r.error))
-  assert.equal(
-    server.chatRequests().map((q) => [q.path, q.body.model]),
-    [
-      ['/api/chat', 'gemma3:4b'],
-      ['/api/chat', 'phi4:mini'],
-    ],
-  )
-})
+t(
+  '10-1 provider: ollama + bare model, LiteLLM ollama/…, api_base: each call reaches the server with the model as TEA wrote it',
+  async ({ server }) => {
+    const r = await runAgent(server, TEA_AGENT.replace(/  - name: cloud_model[\s\S]*$/, ''))
+    assert.is(r.status, 'completed', JSON.stringify(r.error))
+    assert.equal(
+      server.chatRequests().map((q) => [q.path, q.body.model]),
+      [
+        ['/api/chat', 'gemma3:4b'],
+        ['/api/chat', 'phi4:mini'],
+      ],
+    )
+  },
+)
 
 t('10-1 provider: openai on a node goes to the OpenAI-compatible server', async ({ server }) => {
   const r = await runAgent(server, TEA_AGENT)
@@ -149,7 +153,11 @@ nodes:
 
 t('10-9 llm.embed against a server that is not there is LLM_UNREACHABLE', async () => {
   const registry = buildRegistry()
-  const { spec } = loadAgentText('name: e\nnodes:\n  - name: a\n    uses: llm.embed\n    with: { model: "ollama:x", text: "t", base_url: "http://127.0.0.1:9" }\n', '/tmp/e.yaml', registry)
+  const { spec } = loadAgentText(
+    'name: e\nnodes:\n  - name: a\n    uses: llm.embed\n    with: { model: "ollama:x", text: "t", base_url: "http://127.0.0.1:9" }\n',
+    '/tmp/e.yaml',
+    registry,
+  )
   const llm = createLlmClient({ env: {}, defaults: spec!.settings.llm })
   const r = await startRun(spec!, { store: createMemoryStore(), registry, llm }, { runId: 'r' })
   assert.is(r.error?.code, 'LLM_UNREACHABLE')

@@ -36,11 +36,25 @@ const counted = (ids: string[]) => ({
 
 test('001.3R-UNIT-009 a plan written as header and subtask records reads back with statuses and results', async () => {
   for (const store of [createMemoryStore(), lmdbStore()]) {
-    const p = plan([['A', [], 'completed', { n: 1, s: 'x' }], ['B', ['A'], 'failed'], ['C', ['B'], 'skipped'], ['D', ['A']]], { model: 'ollama:m' })
+    const p = plan(
+      [
+        ['A', [], 'completed', { n: 1, s: 'x' }],
+        ['B', ['A'], 'failed'],
+        ['C', ['B'], 'skipped'],
+        ['D', ['A']],
+      ],
+      { model: 'ollama:m' },
+    )
     p.subtasks[1]!.error = 'boom'
     p.subtasks[1]!.attempts = 3
     await store.putPlanHeader('run1', planKey('node1', p.id), headerRecord(p))
-    for (const s of p.subtasks.slice(0, 3)) await store.putSubtask('run1', planKey('node1', p.id), s.id, subtaskRecord(s, s.id === 'A' ? { value: s.result, stateUpdate: { k: 1 } } : undefined))
+    for (const s of p.subtasks.slice(0, 3))
+      await store.putSubtask(
+        'run1',
+        planKey('node1', p.id),
+        s.id,
+        subtaskRecord(s, s.id === 'A' ? { value: s.result, stateUpdate: { k: 1 } } : undefined),
+      )
     const back = (await restorePlan(store, 'run1', 'node1', p.id))!
     p.subtasks[0]!.attempts = 1
     p.subtasks[2]!.attempts = 1
@@ -51,9 +65,16 @@ test('001.3R-UNIT-009 a plan written as header and subtask records reads back wi
   }
 })
 
-test('a restored plan keeps its rationale and a hand-written plan\'s own keys, and prints as the plan it was (canonicalPlan)', async () => {
+test("a restored plan keeps its rationale and a hand-written plan's own keys, and prints as the plan it was (canonicalPlan)", async () => {
   const store = createMemoryStore()
-  const p = { ...plan([['A', [], 'completed', 'a'], ['B', ['A']]]), rationale: 'why', owner: 'me' } as Plan
+  const p = {
+    ...plan([
+      ['A', [], 'completed', 'a'],
+      ['B', ['A']],
+    ]),
+    rationale: 'why',
+    owner: 'me',
+  } as Plan
   Object.assign(p.subtasks[1]!, { parent: 'g', timeout: 5, note: 'n' })
   await store.putPlanHeader('r', planKey('n', p.id), headerRecord(p))
   await store.putSubtask('r', planKey('n', p.id), 'A', subtaskRecord(p.subtasks[0]!))
@@ -66,8 +87,26 @@ test('a restored plan keeps its rationale and a hand-written plan\'s own keys, a
   const reversed = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).reverse()) as T
   const shuffled = { ...reversed(back), subtasks: back.subtasks.map((s) => reversed({ ...s, result: s.result })) }
   assert.is(JSON.stringify(canonicalPlan(shuffled)), JSON.stringify(canonicalPlan(p)))
-  assert.equal(Object.keys(canonicalPlan(shuffled)), ['id', 'goal', 'strategy', 'subtasks', 'replan_count', 'max_replans', 'created_at', 'rationale', 'owner'])
-  assert.equal(Object.keys(canonicalPlan(shuffled).subtasks[1]!), ['id', 'description', 'dependencies', 'parent', 'timeout', 'status', 'note'])
+  assert.equal(Object.keys(canonicalPlan(shuffled)), [
+    'id',
+    'goal',
+    'strategy',
+    'subtasks',
+    'replan_count',
+    'max_replans',
+    'created_at',
+    'rationale',
+    'owner',
+  ])
+  assert.equal(Object.keys(canonicalPlan(shuffled).subtasks[1]!), [
+    'id',
+    'description',
+    'dependencies',
+    'parent',
+    'timeout',
+    'status',
+    'note',
+  ])
 })
 
 test('001.3R-UNIT-010 a finished subtask record costs a few bytes beyond its result', () => {
@@ -103,7 +142,12 @@ test('001.3R-INT-014 every finished subtask commits its own record, once; the he
     putSubtask: (r: string, p: string, id: string, rec: Record<string, unknown>) => (puts.push(id), store.putSubtask(r, p, id, rec)),
     putPlanHeader: (r: string, p: string, h: Record<string, unknown>) => (headers.push(p), store.putPlanHeader(r, p, h)),
   })
-  const p = plan([['A', []], ['B', ['A']], ['C', []], ['D', ['B', 'C']]])
+  const p = plan([
+    ['A', []],
+    ['B', ['A']],
+    ['C', []],
+    ['D', ['B', 'C']],
+  ])
   const { out } = await runExecute({ plan: p, subtask_executor: { run: 'return subtask.id' } }, { store: spy })
   assert.equal([...puts].sort(), ['A', 'B', 'C', 'D'])
   assert.equal(headers, [planKey('test-node', 'plan_test')])
@@ -130,7 +174,16 @@ async function crashAfter(store: Store, stopAt: string, runs: SharedArrayBuffer,
     }
   }
   try {
-    await execute(v.parse(executeParams, { plan: plan(ids.map((id, i) => [id, i === 0 ? [] : [ids[i - 1]!]])), parallel: false, subtask_executor: { run: `${counted(ids).run.replace('return', 'if (subtask.id === ' + JSON.stringify(stopAt) + ') await new Promise((r) => setTimeout(r, 5000)); return')}` } }), ctx)
+    await execute(
+      v.parse(executeParams, {
+        plan: plan(ids.map((id, i) => [id, i === 0 ? [] : [ids[i - 1]!]])),
+        parallel: false,
+        subtask_executor: {
+          run: `${counted(ids).run.replace('return', 'if (subtask.id === ' + JSON.stringify(stopAt) + ') await new Promise((r) => setTimeout(r, 5000)); return')}`,
+        },
+      }),
+      ctx,
+    )
     assert.unreachable('the run should have been cancelled')
   } catch (e) {
     assert.ok(isControlSignal(e, 'cancel'), String(e))
@@ -147,8 +200,14 @@ test('001.3R-INT-015 execution resumes at the subtask that was in flight', async
   const runs = new SharedArrayBuffer(4 * ids.length)
   await crashAfter(store, '3', runs, ids)
   assert.equal([...new Int32Array(runs)], [1, 1, 1, 0, 0], 'subtask 3 had started when the run stopped')
-  const { out, events } = await runExecute({ plan: plan(ids.map((id, i) => [id, i === 0 ? [] : [ids[i - 1]!]])), parallel: false, subtask_executor: counted(ids) }, { store, runId: 'crash-run', state: { runs } })
-  assert.equal(events.filter((e) => e.status === 'in_progress').map((e) => e.id), ['3', '4', '5'])
+  const { out, events } = await runExecute(
+    { plan: plan(ids.map((id, i) => [id, i === 0 ? [] : [ids[i - 1]!]])), parallel: false, subtask_executor: counted(ids) },
+    { store, runId: 'crash-run', state: { runs } },
+  )
+  assert.equal(
+    events.filter((e) => e.status === 'in_progress').map((e) => e.id),
+    ['3', '4', '5'],
+  )
   assert.equal(statuses(out.plan), { 1: 'completed', 2: 'completed', 3: 'completed', 4: 'completed', 5: 'completed' })
   await store.close()
 })
@@ -158,11 +217,17 @@ test('001.3R-INT-016 completed subtasks are not executed again on resume; their 
   const ids = ['A', 'B', 'C', 'D']
   const runs = new SharedArrayBuffer(4 * ids.length)
   await crashAfter(store, 'C', runs, ids)
-  const { out } = await runExecute({ plan: plan(ids.map((id, i) => [id, i === 0 ? [] : [ids[i - 1]!]])), parallel: false, subtask_executor: counted(ids) }, { store, runId: 'crash-run', state: { runs } })
+  const { out } = await runExecute(
+    { plan: plan(ids.map((id, i) => [id, i === 0 ? [] : [ids[i - 1]!]])), parallel: false, subtask_executor: counted(ids) },
+    { store, runId: 'crash-run', state: { runs } },
+  )
   assert.equal([...new Int32Array(runs)], [1, 1, 2, 1], 'A and B ran once; C ran again (it was in flight); D once')
   assert.equal(out.subtask_results, { A: 'ran A', B: 'ran B', C: 'ran C', D: 'ran D' })
   // a finished plan executed again in the same run and node is answered from its records
-  const again = await runExecute({ plan: plan(ids.map((id, i) => [id, i === 0 ? [] : [ids[i - 1]!]])), parallel: false, subtask_executor: counted(ids) }, { store, runId: 'crash-run', state: { runs } })
+  const again = await runExecute(
+    { plan: plan(ids.map((id, i) => [id, i === 0 ? [] : [ids[i - 1]!]])), parallel: false, subtask_executor: counted(ids) },
+    { store, runId: 'crash-run', state: { runs } },
+  )
   assert.equal([...new Int32Array(runs)], [1, 1, 2, 1])
   assert.is(again.out.success, true)
   await store.close()
@@ -172,9 +237,21 @@ test('a replanned plan resumes from its recorded structure: no second replan, fi
   const store = lmdbStore()
   const ids = ['A', 'B', 'B2', 'C2']
   const runs = new SharedArrayBuffer(4 * ids.length)
-  const original = () => plan([['A', []], ['B', ['A']]], { model: 'ollama:planner' })
+  const original = () =>
+    plan(
+      [
+        ['A', []],
+        ['B', ['A']],
+      ],
+      { model: 'ollama:planner' },
+    )
   const code = `${counted(ids).run.replace('return', 'if (subtask.id === "B") throw new Error("B is broken"); if (subtask.id === "C2" && Atomics.load(new Int32Array(state.runs), 3) === 1) await new Promise((r) => setTimeout(r, 5000)); return')}`
-  const llm = scriptedLlm([reply([{ id: 'B2', description: 'instead of B', dependencies: ['A'] }, { id: 'C2', description: 'then', dependencies: ['B2'] }])])
+  const llm = scriptedLlm([
+    reply([
+      { id: 'B2', description: 'instead of B', dependencies: ['A'] },
+      { id: 'C2', description: 'then', dependencies: ['B2'] },
+    ]),
+  ])
   const ctx = planningContext(llm, { state: { runs }, store, runId: 'replan-crash' })
   let poll: NodeJS.Timeout | undefined
   ctx.emit = (e) => {
@@ -188,7 +265,10 @@ test('a replanned plan resumes from its recorded structure: no second replan, fi
     }
   }
   try {
-    await execute(v.parse(executeParams, { plan: original(), parallel: false, on_subtask_failure: 'replan', subtask_executor: { run: code } }), ctx)
+    await execute(
+      v.parse(executeParams, { plan: original(), parallel: false, on_subtask_failure: 'replan', subtask_executor: { run: code } }),
+      ctx,
+    )
     assert.unreachable('the run should have been cancelled')
   } catch (e) {
     assert.ok(isControlSignal(e, 'cancel'), String(e))
@@ -198,7 +278,10 @@ test('a replanned plan resumes from its recorded structure: no second replan, fi
   }
   assert.equal([...new Int32Array(runs)], [1, 1, 1, 1])
   const again = scriptedLlm([])
-  const { out } = await runExecute({ plan: original(), parallel: false, on_subtask_failure: 'replan', subtask_executor: { run: code } }, { store, runId: 'replan-crash', state: { runs }, llm: again })
+  const { out } = await runExecute(
+    { plan: original(), parallel: false, on_subtask_failure: 'replan', subtask_executor: { run: code } },
+    { store, runId: 'replan-crash', state: { runs }, llm: again },
+  )
   assert.is(again.requests.length, 0, 'no second replan')
   assert.equal([...new Int32Array(runs)], [1, 1, 1, 2], 'only C2, which was in flight, ran again')
   assert.equal(statuses(out.plan), { A: 'completed', B2: 'completed', C2: 'completed' })

@@ -12,10 +12,20 @@ test('001.3R-E2E-001 breakfast from the CLI: toast before coffee, eggs alongside
   assert.match(listed.stdout, '"plan.execute"', `the full bundle must list plan.* actions: ${listed.stderr}`)
   const s = scratch()
   try {
-    const args = ['run', 'examples/plan-breakfast/agent.yaml', '--replay', 'examples/plan-breakfast/cassette.jsonl', '--data-dir', s.path('data')]
+    const args = [
+      'run',
+      'examples/plan-breakfast/agent.yaml',
+      '--replay',
+      'examples/plan-breakfast/cassette.jsonl',
+      '--data-dir',
+      s.path('data'),
+    ]
     const streamed = await tea([...args, '--stream'])
     assert.is(streamed.code, 0, streamed.stderr)
-    const events = streamed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; id?: string; status?: string; state?: Record<string, any> })
+    const events = streamed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; id?: string; status?: string; state?: Record<string, any> })
     const sub = events.filter((e) => e.type === 'subtask')
     const at = (id: string, status: string) => sub.findIndex((e) => e.id === id && e.status === status)
     assert.ok(at('toast', 'completed') < at('coffee', 'in_progress'), 'coffee starts after the toast is done')

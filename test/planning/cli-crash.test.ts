@@ -19,7 +19,9 @@ interface Event {
 const subtasks = (n: number, deps: (i: number) => number[]) =>
   Array.from({ length: n }, (_, k) => {
     const i = k + 1
-    return `      - { id: "${i}", description: "step ${i}", dependencies: [${deps(i).map((d) => `"${d}"`).join(', ')}] }`
+    return `      - { id: "${i}", description: "step ${i}", dependencies: [${deps(i)
+      .map((d) => `"${d}"`)
+      .join(', ')}] }`
   }).join('\n')
 
 const agent = (name: string, list: string, parallel: boolean, ms: number) => `name: ${name}
@@ -44,9 +46,19 @@ nodes:
         run: "await new Promise((r) => setTimeout(r, ${ms})); return 'done ' + subtask.id"
 `
 
-const SEQUENTIAL = agent('five', subtasks(5, (i) => (i > 1 ? [i - 1] : [])), false, 150)
+const SEQUENTIAL = agent(
+  'five',
+  subtasks(5, (i) => (i > 1 ? [i - 1] : [])),
+  false,
+  150,
+)
 // two chains of four that meet in a ninth subtask: parallel work with dependencies
-const PARALLEL = agent('para', subtasks(9, (i) => (i === 9 ? [4, 8] : i === 1 || i === 5 ? [] : [i - 1])), true, 60)
+const PARALLEL = agent(
+  'para',
+  subtasks(9, (i) => (i === 9 ? [4, 8] : i === 1 || i === 5 ? [] : [i - 1])),
+  true,
+  60,
+)
 
 async function wired(): Promise<boolean> {
   const r = await tea(['actions', '--json'])
@@ -71,7 +83,10 @@ test('001.3R-E2E-002 a 5-subtask plan SIGKILLed after subtask 3 resumes running 
     const reference = await streamed(['run', ref.path('agent.yaml'), '--data-dir', ref.path('data')], () => false)
     const expected = finalState(reference.events)
     assert.ok(expected, reference.stderr)
-    const first = await streamed(['run', s.path('agent.yaml'), '--data-dir', s.path('data'), '--run-id', 'crash'], (e) => e.type === 'subtask' && e.id === '3' && e.status === 'completed')
+    const first = await streamed(
+      ['run', s.path('agent.yaml'), '--data-dir', s.path('data'), '--run-id', 'crash'],
+      (e) => e.type === 'subtask' && e.id === '3' && e.status === 'completed',
+    )
     assert.ok(first.killed, `the run should have been killed after subtask 3: ${first.stderr}`)
     assert.equal(completedIds(first.events), ['1', '2', '3'])
     const resumed = await streamed(['resume', 'crash', '--data-dir', s.path('data')], () => false)

@@ -69,9 +69,15 @@ test('001.3R-INT-010 a run killed while its automatic replan waits for the model
     server.script({ match: 'no water', content: REVISED })
     const resumed = await tea(['resume', 'rc', '--data-dir', s.path('data'), '--stream'], { env, timeoutMs: 30_000 })
     assert.is(resumed.code, 0, resumed.stderr)
-    const events = resumed.stdout.trim().split('\n').map((l) => JSON.parse(l) as Event)
+    const events = resumed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Event)
     assert.is(server.chatRequests().length, 2, 'the replan was made again')
-    assert.match(JSON.stringify(server.chatRequests()[1]!.body.messages), 'Subtask kettle failed with: subtask kettle: run: code threw: no water')
+    assert.match(
+      JSON.stringify(server.chatRequests()[1]!.body.messages),
+      'Subtask kettle failed with: subtask kettle: run: code threw: no water',
+    )
     const started = events.filter((e) => e.type === 'subtask' && e.status === 'in_progress').map((e) => e.id)
     assert.equal(started, ['fetch', 'boil', 'serve'], 'cups and kettle are not run again')
     const state = events.at(-1)!.state!

@@ -7,12 +7,17 @@ import { thrown } from '../support/expect.ts'
 
 const n = (id: string, ...dependencies: string[]) => ({ id, dependencies })
 
-
 test('001.3R-UNIT-001 a plan of valid subtasks validates, with statuses pending and counts by status', () => {
-  const subtasks = [newSubtask({ id: 'a', description: 'first', dependencies: [] }), newSubtask({ id: 'b', description: 'second', dependencies: ['a'] })]
+  const subtasks = [
+    newSubtask({ id: 'a', description: 'first', dependencies: [] }),
+    newSubtask({ id: 'b', description: 'second', dependencies: ['a'] }),
+  ]
   assert.equal(dagIssues(subtasks), [])
   assertDag(subtasks)
-  assert.equal(subtasks.map((s) => s.status), ['pending', 'pending'])
+  assert.equal(
+    subtasks.map((s) => s.status),
+    ['pending', 'pending'],
+  )
   assert.equal(countStatuses(subtasks), { completed: 0, failed: 0, skipped: 0, pending: 2, in_progress: 0, total: 2 })
 })
 
@@ -24,8 +29,18 @@ test('001.3R-UNIT-002 an empty subtask list is rejected as PLAN_INVALID', () => 
 
 test('001.3R-UNIT-003 dependencies must reference existing ids; duplicates and unknowns are all reported at once', () => {
   const issues = dagIssues([n('a'), n('a'), n('b', 'zz'), n('c', 'yy')])
-  assert.equal(issues.map((i) => [i.code, i.where?.subtask]), [['duplicate', 'a'], ['unknown_dependency', 'b'], ['unknown_dependency', 'c']])
-  assert.equal(issues.map((i) => i.received), [undefined, 'zz', 'yy'])
+  assert.equal(
+    issues.map((i) => [i.code, i.where?.subtask]),
+    [
+      ['duplicate', 'a'],
+      ['unknown_dependency', 'b'],
+      ['unknown_dependency', 'c'],
+    ],
+  )
+  assert.equal(
+    issues.map((i) => i.received),
+    [undefined, 'zz', 'yy'],
+  )
   const e = thrown(() => assertDag([n('a'), n('b', 'zz')], 'revised plan'))
   assert.ok(isTeaError(e, 'PLAN_INVALID'))
   assert.is((e as Error).message, 'invalid revised plan')
@@ -48,7 +63,12 @@ test('001.3R-UNIT-005 detects an indirect cycle and names it A → B → C → A
 test('001.3R-UNIT-006 detects a subtask depending on itself', () => {
   const issues = dagIssues([n('A', 'A'), n('B', 'A')])
   assert.equal(issues, [{ code: 'self_reference', message: 'depends on itself', where: { subtask: 'A' } }])
-  assert.ok(isTeaError(thrown(() => assertDag([n('A', 'A')])), 'PLAN_INVALID'))
+  assert.ok(
+    isTeaError(
+      thrown(() => assertDag([n('A', 'A')])),
+      'PLAN_INVALID',
+    ),
+  )
 })
 
 test('001.3R-UNIT-007 topological order puts A first, B and C before D, and is the same every time', () => {
@@ -66,7 +86,12 @@ test('001.3R-UNIT-008 when several orders are valid, ties follow declaration ord
 })
 
 test('topological order of a cyclic plan throws instead of dropping subtasks', () => {
-  assert.ok(isTeaError(thrown(() => topologicalOrder([n('A', 'B'), n('B', 'A'), n('C')])), 'PLAN_CYCLE'))
+  assert.ok(
+    isTeaError(
+      thrown(() => topologicalOrder([n('A', 'B'), n('B', 'A'), n('C')])),
+      'PLAN_CYCLE',
+    ),
+  )
 })
 
 test('transitive dependents are found through chains and diamonds, in declaration order', () => {

@@ -23,7 +23,10 @@ test('001.3R-E2E-001 (replayed) the breakfast example plans, cooks and reports o
   const ctx = planningContext(llm, { settings: { llm: { model: MODEL, temperature: 0 } } })
   try {
     const made = await decompose(v.parse(decomposeParams, { goal: GOAL, strategy: 'flat', max_subtasks: 5 }), ctx)
-    const out = await execute(v.parse(executeParams, { plan: made.plan, max_concurrent: 2, on_subtask_failure: 'retry', max_retries: 1 }), ctx)
+    const out = await execute(
+      v.parse(executeParams, { plan: made.plan, max_concurrent: 2, on_subtask_failure: 'retry', max_retries: 1 }),
+      ctx,
+    )
     const plan = out.plan as Plan
     assert.equal(Object.keys(out.subtask_results as object), ['toast', 'eggs', 'coffee'])
     assert.match((out.subtask_results as Record<string, string>).coffee!, 'coffee')

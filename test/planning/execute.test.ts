@@ -6,7 +6,13 @@ import { executeParams } from '../../src/planning/execute-params.ts'
 import { plan, planningContext, scriptedLlm } from './helpers.ts'
 import { runExecute, statuses } from './execute-helpers.ts'
 
-const diamond = () => plan([['A', []], ['B', ['A']], ['C', ['A']], ['D', ['B', 'C']]])
+const diamond = () =>
+  plan([
+    ['A', []],
+    ['B', ['A']],
+    ['C', ['A']],
+    ['D', ['B', 'C']],
+  ])
 const echo = { run: 'return subtask.id + "(" + Object.keys(dependency_results).join(",") + ")"' }
 
 test('001.3R-UNIT-018 subtasks run in dependency order: each starts after all of its dependencies finished', async () => {
@@ -29,8 +35,21 @@ test('001.3R-UNIT-018 subtasks run in dependency order: each starts after all of
 })
 
 test('001.3R-UNIT-019 sequential subtasks accumulate state: each sees what the ones before it changed', async () => {
-  const p = plan([['A', []], ['B', ['A']], ['C', ['B']]])
-  const { out } = await runExecute({ plan: p, parallel: false, subtask_executor: { run: 'state.total = (state.total ?? 0) + 1; state.trail = [...(state.trail ?? []), subtask.id]; return state.total' } }, { state: { total: 10 } })
+  const p = plan([
+    ['A', []],
+    ['B', ['A']],
+    ['C', ['B']],
+  ])
+  const { out } = await runExecute(
+    {
+      plan: p,
+      parallel: false,
+      subtask_executor: {
+        run: 'state.total = (state.total ?? 0) + 1; state.trail = [...(state.trail ?? []), subtask.id]; return state.total',
+      },
+    },
+    { state: { total: 10 } },
+  )
   assert.equal(out.subtask_results, { A: 11, B: 12, C: 13 })
   assert.is(out.total, 13)
   assert.equal(out.trail, ['A', 'B', 'C'])
@@ -55,42 +74,84 @@ const rendezvous = {
 
 test('001.3R-INT-005 independent subtasks run in parallel on the worker pool', async () => {
   const shared = new SharedArrayBuffer(8)
-  const { out } = await runExecute({ plan: plan([['B', []], ['C', []]]), max_concurrent: 2, subtask_executor: rendezvous }, { state: { shared, waitMs: 10_000 } })
+  const { out } = await runExecute(
+    {
+      plan: plan([
+        ['B', []],
+        ['C', []],
+      ]),
+      max_concurrent: 2,
+      subtask_executor: rendezvous,
+    },
+    { state: { shared, waitMs: 10_000 } },
+  )
   assert.equal(out.subtask_results, { B: 2, C: 2 })
 })
 
 test('001.3R-INT-006 max_concurrent 1 runs one subtask at a time (and so does parallel: false)', async () => {
   for (const params of [{ max_concurrent: 1 }, { parallel: false, max_concurrent: 4 }]) {
     const shared = new SharedArrayBuffer(8)
-    const { out } = await runExecute({ plan: plan([['B', []], ['C', []]]), ...params, subtask_executor: rendezvous }, { state: { shared, waitMs: 150 } })
+    const { out } = await runExecute(
+      {
+        plan: plan([
+          ['B', []],
+          ['C', []],
+        ]),
+        ...params,
+        subtask_executor: rendezvous,
+      },
+      { state: { shared, waitMs: 150 } },
+    )
     assert.equal(out.subtask_results, { B: 1, C: 2 })
   }
 })
 
 test('001.3R-INT-007 parallel branches get separate deep copies of the state', async () => {
-  const p = plan([['A', []], ['B', ['A']], ['C', ['A']]])
-  const run = 'if (subtask.id === "A") { state.counter = 1; state.log = ["A"]; return state.counter } const seen = state.counter; state.counter++; state.log.push(subtask.id); return { seen, after: state.counter, log: state.log }'
+  const p = plan([
+    ['A', []],
+    ['B', ['A']],
+    ['C', ['A']],
+  ])
+  const run =
+    'if (subtask.id === "A") { state.counter = 1; state.log = ["A"]; return state.counter } const seen = state.counter; state.counter++; state.log.push(subtask.id); return { seen, after: state.counter, log: state.log }'
   const { out } = await runExecute({ plan: p, max_concurrent: 2, subtask_executor: { run } }, { state: { counter: 0 } })
   assert.equal(out.subtask_results.B, { seen: 1, after: 2, log: ['A', 'B'] })
   assert.equal(out.subtask_results.C, { seen: 1, after: 2, log: ['A', 'C'] })
 })
 
 test('001.3R-INT-008 results of parallel branches merge deterministically at the convergence point', async () => {
-  const p = plan([['A', []], ['B', ['A']], ['C', ['A']], ['D', ['C', 'B']]])
-  const run = 'state[subtask.id] = true; if (subtask.id === "B") await new Promise((r) => setTimeout(r, 30)); return { id: subtask.id, deps: dependency_results }'
+  const p = plan([
+    ['A', []],
+    ['B', ['A']],
+    ['C', ['A']],
+    ['D', ['C', 'B']],
+  ])
+  const run =
+    'state[subtask.id] = true; if (subtask.id === "B") await new Promise((r) => setTimeout(r, 30)); return { id: subtask.id, deps: dependency_results }'
   for (let i = 0; i < 3; i++) {
     const { out } = await runExecute({ plan: p, max_concurrent: 2, subtask_executor: { run } })
     assert.equal(Object.keys(out.subtask_results), ['A', 'B', 'C', 'D'])
     assert.equal(Object.keys((out.subtask_results.D as { deps: object }).deps), ['C', 'B'])
-    assert.equal((out.subtask_results.D as { deps: unknown }).deps, { C: { id: 'C', deps: { A: { id: 'A', deps: {} } } }, B: { id: 'B', deps: { A: { id: 'A', deps: {} } } } })
+    assert.equal((out.subtask_results.D as { deps: unknown }).deps, {
+      C: { id: 'C', deps: { A: { id: 'A', deps: {} } } },
+      B: { id: 'B', deps: { A: { id: 'A', deps: {} } } },
+    })
     assert.equal([out.A, out.B, out.C, out.D], [true, true, true, true])
   }
 })
 
 test('a subtask over its timeout is stopped (SUBTASK_TIMEOUT) and the plan carries on', async () => {
-  const p = plan([['spin', []], ['after', []]])
+  const p = plan([
+    ['spin', []],
+    ['after', []],
+  ])
   p.subtasks[0]!.timeout = 0.3
-  const { out } = await runExecute({ plan: p, max_concurrent: 1, on_subtask_failure: 'skip', subtask_executor: { run: 'if (subtask.id === "spin") for (;;) {} return "ok"' } })
+  const { out } = await runExecute({
+    plan: p,
+    max_concurrent: 1,
+    on_subtask_failure: 'skip',
+    subtask_executor: { run: 'if (subtask.id === "spin") for (;;) {} return "ok"' },
+  })
   assert.equal(statuses(out.plan), { spin: 'skipped', after: 'completed' })
   assert.match(out.plan.subtasks[0]!.error!, 'ran over its timeout of 0.3 s')
   assert.is(out.subtask_results.after, 'ok')
@@ -98,7 +159,10 @@ test('a subtask over its timeout is stopped (SUBTASK_TIMEOUT) and the plan carri
 
 test('run: subtasks get settings.run_timeout as their limit unless the plan sets one', async () => {
   const ctx = planningContext(scriptedLlm([]), { settings: { run_timeout: 0.3 } })
-  const out = await execute(v.parse(executeParams, { plan: plan([['A', []]]), on_subtask_failure: 'skip', subtask_executor: { run: 'for (;;) {}' } }), ctx)
+  const out = await execute(
+    v.parse(executeParams, { plan: plan([['A', []]]), on_subtask_failure: 'skip', subtask_executor: { run: 'for (;;) {}' } }),
+    ctx,
+  )
   assert.match((out.plan as { subtasks: Array<{ error: string }> }).subtasks[0]!.error, 'ran over its timeout of 0.3 s')
   ctx.cleanup()
 })

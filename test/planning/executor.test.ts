@@ -7,7 +7,10 @@ import { runDecompose } from './decompose-helpers.ts'
 
 test('001.3R-INT-009 subtask_executor runs a registered action with its with: block templated per subtask', async () => {
   const llm = scriptedLlm(['result one', 'result two'])
-  const p = plan([['1', []], ['2', ['1']]])
+  const p = plan([
+    ['1', []],
+    ['2', ['1']],
+  ])
   const { out } = await runExecute(
     {
       plan: p,
@@ -15,20 +18,30 @@ test('001.3R-INT-009 subtask_executor runs a registered action with its with: bl
         action: 'llm.call',
         with: {
           model: 'ollama:worker',
-          prompt: '{{ subtask.id }}: {{ subtask.description }} (after {{ subtask.dependencies | join(",") }}) given {{ dependency_results | tojson }} for {{ state.user }}',
+          prompt:
+            '{{ subtask.id }}: {{ subtask.description }} (after {{ subtask.dependencies | join(",") }}) given {{ dependency_results | tojson }} for {{ state.user }}',
         },
       },
     },
     { llm, state: { user: 'ann' } },
   )
-  assert.equal(llm.requests.map((r) => r.messages.at(-1)!.content), ['1: do 1 (after ) given {} for ann', '2: do 2 (after 1) given {"1":"result one"} for ann'])
+  assert.equal(
+    llm.requests.map((r) => r.messages.at(-1)!.content),
+    ['1: do 1 (after ) given {} for ann', '2: do 2 (after 1) given {"1":"result one"} for ann'],
+  )
   assert.is(llm.requests[0]!.model, 'ollama:worker')
   assert.equal(out.subtask_results, { 1: 'result one', 2: 'result two' })
 })
 
 test('without a with: block the default executor asks llm.call with the goal, the subtask and its inputs', async () => {
   const llm = scriptedLlm(['toast done', 'coffee done'])
-  const p = plan([['toast', []], ['coffee', ['toast']]], { goal: 'Prepare breakfast' })
+  const p = plan(
+    [
+      ['toast', []],
+      ['coffee', ['toast']],
+    ],
+    { goal: 'Prepare breakfast' },
+  )
   const { out } = await runExecute({ plan: p, parallel: false }, { llm })
   const second = llm.requests[1]!.messages
   assert.match(second[0]!.content, 'one subtask of a larger plan')
@@ -58,10 +71,17 @@ test('001.3R-E2E-001 (in process) breakfast: toast before coffee, eggs alongside
 })
 
 test('with two workers toast and eggs are in flight together before coffee starts', async () => {
-  const made = plan([['toast', []], ['eggs', []], ['coffee', ['toast']]])
+  const made = plan([
+    ['toast', []],
+    ['eggs', []],
+    ['coffee', ['toast']],
+  ])
   const { events } = await runExecute({ plan: made, max_concurrent: 2, subtask_executor: { run: 'return subtask.id' } })
   const firstTwo = events.slice(0, 2).map((e) => [e.id, e.status])
-  assert.equal(firstTwo, [['toast', 'in_progress'], ['eggs', 'in_progress']])
+  assert.equal(firstTwo, [
+    ['toast', 'in_progress'],
+    ['eggs', 'in_progress'],
+  ])
 })
 
 test('a misspelt executor action or run: code that does not compile fails before any subtask runs', async () => {

@@ -14,12 +14,23 @@ import * as assert from 'uvu/assert'
 import { ROOT } from '../e2e/cli.ts'
 
 // Text only planning code contains (prompts, messages): if any of it is in a bundle, planning is in it.
-const PLANNING_MARKERS = ['You break a goal into', 'dependency cycle: ', 'You revise a plan after a failure', 'fill:#bbdefb', 'too many replans']
+const PLANNING_MARKERS = [
+  'You break a goal into',
+  'dependency cycle: ',
+  'You revise a plan after a failure',
+  'fill:#bbdefb',
+  'too many replans',
+]
 
 type BuildTarget = (name: string, opts: { quiet: boolean; outfile: string }) => Promise<{ outfile: string; size: number }>
 
 function run(bundle: string, args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [bundle, ...args], { cwd, encoding: 'utf8', timeout: 30_000, env: { ...process.env, TEA_DATA_DIR: path.join(cwd, 'data') } })
+  const r = spawnSync(process.execPath, [bundle, ...args], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...process.env, TEA_DATA_DIR: path.join(cwd, 'data') },
+  })
   return { code: r.status, out: r.stdout, err: r.stderr }
 }
 
@@ -33,7 +44,11 @@ test('001.3R-INT-017 / 001.3R-INT-018 / 001.3R-E2E-004 a build without planning 
     const full = await buildTarget('linux-x64', { quiet: true, outfile: path.join(dir, 'full', 'tea.cjs') })
     const core = await buildTarget('linux-arm64-core', { quiet: true, outfile: path.join(dir, 'core', 'tea.cjs') })
     const fullActions = run(full.outfile, ['actions', '--json'], dir)
-    assert.match(fullActions.out, '"plan.execute"', `the full bundle must list plan.* actions: ${fullActions.code} ${fullActions.err.slice(0, 300)}`)
+    assert.match(
+      fullActions.out,
+      '"plan.execute"',
+      `the full bundle must list plan.* actions: ${fullActions.code} ${fullActions.err.slice(0, 300)}`,
+    )
     const fullText = readFileSync(full.outfile, 'utf8')
     const coreText = readFileSync(core.outfile, 'utf8')
     for (const marker of PLANNING_MARKERS) {

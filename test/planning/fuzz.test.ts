@@ -18,7 +18,28 @@ const SEEDS = [
   '{"subtasks": [{"id": "p1", "description": "Phase", "subtasks": [{"id": "a", "description": "x"}, {"id": "b", "description": "y", "dependencies": ["a"]}]}, {"id": "p2", "description": "Next", "dependencies": ["p1"]}], "planning_complete": true, "rationale": "r"}',
 ]
 
-const PIECES = ['{', '}', '[', ']', '"', ',', ':', 'null', '"id"', '"dependencies"', '"subtasks"', '["1"]', '["2", "1"]', '\\u0000', '```', ' ', '1e309', '-0', '"__proto__"', '"constructor"']
+const PIECES = [
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  ',',
+  ':',
+  'null',
+  '"id"',
+  '"dependencies"',
+  '"subtasks"',
+  '["1"]',
+  '["2", "1"]',
+  '\\u0000',
+  '```',
+  ' ',
+  '1e309',
+  '-0',
+  '"__proto__"',
+  '"constructor"',
+]
 
 function mutate(text: string, r: () => number): string {
   let t = text
@@ -71,7 +92,10 @@ test('25,000 malformed plan replies: no crash, every failure a coded TeaError ca
   }
   assert.ok(ok > 1000, `some mutations stay valid plans (${ok})`)
   assert.ok((codes.get('PLAN_PARSE_ERROR') ?? 0) > 1000)
-  assert.ok([...codes.keys()].every((c) => ['PLAN_PARSE_ERROR', 'PLAN_INVALID', 'PLAN_CYCLE'].includes(c)), [...codes.keys()].join(','))
+  assert.ok(
+    [...codes.keys()].every((c) => ['PLAN_PARSE_ERROR', 'PLAN_INVALID', 'PLAN_CYCLE'].includes(c)),
+    [...codes.keys()].join(','),
+  )
 })
 
 test.run()

@@ -27,7 +27,12 @@ export function scriptedLlm(replies: Array<string | Error>, model = 'ollama:plan
       const next = replies.shift()
       if (next === undefined) throw new Error(`scripted model: no reply left for call ${requests.length}`)
       if (next instanceof Error) throw next
-      const result: LlmResult = { content: next, model: request.model ?? model, usage: { prompt_tokens: 1, completion_tokens: 1 }, attempts: 1 }
+      const result: LlmResult = {
+        content: next,
+        model: request.model ?? model,
+        usage: { prompt_tokens: 1, completion_tokens: 1 },
+        attempts: 1,
+      }
       return result
     },
     close: async () => {},
@@ -48,4 +53,5 @@ export function plan(rows: Array<[string, string[], SubtaskStatus?, unknown?]>, 
   return { id: 'plan_test', goal: 'test goal', strategy: 'flat', subtasks, replan_count: 0, max_replans: 3, created_at: 0, ...extra }
 }
 
-export const reply = (subtasks: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}): string => JSON.stringify({ subtasks, ...extra })
+export const reply = (subtasks: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}): string =>
+  JSON.stringify({ subtasks, ...extra })

@@ -13,7 +13,10 @@ function parseErrorOf(text: string): Error & { code: string } {
 }
 
 test('001.3R-UNIT-015 a JSON reply becomes subtasks with string ids and dependencies', () => {
-  const r = parseReply('{"subtasks": [{"id": 1, "description": "a", "dependencies": []}, {"id": "2", "description": "b", "dependencies": [1]}]}', 'w')
+  const r = parseReply(
+    '{"subtasks": [{"id": 1, "description": "a", "dependencies": []}, {"id": "2", "description": "b", "dependencies": [1]}]}',
+    'w',
+  )
   assert.equal(flattenFlat(r.subtasks), [
     { id: '1', description: 'a', dependencies: [] },
     { id: '2', description: 'b', dependencies: ['1'] },
@@ -53,19 +56,39 @@ test('the raw reply in a parse error is truncated', () => {
 })
 
 test('flat lists are cut at max_subtasks and dependencies on dropped subtasks go with them', () => {
-  const r = parseReply('[{"id":"a","description":"1"},{"id":"b","description":"2"},{"id":"c","description":"3","dependencies":["a","b"]}]', 'w')
-  assert.equal(flattenFlat(r.subtasks, 2).map((s) => s.id), ['a', 'b'])
+  const r = parseReply(
+    '[{"id":"a","description":"1"},{"id":"b","description":"2"},{"id":"c","description":"3","dependencies":["a","b"]}]',
+    'w',
+  )
+  assert.equal(
+    flattenFlat(r.subtasks, 2).map((s) => s.id),
+    ['a', 'b'],
+  )
 })
 
 const house = {
   subtasks: [
-    { id: 'p1', description: 'Foundation', subtasks: [{ id: 'a', description: 'Dig' }, { id: 'b', description: 'Pour', dependencies: ['a'] }] },
+    {
+      id: 'p1',
+      description: 'Foundation',
+      subtasks: [
+        { id: 'a', description: 'Dig' },
+        { id: 'b', description: 'Pour', dependencies: ['a'] },
+      ],
+    },
     {
       id: 'p2',
       description: 'Walls',
       dependencies: ['p1'],
       subtasks: [
-        { id: 'c', description: 'Frame', subtasks: [{ id: 'c1', description: 'Cut studs' }, { id: 'c2', description: 'Raise', dependencies: ['c1'] }] },
+        {
+          id: 'c',
+          description: 'Frame',
+          subtasks: [
+            { id: 'c1', description: 'Cut studs' },
+            { id: 'c2', description: 'Raise', dependencies: ['c1'] },
+          ],
+        },
         { id: 'd', description: 'Insulate', dependencies: ['c'] },
       ],
     },
@@ -75,7 +98,10 @@ const house = {
 test('001.3R-UNIT-013 hierarchical plans keep at most max_depth levels; deeper ones fold into their ancestor', () => {
   const r = parseReply(JSON.stringify(house), 'w')
   const flat = flattenHierarchy(r.subtasks, 2)
-  assert.equal(flat.map((s) => s.id), ['1.1', '1.2', '2.1', '2.2'])
+  assert.equal(
+    flat.map((s) => s.id),
+    ['1.1', '1.2', '2.1', '2.2'],
+  )
   assert.ok(flat.every((s) => s.id.split('.').length <= 2))
   const frame = flat.find((s) => s.id === '2.1')!
   assert.match(frame.description, 'Frame')
@@ -90,8 +116,17 @@ test('001.3R-UNIT-013 hierarchical plans keep at most max_depth levels; deeper o
 
 test('hierarchical max_depth 1 folds every phase; depth 3 keeps the third level', () => {
   const r = parseReply(JSON.stringify(house), 'w')
-  assert.equal(flattenHierarchy(r.subtasks, 1).map((s) => [s.id, s.dependencies]), [['1', []], ['2', ['1']]])
-  assert.equal(flattenHierarchy(r.subtasks, 3).map((s) => s.id), ['1.1', '1.2', '2.1.1', '2.1.2', '2.2'])
+  assert.equal(
+    flattenHierarchy(r.subtasks, 1).map((s) => [s.id, s.dependencies]),
+    [
+      ['1', []],
+      ['2', ['1']],
+    ],
+  )
+  assert.equal(
+    flattenHierarchy(r.subtasks, 3).map((s) => s.id),
+    ['1.1', '1.2', '2.1.1', '2.1.2', '2.2'],
+  )
   assert.equal(flattenHierarchy(r.subtasks, 3).find((s) => s.id === '2.1.2')!.dependencies, ['1.1', '1.2', '2.1.1'])
 })
 

@@ -9,7 +9,10 @@ test('the ready queue hands out the smallest topological position first, whateve
   assert.is(q.size, 10)
   const out: string[] = []
   for (let id = q.pop(); id !== undefined; id = q.pop()) out.push(id)
-  assert.equal(out, positions.map((_, i) => `t${i}`))
+  assert.equal(
+    out,
+    positions.map((_, i) => `t${i}`),
+  )
   assert.is(q.pop(), undefined)
 })
 

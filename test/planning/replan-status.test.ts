@@ -8,9 +8,15 @@ import type { Plan } from '../../src/planning/types.ts'
 import { plan, planningContext, reply, scriptedLlm } from './helpers.ts'
 import { teaRejection } from '../support/expect.ts'
 
-
 const abc = () => {
-  const p = plan([['A', [], 'completed', 'a-result'], ['B', ['A'], 'failed'], ['C', ['B'], 'pending']], { model: 'ollama:planner-model' })
+  const p = plan(
+    [
+      ['A', [], 'completed', 'a-result'],
+      ['B', ['A'], 'failed'],
+      ['C', ['B'], 'pending'],
+    ],
+    { model: 'ollama:planner-model' },
+  )
   p.subtasks[1]!.error = 'disk full'
   return p
 }
@@ -24,23 +30,55 @@ async function runReplan(p: Plan, replies: string[], extra: Record<string, unkno
 }
 
 test('001.3R-UNIT-026 replan keeps completed subtasks and their results unchanged', async () => {
-  const { out } = await runReplan(abc(), [reply([{ id: 'B2', description: 'free space then write', dependencies: ['A'] }, { id: 'C2', description: 'finish', dependencies: ['B2'] }])])
+  const { out } = await runReplan(abc(), [
+    reply([
+      { id: 'B2', description: 'free space then write', dependencies: ['A'] },
+      { id: 'C2', description: 'finish', dependencies: ['B2'] },
+    ]),
+  ])
   const a = out.plan.subtasks.find((s) => s.id === 'A')!
   assert.equal(a, { id: 'A', description: 'do A', dependencies: [], status: 'completed', result: 'a-result' })
   assert.is(out.plan.subtasks[0], a)
 })
 
 test('001.3R-UNIT-027 replan removes failed and pending subtasks and puts the new ones in, pending', async () => {
-  const { out } = await runReplan(abc(), [reply([{ id: 'B2', description: 'free space then write', dependencies: ['A'] }, { id: 'C2', description: 'finish', dependencies: ['B2'] }], { rationale: 'disk was full' })])
-  assert.equal(out.plan.subtasks.map((s) => [s.id, s.status]), [['A', 'completed'], ['B2', 'pending'], ['C2', 'pending']])
+  const { out } = await runReplan(abc(), [
+    reply(
+      [
+        { id: 'B2', description: 'free space then write', dependencies: ['A'] },
+        { id: 'C2', description: 'finish', dependencies: ['B2'] },
+      ],
+      { rationale: 'disk was full' },
+    ),
+  ])
+  assert.equal(
+    out.plan.subtasks.map((s) => [s.id, s.status]),
+    [
+      ['A', 'completed'],
+      ['B2', 'pending'],
+      ['C2', 'pending'],
+    ],
+  )
   assert.is(out.plan.replan_count, 1)
   assert.is(out.replan_count, 1)
   assert.is(out.plan.rationale, 'disk was full')
 })
 
 test('a new subtask reusing a completed id is renamed, and references to it follow', async () => {
-  const { out } = await runReplan(abc(), [reply([{ id: 'A', description: 'redo-ish', dependencies: [] }, { id: 'X', description: 'then', dependencies: ['A'] }])])
-  assert.equal(out.plan.subtasks.map((s) => [s.id, s.dependencies]), [['A', []], ['A.r1', []], ['X', ['A.r1']]])
+  const { out } = await runReplan(abc(), [
+    reply([
+      { id: 'A', description: 'redo-ish', dependencies: [] },
+      { id: 'X', description: 'then', dependencies: ['A'] },
+    ]),
+  ])
+  assert.equal(
+    out.plan.subtasks.map((s) => [s.id, s.dependencies]),
+    [
+      ['A', []],
+      ['A.r1', []],
+      ['X', ['A.r1']],
+    ],
+  )
 })
 
 test('001.3R-UNIT-028 past max_replans it is MAX_REPLANS_EXCEEDED with the count, and the plan is untouched', async () => {
@@ -74,7 +112,14 @@ test('001.3R-INT-013 the replan prompt names the failed subtask and its error, a
 })
 
 test('a replan reply that would form a cycle is rejected with the path', async () => {
-  const e = await teaRejection(runReplan(abc(), [reply([{ id: 'X', description: 'x', dependencies: ['Y'] }, { id: 'Y', description: 'y', dependencies: ['X'] }])]))
+  const e = await teaRejection(
+    runReplan(abc(), [
+      reply([
+        { id: 'X', description: 'x', dependencies: ['Y'] },
+        { id: 'Y', description: 'y', dependencies: ['X'] },
+      ]),
+    ]),
+  )
   assert.ok(isTeaError(e, 'PLAN_CYCLE'))
   assert.match(errorMessage(e), 'X → Y → X')
   assert.match(errorMessage(e), /^invalid revised plan:/)
@@ -83,7 +128,13 @@ test('a replan reply that would form a cycle is rejected with the path', async (
 // --- plan.status ---
 
 const fiveStates = () =>
-  plan([['A', [], 'completed', 1], ['B', [], 'completed', 2], ['C', ['A'], 'in_progress'], ['D', ['C'], 'pending'], ['E', ['B'], 'failed']])
+  plan([
+    ['A', [], 'completed', 1],
+    ['B', [], 'completed', 2],
+    ['C', ['A'], 'in_progress'],
+    ['D', ['C'], 'pending'],
+    ['E', ['B'], 'failed'],
+  ])
 
 function status(p: unknown, opts: Record<string, unknown> = {}) {
   const ctx = planningContext(scriptedLlm([]), { state: { plan: p } })
@@ -102,9 +153,15 @@ test('001.3R-UNIT-029 status counts each status and the total', () => {
 
 test('001.3R-UNIT-030 include_completed: false leaves completed subtasks out of the list but not the counts', () => {
   const s = status(fiveStates(), { include_completed: false })
-  assert.equal(s.subtasks.map((x: { id: string }) => x.id), ['C', 'D', 'E'])
+  assert.equal(
+    s.subtasks.map((x: { id: string }) => x.id),
+    ['C', 'D', 'E'],
+  )
   assert.is(s.completed, 2)
-  assert.equal(status(fiveStates()).subtasks.map((x: { id: string }) => x.id), ['A', 'B', 'C', 'D', 'E'])
+  assert.equal(
+    status(fiveStates()).subtasks.map((x: { id: string }) => x.id),
+    ['A', 'B', 'C', 'D', 'E'],
+  )
 })
 
 test('001.3R-UNIT-031 include_details: true adds descriptions, dependencies and results', () => {

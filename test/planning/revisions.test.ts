@@ -30,30 +30,60 @@ test('001.3R-INT-010 plan.execute → plan.replan → the same plan.execute node
   const store = createMemoryStore()
   const ids = ['A', 'B', 'B2', 'C2']
   const runs = new SharedArrayBuffer(4 * ids.length)
-  const first = await runExecute({ plan: plan([['A', []], ['B', ['A']]], { model: 'ollama:planner' }), parallel: false, subtask_executor: counting(ids, ['B']) }, { store, runId: 'loop', state: { runs } })
+  const first = await runExecute(
+    {
+      plan: plan(
+        [
+          ['A', []],
+          ['B', ['A']],
+        ],
+        { model: 'ollama:planner' },
+      ),
+      parallel: false,
+      subtask_executor: counting(ids, ['B']),
+    },
+    { store, runId: 'loop', state: { runs } },
+  )
   assert.equal(statuses(first.out.plan), { A: 'completed', B: 'failed' })
 
-  const llm = scriptedLlm([reply([{ id: 'B2', description: 'instead of B', dependencies: ['A'] }, { id: 'C2', description: 'then', dependencies: ['B2'] }])])
+  const llm = scriptedLlm([
+    reply([
+      { id: 'B2', description: 'instead of B', dependencies: ['A'] },
+      { id: 'C2', description: 'then', dependencies: ['B2'] },
+    ]),
+  ])
   const ctx = planningContext(llm, { store, runId: 'loop', node: 'fix', state: { plan: first.out.plan } })
   const revised = (await replanAction.run(v.parse(replanParams, {}), ctx)).plan as Plan
   ctx.cleanup()
   assert.is(revised.id, first.out.plan.id, 'a replan keeps the plan id')
 
-  const second = await runExecute({ plan: revised, parallel: false, subtask_executor: counting(ids, ['B']) }, { store, runId: 'loop', state: { runs } })
+  const second = await runExecute(
+    { plan: revised, parallel: false, subtask_executor: counting(ids, ['B']) },
+    { store, runId: 'loop', state: { runs } },
+  )
   assert.equal(statuses(second.out.plan), { A: 'completed', B2: 'completed', C2: 'completed' })
   assert.is(second.out.success, true)
   assert.equal(second.out.subtask_results, { A: 'ran A', B2: 'ran B2', C2: 'ran C2' })
   assert.equal([...new Int32Array(runs)], [1, 1, 1, 1], 'A is not run again; the new subtasks run once')
 
   // The same revision again (a crash-resume of the second node, say) is answered from its own records.
-  const third = await runExecute({ plan: revised, parallel: false, subtask_executor: counting(ids) }, { store, runId: 'loop', state: { runs } })
+  const third = await runExecute(
+    { plan: revised, parallel: false, subtask_executor: counting(ids) },
+    { store, runId: 'loop', state: { runs } },
+  )
   assert.is(third.out.success, true)
   assert.equal([...new Int32Array(runs)], [1, 1, 1, 1])
   assert.ok(await store.getPlan('loop', planKey('test-node', revised.id, 1)), 'revision 1 has its own header')
 })
 
 test('001.3R-INT-015 a plan written without an id gets the same id on every read, so its records are found again', async () => {
-  const written = { goal: 'weigh', subtasks: [{ id: 'flour', description: 'Weigh the flour' }, { id: 'total', description: 'Add up', dependencies: ['flour'] }] }
+  const written = {
+    goal: 'weigh',
+    subtasks: [
+      { id: 'flour', description: 'Weigh the flour' },
+      { id: 'total', description: 'Add up', dependencies: ['flour'] },
+    ],
+  }
   const a = readPlan(structuredClone(written))
   const b = readPlan({ ...structuredClone(written), subtasks: written.subtasks.map((s) => ({ ...s, status: 'completed', result: 1 })) })
   assert.match(a.id, /^plan_[0-9a-f]{8}$/)
@@ -90,8 +120,17 @@ test('001.3R-INT-010 a crash while an automatic replan waits for the model repla
   const store = createMemoryStore()
   const ids = ['A', 'B', 'C', 'B2']
   const runs = new SharedArrayBuffer(4 * ids.length)
-  const original = () => plan([['A', []], ['B', ['A']], ['C', ['B']]], { model: 'ollama:planner' })
-  const params = () => v.parse(executeParams, { plan: original(), parallel: false, on_subtask_failure: 'replan', subtask_executor: counting(ids, ['B']) })
+  const original = () =>
+    plan(
+      [
+        ['A', []],
+        ['B', ['A']],
+        ['C', ['B']],
+      ],
+      { model: 'ollama:planner' },
+    )
+  const params = () =>
+    v.parse(executeParams, { plan: original(), parallel: false, on_subtask_failure: 'replan', subtask_executor: counting(ids, ['B']) })
   let ctx = planningContext(scriptedLlm([]), { state: { runs }, store, runId: 'replan-crash' })
   const hanging = hangingModel(() => ctx.abort(new Error('power cut')))
   ctx = Object.assign(ctx, { llm: hanging })
@@ -122,10 +161,21 @@ test('a failure recorded before a crash under abort reports the same plan_error 
   const store = createMemoryStore()
   const ids = ['A', 'B', 'C']
   const runs = new SharedArrayBuffer(4 * ids.length)
-  const p = () => plan([['A', []], ['B', ['A']], ['C', ['B']]])
-  const first = await runExecute({ plan: p(), parallel: false, subtask_executor: counting(ids, ['B']) }, { store, runId: 'abort', state: { runs } })
+  const p = () =>
+    plan([
+      ['A', []],
+      ['B', ['A']],
+      ['C', ['B']],
+    ])
+  const first = await runExecute(
+    { plan: p(), parallel: false, subtask_executor: counting(ids, ['B']) },
+    { store, runId: 'abort', state: { runs } },
+  )
   // a resume of the same node: every subtask is answered from its records, and the outcome is the same
-  const again = await runExecute({ plan: p(), parallel: false, subtask_executor: counting(ids, ['B']) }, { store, runId: 'abort', state: { runs } })
+  const again = await runExecute(
+    { plan: p(), parallel: false, subtask_executor: counting(ids, ['B']) },
+    { store, runId: 'abort', state: { runs } },
+  )
   assert.equal(again.out.plan_error, first.out.plan_error)
   assert.equal(again.out.plan_error, { id: 'B', error: 'subtask B: run: code threw: broke B', code: 'CODE_ERROR' })
   assert.equal(statuses(again.out.plan), statuses(first.out.plan))
@@ -133,7 +183,10 @@ test('a failure recorded before a crash under abort reports the same plan_error 
 })
 
 test('001.3R-INT-011 a later successful plan.execute clears the plan_error an earlier one left in state', async () => {
-  const ok = await runExecute({ plan: plan([['A', []]]), subtask_executor: { run: 'return 1' } }, { state: { plan_error: { id: 'X', error: 'old' } } })
+  const ok = await runExecute(
+    { plan: plan([['A', []]]), subtask_executor: { run: 'return 1' } },
+    { state: { plan_error: { id: 'X', error: 'old' } } },
+  )
   assert.is(ok.out.plan_error, null)
   assert.ok('plan_error' in ok.out)
   const clean = await runExecute({ plan: plan([['A', []]]), subtask_executor: { run: 'return 1' } })

@@ -11,7 +11,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 test('the pool works from a single CJS bundle: workers re-enter the bundle, timeouts kill, actions run', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'tea-pool-bundle-'))
   try {
-    const { bundle } = (await import(pathToFileURL(path.join(root, 'scripts/build/bundle.mjs')).href)) as { bundle: (o: object) => Promise<unknown> }
+    const { bundle } = (await import(pathToFileURL(path.join(root, 'scripts/build/bundle.mjs')).href)) as {
+      bundle: (o: object) => Promise<unknown>
+    }
     const outfile = path.join(dir, 'pool-test.cjs')
     // The same two-role entry as build.mjs: inside a tinypool worker the bundle is the worker module.
     const entry = [
@@ -22,8 +24,18 @@ test('the pool works from a single CJS bundle: workers re-enter the bundle, time
       `  require('./test/pool/fixtures/bundle-main.ts').main().catch((e) => { console.error(e); process.exitCode = 1 })`,
       `}`,
     ].join('\n')
-    await bundle({ root, entry, outfile, define: { __TEA_TARGET__: '"pool-test"', __TEA_VERSION__: '"0"', __FEATURE_PLANNING__: 'true', __FEATURE_REASONING__: 'true' } })
-    const stdout = execFileSync(process.execPath, [outfile], { cwd: dir, encoding: 'utf8', timeout: 30_000, env: { ...process.env, TEA_CACHE_DIR: dir } })
+    await bundle({
+      root,
+      entry,
+      outfile,
+      define: { __TEA_TARGET__: '"pool-test"', __TEA_VERSION__: '"0"', __FEATURE_PLANNING__: 'true', __FEATURE_REASONING__: 'true' },
+    })
+    const stdout = execFileSync(process.execPath, [outfile], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 30_000,
+      env: { ...process.env, TEA_CACHE_DIR: dir },
+    })
     const out = JSON.parse(stdout.trim().split('\n').at(-1)!)
     assert.equal(out.code, [2, 11, 1, { counter: 2 }])
     assert.is(out.timeout, 'POOL_ERROR')

@@ -30,7 +30,13 @@ test('the pool starts no thread until the first task', async () => {
 })
 
 test('runs a run: body in a worker with named arguments, await allowed', async () => {
-  const r = await pool.run(code('await null; return { sum: state.a + subtask.n, deps: Object.keys(dependency_results) }', { state: { a: 1 }, subtask: { n: 2 }, dependency_results: { x: 1 } }))
+  const r = await pool.run(
+    code('await null; return { sum: state.a + subtask.n, deps: Object.keys(dependency_results) }', {
+      state: { a: 1 },
+      subtask: { n: 2 },
+      dependency_results: { x: 1 },
+    }),
+  )
   assert.equal(r.value, { sum: 3, deps: ['x'] })
 })
 
@@ -79,13 +85,19 @@ test('a timed-out busy loop is terminated and the pool keeps working', async () 
     assert.equal((e as { details: unknown }).details, { reason: 'timeout', timeoutMs: 200 })
   }
   const after = await Promise.all([1, 2, 3].map((n) => pool.run(code('return state * 10', { state: n }))))
-  assert.equal(after.map((r) => r.value), [10, 20, 30])
+  assert.equal(
+    after.map((r) => r.value),
+    [10, 20, 30],
+  )
 })
 
 test('results come back in the order the tasks were given, whatever finishes first', async () => {
   const delays = [60, 5, 30, 0]
   const results = await Promise.all(delays.map((ms, i) => pool.run({ kind: 'probe', probe: 'sleep', ms, value: i })))
-  assert.equal(results.map((r) => r.value), [0, 1, 2, 3])
+  assert.equal(
+    results.map((r) => r.value),
+    [0, 1, 2, 3],
+  )
 })
 
 test('the caller aborting a running task is a cancel signal, not a failure', async () => {

@@ -4,7 +4,11 @@ import { errorMessage, isTeaError, TeaError } from '../../src/core/errors.ts'
 import { deserializeError, serializeError } from '../../src/pool/protocol.ts'
 
 test('a TeaError keeps its code, place, issues and details through the trip to a worker thread and back', () => {
-  const e = new TeaError('CODE_ERROR', 'run: code threw: nope', { where: { subtask: 'B' }, issues: [{ message: 'x', path: ['a', 0] }], details: { k: 1 } })
+  const e = new TeaError('CODE_ERROR', 'run: code threw: nope', {
+    where: { subtask: 'B' },
+    issues: [{ message: 'x', path: ['a', 0] }],
+    details: { k: 1 },
+  })
   const back = deserializeError(structuredClone(serializeError(e)))
   assert.ok(isTeaError(back, 'CODE_ERROR'))
   assert.equal([back.where, back.issues, back.details], [{ subtask: 'B' }, [{ message: 'x', path: ['a', 0] }], { k: 1 }])

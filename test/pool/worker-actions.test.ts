@@ -21,14 +21,25 @@ test('a registered action runs in a worker; its model call is answered by the ma
   const host = {
     'llm.call': async (req: LlmRequest) => {
       requests.push(req)
-      return { content: `echo: ${req.messages.at(-1)!.content}`, model: req.model, usage: { prompt_tokens: 1, completion_tokens: 2 }, attempts: 1 }
+      return {
+        content: `echo: ${req.messages.at(-1)!.content}`,
+        model: req.model,
+        usage: { prompt_tokens: 1, completion_tokens: 2 },
+        attempts: 1,
+      }
     },
     emit: (e: unknown) => void events.push(e),
   }
-  const r = await pool.run({ kind: 'action', action: 'llm.call', params: { prompt: 'hello', system: 'be brief' }, context, where: { node: 'n1', subtask: '1' } }, { host })
+  const r = await pool.run(
+    { kind: 'action', action: 'llm.call', params: { prompt: 'hello', system: 'be brief' }, context, where: { node: 'n1', subtask: '1' } },
+    { host },
+  )
   assert.equal(r.value, { content: 'echo: hello', model: 'ollama:tiny', usage: { prompt_tokens: 1, completion_tokens: 2 }, attempts: 1 })
   assert.is(requests.length, 1)
-  assert.equal(requests[0]!.messages, [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello' }])
+  assert.equal(requests[0]!.messages, [
+    { role: 'system', content: 'be brief' },
+    { role: 'user', content: 'hello' },
+  ])
   assert.is(requests[0]!.model, 'ollama:tiny')
 })
 
@@ -55,7 +66,10 @@ test('invalid parameters are INVALID_PARAMS from the worker, listing the problem
   } catch (e) {
     assert.ok(isTeaError(e, 'INVALID_PARAMS'))
     assert.equal(e.where, { node: 'n1', subtask: '2' })
-    assert.equal(e.issues?.map((i) => i.path), [['prompt']])
+    assert.equal(
+      e.issues?.map((i) => i.path),
+      [['prompt']],
+    )
     assert.match(errorMessage(e), /^node 'n1', subtask 2: invalid parameters for llm\.call:\n {2}prompt: /)
   }
 })

@@ -22,7 +22,14 @@ test.after(async () => {
 })
 
 const context = { runId: 'r1', node: 'work', state: {}, variables: { unit: 'g' }, settings: { llm: { model: 'ollama:tiny' } } }
-const task = (code: string, extra: Partial<CodeTask> = {}): CodeTask => ({ kind: 'code', selfTimed: true, code, args: { state: { a: 1 } }, where: { subtask: 's1' }, ...extra })
+const task = (code: string, extra: Partial<CodeTask> = {}): CodeTask => ({
+  kind: 'code',
+  selfTimed: true,
+  code,
+  args: { state: { a: 1 } },
+  where: { subtask: 's1' },
+  ...extra,
+})
 const thread = async () => (await pool.run({ kind: 'probe', probe: 'thread' })).value
 
 test('a busy loop is stopped by its timeout inside the worker, which stays in service', async () => {
@@ -56,9 +63,13 @@ test('console.* in the code becomes log events on the host port, never output of
   const events: unknown[] = []
   const writes: string[] = []
   const write = process.stdout.write
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => (writes.push(String(chunk)), (write as Function).call(process.stdout, chunk, ...rest))) as typeof write
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => (
+    writes.push(String(chunk)), (write as Function).call(process.stdout, chunk, ...rest)
+  )) as typeof write
   try {
-    const r = await pool.run(task('console.log("hello", state.a); console.error("oops"); return "done"', { context }), { host: { emit: (e: unknown) => void events.push(e) } })
+    const r = await pool.run(task('console.log("hello", state.a); console.error("oops"); return "done"', { context }), {
+      host: { emit: (e: unknown) => void events.push(e) },
+    })
     assert.is(r.value, 'done')
   } finally {
     process.stdout.write = write
@@ -67,7 +78,10 @@ test('console.* in the code becomes log events on the host port, never output of
     { type: 'log', node: 'work', message: 'subtask s1: hello 1' },
     { type: 'log', node: 'work', message: 'subtask s1: oops' },
   ])
-  assert.equal(writes.filter((w) => w.includes('hello')), [])
+  assert.equal(
+    writes.filter((w) => w.includes('hello')),
+    [],
+  )
 })
 
 test('the runtime is out of reach: no process, require or fetch', async () => {
@@ -80,11 +94,19 @@ test('ctx is the worker action context: run facts, variables, and the model thro
   const host = {
     'llm.call': async (req: LlmRequest) => {
       requests.push(req)
-      return { content: `echo ${req.messages.at(-1)!.content}`, model: req.model, usage: { prompt_tokens: 1, completion_tokens: 1 }, attempts: 1 }
+      return {
+        content: `echo ${req.messages.at(-1)!.content}`,
+        model: req.model,
+        usage: { prompt_tokens: 1, completion_tokens: 1 },
+        attempts: 1,
+      }
     },
   }
-  const code = 'const r = await ctx.invoke("llm.call", { prompt: "hi " + subtask.id }); return [ctx.runId, ctx.node, ctx.variables.unit, variables.unit, ctx.state === state, r.content]'
-  const r = await pool.run(task(code, { context, args: { state: { a: 1 }, variables: context.variables, subtask: { id: 's1' } } }), { host })
+  const code =
+    'const r = await ctx.invoke("llm.call", { prompt: "hi " + subtask.id }); return [ctx.runId, ctx.node, ctx.variables.unit, variables.unit, ctx.state === state, r.content]'
+  const r = await pool.run(task(code, { context, args: { state: { a: 1 }, variables: context.variables, subtask: { id: 's1' } } }), {
+    host,
+  })
   assert.equal(r.value, ['r1', 'work', 'g', 'g', true, 'echo hi s1'])
   assert.is(requests[0]!.model, 'ollama:tiny')
 })

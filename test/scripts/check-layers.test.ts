@@ -52,7 +52,7 @@ test('a type-only file cycle and a dynamic import of a feature are reported; com
 test('a folder cycle through files that are not themselves a cycle is reported', () => {
   const dir = tree({
     'src/agent/a.ts': "import { e } from '../engine/e.ts'\nexport const a = e\n",
-    'src/engine/e.ts': "export const e = 1\n",
+    'src/engine/e.ts': 'export const e = 1\n',
     'src/engine/f.ts': "import { g } from '../agent/g.ts'\nexport const f = g\n",
     'src/agent/g.ts': 'export const g = 1\n',
   })

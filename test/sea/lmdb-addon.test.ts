@@ -47,7 +47,9 @@ test('a TEA_LMDB_NATIVE path that does not exist is an error naming it', () => {
 })
 
 test('a SEA asset is written to the cache dir, before embedded bytes are considered', () => {
-  const r = locateLmdbAddon(ctx({ seaAddon: () => new TextEncoder().encode('asset'), embeddedAddon: () => Buffer.from('emb').toString('base64') }))
+  const r = locateLmdbAddon(
+    ctx({ seaAddon: () => new TextEncoder().encode('asset'), embeddedAddon: () => Buffer.from('emb').toString('base64') }),
+  )
   assert.is(r.from, 'sea-asset')
   assert.ok(r.path.startsWith(join(tmp, 'cache', 'native')))
   assert.is(readFileSync(r.path, 'utf8'), 'asset')
@@ -93,7 +95,7 @@ test('a dlopen failure from a noexec cache dir becomes CACHE_DIR_UNUSABLE with t
   assert.match(other.hint ?? '', 'glibc')
 })
 
-test('loading the real prebuild returns lmdb\'s native exports and records the path for worker threads', () => {
+test("loading the real prebuild returns lmdb's native exports and records the path for worker threads", () => {
   const env: NodeJS.ProcessEnv = {}
   const exports = loadLmdbAddon(ctx({ env, resolveFrom: [repoFile], abi: process.versions.modules })) as Record<string, unknown>
   assert.type(exports.Env, 'function')

@@ -7,7 +7,8 @@ import { openLmdbStore } from '../../src/store/lmdb-store.ts'
 const [dir, startAt, mode] = process.argv.slice(2) as [string, string, 'claim' | 'read-then-write']
 const store = openLmdbStore(dir)
 while (Date.now() < Number(startAt)) await new Promise((r) => setImmediate(r))
-const takenBy = (run: { status: string; pid?: number }) => run.status === 'running' && run.pid !== undefined && run.pid !== process.pid && processAlive(run.pid)
+const takenBy = (run: { status: string; pid?: number }) =>
+  run.status === 'running' && run.pid !== undefined && run.pid !== process.pid && processAlive(run.pid)
 let won = false
 try {
   if (mode === 'claim') {

@@ -13,7 +13,18 @@ import { openLmdbStore } from '../../src/store/lmdb-store.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
 import type { RunRecord, Store } from '../../src/store/types.ts'
 
-const RUN: RunRecord = { id: 'r', agent: 'a', agentPath: '/a.yaml', agentHash: 'h', status: 'failed', node: null, step: 0, createdAt: 1, updatedAt: 1, pid: 999_999_999 }
+const RUN: RunRecord = {
+  id: 'r',
+  agent: 'a',
+  agentPath: '/a.yaml',
+  agentHash: 'h',
+  status: 'failed',
+  node: null,
+  step: 0,
+  createdAt: 1,
+  updatedAt: 1,
+  pid: 999_999_999,
+}
 
 async function race(mode: 'claim' | 'read-then-write', racers: number): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'tea-claim-'))
@@ -24,7 +35,14 @@ async function race(mode: 'claim' | 'read-then-write', racers: number): Promise<
     const startAt = Date.now() + 1500
     const outputs = await Promise.all(
       Array.from({ length: racers }, () => {
-        const child = spawn(process.execPath, ['--import', 'tsx', new URL('./claim-child.ts', import.meta.url).pathname, dir, String(startAt), mode])
+        const child = spawn(process.execPath, [
+          '--import',
+          'tsx',
+          new URL('./claim-child.ts', import.meta.url).pathname,
+          dir,
+          String(startAt),
+          mode,
+        ])
         let out = ''
         child.stdout.on('data', (d) => (out += d))
         child.stderr.on('data', (d) => process.stderr.write(d))
@@ -54,9 +72,14 @@ for (const [name, open] of [
   test(`${name}: a refused claim writes nothing; an accepted one writes what take returned`, async () => {
     const store = open()
     await store.createRun(RUN)
-    const refused = await store.claimRun('r', () => {
-      throw new Error('no')
-    }).then(() => 'claimed', (e: Error) => e.message)
+    const refused = await store
+      .claimRun('r', () => {
+        throw new Error('no')
+      })
+      .then(
+        () => 'claimed',
+        (e: Error) => e.message,
+      )
     assert.match(refused, /no/)
     assert.is((await store.getRun('r'))?.status, 'failed')
     const taken = await store.claimRun('r', (current) => ({ ...current!, status: 'running', pid: 42 }))

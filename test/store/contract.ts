@@ -31,7 +31,6 @@ export function run(id: string, extra: Partial<RunRecord> = {}): RunRecord {
   }
 }
 
-
 export function storeContract(name: string, factory: StoreFactory): void {
   const t = suite<{ store: Store }>(`store contract: ${name}`)
   t.before.each((ctx) => {
@@ -69,7 +68,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
 
   t('listRuns returns every run sorted by id', async ({ store }) => {
     for (const id of ['01c', '01a', '01b']) await store.createRun(run(id))
-    assert.equal((await store.listRuns()).map((r) => r.id), ['01a', '01b', '01c'])
+    assert.equal(
+      (await store.listRuns()).map((r) => r.id),
+      ['01a', '01b', '01c'],
+    )
   })
 
   t('a record read back is a copy: mutating it changes nothing stored', async ({ store }) => {
@@ -163,7 +165,10 @@ export function storeContract(name: string, factory: StoreFactory): void {
     await store.deleteRun('r1')
     assert.equal((await store.loadLatest('r10'))?.state, { id: 'r10', by: 'r10' })
     assert.equal((await store.getPlan('r10', 'p'))?.subtasks.get('s'), { id: 'r10' })
-    assert.equal((await store.listRuns()).map((r) => r.id), ['r10'])
+    assert.equal(
+      (await store.listRuns()).map((r) => r.id),
+      ['r10'],
+    )
   })
 
   t('a keep below 1 is refused with STORE_ERROR', async ({ store }) => {
@@ -194,10 +199,13 @@ export function storeContract(name: string, factory: StoreFactory): void {
     await store.putSubtask('r1', 'p', 'b', { status: 'completed', result: { ok: true } })
     const plan = await store.getPlan('r1', 'p')
     assert.equal(plan?.header, { id: 'p', runId: 'r1', goal: 'g', version: 1 })
-    assert.equal([...plan!.subtasks], [
-      ['a', { status: 'pending' }],
-      ['b', { status: 'completed', result: { ok: true } }],
-    ])
+    assert.equal(
+      [...plan!.subtasks],
+      [
+        ['a', { status: 'pending' }],
+        ['b', { status: 'completed', result: { ok: true } }],
+      ],
+    )
     assert.is(await store.getPlan('r1', 'missing'), undefined)
     assert.equal([...(await store.getPlan('r1', 'p2'))!.subtasks.keys()], ['z'])
   })

@@ -239,7 +239,10 @@ test('retention deletes the records older than the oldest kept snapshot', async 
   await store.close()
   const raw = _openRawDb(dir, 'checkpoints')
   // 20 records written; the newest 2 snapshots and their 3 updates each remain, as seqs 12..19.
-  assert.equal(raw.keys(['r1', 0], ['r1', Infinity]), [12, 13, 14, 15, 16, 17, 18, 19].map((n) => ['r1', n]))
+  assert.equal(
+    raw.keys(['r1', 0], ['r1', Infinity]),
+    [12, 13, 14, 15, 16, 17, 18, 19].map((n) => ['r1', n]),
+  )
   await raw.close()
 })
 

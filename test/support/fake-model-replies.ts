@@ -28,12 +28,26 @@ export function fullBody(api: Api, model: string, content: string, usage: Usage)
 }
 
 /** The pieces of a streamed reply, in order, each a complete wire unit (an NDJSON line or an SSE event). */
-export function streamParts(api: Api, model: string, tokens: string[], usage: Usage, includeUsage: boolean): { tokens: string[]; end: string[] } {
+export function streamParts(
+  api: Api,
+  model: string,
+  tokens: string[],
+  usage: Usage,
+  includeUsage: boolean,
+): { tokens: string[]; end: string[] } {
   if (api === 'openai-chat') {
     const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}): string =>
-      sse({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1767225600, model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })
+      sse({
+        id: 'chatcmpl-fake',
+        object: 'chat.completion.chunk',
+        created: 1767225600,
+        model,
+        choices: [{ index: 0, delta, finish_reason: finish }],
+        ...extra,
+      })
     const end = [chunk({}, 'stop')]
-    if (includeUsage) end.push(sse({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1767225600, model, choices: [], usage }))
+    if (includeUsage)
+      end.push(sse({ id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1767225600, model, choices: [], usage }))
     end.push('data: [DONE]\n\n')
     return { tokens: tokens.map((t, i) => chunk(i === 0 ? { role: 'assistant', content: t } : { content: t }, null)), end }
   }

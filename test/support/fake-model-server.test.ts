@@ -16,7 +16,10 @@ test('answers /api/version and /api/tags, and matches steps by message text', as
     const version = (await (await fetch(`${server.url}/api/version`)).json()) as { version: string }
     const tags = (await (await fetch(`${server.url}/api/tags`)).json()) as { models: Array<{ name: string }> }
     assert.is(typeof version.version, 'string')
-    assert.equal(tags.models.map((m) => m.name), ['qwen2.5:1.5b'])
+    assert.equal(
+      tags.models.map((m) => m.name),
+      ['qwen2.5:1.5b'],
+    )
     server.script({ match: 'beta', content: 'B' }, { match: 'alpha', content: 'A', repeat: true })
     const client = createLlmClient({ env: { OLLAMA_HOST: server.url } })
     const ask = (content: string) => client.call({ model: 'ollama:m', messages: [{ role: 'user', content }] })
@@ -54,7 +57,13 @@ test('runs standalone: prints its URL first, follows the script file, logs reque
   const dir = mkdtempSync(join(tmpdir(), 'tea-fake-server-'))
   const script = join(dir, 'script.json')
   const requests = join(dir, 'requests.jsonl')
-  writeFileSync(script, JSON.stringify({ replies: [{ status: 503, headers: { 'Retry-After': '0' } }, { content: { answer: 42 } }], fallback: { content: 'fallback' } }))
+  writeFileSync(
+    script,
+    JSON.stringify({
+      replies: [{ status: 503, headers: { 'Retry-After': '0' } }, { content: { answer: 42 } }],
+      fallback: { content: 'fallback' },
+    }),
+  )
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER, '--port', '0', '--script', script, '--requests', requests], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -73,8 +82,18 @@ test('runs standalone: prints its URL first, follows the script file, logs reque
     assert.equal([r.parsed, r.attempts], [{ answer: 42 }, 2])
     const again = await client.call({ model: 'ollama:m', messages: [{ role: 'user', content: 'q2' }] })
     assert.is(again.content, 'fallback')
-    const logged = readFileSync(requests, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-    assert.equal(logged.map((l) => [l.path, l.body.messages[0].content]), [['/api/chat', 'q'], ['/api/chat', 'q'], ['/api/chat', 'q2']])
+    const logged = readFileSync(requests, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    assert.equal(
+      logged.map((l) => [l.path, l.body.messages[0].content]),
+      [
+        ['/api/chat', 'q'],
+        ['/api/chat', 'q'],
+        ['/api/chat', 'q2'],
+      ],
+    )
   } finally {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
     child.kill('SIGTERM')

@@ -92,7 +92,11 @@ export interface FakeServerOptions {
   onRequest?: (req: ReceivedRequest) => void
 }
 
-const ROUTES: Record<string, Api> = { '/api/chat': 'ollama-chat', '/api/generate': 'ollama-generate', '/v1/chat/completions': 'openai-chat' }
+const ROUTES: Record<string, Api> = {
+  '/api/chat': 'ollama-chat',
+  '/api/generate': 'ollama-generate',
+  '/v1/chat/completions': 'openai-chat',
+}
 
 export async function startFakeModelServer(options: FakeServerOptions = {}): Promise<FakeModelServer> {
   const queue: Step[] = []
@@ -121,7 +125,12 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req)
-    const received: ReceivedRequest = { method: req.method ?? 'GET', path: (req.url ?? '/').split('?')[0]!, headers: req.headers, body: parseBody(raw) }
+    const received: ReceivedRequest = {
+      method: req.method ?? 'GET',
+      path: (req.url ?? '/').split('?')[0]!,
+      headers: req.headers,
+      body: parseBody(raw),
+    }
     requests.push(received)
     options.onRequest?.(received)
     if (received.path === '/api/version') return json(res, 200, { version: '0.0.0-fake' })
@@ -134,11 +143,20 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
         ? json(res, 200, { model, embeddings: vectors })
         : json(res, 200, { object: 'list', model, data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })) })
     }
-    if (received.path === '/api/tags') return json(res, 200, { models: models.map((name) => ({ name, model: name, size: 1, digest: 'fake', modified_at: '2026-01-01T00:00:00Z' })) })
+    if (received.path === '/api/tags')
+      return json(res, 200, {
+        models: models.map((name) => ({ name, model: name, size: 1, digest: 'fake', modified_at: '2026-01-01T00:00:00Z' })),
+      })
     const api = ROUTES[received.path]
-    if (!api || received.method !== 'POST') return json(res, 404, { error: `fake model server: no route ${received.method} ${received.path}` })
+    if (!api || received.method !== 'POST')
+      return json(res, 404, { error: `fake model server: no route ${received.method} ${received.path}` })
     const step = take(requestText(received.body))
-    if (!step) return json(res, 400, JSON.parse(errorBody(api, 400, `fake model server: no scripted reply left for ${received.path} (request #${requests.length})`)))
+    if (!step)
+      return json(
+        res,
+        400,
+        JSON.parse(errorBody(api, 400, `fake model server: no scripted reply left for ${received.path} (request #${requests.length})`)),
+      )
     if (step.delayMs) await wait(step.delayMs)
     if (res.destroyed) return
     await reply(api, step, received, req, res)
@@ -149,8 +167,16 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
     const body = received.body ?? {}
     const stream = api === 'openai-chat' ? body.stream === true : body.stream !== false
     if (step.status !== undefined) {
-      const text = step.body === undefined ? errorBody(api, step.status, `fake error ${step.status}`) : typeof step.body === 'string' ? step.body : JSON.stringify(step.body)
-      res.writeHead(step.status, { 'content-type': step.body === undefined || typeof step.body !== 'string' ? 'application/json' : 'text/plain', ...step.headers })
+      const text =
+        step.body === undefined
+          ? errorBody(api, step.status, `fake error ${step.status}`)
+          : typeof step.body === 'string'
+            ? step.body
+            : JSON.stringify(step.body)
+      res.writeHead(step.status, {
+        'content-type': step.body === undefined || typeof step.body !== 'string' ? 'application/json' : 'text/plain',
+        ...step.headers,
+      })
       return void res.end(text)
     }
     if (step.garbage !== undefined) {
@@ -159,7 +185,10 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
     }
     const content = contentOf(step, received)
     const tokens = step.tokens ?? splitTokens(content)
-    const usage: Usage = { prompt_tokens: step.usage?.prompt_tokens ?? 10, completion_tokens: step.usage?.completion_tokens ?? tokens.length }
+    const usage: Usage = {
+      prompt_tokens: step.usage?.prompt_tokens ?? 10,
+      completion_tokens: step.usage?.completion_tokens ?? tokens.length,
+    }
     const model = typeof body.model === 'string' ? body.model : 'fake'
     res.writeHead(200, { 'content-type': contentType(api, stream), ...step.headers })
     const out = bodyWriter(step, req, res)

@@ -12,7 +12,14 @@ const here = dirname(fileURLToPath(import.meta.url))
 const root = join(here, '../..')
 
 function uvu(...preloads: string[]): { status: number | null; out: string } {
-  const args = [join(root, 'node_modules/uvu/bin.js'), '-r', 'tsx', ...preloads.flatMap((p) => ['-r', p]), join(here, 'fixtures'), '^fails-with-tea-error\\.ts$']
+  const args = [
+    join(root, 'node_modules/uvu/bin.js'),
+    '-r',
+    'tsx',
+    ...preloads.flatMap((p) => ['-r', p]),
+    join(here, 'fixtures'),
+    '^fails-with-tea-error\\.ts$',
+  ]
   const r = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } })
   return { status: r.status, out: `${r.stdout}${r.stderr}`.replace(/\x1b\[[0-9;]*m/g, '') }
 }

@@ -18,6 +18,7 @@ const proto = Module.prototype as unknown as { _compile: Compile }
 const compile = proto._compile
 proto._compile = function (content, filename) {
   if (filename !== target) return compile.call(this, content, filename)
-  if (!content.includes(CALL)) throw new Error(`test/support/uvu-details.ts: ${filename} no longer calls ${CALL}; check how this uvu prints details`)
+  if (!content.includes(CALL))
+    throw new Error(`test/support/uvu-details.ts: ${filename} no longer calls ${CALL}; check how this uvu prints details`)
   return compile.call(this, content.replace(CALL, PRINTABLE), filename)
 }

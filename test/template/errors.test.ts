@@ -40,8 +40,17 @@ test('a missing key may flow into truthiness and equality, but not into arithmet
   assert.is(render("{{ state.unset == 'x' }}"), false)
   assert.is(render('{{ state.unset == none }}'), true)
   assert.is(render("{{ state.unset or 'fallback' }}"), 'fallback')
-  for (const src of ['{{ state.unset + 1 }}', '{{ state.unset > 1 }}', '{{ state.unset | upper }}', '{% for x in state.unset %}{% endfor %}',
-    "{{ 'a' in state.unset }}", '{{ state.unset ~ "x" }}', '{{ -state.unset }}', '{{ [state.unset] }}', "{{ 'x' | default(state.unset) }}"]) {
+  for (const src of [
+    '{{ state.unset + 1 }}',
+    '{{ state.unset > 1 }}',
+    '{{ state.unset | upper }}',
+    '{% for x in state.unset %}{% endfor %}',
+    "{{ 'a' in state.unset }}",
+    '{{ state.unset ~ "x" }}',
+    '{{ -state.unset }}',
+    '{{ [state.unset] }}',
+    "{{ 'x' | default(state.unset) }}",
+  ]) {
     const e = throwsCode(() => render(src), 'TEMPLATE_ERROR')
     assert.match(e.message, /'state.unset' is undefined/, src)
   }
@@ -65,14 +74,20 @@ test('building a huge string or list is refused instead of exhausting memory', (
 
 test('nested loops are bounded per render', () => {
   const xs = Array.from({ length: 1000 }, (_, i) => i)
-  const e = throwsCode(() => render('{% for a in xs %}{% for b in xs %}{% for c in xs %}{% endfor %}{% endfor %}{% endfor %}', { xs }), 'TEMPLATE_ERROR')
+  const e = throwsCode(
+    () => render('{% for a in xs %}{% for b in xs %}{% for c in xs %}{% endfor %}{% endfor %}{% endfor %}', { xs }),
+    'TEMPLATE_ERROR',
+  )
   assert.match(e.message, /loops ran more than 1000000 iterations/)
 })
 
 test('values that cannot be printed give a coded error', () => {
   const cyclic: Record<string, unknown> = {}
   cyclic.self = cyclic
-  assert.match(throwsCode(() => render('x{{ c }}', { c: cyclic }), 'TEMPLATE_ERROR').message, /printing 'c': value cannot be converted to JSON/)
+  assert.match(
+    throwsCode(() => render('x{{ c }}', { c: cyclic }), 'TEMPLATE_ERROR').message,
+    /printing 'c': value cannot be converted to JSON/,
+  )
   throwsCode(() => render('x{{ b }}', { b: 10n }), 'TEMPLATE_ERROR')
 })
 

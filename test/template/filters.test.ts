@@ -102,7 +102,10 @@ test('abs, keys, values, items, reverse', () => {
   assert.is(render('{{ -4.5 | abs }}'), 4.5)
   assert.equal(render('{{ state.d | keys }}'), ['a', 'b'])
   assert.equal(render('{{ state.d | values }}'), [1, 2])
-  assert.equal(render('{{ state.d | items }}'), [['a', 1], ['b', 2]])
+  assert.equal(render('{{ state.d | items }}'), [
+    ['a', 1],
+    ['b', 2],
+  ])
   assert.equal(render('{{ state.xs | reverse }}'), [3, 2, 1])
   assert.is(render('{{ state.name | reverse }}'), 'nnA')
   assert.equal(render('{{ state.xs }}'), [1, 2, 3])

@@ -37,15 +37,130 @@ const CORPUS = [
   "{{ state.n | default(0) + 1 }}{{ state.flag or 'no' }}{{ state.flag and 'yes' }}",
 ]
 
-const SYNTAX = ['{{', '}}', '{%', '%}', '{#', '#}', '-', '(', ')', '[', ']', '{', '}', '|', '.', ',', ':', "'", '"', '\\',
-  ' if ', ' else ', ' for ', ' in ', ' not ', ' and ', ' or ', ' is ', 'endif', 'endfor', 'elif', 'loop', 'state',
-  'constructor', '__proto__', 'prototype', 'toString', 'length', '0', '-1', '1e308', '==', '**', '//', '~', '%', '*',
-  'default', 'tojson', 'fromjson', 'join', 'none', 'true', 'defined', 'x', '\n', ' ', '(((((', ')))))', '[[[', ']]]']
+const SYNTAX = [
+  '{{',
+  '}}',
+  '{%',
+  '%}',
+  '{#',
+  '#}',
+  '-',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  '|',
+  '.',
+  ',',
+  ':',
+  "'",
+  '"',
+  '\\',
+  ' if ',
+  ' else ',
+  ' for ',
+  ' in ',
+  ' not ',
+  ' and ',
+  ' or ',
+  ' is ',
+  'endif',
+  'endfor',
+  'elif',
+  'loop',
+  'state',
+  'constructor',
+  '__proto__',
+  'prototype',
+  'toString',
+  'length',
+  '0',
+  '-1',
+  '1e308',
+  '==',
+  '**',
+  '//',
+  '~',
+  '%',
+  '*',
+  'default',
+  'tojson',
+  'fromjson',
+  'join',
+  'none',
+  'true',
+  'defined',
+  'x',
+  '\n',
+  ' ',
+  '(((((',
+  ')))))',
+  '[[[',
+  ']]]',
+]
 
-const TOKENS = ['state', 'result', 'goal', 'loop', 'x', '.', 'name', 'items', 'n', '[', ']', '(', ')', '0', '-1', "'s'", '+',
-  '-', '*', '/', '//', '%', '**', '~', '==', '<', '>=', 'and', 'or', 'not', 'in', 'is', 'defined', 'none', 'if', 'else',
-  '|', 'length', 'default', 'join', 'upper', 'int', 'round', 'first', 'replace', 'tojson', 'fromjson', ',', ':', '{', '}',
-  'true', '3.5', '"x"', 'constructor', '__proto__', 'dict', 'items']
+const TOKENS = [
+  'state',
+  'result',
+  'goal',
+  'loop',
+  'x',
+  '.',
+  'name',
+  'items',
+  'n',
+  '[',
+  ']',
+  '(',
+  ')',
+  '0',
+  '-1',
+  "'s'",
+  '+',
+  '-',
+  '*',
+  '/',
+  '//',
+  '%',
+  '**',
+  '~',
+  '==',
+  '<',
+  '>=',
+  'and',
+  'or',
+  'not',
+  'in',
+  'is',
+  'defined',
+  'none',
+  'if',
+  'else',
+  '|',
+  'length',
+  'default',
+  'join',
+  'upper',
+  'int',
+  'round',
+  'first',
+  'replace',
+  'tojson',
+  'fromjson',
+  ',',
+  ':',
+  '{',
+  '}',
+  'true',
+  '3.5',
+  '"x"',
+  'constructor',
+  '__proto__',
+  'dict',
+  'items',
+]
 
 /** mulberry32: small, fast, good enough to drive a fuzzer reproducibly. */
 function rng(seed: number): () => number {
@@ -67,17 +182,32 @@ export function fuzzTemplates(count: number, seed: number): FuzzReport {
 
   const value = (depth: number): unknown => {
     switch (int(depth > 2 ? 5 : 8)) {
-      case 0: return int(20) - 5
-      case 1: return pick(['', 'abc', 'Ann', '{"a": 1}', '[1, 2]', 'not json', '3.7', 'ünï'])
-      case 2: return null
-      case 3: return rand() < 0.5
-      case 4: return rand() * 100
-      case 5: return Array.from({ length: int(5) }, () => value(depth + 1))
-      default: return Object.fromEntries(Array.from({ length: int(4) }, (_, i) => [pick(['a', 'b', 'name', 'n', `k${i}`]), value(depth + 1)]))
+      case 0:
+        return int(20) - 5
+      case 1:
+        return pick(['', 'abc', 'Ann', '{"a": 1}', '[1, 2]', 'not json', '3.7', 'ünï'])
+      case 2:
+        return null
+      case 3:
+        return rand() < 0.5
+      case 4:
+        return rand() * 100
+      case 5:
+        return Array.from({ length: int(5) }, () => value(depth + 1))
+      default:
+        return Object.fromEntries(Array.from({ length: int(4) }, (_, i) => [pick(['a', 'b', 'name', 'n', `k${i}`]), value(depth + 1)]))
     }
   }
   const scope = (): Record<string, unknown> => ({
-    state: { name: pick(['Ann', 'Bob', '']), n: int(10), items: [1, 'two', null], dict: { a: 1 }, flag: rand() < 0.5, x: value(0), a: value(0) },
+    state: {
+      name: pick(['Ann', 'Bob', '']),
+      n: int(10),
+      items: [1, 'two', null],
+      dict: { a: 1 },
+      flag: rand() < 0.5,
+      x: value(0),
+      a: value(0),
+    },
     result: { ok: rand() < 0.5, text: pick(['{"k": 1}', 'oops', '[]']) },
     goal: value(0),
   })
@@ -87,11 +217,20 @@ export function fuzzTemplates(count: number, seed: number): FuzzReport {
     for (let m = 1 + int(4); m > 0; m--) {
       const at = int(s.length + 1)
       switch (int(5)) {
-        case 0: s = s.slice(0, at) + pick(SYNTAX) + s.slice(at); break
-        case 1: s = s.slice(0, at) + s.slice(at + 1 + int(6)); break
-        case 2: s = s.slice(0, at) + s.slice(int(s.length), int(s.length) + int(10)) + s.slice(at); break
-        case 3: s = s.slice(0, at) + pick(CORPUS) + s.slice(at); break
-        default: s = s.slice(0, at) + String.fromCharCode(int(128)) + s.slice(at)
+        case 0:
+          s = s.slice(0, at) + pick(SYNTAX) + s.slice(at)
+          break
+        case 1:
+          s = s.slice(0, at) + s.slice(at + 1 + int(6))
+          break
+        case 2:
+          s = s.slice(0, at) + s.slice(int(s.length), int(s.length) + int(10)) + s.slice(at)
+          break
+        case 3:
+          s = s.slice(0, at) + pick(CORPUS) + s.slice(at)
+          break
+        default:
+          s = s.slice(0, at) + String.fromCharCode(int(128)) + s.slice(at)
       }
     }
     return s
@@ -104,7 +243,15 @@ export function fuzzTemplates(count: number, seed: number): FuzzReport {
 
   const nested = (): string => {
     const n = int(400)
-    const [open, close] = pick([['(', ')'], ['[', ']'], ['{"k": ', '}'], ['not ', ''], ['-', ''], ['', ' | abs'], ['', ' + 1']])
+    const [open, close] = pick([
+      ['(', ')'],
+      ['[', ']'],
+      ['{"k": ', '}'],
+      ['not ', ''],
+      ['-', ''],
+      ['', ' | abs'],
+      ['', ' + 1'],
+    ])
     const inner = open.repeat(n) + pick(['1', 'state.n', 'x']) + close.repeat(rand() < 0.8 ? n : int(n + 1))
     return rand() < 0.5 ? `{{ ${inner} }}` : `{% if ${inner} %}{% endif %}`
   }

@@ -8,17 +8,22 @@ import { compileCondition } from '../../src/template/index.ts'
 import { render, throwsCode } from './helpers.ts'
 import { run } from '../engine/harness.ts'
 
-const scope = { state: { d: { a: 1, b: 2 }, s: '  Hello World  ', csv: 'a,b,,c', people: [{ name: 'Ann' }, { name: 'Bo' }], words: ['x', 'y'] } }
+const scope = {
+  state: { d: { a: 1, b: 2 }, s: '  Hello World  ', csv: 'a,b,,c', people: [{ name: 'Ann' }, { name: 'Bo' }], words: ['x', 'y'] },
+}
 const r = (src: string): unknown => render(src, scope)
 
 test('10-10 dict methods: items, keys, values, get (with a default)', () => {
-  assert.equal(r('{{ state.d.items() }}'), [['a', 1], ['b', 2]])
+  assert.equal(r('{{ state.d.items() }}'), [
+    ['a', 1],
+    ['b', 2],
+  ])
   assert.equal(r('{{ state.d.keys() }}'), ['a', 'b'])
   assert.equal(r('{{ state.d.values() }}'), [1, 2])
   assert.is(r("{{ state.d.get('a') }}"), 1)
   assert.is(r("{{ state.d.get('zzz', 7) }}"), 7)
   assert.is(r("{{ state.d.get('zzz') }}"), null)
-  assert.is(r("{% for k, v in state.d.items() %}{{ k }}={{ v }};{% endfor %}"), 'a=1;b=2;')
+  assert.is(r('{% for k, v in state.d.items() %}{{ k }}={{ v }};{% endfor %}'), 'a=1;b=2;')
 })
 
 test('10-10 string methods: strip, lower, upper, replace, split, startswith, endswith', () => {
@@ -49,13 +54,19 @@ test('10-10 now(), .isoformat() and .strftime()', () => {
   assert.match(r("{{ now().strftime('%Y-%m-%d %H:%M:%S') }}") as string, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/)
 })
 
-test("10-10 get() in a condition, as TEA agents write it: a missing key is the default, and false", () => {
+test('10-10 get() in a condition, as TEA agents write it: a missing key is the default, and false', () => {
   assert.is(compileCondition("state.get('negotiation_complete', False) == True")({ state: {} }), false)
   assert.is(compileCondition("state.get('route_to_turn')")({ state: { route_to_turn: 1 } }), true)
 })
 
 test('10-10 anything else is still not callable: other methods, functions, calls on values', () => {
-  for (const src of ['{{ state.s.format(1) }}', '{{ range(3) }}', '{{ state.d.__class__() }}', '{{ (state.s)() }}', '{{ state.s | now }}']) {
+  for (const src of [
+    '{{ state.s.format(1) }}',
+    '{{ range(3) }}',
+    '{{ state.d.__class__() }}',
+    '{{ (state.s)() }}',
+    '{{ state.s | now }}',
+  ]) {
     throwsCode(() => r(src), 'TEMPLATE_SYNTAX')
   }
 })

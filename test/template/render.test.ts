@@ -75,7 +75,7 @@ test('attribute and index access, negative indexes, numeric dot-index, length, s
   assert.equal(render('{{ state.xs[::-1] }}'), [3, 2, 1])
   assert.equal(render('{{ state.xs[::2] }}'), [1, 3])
   assert.is(render('{{ state.name[:2] }}'), 'An')
-  assert.is(render("{{ state.d[state.words[0]] }}"), 1)
+  assert.is(render('{{ state.d[state.words[0]] }}'), 1)
 })
 
 test('arithmetic follows Python: true division, floor division and modulo toward -infinity, power, unary minus', () => {
@@ -143,7 +143,8 @@ test('if / elif / else picks the first true branch', () => {
 })
 
 test('for loops expose loop.index, index0, first, last, length, revindex', () => {
-  const src = '{% for w in state.words %}{{ loop.index }}{{ loop.index0 }}{{ loop.first }}{{ loop.last }}{{ loop.length }}{{ loop.revindex }}{{ w }};{% endfor %}'
+  const src =
+    '{% for w in state.words %}{{ loop.index }}{{ loop.index0 }}{{ loop.first }}{{ loop.last }}{{ loop.length }}{{ loop.revindex }}{{ w }};{% endfor %}'
   assert.is(render(src), '10truefalse33a;21falsefalse32b;32falsetrue31c;')
 })
 
@@ -170,7 +171,10 @@ test('comments are dropped and raw blocks are kept verbatim', () => {
 test('whitespace control strips on the marked side, newlines included', () => {
   assert.is(render('a  \n {{- state.n -}} \n b'), 'a5b')
   assert.is(render('a  {{ state.n -}}  b'), 'a  5b')
-  assert.is(render('<ul>\n  {%- for x in state.xs %}\n  <li>{{ x }}</li>\n  {%- endfor %}\n</ul>'), '<ul>\n  <li>1</li>\n  <li>2</li>\n  <li>3</li>\n</ul>')
+  assert.is(
+    render('<ul>\n  {%- for x in state.xs %}\n  <li>{{ x }}</li>\n  {%- endfor %}\n</ul>'),
+    '<ul>\n  <li>1</li>\n  <li>2</li>\n  <li>3</li>\n</ul>',
+  )
   assert.is(render('a {#- c -#} b'), 'ab')
   assert.is(render('x {%- raw -%} {{ y }} {%- endraw -%} z'), 'x{{ y }}z')
   assert.is(render('{{ 5 -}}  !'), '5!')

@@ -25,10 +25,20 @@ test("the classic ''.constructor.constructor('return process')() escape fails wi
 
 test('constructor, __proto__ and prototype are refused by name, by index and when computed', () => {
   for (const src of [
-    '{{ state.__proto__ }}', '{{ s.prototype }}', '{{ __proto__ }}', '{{ constructor }}', "{{ state['constructor'] }}",
-    "{{ ''['constructor'] }}", "{{ state['__proto__'] }}", "{{ state['__pro' ~ 'to__'] }}", "{{ state.d[('con' ~ 'structor')] }}",
-    "{{ s['constructor']['constructor']('return process')() }}", '{% for x in [1] %}{{ loop.constructor }}{% endfor %}',
-    "{% for x in [1] %}{{ loop['constructor'] }}{% endfor %}", "{{ [1]['constructor'] }}", "{{ [state.d] | join(attribute='constructor') }}",
+    '{{ state.__proto__ }}',
+    '{{ s.prototype }}',
+    '{{ __proto__ }}',
+    '{{ constructor }}',
+    "{{ state['constructor'] }}",
+    "{{ ''['constructor'] }}",
+    "{{ state['__proto__'] }}",
+    "{{ state['__pro' ~ 'to__'] }}",
+    "{{ state.d[('con' ~ 'structor')] }}",
+    "{{ s['constructor']['constructor']('return process')() }}",
+    '{% for x in [1] %}{{ loop.constructor }}{% endfor %}',
+    "{% for x in [1] %}{{ loop['constructor'] }}{% endfor %}",
+    "{{ [1]['constructor'] }}",
+    "{{ [state.d] | join(attribute='constructor') }}",
   ]) {
     assert.match(refused(src), /not allowed|calling functions/, src)
   }
@@ -38,7 +48,7 @@ test('functions are never reachable: inherited methods read as missing, own func
   assert.match(refused('{{ state.d.toString }}'), /'state.d.toString' is undefined/)
   assert.match(refused('{{ s.toString }}'), /is undefined/)
   assert.match(refused('{{ state.d.hasOwnProperty }}'), /is undefined/)
-  assert.match(refused("{{ [1].map }}"), /is undefined/)
+  assert.match(refused('{{ [1].map }}'), /is undefined/)
   assert.match(refused("{{ [1]['push'] }}"), /is undefined/)
   assert.match(refused('{{ toString }}'), /'toString' is undefined/)
   assert.is(render('{{ state.d.toString is defined }}'), false)
@@ -59,7 +69,14 @@ test('objects that are not plain data are opaque', () => {
 })
 
 test('calling anything but the allow-listed methods (methods.test.ts) is refused', () => {
-  for (const src of ['{{ s.format() }}', '{{ s.constructor() }}', '{{ (s)() }}', "{{ state.d['a']() }}", '{{ lipsum(2) }}', '{{ s|upper() () }}']) {
+  for (const src of [
+    '{{ s.format() }}',
+    '{{ s.constructor() }}',
+    '{{ (s)() }}',
+    "{{ state.d['a']() }}",
+    '{{ lipsum(2) }}',
+    '{{ s|upper() () }}',
+  ]) {
     assert.match(refused(src), /calling functions|expected|not allowed/, src)
   }
 })
@@ -71,7 +88,10 @@ test('dict literals cannot smuggle __proto__ into results, and nothing pollutes 
   const parsed = render('{{ \'{"__proto__": {"polluted": 1}}\' | fromjson }}') as Record<string, unknown>
   assert.ok(Object.hasOwn(parsed, '__proto__'))
   assert.is(Object.getPrototypeOf(parsed), Object.prototype)
-  const value = compileValue(JSON.parse('{"__proto__": {"polluted": "{{ s }}"}, "b": "{{ s }}"}')).render({ s: 'x' }) as Record<string, unknown>
+  const value = compileValue(JSON.parse('{"__proto__": {"polluted": "{{ s }}"}, "b": "{{ s }}"}')).render({ s: 'x' }) as Record<
+    string,
+    unknown
+  >
   assert.is(Object.getPrototypeOf(value), Object.prototype)
   assert.equal(Object.keys(value), ['__proto__', 'b'])
   assert.is(({} as Record<string, unknown>).polluted, undefined)
@@ -80,7 +100,9 @@ test('dict literals cannot smuggle __proto__ into results, and nothing pollutes 
 test('the engine source contains no eval and no Function constructor', () => {
   const dir = join(import.meta.dirname, '../../src/template')
   for (const file of readdirSync(dir)) {
-    const code = readFileSync(join(dir, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '')
+    const code = readFileSync(join(dir, file), 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/\/\/.*$/gm, '')
     assert.not.match(code, /\beval\s*\(|new\s+Function\b|\bFunction\s*\(/, file)
   }
 })

@@ -69,7 +69,10 @@ test('malformed expressions', () => {
 })
 
 test('calling anything is a syntax error that points to filters', () => {
-  assert.match(syntax('{{ state.name.title() }}').message, /calling functions or methods is not allowed in templates, except \.items\(\) .* and now\(\); use a filter/)
+  assert.match(
+    syntax('{{ state.name.title() }}').message,
+    /calling functions or methods is not allowed in templates, except \.items\(\) .* and now\(\); use a filter/,
+  )
   assert.match(syntax('{{ range(10) }}').message, /calling functions/)
 })
 

@@ -67,7 +67,15 @@ test('a condition that cannot be evaluated raises TEMPLATE_ERROR instead of coun
 
 test('10-10 a missing key makes a condition false (TEA agents test keys that may be unset); a typo in a name does not', () => {
   const scope = { state: { a: null, n: 5 } }
-  for (const expr of ['state.unset', 'state.unset > 3', "state.never == 'yes'", 'state.a.b == 1', 'state.unset.deep', '{{ state.unset > 0 }}', '{{ state.unset }} text']) {
+  for (const expr of [
+    'state.unset',
+    'state.unset > 3',
+    "state.never == 'yes'",
+    'state.a.b == 1',
+    'state.unset.deep',
+    '{{ state.unset > 0 }}',
+    '{{ state.unset }} text',
+  ]) {
     assert.is(compileCondition(expr)(scope), false, expr)
   }
   assert.is(compileCondition('not state.unset')(scope), true, 'negating a missing key: the key is unset, so true')

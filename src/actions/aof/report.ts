@@ -5,7 +5,10 @@ import { commonParams, resolveCommon, sendMessage } from './send.ts'
 const params = v.object({
   ...commonParams,
   outcome: v.pipe(v.picklist(['done', 'blocked', 'needs_review', 'partial']), v.description('How the run ended.')),
-  summaryRef: v.optional(v.pipe(v.string(), v.maxLength(256), v.description('Summary file, relative to the task folder.')), 'outputs/summary.md'),
+  summaryRef: v.optional(
+    v.pipe(v.string(), v.maxLength(256), v.description('Summary file, relative to the task folder.')),
+    'outputs/summary.md',
+  ),
   deliverables: v.optional(v.array(v.string()), []),
   tests: v.optional(v.object({ total: v.number(), passed: v.number(), failed: v.number() }), { total: 0, passed: 0, failed: 0 }),
   blockers: v.optional(v.array(v.string()), []),

@@ -34,11 +34,19 @@ export function resolveCommon(action: string, p: CommonParams, ctx: ActionContex
   const taskId = p.taskId ?? (isPlainObject(task) && typeof task.id === 'string' ? task.id : undefined) ?? str(ctx.state.taskId)
   const agent = p.agent ?? str(ctx.state.agent_id) ?? str(ctx.variables.agent_id)
   if (taskId === undefined || !isTaskId(taskId)) {
-    throw new TeaError('INVALID_PARAMS', `${action}: expected taskId to be a task id (TASK-YYYY-MM-DD-…), received ${JSON.stringify(taskId)}`, {
-      hint: 'pass taskId, or run the agent under `tea worker`, which puts the task in state.task',
-    })
+    throw new TeaError(
+      'INVALID_PARAMS',
+      `${action}: expected taskId to be a task id (TASK-YYYY-MM-DD-…), received ${JSON.stringify(taskId)}`,
+      {
+        hint: 'pass taskId, or run the agent under `tea worker`, which puts the task in state.task',
+      },
+    )
   }
-  if (!agent) throw new TeaError('INVALID_PARAMS', `${action}: expected agent (the sender), found none in params, state.agent_id or variables.agent_id`)
+  if (!agent)
+    throw new TeaError(
+      'INVALID_PARAMS',
+      `${action}: expected agent (the sender), found none in params, state.agent_id or variables.agent_id`,
+    )
   return { taskId, agent }
 }
 
@@ -63,7 +71,11 @@ export async function sendMessage(
     payload,
   }
   const outcome = await routeMessage(aofContext(dataDir), envelope)
-  ctx.emit({ type: 'log', node: ctx.node, message: `${action} ${r.taskId}: ${outcome.outcome}${outcome.reason ? ` (${outcome.reason})` : ''}` })
+  ctx.emit({
+    type: 'log',
+    node: ctx.node,
+    message: `${action} ${r.taskId}: ${outcome.outcome}${outcome.reason ? ` (${outcome.reason})` : ''}`,
+  })
   return { aof: outcome }
 }
 

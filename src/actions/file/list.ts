@@ -9,9 +9,7 @@ import { globToRegExp } from './glob.ts'
 
 const params = v.object({
   path: v.optional(v.pipe(v.string(), v.description('Directory relative to the workspace.')), '.'),
-  pattern: v.optional(
-    v.pipe(v.string(), v.description('Only names matching this glob (`*`, `?`, `[a-z]`), e.g. `*.md`.')),
-  ),
+  pattern: v.optional(v.pipe(v.string(), v.description('Only names matching this glob (`*`, `?`, `[a-z]`), e.g. `*.md`.'))),
 })
 
 export interface FileEntry {

@@ -8,10 +8,7 @@ import { fileError } from './file-error.ts'
 
 const params = v.object({
   path: v.pipe(v.string(), v.description('File path relative to the workspace.')),
-  content: v.pipe(
-    v.unknown(),
-    v.description('What to write: a string as is, any other value as pretty-printed JSON.'),
-  ),
+  content: v.pipe(v.unknown(), v.description('What to write: a string as is, any other value as pretty-printed JSON.')),
   encoding: v.optional(
     v.pipe(v.picklist(['utf8', 'base64']), v.description('How a string content is encoded: text, or base64 for binary.')),
     'utf8',
@@ -22,8 +19,7 @@ const params = v.object({
 
 export const fileWrite = defineAction({
   name: 'file.write',
-  description:
-    'Writes (atomically) or appends content to a file inside the agent workspace and returns {path, bytes}.',
+  description: 'Writes (atomically) or appends content to a file inside the agent workspace and returns {path, bytes}.',
   params,
   async run(p, ctx) {
     const workspace = ctx.settings.workspace

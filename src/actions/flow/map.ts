@@ -19,10 +19,19 @@ const params = v.pipe(
     items: v.pipe(v.array(v.unknown()), v.description('The list to map over (usually a template: "{{ state.files }}").')),
     item_var: v.optional(v.pipe(v.string(), v.description('The name each item has in templates and code (default item).')), 'item'),
     index_var: v.optional(v.pipe(v.string(), v.description("The name of the item's position (default index).")), 'index'),
-    max_concurrency: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Items run at the same time (default 4).')), 4),
-    fail_fast: v.optional(v.pipe(v.boolean(), v.description("Stop at the first failed item (default); false keeps going and records each item's error.")), true),
+    max_concurrency: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Items run at the same time (default 4).')),
+      4,
+    ),
+    fail_fast: v.optional(
+      v.pipe(v.boolean(), v.description("Stop at the first failed item (default); false keeps going and records each item's error.")),
+      true,
+    ),
     action: v.optional(
-      v.pipe(v.object({ uses: v.string(), with: v.optional(v.record(v.string(), v.unknown())) }), v.description('The action each item runs.')),
+      v.pipe(
+        v.object({ uses: v.string(), with: v.optional(v.record(v.string(), v.unknown())) }),
+        v.description('The action each item runs.'),
+      ),
     ),
     steps: v.optional(v.pipe(v.array(stepSchema), v.description('Or: steps each item runs in order on a copy of the state.'))),
   }),
@@ -33,7 +42,8 @@ type Params = v.InferOutput<typeof params>
 
 export const flowMap = defineAction({
   name: 'flow.map',
-  description: 'Runs an action, or steps, for each item of a list, several at a time; returns the results in item order. Each finished item is checkpointed.',
+  description:
+    'Runs an action, or steps, for each item of a list, several at a time; returns the results in item order. Each finished item is checkpointed.',
   params,
   raw: ['action', 'steps'],
   run: (p, ctx) => map(p, ctx),

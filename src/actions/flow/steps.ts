@@ -23,7 +23,13 @@ export const stepSchema = v.object({
 export type Step = v.InferOutput<typeof stepSchema>
 
 /** Runs `steps` in order from `state`, with `extra` names in every template's scope; returns what they set. */
-export async function runSteps(steps: readonly Step[], ctx: ActionContext, state: State, extra: Record<string, unknown>, field: string): Promise<State> {
+export async function runSteps(
+  steps: readonly Step[],
+  ctx: ActionContext,
+  state: State,
+  extra: Record<string, unknown>,
+  field: string,
+): Promise<State> {
   let current: State = { ...state, ...extra }
   const update: State = {}
   for (const [i, step] of steps.entries()) {
@@ -47,7 +53,14 @@ export async function runSteps(steps: readonly Step[], ctx: ActionContext, state
   return update
 }
 
-function shaped(result: State, output: Step['output'], ctx: ActionContext, state: State, extra: Record<string, unknown>, where: string): State {
+function shaped(
+  result: State,
+  output: Step['output'],
+  ctx: ActionContext,
+  state: State,
+  extra: Record<string, unknown>,
+  where: string,
+): State {
   if (output === undefined) return result
   if (typeof output === 'string') return { [output]: result }
   const mapped = ctx.render(output, { ...extra, state, result }, `${where}.output`)

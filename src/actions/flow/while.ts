@@ -16,7 +16,10 @@ export const flowWhile = defineAction({
   name: 'flow.while',
   description: 'Runs steps again and again while a condition holds (at most max_iterations); returns what they set and why the loop ended.',
   params: v.object({
-    condition: v.pipe(v.union([v.string(), v.boolean()]), v.description('Checked before each iteration, over the state (a missing key is false).')),
+    condition: v.pipe(
+      v.union([v.string(), v.boolean()]),
+      v.description('Checked before each iteration, over the state (a missing key is false).'),
+    ),
     max_iterations: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000), v.description('The most iterations (1–1000).')),
     body: v.pipe(v.array(stepSchema), v.minLength(1), v.description('The steps of one iteration.')),
   }),

@@ -12,8 +12,7 @@ const params = v.object({
 
 export const httpPost = defineAction({
   name: 'http.post',
-  description:
-    'Posts a text or JSON body to an http(s) URL and returns {status, headers, body, json?}, with a timeout and a size cap.',
+  description: 'Posts a text or JSON body to an http(s) URL and returns {status, headers, body, json?}, with a timeout and a size cap.',
   params,
   run(p, ctx) {
     if (p.body !== undefined && p.json !== undefined) {

@@ -4,8 +4,7 @@ import { isPlainObject } from '../../core/util.ts'
 import { defineAction } from '../types.ts'
 import { copyPath, deletePath, splitPath } from './dot-path.ts'
 
-const paths = (what: string) =>
-  v.optional(v.pipe(v.array(v.string()), v.description(`Dot-paths (e.g. user.name, items.0.id) to ${what}.`)))
+const paths = (what: string) => v.optional(v.pipe(v.array(v.string()), v.description(`Dot-paths (e.g. user.name, items.0.id) to ${what}.`)))
 
 const params = v.object({
   data: v.pipe(v.unknown(), v.description('The value to reshape (an object, or a list of objects for pick/omit).')),

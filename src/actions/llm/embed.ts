@@ -29,6 +29,11 @@ export const llmEmbed = defineAction({
       ...(p.timeout !== undefined && { timeout: p.timeout }),
     })
     const first = result.embeddings[0] ?? []
-    return { embedding: first, model: result.model, dimensions: first.length, ...(Array.isArray(p.text) && { embeddings: result.embeddings }) }
+    return {
+      embedding: first,
+      model: result.model,
+      dimensions: first.length,
+      ...(Array.isArray(p.text) && { embeddings: result.embeddings }),
+    }
   },
 })

@@ -4,8 +4,7 @@ import { runLlm } from './run-llm.ts'
 
 export const llmStream = defineAction({
   name: 'llm.stream',
-  description:
-    'Like llm.call, but streams the reply: each token reaches the event stream (`llm_token`) as the model produces it.',
+  description: 'Like llm.call, but streams the reply: each token reaches the event stream (`llm_token`) as the model produces it.',
   params: llmParams,
   run: (params, ctx) => runLlm(params, ctx, (token) => ctx.emit({ type: 'llm_token', node: ctx.node, token })),
 })

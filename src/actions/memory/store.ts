@@ -10,9 +10,7 @@ const params = v.object({
     v.description('Any JSON value to store.'),
   ),
   namespace: namespaceParam,
-  ttl: v.optional(
-    v.pipe(v.number(), v.gtValue(0, 'ttl must be more than 0 seconds'), v.description('Seconds until the entry expires.')),
-  ),
+  ttl: v.optional(v.pipe(v.number(), v.gtValue(0, 'ttl must be more than 0 seconds'), v.description('Seconds until the entry expires.'))),
 })
 
 export const memoryStore = defineAction({

@@ -23,10 +23,18 @@ import { defineAction, type ActionContext } from '../types.ts'
 
 const params = v.object({
   validate: v.pipe(v.string(), v.minLength(1), v.description('The validation action: any action returning {valid, errors}.')),
-  validate_args: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.description("The validator's parameters, rendered before every attempt.")), {}),
+  validate_args: v.optional(
+    v.pipe(v.record(v.string(), v.unknown()), v.description("The validator's parameters, rendered before every attempt.")),
+    {},
+  ),
   correct: v.pipe(v.string(), v.minLength(1), v.description('The node of this agent that fixes what the validator found.')),
   max_retries: v.optional(
-    v.pipe(v.number('must be a whole number ≥ 0'), v.integer('must be a whole number ≥ 0'), v.minValue(0, 'must be a whole number ≥ 0'), v.description('Corrections at most (default 1).')),
+    v.pipe(
+      v.number('must be a whole number ≥ 0'),
+      v.integer('must be a whole number ≥ 0'),
+      v.minValue(0, 'must be a whole number ≥ 0'),
+      v.description('Corrections at most (default 1).'),
+    ),
     1,
   ),
   retry_delay: v.optional(v.pipe(v.number(), v.minValue(0), v.description('Seconds to wait after each correction (default 0).')), 0),
@@ -51,7 +59,8 @@ interface Progress {
 
 export const retryLoop = defineAction({
   name: 'retry.loop',
-  description: 'Validates, and on failure runs a correction node and validates again, up to max_retries times; sets _retry_count, _retry_errors, _retry_result, _retry_exhausted.',
+  description:
+    'Validates, and on failure runs a correction node and validates again, up to max_retries times; sets _retry_count, _retry_errors, _retry_result, _retry_exhausted.',
   params,
   raw: ['validate_args'],
   refers: { action: ['validate'], node: ['correct'] },
@@ -74,10 +83,24 @@ async function loop(p: Params, ctx: ActionContext): Promise<State> {
       const result = await validate(p, ctx, state())
       progress.errors = result.errors
       if (result.valid) {
-        return done({ ...progress.update, _retry_count: progress.retries, _retry_errors: [], _retry_result: result.raw, _retry_exhausted: false, ...result.raw })
+        return done({
+          ...progress.update,
+          _retry_count: progress.retries,
+          _retry_errors: [],
+          _retry_result: result.raw,
+          _retry_exhausted: false,
+          ...result.raw,
+        })
       }
       if (progress.retries >= p.max_retries) {
-        return done({ ...progress.update, _retry_count: progress.retries, _retry_errors: result.errors, _retry_result: result.raw, _retry_exhausted: true, ...result.raw })
+        return done({
+          ...progress.update,
+          _retry_count: progress.retries,
+          _retry_errors: result.errors,
+          _retry_result: result.raw,
+          _retry_exhausted: true,
+          ...result.raw,
+        })
       }
       failed = progress.failed = result.raw
       await save()
@@ -90,7 +113,11 @@ async function loop(p: Params, ctx: ActionContext): Promise<State> {
         ...progress.update,
         _retry_count: progress.retries,
         _retry_errors: [...progress.errors, { type: 'correction_error', message }],
-        _retry_result: { ...failed, valid: false, correction_error: { node: p.correct, ...(isTeaError(e) && { code: e.code }), message: errorMessage(e) } },
+        _retry_result: {
+          ...failed,
+          valid: false,
+          correction_error: { node: p.correct, ...(isTeaError(e) && { code: e.code }), message: errorMessage(e) },
+        },
         _retry_exhausted: false,
         valid: false,
       })
@@ -103,7 +130,11 @@ async function loop(p: Params, ctx: ActionContext): Promise<State> {
 }
 
 /** Runs the validator over `state` (its args rendered now) and reads its verdict, whatever it returned. */
-async function validate(p: Params, ctx: ActionContext, state: State): Promise<{ valid: boolean; errors: RetryError[]; raw: Record<string, unknown> }> {
+async function validate(
+  p: Params,
+  ctx: ActionContext,
+  state: State,
+): Promise<{ valid: boolean; errors: RetryError[]; raw: Record<string, unknown> }> {
   let raw: Record<string, unknown>
   try {
     const args = ctx.render(p.validate_args, { state }, 'validate_args')
@@ -126,7 +157,11 @@ function errorList(errors: unknown): RetryError[] {
   return list.map((e) => {
     if (typeof e === 'object' && e !== null && !Array.isArray(e)) {
       const o = e as Record<string, unknown>
-      return { type: typeof o.type === 'string' ? o.type : 'validation_error', message: typeof o.message === 'string' ? o.message : JSON.stringify(o), ...(typeof o.path === 'string' && { path: o.path }) }
+      return {
+        type: typeof o.type === 'string' ? o.type : 'validation_error',
+        message: typeof o.message === 'string' ? o.message : JSON.stringify(o),
+        ...(typeof o.path === 'string' && { path: o.path }),
+      }
     }
     return { type: 'validation_error', message: typeof e === 'string' ? e : JSON.stringify(e) }
   })

@@ -23,7 +23,13 @@ import { compileCondition } from '../../template/index.ts'
 import { defineAction, type ActionContext } from '../types.ts'
 
 const schemaShape = v.object({
-  entities: v.optional(v.object({ required_fields: v.optional(v.array(v.string()), []), optional_fields: v.optional(v.array(v.string())), type_field: v.optional(v.string()) })),
+  entities: v.optional(
+    v.object({
+      required_fields: v.optional(v.array(v.string()), []),
+      optional_fields: v.optional(v.array(v.string())),
+      type_field: v.optional(v.string()),
+    }),
+  ),
   relationships: v.optional(
     v.object({
       types: v.optional(v.array(v.string())),
@@ -64,7 +70,8 @@ export interface ExtractionError {
 
 export const validateExtraction = defineAction({
   name: 'validate.extraction',
-  description: 'Checks extracted entities and relationships: structure against extraction_schema, then semantic probes put to the model; returns {valid, errors, warnings, validated_at}.',
+  description:
+    'Checks extracted entities and relationships: structure against extraction_schema, then semantic probes put to the model; returns {valid, errors, warnings, validated_at}.',
   params,
   run: (p, ctx) => validateAll(p, ctx),
 })
@@ -75,8 +82,17 @@ async function validateAll(p: Params, ctx: ActionContext): Promise<Record<string
   const relationships = p.relationships ?? list(ctx.state.relationships)
   const schema = p.schema ?? (sections.extraction_schema ? v.parse(schemaShape, sections.extraction_schema) : undefined)
   const constraints = p.constraints ?? sections.validation_constraints
-  const probes = p.probes ?? (sections.semantic_probes ? v.parse(v.array(probeShape), (sections.semantic_probes as { probes?: unknown }).probes ?? sections.semantic_probes) : [])
-  const done = (errors: ExtractionError[], warnings: ExtractionError[] = []) => ({ valid: errors.length === 0, errors, warnings, validated_at: new Date().toISOString() })
+  const probes =
+    p.probes ??
+    (sections.semantic_probes
+      ? v.parse(v.array(probeShape), (sections.semantic_probes as { probes?: unknown }).probes ?? sections.semantic_probes)
+      : [])
+  const done = (errors: ExtractionError[], warnings: ExtractionError[] = []) => ({
+    valid: errors.length === 0,
+    errors,
+    warnings,
+    validated_at: new Date().toISOString(),
+  })
 
   const structural = schema ? structure(schema, entities, relationships) : []
   if (structural.length) return done(structural)
@@ -105,20 +121,44 @@ export function structure(schema: v.InferOutput<typeof schemaShape>, entities: I
   const missing = (o: Item, f: string): boolean => o[f] === undefined || o[f] === null
   entities.forEach((e, i) => {
     for (const f of schema.entities?.required_fields ?? []) {
-      if (missing(e, f)) errors.push({ type: 'missing_required_field', path: `entities[${i}].${f}`, expected: f, message: `Entity missing required field '${f}'` })
+      if (missing(e, f))
+        errors.push({
+          type: 'missing_required_field',
+          path: `entities[${i}].${f}`,
+          expected: f,
+          message: `Entity missing required field '${f}'`,
+        })
     }
   })
   const rel = schema.relationships
   relationships.forEach((r, i) => {
     for (const f of rel?.required_fields ?? []) {
-      if (missing(r, f)) errors.push({ type: 'missing_required_field', path: `relationships[${i}].${f}`, expected: f, message: `Relationship missing required field '${f}'` })
+      if (missing(r, f))
+        errors.push({
+          type: 'missing_required_field',
+          path: `relationships[${i}].${f}`,
+          expected: f,
+          message: `Relationship missing required field '${f}'`,
+        })
     }
     const type = r.type
     if (rel?.types?.length && !rel.types.includes(String(type))) {
-      errors.push({ type: 'invalid_relationship_type', path: `relationships[${i}].type`, expected: rel.types, actual: type ?? null, message: `Invalid relationship type '${String(type)}', expected one of ${rel.types.join(', ')}` })
+      errors.push({
+        type: 'invalid_relationship_type',
+        path: `relationships[${i}].type`,
+        expected: rel.types,
+        actual: type ?? null,
+        message: `Invalid relationship type '${String(type)}', expected one of ${rel.types.join(', ')}`,
+      })
     }
     for (const f of typeof type === 'string' ? (rel?.type_requirements?.[type] ?? []) : []) {
-      if (missing(r, f)) errors.push({ type: 'missing_type_specific_field', path: `relationships[${i}].${f}`, expected: f, message: `Relationship type '${type}' requires field '${f}'` })
+      if (missing(r, f))
+        errors.push({
+          type: 'missing_type_specific_field',
+          path: `relationships[${i}].${f}`,
+          expected: f,
+          message: `Relationship type '${type}' requires field '${f}'`,
+        })
     }
   })
   return errors
@@ -135,7 +175,13 @@ function matches(where: string, item: Item, ctx: ActionContext): boolean {
   }
 }
 
-async function ask(probe: v.InferOutput<typeof probeShape>, item: Item, index: number, text: string, ctx: ActionContext): Promise<ExtractionError | undefined> {
+async function ask(
+  probe: v.InferOutput<typeof probeShape>,
+  item: Item,
+  index: number,
+  text: string,
+  ctx: ActionContext,
+): Promise<ExtractionError | undefined> {
   const path = `${probe.for_each === 'entity' ? 'entities' : 'relationships'}[${index}]`
   const question = String(ctx.render(probe.probe, { ...item, item, text }, 'probes.probe'))
   const reply = await ctx.llm.call({
@@ -163,17 +209,27 @@ export function answersYes(reply: string): boolean {
  */
 export function extractionPrompt(schema: v.InferOutput<typeof schemaShape>, constraints?: string, confidence = false): string {
   const lines = ['You are extracting entities and relationships from text.', '', 'ONTOLOGY:']
-  const fields = (required: string[] = [], optional: string[] = []) => [...required.map((f) => `${f} (required)`), ...optional.map((f) => `${f} (optional)`)]
+  const fields = (required: string[] = [], optional: string[] = []) => [
+    ...required.map((f) => `${f} (required)`),
+    ...optional.map((f) => `${f} (optional)`),
+  ]
   const entityFields = fields(schema.entities?.required_fields, schema.entities?.optional_fields)
   if (entityFields.length) lines.push(`- Entities must have: ${entityFields.join(', ')}`)
   const rel = schema.relationships
   if (rel?.types?.length) lines.push(`- Valid relationship types: ${rel.types.join(', ')}`)
   const relFields = fields(rel?.required_fields)
   if (relFields.length) lines.push(`- Relationships must have: ${relFields.join(', ')}`)
-  for (const [type, needed] of Object.entries(rel?.type_requirements ?? {})) lines.push(`- ${type} relationships require: ${needed.join(', ')}`)
-  const described = (constraints ?? '').split('\n').map((l) => l.trim()).filter((l) => l.startsWith('%')).map((l) => l.replace(/^%+\s*/, '')).filter(Boolean)
+  for (const [type, needed] of Object.entries(rel?.type_requirements ?? {}))
+    lines.push(`- ${type} relationships require: ${needed.join(', ')}`)
+  const described = (constraints ?? '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('%'))
+    .map((l) => l.replace(/^%+\s*/, ''))
+    .filter(Boolean)
   if (described.length) lines.push('', 'CONSTRAINTS TO SATISFY:', ...described.map((d) => `- ${d}`))
-  if (confidence || schema.confidence_tracking) lines.push('', "Include confidence scores (0.0-1.0) for each extraction: a 'confidence' field on each entity and relationship.")
+  if (confidence || schema.confidence_tracking)
+    lines.push('', "Include confidence scores (0.0-1.0) for each extraction: a 'confidence' field on each entity and relationship.")
   lines.push('', 'Extract according to this schema.')
   return lines.join('\n')
 }
@@ -184,7 +240,12 @@ export const generatePrompt = defineAction({
   description: 'Builds an extraction prompt from extraction_schema (and the % comments of Prolog rules); returns {extraction_prompt}.',
   params: v.object({
     schema: v.optional(v.pipe(schemaShape, v.description("Default the agent file's extraction_schema."))),
-    constraints: v.optional(v.pipe(v.union([v.string(), v.object({ rules: v.optional(v.string()) })]), v.description('Prolog rules whose % comments describe constraints.'))),
+    constraints: v.optional(
+      v.pipe(
+        v.union([v.string(), v.object({ rules: v.optional(v.string()) })]),
+        v.description('Prolog rules whose % comments describe constraints.'),
+      ),
+    ),
     confidence_tracking: v.optional(v.boolean(), false),
   }),
   run(p, ctx) {

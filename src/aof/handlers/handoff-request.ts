@@ -20,7 +20,12 @@ import { updateTaskLocked } from '../task-transition.ts'
 
 export const MAX_DELEGATION_DEPTH = 1
 
-export function rejectDelegation(ctx: AofContext, env: HandoffRequestEnvelope, reason: string, extra: Record<string, unknown> = {}): RouteOutcome {
+export function rejectDelegation(
+  ctx: AofContext,
+  env: HandoffRequestEnvelope,
+  reason: string,
+  extra: Record<string, unknown> = {},
+): RouteOutcome {
   appendEvent(ctx, {
     type: 'delegation.rejected',
     actor: env.fromAgent,

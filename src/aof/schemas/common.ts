@@ -20,10 +20,16 @@ export const Datetime = v.pipe(
 
 export const TaskIdSchema = v.pipe(
   v.string('expected a task id string'),
-  v.regex(TASK_ID_PATTERN, (i) => `expected a task id matching TASK-YYYY-MM-DD-NNN or TASK-YYYY-MM-DD-XXXXXXXX, received ${JSON.stringify(i.input)}`),
+  v.regex(
+    TASK_ID_PATTERN,
+    (i) => `expected a task id matching TASK-YYYY-MM-DD-NNN or TASK-YYYY-MM-DD-XXXXXXXX, received ${JSON.stringify(i.input)}`,
+  ),
 )
 
-export const StatusSchema = v.picklist(TASK_STATUSES, (i) => `expected one of ${TASK_STATUSES.join(', ')}, received ${JSON.stringify(i.input)}`)
+export const StatusSchema = v.picklist(
+  TASK_STATUSES,
+  (i) => `expected one of ${TASK_STATUSES.join(', ')}, received ${JSON.stringify(i.input)}`,
+)
 
 export const NonEmpty = v.pipe(v.string(), v.minLength(1, 'expected a non-empty string'))
 

@@ -11,13 +11,7 @@ import { CompletionReportPayload, HandoffAckPayload, HandoffRequestPayload, Stat
 /** A raw message larger than this is refused before parsing (`payload_too_large`). */
 export const MAX_ENVELOPE_BYTES = 10 * 1024 * 1024
 
-export const MESSAGE_TYPES = [
-  'completion.report',
-  'status.update',
-  'handoff.request',
-  'handoff.accepted',
-  'handoff.rejected',
-] as const
+export const MESSAGE_TYPES = ['completion.report', 'status.update', 'handoff.request', 'handoff.accepted', 'handoff.rejected'] as const
 
 export type MessageType = (typeof MESSAGE_TYPES)[number]
 

@@ -8,11 +8,7 @@ import { Datetime, NonEmpty, StatusSchema, TaskIdSchema, text, textList } from '
 export const OUTCOMES = ['done', 'blocked', 'needs_review', 'partial'] as const
 export type Outcome = (typeof OUTCOMES)[number]
 
-const Count = v.pipe(
-  v.number('expected a number'),
-  v.integer('expected an integer'),
-  v.minValue(0, 'counts must be non-negative'),
-)
+const Count = v.pipe(v.number('expected a number'), v.integer('expected an integer'), v.minValue(0, 'counts must be non-negative'))
 
 export const TestReport = v.pipe(
   v.object({ total: Count, passed: Count, failed: Count }),

@@ -17,10 +17,11 @@ export const RunArtifactSchema = v.looseObject({
   runId: v.optional(NonEmpty),
   startedAt: Datetime,
   status: v.optional(v.picklist(RUN_STATUSES), 'running'),
-  artifactPaths: v.optional(
-    v.looseObject({ inputs: v.string(), work: v.string(), output: v.string() }),
-    () => ({ inputs: 'inputs/', work: 'work/', output: 'outputs/' }),
-  ),
+  artifactPaths: v.optional(v.looseObject({ inputs: v.string(), work: v.string(), output: v.string() }), () => ({
+    inputs: 'inputs/',
+    work: 'work/',
+    output: 'outputs/',
+  })),
   metadata: v.optional(v.record(v.string(), v.unknown()), () => ({})),
 })
 

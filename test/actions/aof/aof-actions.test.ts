@@ -18,7 +18,9 @@ function action(name: string): Action {
 /** Only the members the aof.* actions use; anything else would be a bug in the action. */
 function ctxFor(dataDir: string, state: Record<string, unknown> = {}): ActionContext & { events: RunEvent[] } {
   const events: RunEvent[] = []
-  return { node: 'n', state, variables: {}, dataDir, emit: (e: RunEvent) => void events.push(e), events } as unknown as ActionContext & { events: RunEvent[] }
+  return { node: 'n', state, variables: {}, dataDir, emit: (e: RunEvent) => void events.push(e), events } as unknown as ActionContext & {
+    events: RunEvent[]
+  }
 }
 
 async function call(name: string, params: unknown, ctx: ActionContext) {
@@ -27,7 +29,10 @@ async function call(name: string, params: unknown, ctx: ActionContext) {
 }
 
 test('aofActions exports aof.report, aof.status and aof.handoff', () => {
-  assert.equal(aofActions.map((a) => a.name), ['aof.report', 'aof.status', 'aof.handoff'])
+  assert.equal(
+    aofActions.map((a) => a.name),
+    ['aof.report', 'aof.status', 'aof.handoff'],
+  )
 })
 
 test('aof.status appends to the Work Log, taking task and agent from worker state', async () => {
@@ -73,7 +78,11 @@ test('aof.handoff delegates a child task and writes its handoff inputs', async (
   try {
     await makeTask(f.ctx, { id: T1 })
     await makeTask(f.ctx, { id: T2, status: 'ready' })
-    const r = await call('aof.handoff', { taskId: T1, agent: 'swe-backend', childTaskId: T2, to: 'swe-qa', acceptanceCriteria: ['green'] }, ctxFor(f.dir))
+    const r = await call(
+      'aof.handoff',
+      { taskId: T1, agent: 'swe-backend', childTaskId: T2, to: 'swe-qa', acceptanceCriteria: ['green'] },
+      ctxFor(f.dir),
+    )
     assert.is(r.aof.outcome, 'accepted')
     assert.ok(existsSync(join(f.dir, 'tasks', 'ready', T2, 'inputs', 'handoff.json')))
   } finally {

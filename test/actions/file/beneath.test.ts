@@ -30,17 +30,20 @@ beneath.before.each((c) => {
 
 beneath.after.each((c) => rmSync(c.base, { recursive: true, force: true }))
 
-beneath('a name is looked up in the folder the walk holds, even after that folder was renamed and replaced by a symlink', async ({ ws, outside }) => {
-  await locateInWorkspace('file.write', ws, 'd/x.txt', {}, async ({ dir, name }) => {
-    renameSync(path.join(ws, 'd'), path.join(ws, 'moved'))
-    symlinkSync(outside, path.join(ws, 'd'))
-    const fd = openSync(inFolder(dir, name!), 'wx')
-    writeSync(fd, 'held')
-    closeSync(fd)
-  })
-  assert.is(readFileSync(path.join(ws, 'moved', 'x.txt'), 'utf8'), 'held')
-  assert.equal(readdirSync(outside), [])
-})
+beneath(
+  'a name is looked up in the folder the walk holds, even after that folder was renamed and replaced by a symlink',
+  async ({ ws, outside }) => {
+    await locateInWorkspace('file.write', ws, 'd/x.txt', {}, async ({ dir, name }) => {
+      renameSync(path.join(ws, 'd'), path.join(ws, 'moved'))
+      symlinkSync(outside, path.join(ws, 'd'))
+      const fd = openSync(inFolder(dir, name!), 'wx')
+      writeSync(fd, 'held')
+      closeSync(fd)
+    })
+    assert.is(readFileSync(path.join(ws, 'moved', 'x.txt'), 'utf8'), 'held')
+    assert.equal(readdirSync(outside), [])
+  },
+)
 
 beneath('a folder moved out of the workspace while the walk holds it fails verification', async ({ ws, outside }) => {
   const moved = locateInWorkspace('file.write', ws, 'd/x.txt', {}, async ({ dir }, w) => {

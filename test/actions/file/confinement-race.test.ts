@@ -61,7 +61,9 @@ test('file.write and file.read never reach outside while a folder is swapped for
     } catch (e) {
       refused[kind]++
       if (!isTeaError(e, 'FILE_ERROR') && !isTeaError(e, 'PATH_OUTSIDE_WORKSPACE')) otherErrors ||= String(e)
-      const reason = `${(e as { code?: string }).code} ${String((e as Error).message).replace(/^.*?' /, '').replace(/[;(].*/, '')}`
+      const reason = `${(e as { code?: string }).code} ${String((e as Error).message)
+        .replace(/^.*?' /, '')
+        .replace(/[;(].*/, '')}`
       reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
       return undefined
     }

@@ -19,7 +19,6 @@ async function run(ctx: TestContext, name: string, params: unknown): Promise<Rec
   return action.run(v.parse(action.params, params), ctx) as Promise<Record<string, unknown>>
 }
 
-
 interface Ctx {
   ctx: TestContext
   outside: string
@@ -178,7 +177,10 @@ files('file.list of a missing folder is FILE_ERROR naming it', async ({ ctx }) =
 })
 
 files('every action has a one-sentence description and params convertible to a described JSON Schema', () => {
-  assert.equal(fileActions.map((a) => a.name), ['file.read', 'file.write', 'file.list'])
+  assert.equal(
+    fileActions.map((a) => a.name),
+    ['file.read', 'file.write', 'file.list'],
+  )
   for (const action of fileActions) {
     assert.match(action.description, /^[A-Z][^]*\.$/)
     const schema = toJsonSchema(action.params) as { properties: Record<string, { description?: string }> }

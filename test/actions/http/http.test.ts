@@ -95,8 +95,6 @@ async function run(ctx: TestContext, name: string, params: unknown): Promise<Rec
   return (await action.run(v.parse(action.params, params), ctx)) as Record<string, unknown>
 }
 
-
-
 http('http.get returns status, lower-case headers and body, with query parameters added to the URL', async (c) => {
   const r = await run(c.ctx, 'http.get', {
     url: `${c.base}/text?a=1`,
@@ -199,7 +197,10 @@ http('credentials in the URL are sent as Basic authorization and never repeated 
 })
 
 http('every action has a one-sentence description and params convertible to a described JSON Schema', () => {
-  assert.equal(httpActions.map((a) => a.name), ['http.get', 'http.post'])
+  assert.equal(
+    httpActions.map((a) => a.name),
+    ['http.get', 'http.post'],
+  )
   for (const action of httpActions) {
     assert.match(action.description, /^[A-Z][^]*\.$/)
     const schema = toJsonSchema(action.params) as { properties: Record<string, { description?: string }> }

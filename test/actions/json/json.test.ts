@@ -20,7 +20,6 @@ async function run(name: string, params: unknown): Promise<Record<string, unknow
   }
 }
 
-
 test('json.parse parses plain JSON', async () => {
   assert.equal(await run('json.parse', { text: ' {"a": [1, true, null]} ' }), { data: { a: [1, true, null] } })
 })
@@ -52,7 +51,13 @@ test('json.parse failure is JSON_PARSE_ERROR with the reason and the first 200 c
   assert.is(e.details?.text, text.slice(0, 200) + '…')
 })
 
-const user = { user: { name: 'Ada', tags: ['x', 'y'], secret: 's' }, items: [{ id: 1, v: 'a' }, { id: 2, v: 'b' }] }
+const user = {
+  user: { name: 'Ada', tags: ['x', 'y'], secret: 's' },
+  items: [
+    { id: 1, v: 'a' },
+    { id: 2, v: 'b' },
+  ],
+}
 
 test('json.transform mapping evaluates bare expressions and templates over data, keeping constants', async () => {
   const r = await run('json.transform', {

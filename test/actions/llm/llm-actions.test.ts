@@ -104,43 +104,80 @@ t('failures surface as coded errors with the attempts made', async ({ server, ct
   assert.is(e.details?.['attempts'], 1)
 })
 
-t('llm.stream fails with LLM_REPLY_TOO_LARGE past settings.llm.max_reply_bytes, and with.max_reply_bytes overrides it (D16)', async ({ server }) => {
-  const ctx = testContext({
-    node: 'ask',
-    llm: createLlmClient({ env: { OLLAMA_HOST: server.url }, backoffBaseMs: 1 }),
-    settings: { llm: { model: 'ollama:tiny', max_reply_bytes: 10 } },
-  })
-  try {
-    server.script({ content: 'eleven byte' }, { content: 'eleven byte' })
-    const e = await Promise.resolve(run(llmStream, { prompt: 'talk' }, ctx)).catch((err: unknown) => err)
-    assert.ok(isTeaError(e, 'LLM_REPLY_TOO_LARGE'), String(e))
-    assert.is(e.details?.['max_reply_bytes'], 10)
-    assert.equal(ctx.events.map((ev) => (ev as { token?: string }).token), ['eleven'], 'the token under the cap reached the stream')
-    const update = await run(llmStream, { prompt: 'talk', max_reply_bytes: 11 }, ctx)
-    assert.is(update['content'], 'eleven byte')
-  } finally {
-    ctx.cleanup()
-  }
-})
+t(
+  'llm.stream fails with LLM_REPLY_TOO_LARGE past settings.llm.max_reply_bytes, and with.max_reply_bytes overrides it (D16)',
+  async ({ server }) => {
+    const ctx = testContext({
+      node: 'ask',
+      llm: createLlmClient({ env: { OLLAMA_HOST: server.url }, backoffBaseMs: 1 }),
+      settings: { llm: { model: 'ollama:tiny', max_reply_bytes: 10 } },
+    })
+    try {
+      server.script({ content: 'eleven byte' }, { content: 'eleven byte' })
+      const e = await Promise.resolve(run(llmStream, { prompt: 'talk' }, ctx)).catch((err: unknown) => err)
+      assert.ok(isTeaError(e, 'LLM_REPLY_TOO_LARGE'), String(e))
+      assert.is(e.details?.['max_reply_bytes'], 10)
+      assert.equal(
+        ctx.events.map((ev) => (ev as { token?: string }).token),
+        ['eleven'],
+        'the token under the cap reached the stream',
+      )
+      const update = await run(llmStream, { prompt: 'talk', max_reply_bytes: 11 }, ctx)
+      assert.is(update['content'], 'eleven byte')
+    } finally {
+      ctx.cleanup()
+    }
+  },
+)
 
 t('params: exactly one of prompt or messages; every other issue is listed with its path', () => {
   for (const action of [llmCall, llmStream]) {
     assert.equal(paramIssues(action, { prompt: 'a' }), [])
     assert.equal(paramIssues(action, { messages: [{ role: 'user', content: 'a' }] }), [])
-    assert.equal(paramIssues(action, {}).map((i) => i.message), ['give exactly one of `prompt` or `messages`'])
+    assert.equal(
+      paramIssues(action, {}).map((i) => i.message),
+      ['give exactly one of `prompt` or `messages`'],
+    )
     assert.equal(
       paramIssues(action, { prompt: 'a', messages: [] }).map((i) => i.message),
       ['give exactly one of `prompt` or `messages`'],
     )
-    const issues = paramIssues(action, { prompt: 'a', format: 'xml', timeout: 0, max_retries: 1.5, max_reply_bytes: 0, messages: [{ role: 'robot', content: 1 }] })
+    const issues = paramIssues(action, {
+      prompt: 'a',
+      format: 'xml',
+      timeout: 0,
+      max_retries: 1.5,
+      max_reply_bytes: 0,
+      messages: [{ role: 'robot', content: 1 }],
+    })
     const paths = issues.map((i) => i.path?.join('.'))
-    for (const p of ['format', 'timeout', 'max_retries', 'max_reply_bytes', 'messages.0.role', 'messages.0.content']) assert.ok(paths.includes(p), `${p} in ${paths}`)
+    for (const p of ['format', 'timeout', 'max_retries', 'max_reply_bytes', 'messages.0.role', 'messages.0.content'])
+      assert.ok(paths.includes(p), `${p} in ${paths}`)
   }
 })
 
 t('the params convert to a JSON Schema listing every parameter', () => {
   const schema = jsonSchemaOf(llmCall.params) as { properties: Record<string, unknown> }
-  assert.equal(Object.keys(schema.properties).sort(), ['api_base', 'base_url', 'format', 'keep_alive', 'max_reply_bytes', 'max_retries', 'max_tokens', 'messages', 'model', 'options', 'prompt', 'provider', 'response_format', 'shell_provider', 'stop', 'system', 'temperature', 'timeout'])
+  assert.equal(Object.keys(schema.properties).sort(), [
+    'api_base',
+    'base_url',
+    'format',
+    'keep_alive',
+    'max_reply_bytes',
+    'max_retries',
+    'max_tokens',
+    'messages',
+    'model',
+    'options',
+    'prompt',
+    'provider',
+    'response_format',
+    'shell_provider',
+    'stop',
+    'system',
+    'temperature',
+    'timeout',
+  ])
 })
 
 t.run()

@@ -23,7 +23,10 @@ function setup(now?: () => number): { ctx: TestContext; store: Store } {
 }
 
 test('memoryActions holds memory.store, memory.get, memory.delete and memory.list with JSON Schemas', () => {
-  assert.equal(memoryActions.map((a) => a.name), ['memory.store', 'memory.get', 'memory.delete', 'memory.list'])
+  assert.equal(
+    memoryActions.map((a) => a.name),
+    ['memory.store', 'memory.get', 'memory.delete', 'memory.list'],
+  )
   for (const a of memoryActions) {
     assert.ok(a.description.length > 10)
     assert.is((toJsonSchema(a.params, { errorMode: 'ignore' }) as { type?: string }).type, 'object')
@@ -95,7 +98,10 @@ test('bad parameters are INVALID_PARAMS naming each problem: empty key, missing 
       assert.unreachable('expected INVALID_PARAMS')
     } catch (e) {
       assert.ok(isTeaError(e, 'INVALID_PARAMS'), String(e))
-      assert.equal(e.issues?.map((i) => i.path?.[0]), [mention])
+      assert.equal(
+        e.issues?.map((i) => i.path?.[0]),
+        [mention],
+      )
     }
   }
   ctx.cleanup()

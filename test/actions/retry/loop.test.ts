@@ -14,8 +14,18 @@ import { load, nodesRun, run, testActions } from '../../engine/harness.ts'
 
 const seen: Array<Record<string, unknown>> = []
 const validators = [
-  defineAction({ name: 'check.fails', description: 'always invalid', params: v.record(v.string(), v.unknown()), run: () => ({ valid: false, errors: [{ type: 'schema', message: 'Missing required field: name' }] }) }),
-  defineAction({ name: 'check.passes', description: 'always valid', params: v.record(v.string(), v.unknown()), run: () => ({ valid: true, errors: [] }) }),
+  defineAction({
+    name: 'check.fails',
+    description: 'always invalid',
+    params: v.record(v.string(), v.unknown()),
+    run: () => ({ valid: false, errors: [{ type: 'schema', message: 'Missing required field: name' }] }),
+  }),
+  defineAction({
+    name: 'check.passes',
+    description: 'always valid',
+    params: v.record(v.string(), v.unknown()),
+    run: () => ({ valid: true, errors: [] }),
+  }),
   defineAction({
     name: 'check.entities',
     description: 'valid when every entity has a name; records what it was given',
@@ -23,16 +33,34 @@ const validators = [
     run: ({ entities }) => {
       seen.push({ entities })
       const missing = entities.map((e, i) => (typeof e.name === 'string' ? undefined : i)).filter((i) => i !== undefined)
-      return { valid: missing.length === 0, errors: missing.map((i) => ({ type: 'missing_required_field', message: `entity ${i} has no name`, path: `entities[${i}].name` })) }
+      return {
+        valid: missing.length === 0,
+        errors: missing.map((i) => ({ type: 'missing_required_field', message: `entity ${i} has no name`, path: `entities[${i}].name` })),
+      }
     },
   }),
-  defineAction({ name: 'check.throws', description: 'throws', params: v.record(v.string(), v.unknown()), run: () => { throw new Error('validator broke') } }),
-  defineAction({ name: 'check.no_valid', description: 'no valid key', params: v.record(v.string(), v.unknown()), run: () => ({ errors: 'not a list' }) }),
+  defineAction({
+    name: 'check.throws',
+    description: 'throws',
+    params: v.record(v.string(), v.unknown()),
+    run: () => {
+      throw new Error('validator broke')
+    },
+  }),
+  defineAction({
+    name: 'check.no_valid',
+    description: 'no valid key',
+    params: v.record(v.string(), v.unknown()),
+    run: () => ({ errors: 'not a list' }),
+  }),
 ]
 const registry = () => buildRegistry([...testActions(), ...validators])
 const go = (yaml: string, options: Parameters<typeof run>[1] = {}) => run(load(yaml, registry()), { ...options, registry: registry() })
 
-const agent = (withBlock: string, fix = "return { entities: state.entities.map((e) => ({ name: 'Unknown', ...e })), fixes: (state.fixes || 0) + 1 }") => `name: retry
+const agent = (
+  withBlock: string,
+  fix = "return { entities: state.entities.map((e) => ({ name: 'Unknown', ...e })), fixes: (state.fixes || 0) + 1 }",
+) => `name: retry
 nodes:
   - name: check
     uses: retry.loop
@@ -85,10 +113,14 @@ test('T3.3 empty validate_args are fine', async () => {
 })
 
 test('T4.1 T4.2 T4.3 T12.1 T12.2 T12.3 T7.4 the correction node runs with _retry_errors in its state, and its output is merged', async () => {
-  const fix = "const seen = state._retry_errors.map((e) => e.type + ':' + e.message + ':' + e.path); return { entities: state.entities.map((e) => ({ name: 'Unknown', ...e })), fix_saw: seen }"
+  const fix =
+    "const seen = state._retry_errors.map((e) => e.type + ':' + e.message + ':' + e.path); return { entities: state.entities.map((e) => ({ name: 'Unknown', ...e })), fix_saw: seen }"
   const ran = await go(agent(entities(), fix), { input: { entities: [{ type: 'x' }] } })
   // run: code's values come from its own realm: compared as JSON.
-  assert.equal(JSON.parse(JSON.stringify([ran.state.fix_saw, ran.state.entities])), [['missing_required_field:entity 0 has no name:entities[0].name'], [{ name: 'Unknown', type: 'x' }]])
+  assert.equal(JSON.parse(JSON.stringify([ran.state.fix_saw, ran.state.entities])), [
+    ['missing_required_field:entity 0 has no name:entities[0].name'],
+    [{ name: 'Unknown', type: 'x' }],
+  ])
 })
 
 test('T19.1 T19.2 T19.3 a correction node can render _retry_errors in a template and iterate it', async () => {
@@ -206,9 +238,13 @@ nodes:
 
 test('checkpointed per attempt: a run stopped after a correction resumes there, counters intact, nothing redone', async () => {
   const store = createMemoryStore()
-  const fix = "if (!state.entities.length) throw new Error('never'); return { entities: state.entities.map((e) => ({ name: 'Unknown', ...e })), fixes: (state.fixes || 0) + 1 }"
+  const fix =
+    "if (!state.entities.length) throw new Error('never'); return { entities: state.entities.map((e) => ({ name: 'Unknown', ...e })), fixes: (state.fixes || 0) + 1 }"
   // The validator fails until the entities are fixed; the first run is cut off by making the success node fail.
-  const yaml = agent(entities(2), fix).replace("run: \"return { status: 'success' }\"", "run: \"if (!state.allow) throw new Error('stop here'); return { status: 'success' }\"")
+  const yaml = agent(entities(2), fix).replace(
+    'run: "return { status: \'success\' }"',
+    "run: \"if (!state.allow) throw new Error('stop here'); return { status: 'success' }\"",
+  )
   seen.length = 0
   const first = await go(yaml, { store, runId: 'r', input: { entities: [{ type: 'x' }] } })
   assert.is(first.status, 'failed')

@@ -13,20 +13,33 @@ import { load, nodesRun, run } from '../../engine/harness.ts'
 
 const SCHEMA = {
   entities: { required_fields: ['name', 'type'] },
-  relationships: { types: ['mother', 'father', 'affair'], required_fields: ['type', 'subject', 'object'], type_requirements: { affair: ['start_date', 'end_date'] } },
+  relationships: {
+    types: ['mother', 'father', 'affair'],
+    required_fields: ['type', 'subject', 'object'],
+    type_requirements: { affair: ['start_date', 'end_date'] },
+  },
 }
-const exec = (params: Record<string, unknown>, ctx = testContext()) => validateExtraction.run(params as never, ctx) as Promise<Record<string, unknown>>
+const exec = (params: Record<string, unknown>, ctx = testContext()) =>
+  validateExtraction.run(params as never, ctx) as Promise<Record<string, unknown>>
 
 test('T23.1 T23.2 the structural layer: missing fields, an invalid relationship type, type-specific fields, each with its path', async () => {
   const r = await exec({
     schema: SCHEMA,
     entities: [{ name: 'Ann', type: 'person' }, { name: 'Bo' }],
-    relationships: [{ type: 'cousin', subject: 'Ann', object: 'Bo' }, { type: 'affair', subject: 'Ann', object: 'Bo' }],
+    relationships: [
+      { type: 'cousin', subject: 'Ann', object: 'Bo' },
+      { type: 'affair', subject: 'Ann', object: 'Bo' },
+    ],
   })
   assert.is(r.valid, false)
   assert.equal(
     (r.errors as Array<{ type: string; path: string }>).map((e) => `${e.type} ${e.path}`),
-    ['missing_required_field entities[1].type', 'invalid_relationship_type relationships[0].type', 'missing_type_specific_field relationships[1].start_date', 'missing_type_specific_field relationships[1].end_date'],
+    [
+      'missing_required_field entities[1].type',
+      'invalid_relationship_type relationships[0].type',
+      'missing_type_specific_field relationships[1].start_date',
+      'missing_type_specific_field relationships[1].end_date',
+    ],
   )
   assert.match(String(r.validated_at), /^\d{4}-\d\d-\d\dT/)
   const ok = await exec({ schema: SCHEMA, entities: [{ name: 'Ann', type: 'person' }], relationships: [] })
@@ -36,14 +49,22 @@ test('T23.1 T23.2 the structural layer: missing fields, an invalid relationship 
 test("the defaults come from state and the agent file's top-level sections", async () => {
   const ctx = testContext({ state: { entities: [{ name: 'x' }] }, settings: { sections: { extraction_schema: SCHEMA } } })
   const r = await exec({}, ctx)
-  assert.equal((r.errors as Array<{ path: string }>).map((e) => e.path), ['entities[0].type'])
+  assert.equal(
+    (r.errors as Array<{ path: string }>).map((e) => e.path),
+    ['entities[0].type'],
+  )
 })
 
 test('T17.4 semantic probes ask the model of settings.llm; the answer is read by its first word; reject stops, warn goes on', async () => {
   const llm = scriptedLlm(['Yes.', 'Yes, I know.', 'No, not stated', 'Perhaps'])
   const ctx = testContext({ llm, state: { text: 'Ann is the mother of Bo.' }, settings: { llm: { model: 'ollama:small' } } })
   const probes = [
-    { for_each: 'relationship', where: "type == 'mother'", probe: 'Is {{ subject }} the mother of {{ object }} in: {{ text }}?', on_fail: 'warn' },
+    {
+      for_each: 'relationship',
+      where: "type == 'mother'",
+      probe: 'Is {{ subject }} the mother of {{ object }} in: {{ text }}?',
+      on_fail: 'warn',
+    },
     { for_each: 'relationship', where: "type == 'father'", probe: 'Is {{ subject }} the father of {{ object }}?', on_fail: 'reject' },
   ]
   const relationships = [
@@ -59,7 +80,10 @@ test('T17.4 semantic probes ask the model of settings.llm; the answer is read by
   assert.equal(r.warnings, [])
   assert.is(r.valid, false)
   const errors = r.errors as Array<{ type: string; path: string; response: string }>
-  assert.equal(errors.map((e) => [e.type, e.path, e.response]), [['semantic_probe_failed', 'relationships[2]', 'No, not stated']])
+  assert.equal(
+    errors.map((e) => [e.type, e.path, e.response]),
+    [['semantic_probe_failed', 'relationships[2]', 'No, not stated']],
+  )
 })
 
 test("'Yes, I know' is yes (TEA read it as no); empty, prose and no are no", () => {
@@ -68,7 +92,11 @@ test("'Yes, I know' is yes (TEA read it as no); empty, prose and no are no", () 
 })
 
 test('Prolog constraints are refused loudly, never skipped', async () => {
-  await rejects(exec({ schema: SCHEMA, entities: [], relationships: [], constraints: 'validation_error(x, y) :- true.' }), 'TEA_UNSUPPORTED', 'Prolog')
+  await rejects(
+    exec({ schema: SCHEMA, entities: [], relationships: [], constraints: 'validation_error(x, y) :- true.' }),
+    'TEA_UNSUPPORTED',
+    'Prolog',
+  )
 })
 
 const EXTRACT = `name: extract
@@ -113,12 +141,29 @@ nodes:
 })
 
 test('validate.generate_prompt builds the ontology prompt; guide_extraction: true puts it in variables.extraction_prompt', async () => {
-  const r = (await generatePrompt.run({ schema: SCHEMA, constraints: '% A person cannot be their own mother.\nvalidation_error(self, X) :- x.', confidence_tracking: true } as never, testContext())) as { extraction_prompt: string }
+  const r = (await generatePrompt.run(
+    {
+      schema: SCHEMA,
+      constraints: '% A person cannot be their own mother.\nvalidation_error(self, X) :- x.',
+      confidence_tracking: true,
+    } as never,
+    testContext(),
+  )) as { extraction_prompt: string }
   const p = r.extraction_prompt
-  for (const part of ['ONTOLOGY:', '- Entities must have: name (required), type (required)', '- Valid relationship types: mother, father, affair', '- affair relationships require: start_date, end_date', 'CONSTRAINTS TO SATISFY:', '- A person cannot be their own mother.', "a 'confidence' field"]) {
+  for (const part of [
+    'ONTOLOGY:',
+    '- Entities must have: name (required), type (required)',
+    '- Valid relationship types: mother, father, affair',
+    '- affair relationships require: start_date, end_date',
+    'CONSTRAINTS TO SATISFY:',
+    '- A person cannot be their own mother.',
+    "a 'confidence' field",
+  ]) {
     assert.ok(p.includes(part), part)
   }
-  const spec = load('name: g\nextraction_schema:\n  guide_extraction: true\n  entities: { required_fields: [name] }\nnodes:\n  - name: a\n    run: "return {}"\n')
+  const spec = load(
+    'name: g\nextraction_schema:\n  guide_extraction: true\n  entities: { required_fields: [name] }\nnodes:\n  - name: a\n    run: "return {}"\n',
+  )
   assert.match(String(spec.variables.extraction_prompt), '- Entities must have: name (required)')
 })
 
