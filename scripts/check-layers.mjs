@@ -61,15 +61,19 @@ export function check(root) {
     return parts.length === 1 ? '(root)' : parts[0]
   }
   const problems = []
-  for (const f of files) if (!(layerOf(f) in LAYERS)) problems.push(`${rel(f)}: folder '${layerOf(f)}' is in no layer (add it to scripts/check-layers.mjs and docs/architecture.md)`)
+  for (const f of files)
+    if (!(layerOf(f) in LAYERS))
+      problems.push(`${rel(f)}: folder '${layerOf(f)}' is in no layer (add it to scripts/check-layers.mjs and docs/architecture.md)`)
   for (const e of edges) {
     const from = layerOf(e.from)
     const to = layerOf(e.to)
     if (from === to || !(from in LAYERS)) continue
     if (!LAYERS[from].includes(to)) problems.push(`${rel(e.from)} imports ${rel(e.to)}: ${from} may not import ${to}`)
-    if (FEATURES.has(to) && !FEATURES.has(from) && !FEATURE_IMPORTERS.has(rel(e.from))) problems.push(`${rel(e.from)} imports the optional feature ${to}: only src/features.ts may`)
+    if (FEATURES.has(to) && !FEATURES.has(from) && !FEATURE_IMPORTERS.has(rel(e.from)))
+      problems.push(`${rel(e.from)} imports the optional feature ${to}: only src/features.ts may`)
   }
-  for (const cycle of cycles(edges.map((e) => [layerOf(e.from), layerOf(e.to)]).filter(([a, b]) => a !== b))) problems.push(`folder cycle: ${cycle.join(' → ')}`)
+  for (const cycle of cycles(edges.map((e) => [layerOf(e.from), layerOf(e.to)]).filter(([a, b]) => a !== b)))
+    problems.push(`folder cycle: ${cycle.join(' → ')}`)
   for (const cycle of cycles(edges.map((e) => [rel(e.from), rel(e.to)]))) problems.push(`file cycle: ${cycle.join(' → ')}`)
   return { problems, files: files.length, imports: edges.length }
 }
@@ -139,7 +143,9 @@ function pathWithin(members, out) {
 function walk(dir) {
   return readdirSync(dir, { withFileTypes: true })
     .sort((a, b) => a.name.localeCompare(b.name))
-    .flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : /\.(ts|mjs)$/.test(e.name) && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : []))
+    .flatMap((e) =>
+      e.isDirectory() ? walk(join(dir, e.name)) : /\.(ts|mjs)$/.test(e.name) && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : [],
+    )
 }
 
 function stripComments(text) {
@@ -150,6 +156,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const root = join(dirname(fileURLToPath(import.meta.url)), '..')
   const { problems, files, imports } = check(root)
   for (const p of problems) console.error(p)
-  console.error(problems.length ? `layer check: ${problems.length} problem${problems.length === 1 ? '' : 's'}` : `layer check: ${files} files, ${imports} imports, every one down the layer order, no cycles`)
+  console.error(
+    problems.length
+      ? `layer check: ${problems.length} problem${problems.length === 1 ? '' : 's'}`
+      : `layer check: ${files} files, ${imports} imports, every one down the layer order, no cycles`,
+  )
   process.exitCode = problems.length ? 1 : 0
 }

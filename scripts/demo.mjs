@@ -10,7 +10,10 @@ const bundle = join(root, 'dist/linux-x64/tea.cjs')
 const built = spawnSync(process.execPath, [join(root, 'build.mjs'), '--target', 'linux-x64', '--quiet'], { stdio: 'inherit' })
 if (built.status !== 0) process.exit(built.status ?? 1)
 const dataDir = mkdtempSync(join(tmpdir(), 'tea-demo-'))
-const examples = readdirSync(join(root, 'examples'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+const examples = readdirSync(join(root, 'examples'), { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort()
 let failed = 0
 for (const name of examples) {
   const dir = join(root, 'examples', name)

@@ -36,7 +36,10 @@ function packInto(spec, dest, log) {
   const tmp = mkdtempSync(join(cache, '.fetch-'))
   try {
     log(`fetching ${spec}`)
-    const out = execFileSync('npm', ['pack', spec, '--pack-destination', tmp, '--json', '--silent'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    const out = execFileSync('npm', ['pack', spec, '--pack-destination', tmp, '--json', '--silent'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     const [info] = JSON.parse(out)
     execFileSync('tar', ['xzf', join(tmp, info.filename), '-C', tmp])
     mkdirSync(dirname(dest), { recursive: true })
@@ -63,7 +66,8 @@ export function fetchRuntime(target, { log = (m) => console.error(m) } = {}) {
   packInto(`${target.lmdbPrebuild}@${lmdbVer}`, lmdbDir, log)
   // N-API build: the ABI-specific ones exist only for Node 20/22 on 64-bit, and napi works on every target Node.
   const lmdbNode = join(lmdbDir, 'node.napi.glibc.node')
-  if (!existsSync(lmdbNode)) throw new Error(`${target.lmdbPrebuild}@${lmdbVer} has no node.napi.glibc.node (files: ${readdirSync(lmdbDir).join(', ')})`)
+  if (!existsSync(lmdbNode))
+    throw new Error(`${target.lmdbPrebuild}@${lmdbVer} has no node.napi.glibc.node (files: ${readdirSync(lmdbDir).join(', ')})`)
   return { nodeBin, lmdbNode, nodeVersion: target.node, lmdbVersion: lmdbVer }
 }
 

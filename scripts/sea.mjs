@@ -48,7 +48,12 @@ async function main() {
   for (const name of names) loadTarget(root, name)
   for (const name of names) {
     const r = await seaTarget(name, { force, quiet })
-    if (!quiet && r.rebuilt) console.error(`  ${name}: ${Object.entries(r.timings).map(([k, v]) => `${k} ${v} ms`).join(', ')}`)
+    if (!quiet && r.rebuilt)
+      console.error(
+        `  ${name}: ${Object.entries(r.timings)
+          .map(([k, v]) => `${k} ${v} ms`)
+          .join(', ')}`,
+      )
   }
 }
 

@@ -30,12 +30,15 @@ export function lmdbPlugin(root) {
   const msgpackrFile = join(dirname(req.resolve('msgpackr')), '..', 'index.js')
   const msgpackrPack = join(dirname(msgpackrFile), 'pack.js')
   const dict = readFileSync(join(dirname(lmdbFile), '..', 'dict', 'dict.txt'))
-  if (!Buffer.from(dict.toString('utf8'), 'utf8').equals(dict)) throw new Error('lmdb dict/dict.txt is not valid UTF-8; inline it as base64 instead')
+  if (!Buffer.from(dict.toString('utf8'), 'utf8').equals(dict))
+    throw new Error('lmdb dict/dict.txt is not valid UTF-8; inline it as base64 instead')
   const loader = join(root, 'src', 'sea', 'lmdb-addon.ts')
   return {
     name: 'tea-lmdb',
     setup(b) {
-      b.onResolve({ filter: /^lmdb$/ }, (args) => (args.namespace === 'tea-stub' ? { path: lmdbFile } : { path: 'lmdb-lazy', namespace: 'tea-stub' }))
+      b.onResolve({ filter: /^lmdb$/ }, (args) =>
+        args.namespace === 'tea-stub' ? { path: lmdbFile } : { path: 'lmdb-lazy', namespace: 'tea-stub' },
+      )
       b.onLoad({ filter: /^lmdb-lazy$/, namespace: 'tea-stub' }, () => ({
         contents: [
           `let lmdb`,
@@ -121,7 +124,9 @@ export async function tinypoolPlugin(root) {
       // perf_hooks, which an agent that never plans (and `tea --version`) should not pay for at start.
       // `new Tinypool(…)` returns the real pool; `instanceof Tinypool` does not hold, and nothing here uses it.
       b.onResolve({ filter: /^tinypool$/ }, (args) =>
-        args.namespace === 'tea-stub' ? { path: join(dirname(pkgFile), 'dist', 'index.js') } : { path: 'tinypool-lazy', namespace: 'tea-stub' },
+        args.namespace === 'tea-stub'
+          ? { path: join(dirname(pkgFile), 'dist', 'index.js') }
+          : { path: 'tinypool-lazy', namespace: 'tea-stub' },
       )
       b.onLoad({ filter: /^tinypool-lazy$/, namespace: 'tea-stub' }, () => ({
         contents: [
@@ -144,7 +149,8 @@ export async function tinypoolPlugin(root) {
           {
             why: 'tinypool: refuse the child_process runtime',
             find: 'fork(fileURLToPath(import.meta.url + "/../entry/process.js"), options.argv, {',
-            replace: 'fork((() => { throw new Error("tea: tinypool runtime \'child_process\' is not available in the bundle; use worker_threads") })(), options.argv, {',
+            replace:
+              'fork((() => { throw new Error("tea: tinypool runtime \'child_process\' is not available in the bundle; use worker_threads") })(), options.argv, {',
           },
           {
             why: 'tinypool: version without reading package.json',
@@ -152,7 +158,8 @@ export async function tinypoolPlugin(root) {
             replace: `({ version: ${JSON.stringify(version)} })`,
           },
         ])
-        if (contents.includes('import.meta')) throw new Error(`tinypool: ${args.path} still uses import.meta after patching; extend the patch in scripts/build/plugins.mjs`)
+        if (contents.includes('import.meta'))
+          throw new Error(`tinypool: ${args.path} still uses import.meta after patching; extend the patch in scripts/build/plugins.mjs`)
         return { contents, loader: 'js' }
       })
     },

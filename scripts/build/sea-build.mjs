@@ -56,8 +56,12 @@ export async function buildSea(opts) {
 
   const bundleText = readFileSync(bundleFile)
   const assets = hasSeaAssets(target)
-  const postjectVersion = JSON.parse(readFileSync(join(dirname(createRequire(join(root, 'package.json')).resolve('postject')), '..', 'package.json'), 'utf8')).version
-  const key = sha(JSON.stringify([sha(bundleText), sha(readFileSync(addon)), sha(readFileSync(nodeStripped)), target.node, postjectVersion, 2]))
+  const postjectVersion = JSON.parse(
+    readFileSync(join(dirname(createRequire(join(root, 'package.json')).resolve('postject')), '..', 'package.json'), 'utf8'),
+  ).version
+  const key = sha(
+    JSON.stringify([sha(bundleText), sha(readFileSync(addon)), sha(readFileSync(nodeStripped)), target.node, postjectVersion, 2]),
+  )
   const keyFile = join(seaDir, 'key')
   if (!opts.force && existsSync(out) && existsSync(keyFile) && readFileSync(keyFile, 'utf8') === key) {
     log(`${out} is up to date`)
@@ -101,7 +105,9 @@ export async function buildSea(opts) {
   renameSync(`${keyFile}.${process.pid}`, keyFile)
   rmSync(work, { recursive: true, force: true })
   timings.inject = Date.now() - t
-  log(`wrote ${out} (${(readFileSync(out).length / 1e6).toFixed(1)} MB; Node ${target.node}; addon via ${assets ? 'SEA asset' : 'embedded bytes'})`)
+  log(
+    `wrote ${out} (${(readFileSync(out).length / 1e6).toFixed(1)} MB; Node ${target.node}; addon via ${assets ? 'SEA asset' : 'embedded bytes'})`,
+  )
   return { file: out, rebuilt: true, timings }
 }
 

@@ -30,8 +30,10 @@ export function loadTarget(root, name) {
   if (missing.length) throw new Error(`target ${name}: feature flag(s) not set: ${missing.join(', ')} (each must be true or false)`)
   if (unknown.length) throw new Error(`target ${name}: unknown feature flag(s): ${unknown.join(', ')} (known: ${FLAGS.join(', ')})`)
   if (!ARCHES.includes(target.arch)) throw new Error(`target ${name}: arch '${target.arch}' is not one of ${ARCHES.join(', ')}`)
-  if (!/^\d+\.\d+\.\d+$/.test(target.node ?? '')) throw new Error(`target ${name}: node must be an exact version like 24.21.0, got ${JSON.stringify(target.node)}`)
-  if (typeof target.lmdbPrebuild !== 'string') throw new Error(`target ${name}: lmdbPrebuild (the @lmdb/lmdb-<platform>-<arch> package) is missing`)
+  if (!/^\d+\.\d+\.\d+$/.test(target.node ?? ''))
+    throw new Error(`target ${name}: node must be an exact version like 24.21.0, got ${JSON.stringify(target.node)}`)
+  if (typeof target.lmdbPrebuild !== 'string')
+    throw new Error(`target ${name}: lmdbPrebuild (the @lmdb/lmdb-<platform>-<arch> package) is missing`)
   return { ...target, name }
 }
 
