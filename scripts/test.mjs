@@ -1,4 +1,6 @@
-// `npm test`: typecheck, build the bundle the end-to-end tests drive, then every uvu test file under c8.
+// `npm test`: typecheck; the layer check (scripts/check-layers.mjs), the unused-code check (knip) and the format
+// check (biome: `npm run format` fixes it); build the bundle the end-to-end tests drive; then every uvu test file
+// under c8.
 //
 // Each test file runs in its own process (as uvu's own suite does): a file that loads a second copy of a native
 // addon, leaves a handle open or crashes cannot take the others down with it. uvu's exit code is not trusted
@@ -21,16 +23,21 @@ const bin = (name) => join(root, 'node_modules', '.bin', name)
 // alive after its tests have passed; that must fail loudly, not hang CI).
 const FILE_TIMEOUT_MS = Number(process.env.TEA_TEST_FILE_TIMEOUT_MS ?? 20 * 60_000)
 
-
 if (process.argv[2] === '--suites') await runSuites(process.argv[3] ?? '')
 else main(process.argv[2] ?? '')
 
 function main(filter) {
   step('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.'])
+  step('layers (scripts/check-layers.mjs)', process.execPath, ['scripts/check-layers.mjs'])
+  step('unused files, exports and dependencies (knip)', bin('knip'), ['--no-progress'])
+  step('format (biome format; `npm run format` rewrites)', bin('biome'), ['format', '.'])
   step('build dist/linux-x64/tea.cjs', process.execPath, ['build.mjs', '--target', 'linux-x64', '--quiet'])
   console.error('\n> test files under c8, one process each')
   const c8 = ['--reporter=text-summary', '--src', 'src', '-x', 'test/**', '-x', 'bench/**', '-x', 'dist/**', '-x', 'scripts/**']
-  const r = spawnSync(bin('c8'), [...c8, process.execPath, fileURLToPath(import.meta.url), '--suites', filter], { cwd: root, stdio: 'inherit' })
+  const r = spawnSync(bin('c8'), [...c8, process.execPath, fileURLToPath(import.meta.url), '--suites', filter], {
+    cwd: root,
+    stdio: 'inherit',
+  })
   process.exit(r.status ?? 1)
 }
 
@@ -60,7 +67,15 @@ async function runSuites(filter) {
   for (const file of files) {
     const name = relative(join(root, 'test'), file)
     const t0 = Date.now()
-    const { code, out } = await run(process.execPath, [join(root, 'node_modules/uvu/bin.js'), '-r', 'tsx', '-r', join(root, 'test/support/uvu-details.ts'), dirname(file), `^${escape(file.slice(dirname(file).length + 1))}$`])
+    const { code, out } = await run(process.execPath, [
+      join(root, 'node_modules/uvu/bin.js'),
+      '-r',
+      'tsx',
+      '-r',
+      join(root, 'test/support/uvu-details.ts'),
+      dirname(file),
+      `^${escape(file.slice(dirname(file).length + 1))}$`,
+    ])
     const plain = out.replace(/\x1b\[[0-9;]*m/g, '')
     const num = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? NaN)
     const total = num('Total')
@@ -83,7 +98,10 @@ async function runSuites(filter) {
   if (skips.length) console.log(`\nskipped (not run on this machine):\n${skips.map((s) => `  ${s}`).join('\n')}`)
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
   const ci = process.env.CI === 'true' || process.env.CI === '1'
-  if (ci && skipped) console.log(`CI=${process.env.CI}: ${skipped} skipped test${skipped === 1 ? '' : 's'} count as failures here (CI installs what every test needs)`)
+  if (ci && skipped)
+    console.log(
+      `CI=${process.env.CI}: ${skipped} skipped test${skipped === 1 ? '' : 's'} count as failures here (CI installs what every test needs)`,
+    )
   process.exitCode = failed === 0 && files.length > 0 && !(ci && skipped) ? 0 : 1
 }
 
