@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { formatIssue } from '../core/issues.ts'
-import { TASK_STATUSES, type TaskStatus, createTask, getTask, isTaskStatus, listTasks, transitionTask } from '../aof/index.ts'
+import { TASK_STATUSES, type TaskStatus, createTask, getTask, isTaskStatus, listTasks, readTaskText, transitionTask } from '../aof/index.ts'
 import { contextOf, json, requireTaskId } from './aof-common.ts'
 import { EXIT } from './exit.ts'
 import type { Io } from './io.ts'
@@ -105,7 +105,8 @@ export async function showCommand(
       hint: "'tea aof task list' lists the tasks; pass --data-dir if they live elsewhere",
     })
   if (flags.json) io.out(json({ id: task.id, status: task.status, path: task.path, frontmatter: task.data, body: task.body }))
-  else io.out(readFileSync(task.path, 'utf8'))
+  // Through the AOF reader: a file swapped for a FIFO since the listing is refused, never waited on.
+  else io.out(readTaskText(task.path))
   return EXIT.ok
 }
 

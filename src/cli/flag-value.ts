@@ -12,6 +12,7 @@
  * - `duration`: 0 s to 3,650 days.
  */
 
+import { MAX_TTL_MS } from '../aof/index.ts'
 import { closest, parseDuration } from '../core/util.ts'
 import type { EnumFlag, FlagDef, NumberFlag } from './command.ts'
 
@@ -23,7 +24,7 @@ export const MAX_TIMER_MS = MAX_INT
 
 export const RANGES = {
   int: { min: 0, max: MAX_INT },
-  ms: { min: 1, max: 30 * DAY },
+  ms: { min: 1, max: MAX_TTL_MS },
   duration: { min: 0, max: 3650 * DAY },
 } as const satisfies Record<NumberFlag['type'], { min: number; max: number }>
 
