@@ -17,6 +17,7 @@ import { TeaError, isTeaError } from '../core/errors.ts'
 import type { Key, Kv } from './kv.ts'
 import { createCheckpointLog } from './lmdb-checkpoints.ts'
 import { createMemoryTable } from './memory-table.ts'
+import { escapeProtoKeys, restoreProtoKeys } from './proto-keys.ts'
 import { createPlanTable } from './plan-table.ts'
 import { createRunTable } from './run-table.ts'
 import type { Store, StoreOptions } from './types.ts'
@@ -201,8 +202,8 @@ function kvOf(env: RootDatabase, name: DbName): Kv {
     remove: (key) => raw.remove(key),
     range: (start, end, reverse = false) => raw.getRange({ start, end, reverse }),
     keys: (start, end) => raw.getKeys({ start, end }),
-    encode: (value) => codec.encoder.encode(value),
-    decode: (bytes) => codec.decoder.decode(bytes),
+    encode: (value) => codec.encoder.encode(escapeProtoKeys(value)),
+    decode: (bytes) => restoreProtoKeys(codec.decoder.decode(bytes)),
     increment(key) {
       return raw.transactionSync(() => {
         const old = raw.get(key)
