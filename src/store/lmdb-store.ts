@@ -9,7 +9,7 @@
  * environment, and each sees what the others committed.
  */
 
-import { accessSync, closeSync, constants, mkdirSync, openSync, readSync } from 'node:fs'
+import { accessSync, closeSync, constants, mkdirSync, openSync, readSync, statfsSync } from 'node:fs'
 import { join } from 'node:path'
 import * as lmdb from 'lmdb'
 import { open, type Database, type RootDatabase } from 'lmdb'
@@ -42,6 +42,7 @@ const ENV_OPTIONS = { overlappingSync: false, noMetaSync: true, compression: fal
 export interface LmdbStoreOptions extends StoreOptions {}
 
 export function openLmdbStore(dataDir: string, options: LmdbStoreOptions = {}): Store {
+  guardCommitFailures()
   const env = openEnv(dataDir)
   const kvs = Object.fromEntries(DB_NAMES.map((name) => [name, kvOf(env, name)])) as Record<DbName, Kv>
   const log = createCheckpointLog(kvs.checkpoints, options.keepSnapshots)
@@ -56,7 +57,7 @@ export function openLmdbStore(dataDir: string, options: LmdbStoreOptions = {}): 
     try {
       return await fn()
     } catch (e) {
-      throw wrapStoreError(`${what} in ${dataDir}`, e)
+      throw wrapStoreError(`${what} in ${dataDir}`, e, dataDir)
     }
   }
 
@@ -80,7 +81,7 @@ export function openLmdbStore(dataDir: string, options: LmdbStoreOptions = {}): 
       try {
         return log.stats(runId)
       } catch (e) {
-        throw wrapStoreError(`checkpointStats ${runId} in ${dataDir}`, e)
+        throw wrapStoreError(`checkpointStats ${runId} in ${dataDir}`, e, dataDir)
       }
     },
 
@@ -168,10 +169,63 @@ function checkMagic(path: string): void {
   }
 }
 
-/** Anything that is not already a TeaError (an lmdb error, an encoder error) becomes STORE_ERROR saying where. */
-function wrapStoreError(what: string, e: unknown): TeaError {
+/**
+ * Anything that is not already a TeaError (an lmdb error, an encoder error) becomes STORE_ERROR saying where — or
+ * STORE_FULL when the disk under the data dir is out of space. lmdb reports a full disk as MDB_MAP_FULL, ENOSPC,
+ * or (writing through its map on tmpfs and some other filesystems) a failed commit whose cause is only EIO, so the
+ * free space is checked as well. A failed commit's `commitError` is a promise lmdb rejects on its own; it is
+ * handled here so it cannot end the process as an unhandled rejection.
+ */
+function wrapStoreError(what: string, e: unknown, dataDir?: string): TeaError {
   if (isTeaError(e)) return e
-  return new TeaError('STORE_ERROR', `${what} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e })
+  const commitError = (e as { commitError?: Promise<unknown> } | null)?.commitError
+  if (commitError && typeof commitError.catch === 'function') commitError.catch(() => {})
+  const message = e instanceof Error ? e.message : String(e)
+  const code = (e as { code?: unknown } | null)?.code
+  if (
+    /MDB_MAP_FULL|ENOSPC|EDQUOT|No space left/i.test(message) ||
+    code === 'ENOSPC' ||
+    code === 'EDQUOT' ||
+    (dataDir && commitError && diskFull(dataDir))
+  ) {
+    return new TeaError('STORE_FULL', `${what} failed: the disk holding ${dataDir ?? 'the store'} is full`, {
+      cause: e,
+      ...(dataDir && { details: { path: dataDir } }),
+      hint: 'free space on that disk (tea runs prune removes finished runs), then resume the run',
+    })
+  }
+  return new TeaError('STORE_ERROR', `${what} failed: ${message}`, { cause: e })
+}
+
+let guarding = false
+
+/**
+ * A commit that fails (a full disk) rejects every write of its transaction, including writes lmdb makes on its
+ * own — saving the codec's shared structures — which no caller awaits; Node would end the process on that
+ * unhandled rejection, with a stack, before the run could record its failure. Such lmdb commit failures are
+ * dropped here (the awaited write of the same commit reports it, as STORE_FULL or STORE_ERROR); any other
+ * unhandled rejection is rethrown, so it still ends the process as Node's default would.
+ */
+function guardCommitFailures(): void {
+  if (guarding) return
+  guarding = true
+  process.on('unhandledRejection', (reason) => {
+    if (typeof reason === 'object' && reason !== null && 'commitError' in reason) {
+      ;(reason as { commitError: Promise<unknown> }).commitError.catch(() => {})
+      return
+    }
+    throw reason
+  })
+}
+
+/** Less than 1 MiB free for this process under `dir` (statfs): what a failed commit then most likely met. */
+function diskFull(dir: string): boolean {
+  try {
+    const s = statfsSync(dir)
+    return s.bavail * s.bsize < 1024 * 1024
+  } catch {
+    return false
+  }
 }
 
 function notWritable(dataDir: string, cause: unknown): TeaError {

@@ -1,0 +1,70 @@
+/**
+ * Issue 9 point 3: a full disk under the data dir. A run on a 2 MiB tmpfs fills it: tea exits 1 with STORE_FULL
+ * (no stack, the process not killed by lmdb's own failed writes); once the disk is given room, `tea resume`
+ * finishes the run. Needs root to mount; skipped with the reason where mounting is impossible.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { skipIf } from '../support/skip.ts'
+import { scratch, tea } from './cli.ts'
+
+const t = suite('a full disk')
+
+const AGENT = `name: fill
+nodes:
+${Array.from(
+  { length: 12 },
+  (_, i) => `  - name: n${i + 1}
+    run: "return { n${i + 1}: 'x'.repeat(400000) }"`,
+).join('\n')}
+`
+
+function mountable(): string | false {
+  const s = scratch()
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', s.dir], { stdio: 'ignore' })
+    execFileSync('umount', [s.dir], { stdio: 'ignore' })
+    return false
+  } catch {
+    return 'cannot mount a tmpfs here (needs root): the full-disk test needs a small filesystem to fill'
+  } finally {
+    s.cleanup()
+  }
+}
+
+skipIf(
+  t,
+  mountable(),
+  '9-3 a full disk ends the run with STORE_FULL (exit 1, no stack); with room again, tea resume finishes it',
+  async () => {
+    const s = scratch({ 'agent.yaml': AGENT })
+    const mnt = join(s.dir, 'disk')
+    mkdirSync(mnt)
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mnt])
+    try {
+      writeFileSync(join(s.dir, 'agent.yaml'), AGENT)
+      const full = await tea(['run', s.path('agent.yaml'), '--data-dir', join(mnt, 'data'), '--run-id', 'f', '-q'], { timeoutMs: 60_000 })
+      assert.is(full.code, 1, full.stderr)
+      assert.match(full.stderr, 'STORE_FULL')
+      assert.match(full.stderr, 'is full')
+      // lmdb itself prints its low-level failure (mdb_page_spill, EIO) to stderr first; tea's own report follows,
+      // with the resume hint, and the process ends by itself (no uncaught exception).
+      assert.match(full.stderr, 'tea: run f failed: [STORE_FULL]')
+      assert.match(full.stderr, 'tea resume f')
+      assert.not.match(full.stderr, 'internal error')
+      assert.not.match(full.stderr, 'Uncaught')
+      execFileSync('mount', ['-o', 'remount,size=64m', mnt])
+      const resumed = await tea(['resume', 'f', '--data-dir', join(mnt, 'data'), '-q'], { timeoutMs: 60_000 })
+      assert.is(resumed.code, 0, resumed.stderr)
+      assert.equal(Object.keys(JSON.parse(resumed.stdout)).length, 12)
+    } finally {
+      execFileSync('umount', [mnt])
+      s.cleanup()
+    }
+  },
+)
+
+t.run()
