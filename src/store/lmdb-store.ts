@@ -9,7 +9,7 @@
  * environment, and each sees what the others committed.
  */
 
-import { accessSync, closeSync, constants, mkdirSync, openSync, readSync, statfsSync } from 'node:fs'
+import { accessSync, closeSync, constants, fstatSync, mkdirSync, openSync, readSync, statfsSync } from 'node:fs'
 import { join } from 'node:path'
 import * as lmdb from 'lmdb'
 import { open, type Database, type RootDatabase } from 'lmdb'
@@ -131,10 +131,12 @@ function openEnv(dataDir: string): RootDatabase {
 }
 
 /**
- * LMDB trusts its file: opening something else (a copied-over file, a truncated download) crashed the process
- * (SIGSEGV) in testing. So an existing, non-empty tea.lmdb must start with LMDB's meta page, whose magic number
- * 0xBEEFC0DE sits after the page header: at byte 24 on 64-bit builds, byte 16 on 32-bit ones (armv7). The layout
- * is word-size specific, so a file written by the other word size is refused too (it crashed armv7 in testing).
+ * LMDB trusts its file: opening something else (a copied-over file, a truncated download), or its own file with a
+ * damaged meta page, crashed the process (SIGSEGV, SIGBUS) in testing. So an existing, non-empty tea.lmdb is read
+ * before it is mapped: both meta pages (LMDB's magic 0xBEEFC0DE after the page header — byte 24 on 64-bit builds,
+ * byte 16 on 32-bit ones (armv7) — with a sane version and page size), and the newest valid one's page count and
+ * roots against the file's size. The layout is word-size specific, so a file written by the other word size is
+ * refused too (it crashed armv7 in testing). A damaged file is STORE_CORRUPT, naming the file and what to do.
  */
 function checkMagic(path: string): void {
   let fd: number
@@ -143,30 +145,99 @@ function checkMagic(path: string): void {
   } catch {
     return // absent: LMDB creates it; unreadable: LMDB's own open reports it
   }
-  const head = Buffer.alloc(28)
   try {
-    if (readSync(fd, head, 0, 28, 0) === 0) return
+    checkOpened(path, fd)
   } finally {
     closeSync(fd)
   }
-  const ours = process.arch === 'arm' || process.arch === 'ia32' ? 16 : 24
-  const theirs = ours === 16 ? 24 : 16
-  if (head.readUInt32LE(ours) !== 0xbeefc0de && head.readUInt32LE(theirs) === 0xbeefc0de) {
+}
+
+interface Meta {
+  valid: boolean
+  pageSize: number
+  lastPage: bigint
+  txnid: bigint
+  roots: bigint[]
+}
+
+function checkOpened(path: string, fd: number): void {
+  const size = fstatSync(fd).size
+  if (size === 0) return
+  const word = process.arch === 'arm' || process.arch === 'ia32' ? 4 : 8
+  const ours = 2 * word + 8
+  const theirs = word === 4 ? 24 : 16
+  const head = read(fd, 0, 32)
+  if (head.length >= 28 && head.readUInt32LE(ours) !== 0xbeefc0de && head.readUInt32LE(theirs) === 0xbeefc0de) {
     throw new TeaError(
       'STORE_ERROR',
-      `${path} was written by a ${ours === 16 ? '64' : '32'}-bit build of tea, and LMDB files are specific to the word size`,
+      `${path} was written by a ${word === 4 ? '64' : '32'}-bit build of tea, and LMDB files are specific to the word size`,
       {
         details: { path },
         hint: 'use a data dir made on this kind of board, or choose another --data-dir',
       },
     )
   }
-  if (head.readUInt32LE(ours) !== 0xbeefc0de) {
-    throw new TeaError('STORE_ERROR', `${path} is not an LMDB file (no LMDB meta page at its start)`, {
-      details: { path },
-      hint: 'move the file away (its runs and memory cannot be read) or choose another --data-dir',
-    })
+  const first = readMeta(fd, 0, word)
+  const second = readMeta(fd, first.valid ? first.pageSize : 4096, word)
+  if (!first.valid && !second.valid) {
+    const magic = (buf: Buffer): boolean => buf.length >= ours + 4 && buf.readUInt32LE(ours) === 0xbeefc0de
+    if (!magic(head) && !magic(read(fd, 4096, ours + 4))) throw notLmdb(path)
+    throw corrupt(path, 'both of its meta pages are damaged', size)
   }
+  // LMDB reads both meta pages and crashed (SIGSEGV) on one damaged page even with the other intact.
+  if (!first.valid || !second.valid) throw corrupt(path, `its ${first.valid ? 'second' : 'first'} meta page is damaged`, size)
+  const pageSize = first.pageSize
+  if (size < 2 * pageSize) throw corrupt(path, `it is cut short: ${size} bytes, less than its two meta pages`, size)
+  const invalidPage = word === 8 ? 0xffffffffffffffffn : 0xffffffffn
+  for (const meta of [first, second]) {
+    const needed = (meta.lastPage + 1n) * BigInt(pageSize)
+    if (BigInt(size) < needed) throw corrupt(path, `it is cut short: ${size} bytes, where its own meta page needs ${needed}`, size)
+    if (meta.roots.some((r) => r !== invalidPage && r > meta.lastPage))
+      throw corrupt(path, 'a meta page points past the end of the file', size)
+  }
+}
+
+/** One meta page at `offset`: magic and version checked; the page size, last page, transaction and the two roots. */
+function readMeta(fd: number, offset: number, word: number): Meta {
+  const base = 2 * word + 8
+  const dbStart = base + 8 + 2 * word
+  const dbSize = 8 + 5 * word
+  const lastAt = dbStart + 2 * dbSize
+  const buf = read(fd, offset, lastAt + 2 * word)
+  const none: Meta = { valid: false, pageSize: 0, lastPage: 0n, txnid: 0n, roots: [] }
+  if (buf.length < lastAt + 2 * word) return none
+  const uint = (at: number): bigint => (word === 8 ? buf.readBigUInt64LE(at) : BigInt(buf.readUInt32LE(at)))
+  const version = buf.readUInt32LE(base + 4)
+  const pageSize = buf.readUInt32LE(dbStart)
+  const sane =
+    buf.readUInt32LE(base) === 0xbeefc0de &&
+    (version === 1 || version === 2) &&
+    pageSize >= 512 &&
+    pageSize <= 65536 &&
+    (pageSize & (pageSize - 1)) === 0
+  if (!sane) return none
+  const roots = [0, 1].map((i) => uint(dbStart + i * dbSize + 8 + 4 * word))
+  return { valid: true, pageSize, lastPage: uint(lastAt), txnid: uint(lastAt + word), roots }
+}
+
+function read(fd: number, offset: number, length: number): Buffer {
+  const buf = Buffer.alloc(length)
+  const n = readSync(fd, buf, 0, length, offset)
+  return buf.subarray(0, n)
+}
+
+function notLmdb(path: string): TeaError {
+  return new TeaError('STORE_ERROR', `${path} is not an LMDB file (no LMDB meta page at its start)`, {
+    details: { path },
+    hint: 'move the file away (its runs and memory cannot be read) or choose another --data-dir',
+  })
+}
+
+function corrupt(path: string, what: string, size: number): TeaError {
+  return new TeaError('STORE_CORRUPT', `the store file ${path} is damaged: ${what}; tea does not open it (LMDB would crash on it)`, {
+    details: { path, size },
+    hint: `move it away to keep it (mv ${path} ${path}.damaged) and tea starts a new store there; its runs and memory are lost unless you have a backup of the data dir`,
+  })
 }
 
 /**
