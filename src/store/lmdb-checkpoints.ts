@@ -17,7 +17,9 @@ import {
   resolveKeep,
   snapshotRecord,
   stepRecord,
+  sealRecord,
   undecodable,
+  unsealRecord,
   type CheckpointRecord,
   type CheckpointStats,
 } from './records.ts'
@@ -81,14 +83,14 @@ export function createCheckpointLog(kv: Kv, defaultKeep: number | undefined): Ch
 
   function snapshotAt(runId: string, seq: number, value: Uint8Array): boolean {
     try {
-      return isSnapshot(checkRecord(runId, seq, kv.decode(value)))
+      return isSnapshot(checkRecord(runId, seq, kv.decode(unsealRecord(runId, seq, value))))
     } catch {
       return false
     }
   }
 
   function write(runId: string, log: RunLog, record: CheckpointRecord): { seq: number; bytes: number; done: Promise<boolean> } {
-    const value = kv.encode(record) // first: a value that cannot be encoded must not use up a seq
+    const value = sealRecord(kv.encode(record)) // first: a value that cannot be encoded must not use up a seq
     const seq = log.nextSeq++
     return { seq, bytes: log.keyBytes + value.length, done: kv.put([runId, seq], value) }
   }
@@ -121,9 +123,10 @@ export function createCheckpointLog(kv: Kv, defaultKeep: number | undefined): Ch
       const newestFirst: CheckpointRecord[] = []
       for (const { key, value } of kv.range([runId, Infinity], [runId, -1], true)) {
         const seq = (key as [string, number])[1]
+        const bytes = unsealRecord(runId, seq, value)
         let decoded: unknown
         try {
-          decoded = kv.decode(value)
+          decoded = kv.decode(bytes)
         } catch (e) {
           throw undecodable(runId, seq, e)
         }

@@ -104,6 +104,48 @@ export function checkRecord(runId: string, seq: number, value: unknown): Checkpo
 }
 
 /** Wraps a decoder failure (truncated or garbage bytes) as CHECKPOINT_CORRUPT. */
+/**
+ * Checkpoint records carry a CRC-32 of their msgpack bytes, so a flipped byte inside a value is CHECKPOINT_CORRUPT
+ * instead of a resumed, silently different state: `0xc1` (a byte msgpack never uses) + the CRC (4 bytes, LE) + the
+ * bytes. Records written before checksums start with another byte and are read as they are.
+ */
+const SEALED = 0xc1
+
+export function sealRecord(bytes: Uint8Array): Uint8Array {
+  const out = Buffer.allocUnsafe(bytes.length + 5)
+  out[0] = SEALED
+  out.writeUInt32LE(crc32(bytes), 1)
+  out.set(bytes, 5)
+  return out
+}
+
+/** The msgpack bytes of a stored record, after checking its CRC (CHECKPOINT_CORRUPT when it does not match). */
+export function unsealRecord(runId: string, seq: number, stored: Uint8Array): Uint8Array {
+  if (stored[0] !== SEALED) return stored
+  const bytes = stored.subarray(5)
+  const expected = Buffer.from(stored.buffer, stored.byteOffset + 1, 4).readUInt32LE(0)
+  if (stored.length < 5 || crc32(bytes) !== expected)
+    throw corrupt(runId, seq, 'its checksum does not match its bytes (the file was damaged on disk)')
+  return bytes
+}
+
+let table: Uint32Array | undefined
+
+/** CRC-32 (IEEE), table-driven: `zlib.crc32` only arrived in Node 20.15, and the armv7 build runs Node 20.11. */
+function crc32(bytes: Uint8Array): number {
+  if (!table) {
+    table = new Uint32Array(256)
+    for (let n = 0; n < 256; n++) {
+      let c = n
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1
+      table[n] = c >>> 0
+    }
+  }
+  let crc = 0xffffffff
+  for (let i = 0; i < bytes.length; i++) crc = table[(crc ^ bytes[i]!) & 0xff]! ^ (crc >>> 8)
+  return (crc ^ 0xffffffff) >>> 0
+}
+
 export function undecodable(runId: string, seq: number, cause: unknown): TeaError {
   return corrupt(runId, seq, 'its bytes cannot be decoded (' + (cause instanceof Error ? cause.message : String(cause)) + ')', cause)
 }
