@@ -122,10 +122,10 @@ export function sealRecord(bytes: Uint8Array): Uint8Array {
 /** The msgpack bytes of a stored record, after checking its CRC (CHECKPOINT_CORRUPT when it does not match). */
 export function unsealRecord(runId: string, seq: number, stored: Uint8Array): Uint8Array {
   if (stored[0] !== SEALED) return stored
+  if (stored.length < 5) throw corrupt(runId, seq, `it is ${stored.length} bytes, too short to hold its checksum`)
   const bytes = stored.subarray(5)
   const expected = Buffer.from(stored.buffer, stored.byteOffset + 1, 4).readUInt32LE(0)
-  if (stored.length < 5 || crc32(bytes) !== expected)
-    throw corrupt(runId, seq, 'its checksum does not match its bytes (the file was damaged on disk)')
+  if (crc32(bytes) !== expected) throw corrupt(runId, seq, 'its checksum does not match its bytes (the file was damaged on disk)')
   return bytes
 }
 
