@@ -9,7 +9,7 @@ import { readInput } from './input.ts'
 import type { Io } from './io.ts'
 import { leanLoad } from './lean.ts'
 import type { RunFlags } from './run.ts'
-import { eventSink, modelClient, openStore, reportRun } from './run-output.ts'
+import { openStore, reportRun, runServices } from './run-output.ts'
 import { stopOnSignals } from './signals.ts'
 
 export async function resumeCommand({ args, flags }: { args: { runId: string }; flags: RunFlags }, io: Io): Promise<number> {
@@ -21,16 +21,7 @@ export async function resumeCommand({ args, flags }: { args: { runId: string }; 
   const stop = stopOnSignals(io, 'tea')
   try {
     const result = await resumeRun(
-      {
-        store,
-        registry,
-        dataDir,
-        llm: modelClient(io, flags),
-        emit: eventSink(io, flags),
-        signal: stop.signal,
-        ...(flags.model && { model: flags.model }),
-        warn: (w) => io.err(`tea: warning: ${w.message}\n`),
-      },
+      { ...runServices(io, flags, { store, registry, dataDir, signal: stop.signal }), warn: (w) => io.err(`tea: warning: ${w.message}\n`) },
       { runId, edits, load: (path) => leanLoad(() => requireAgent(path, registry)) },
     ).catch((e: unknown) => {
       if (!isTeaError(e, 'RUN_NOT_FOUND')) throw e

@@ -9,7 +9,8 @@ import { appendFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { AgentSpec } from '../agent/types.ts'
 import type { RunEvent } from '../core/events.ts'
-import type { RunResult } from '../engine/lifecycle.ts'
+import type { RunResult, RunServices } from '../engine/lifecycle.ts'
+import type { Registry } from '../actions/registry.ts'
 import { createLlmClient } from '../llm/client.ts'
 import type { LlmClient } from '../llm/types.ts'
 import { openLmdbStore } from '../store/lmdb-store.ts'
@@ -41,6 +42,23 @@ export function modelClient(io: Io, opts: { record?: string; replay?: string }):
       ...(opts.record && { record: resolve(io.cwd, opts.record) }),
       ...(opts.replay && { replay: resolve(io.cwd, opts.replay) }),
     })
+}
+
+/**
+ * What `tea run` and `tea resume` hand the run lifecycle: the store and registry they opened, the model client and
+ * event sink their flags ask for, the signal that stops the run on Ctrl-C, and a model override.
+ */
+export function runServices(
+  io: Io,
+  flags: OutputOptions & { model?: string },
+  opened: { store: Store; registry: Registry; dataDir: string; signal: AbortSignal },
+): RunServices {
+  return {
+    ...opened,
+    llm: modelClient(io, flags),
+    emit: eventSink(io, flags),
+    ...(flags.model && { model: flags.model }),
+  }
 }
 
 /** Where a run's events go: NDJSON on stdout with --stream, a timestamped trace file, progress on stderr. */

@@ -8,7 +8,7 @@ import { dataDirOf } from './data-dir.ts'
 import { readInput } from './input.ts'
 import type { Io } from './io.ts'
 import { leanLoad } from './lean.ts'
-import { eventSink, modelClient, openStore, type OutputOptions, reportRun } from './run-output.ts'
+import { openStore, type OutputOptions, reportRun, runServices } from './run-output.ts'
 import { stopOnSignals } from './signals.ts'
 
 /** The flags `tea run` and `tea resume` share, as their bodies read them. */
@@ -30,15 +30,7 @@ export async function runCommand(
   const store = await openStore(dataDir)
   const stop = stopOnSignals(io, 'tea')
   try {
-    const services = {
-      store,
-      registry,
-      dataDir,
-      llm: modelClient(io, flags),
-      emit: eventSink(io, flags),
-      signal: stop.signal,
-      ...(flags.model && { model: flags.model }),
-    }
+    const services = runServices(io, flags, { store, registry, dataDir, signal: stop.signal })
     const result = await startRun(spec, services, { runId: flags['run-id'] ?? sortableId(), input })
     return reportRun(io, result, flags, dataDir)
   } finally {
