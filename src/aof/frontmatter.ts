@@ -29,7 +29,7 @@ export function parseFrontmatter(text: string, file: string): FrontmatterDoc {
   if (end === -1) throw new TeaError('AOF_INVALID', "expected a closing '---' after the frontmatter, found none", { where: { file } })
   let data: unknown
   try {
-    data = parse(lines.slice(1, end).join('\n'), { schema: 'core', prettyErrors: true })
+    data = parse(lines.slice(1, end).join('\n'), { schema: 'core', prettyErrors: true, logLevel: 'error' })
   } catch (e) {
     const at = (e as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0]
     // +1: the YAML starts on the line after the opening fence.
