@@ -1,10 +1,11 @@
+import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { spawn } from 'node:child_process'
 import { Worker } from 'node:worker_threads'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { skipIf } from '../support/skip.ts'
 import { isTeaError, type TeaError } from '../../src/core/errors.ts'
 import { _openRawDb, openLmdbStore } from '../../src/store/lmdb-store.ts'
 import type { Store } from '../../src/store/types.ts'
@@ -209,17 +210,41 @@ test('STORE_NOT_WRITABLE when the data dir is itself a file', async () => {
   assert.is((await caught(() => openLmdbStore(file))).code, 'STORE_NOT_WRITABLE')
 })
 
-// root ignores directory permissions, so this case can only be checked as an ordinary user.
-test('STORE_NOT_WRITABLE for a read-only directory (skipped as root)', async () => {
-  if (process.getuid?.() === 0) return
-  const dir = join(tempDir(), 'ro')
-  mkdirSync(dir, { mode: 0o555 })
+// A read-only data dir: a read-only tmpfs as root (root ignores directory permissions), a 0555 folder otherwise.
+const asRoot = process.getuid?.() === 0
+skipIf(
+  test,
+  asRoot && !canMount() && 'cannot mount a read-only tmpfs here',
+  'STORE_NOT_WRITABLE for a read-only data dir, a coded error, never a stack',
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tea-ro-'))
+    if (asRoot) execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,ro', 'tmpfs', dir])
+    else chmodSync(dir, 0o555)
+    try {
+      const e = await caught(() => openLmdbStore(join(dir, 'data')))
+      assert.is(e.code, 'STORE_NOT_WRITABLE')
+      assert.match(e.message, dir)
+      assert.match(e.hint ?? '', '--data-dir')
+    } finally {
+      if (asRoot) execFileSync('umount', [dir])
+      else chmodSync(dir, 0o755)
+      rmSync(dir, { recursive: true, force: true })
+    }
+  },
+)
+
+function canMount(): boolean {
+  const dir = mkdtempSync(join(tmpdir(), 'tea-ro-probe-'))
   try {
-    assert.is((await caught(() => openLmdbStore(dir))).code, 'STORE_NOT_WRITABLE')
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' })
+    execFileSync('umount', [dir], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
   } finally {
-    chmodSync(dir, 0o755)
+    rmSync(dir, { recursive: true, force: true })
   }
-})
+}
 
 test('STORE_ERROR, not a crash, when tea.lmdb is not an LMDB file', async () => {
   const dir = tempDir()
