@@ -48,6 +48,8 @@ export function collect(child: ChildProcess, options: TeaOptions = {}): Promise<
   let stderr = ''
   child.stdout!.on('data', (d) => (stdout += d))
   child.stderr!.on('data', (d) => (stderr += d))
+  // A child that has already exited (killed before its output was collected) closes its stdin: not an error here.
+  child.stdin!.on('error', () => {})
   child.stdin!.end(options.stdin ?? '')
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000)
   return new Promise((done) =>

@@ -44,12 +44,13 @@ test('retry.loop killed between the correction and the next validation resumes t
   const s = scratch({ 'agent.yaml': AGENT })
   try {
     const child = spawnTea(['run', s.path('agent.yaml'), '--data-dir', s.path('data'), '--run-id', 'rc', '-q'])
+    const ended = collect(child)
     const log = s.path('log.txt')
     const deadline = Date.now() + 20_000
     while (!(existsSync(log) && readFileSync(log, 'utf8').includes('fixed')) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20))
     child.kill('SIGKILL')
-    const killed = await collect(child)
+    const killed = await ended
     assert.is(killed.signal, 'SIGKILL', killed.stderr)
     assert.is(readFileSync(log, 'utf8'), 'validated 0\nfixed\n')
 
