@@ -24,7 +24,8 @@ import { createMemoryStore } from '../../src/store/memory-store.ts'
 import { parseDocument } from 'yaml'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
 
-export const CORPUS = resolve(import.meta.dirname, '../../../shared/tea-corpus')
+/** TEA's agent files beside this repository (../shared/tea-corpus), or where TEA_CORPUS says. */
+export const CORPUS = process.env.TEA_CORPUS ?? resolve(import.meta.dirname, '../../../shared/tea-corpus')
 
 export interface ManifestEntry {
   file: string
