@@ -1,7 +1,8 @@
 /**
  * Tolerant JSON extraction for text written by language models: the whole text, else the first fenced code
  * block, else the first balanced `{…}` or `[…]` span (string-aware, so braces inside strings do not count).
- * Small models wrap JSON in prose and fences; we take the first thing that parses rather than fail.
+ * Small models wrap JSON in prose and fences; we take the first thing that parses rather than fail. Linear in the
+ * text: a hostile reply of unclosed brackets costs one pass, and one nested past 512 levels is refused.
  */
 
 export type ExtractResult = { ok: true; value: unknown } | { ok: false; reason: string }
@@ -9,20 +10,45 @@ export type ExtractResult = { ok: true; value: unknown } | { ok: false; reason: 
 export function extractJson(text: string): ExtractResult {
   const trimmed = text.trim()
   if (trimmed === '') return { ok: false, reason: 'the text is empty' }
+  // A value nested this deep is no model's answer, and would overflow the stack of whatever walks it next.
+  if (nestingDepth(trimmed) > MAX_DEPTH) return { ok: false, reason: `brackets nested deeper than ${MAX_DEPTH} levels` }
   const direct = tryParse(trimmed)
   if (direct.ok) return direct
   for (const fence of fencedBlocks(trimmed)) {
     const r = tryParse(fence)
     if (r.ok) return r
   }
-  for (let start = firstOpener(trimmed, 0); start !== -1; start = firstOpener(trimmed, start + 1)) {
-    const end = balancedEnd(trimmed, start)
-    if (end === -1) continue
+  let attempts = 0
+  for (const [start, end] of balancedSpans(trimmed)) {
+    if (++attempts > MAX_ATTEMPTS) break
     const r = tryParse(trimmed.slice(start, end + 1))
     if (r.ok) return r
   }
   return { ok: false, reason: 'no JSON object or array found in the text' }
 }
+
+const MAX_DEPTH = 512
+
+/** How deep brackets nest at most (quotes honoured), stopping early once past MAX_DEPTH. */
+function nestingDepth(s: string): number {
+  let depth = 0
+  let max = 0
+  let inString = false
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 123 || c === 91) {
+      if (++depth > max && (max = depth) > MAX_DEPTH) return max
+    } else if ((c === 125 || c === 93) && depth > 0) depth--
+  }
+  return max
+}
+
+/** Candidate spans tried at most: enough for any real reply, and a bound on hostile ones. */
+const MAX_ATTEMPTS = 200
 
 function tryParse(s: string): ExtractResult {
   try {
@@ -37,29 +63,30 @@ function* fencedBlocks(s: string): Generator<string> {
   for (let m = re.exec(s); m !== null; m = re.exec(s)) yield m[1]!.trim()
 }
 
-function firstOpener(s: string, from: number): number {
-  for (let i = from; i < s.length; i++) if (s[i] === '{' || s[i] === '[') return i
-  return -1
-}
-
-/** Index of the bracket closing the one at `start`, or -1. Quotes and escapes are honoured. */
-function balancedEnd(s: string, start: number): number {
-  const stack: string[] = []
+/**
+ * Every balanced `{…}` and `[…]` span, by where it opens, found in one pass from the first opener: quotes and
+ * escapes are honoured, and a closer that does not match drops everything open (no span can contain it). Linear
+ * in the text, however many brackets a hostile reply opens and never closes.
+ */
+export function balancedSpans(s: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = []
+  const open: number[] = []
   let inString = false
-  for (let i = start; i < s.length; i++) {
+  for (let i = s.search(/[[{]/); i !== -1 && i < s.length; i++) {
     const c = s[i]
     if (inString) {
       if (c === '\\') i++
       else if (c === '"') inString = false
       continue
     }
-    if (c === '"') inString = true
-    else if (c === '{') stack.push('}')
-    else if (c === '[') stack.push(']')
+    if (c === '"') inString = open.length > 0
+    else if (c === '{' || c === '[') open.push(i)
     else if (c === '}' || c === ']') {
-      if (stack.pop() !== c) return -1
-      if (stack.length === 0) return i
+      const at = open.pop()
+      if (at === undefined) continue
+      if (s[at] !== (c === '}' ? '{' : '[')) open.length = 0
+      else spans.push([at, i])
     }
   }
-  return -1
+  return spans.sort((a, b) => a[0] - b[0])
 }
