@@ -18,11 +18,12 @@ import { readFileSync } from 'node:fs'
 import { TeaError, errorMessage } from '../core/errors.ts'
 import { isPlainObject } from '../core/util.ts'
 import { parseModelSpec } from './model-spec.ts'
-import type { ChatMessage, JsonSchema, LlmUsage } from './types.ts'
+import type { ChatMessage, JsonSchema, LlmUsage, ToolCall } from './types.ts'
 
 export interface CassetteEntry {
-  request: { model: string; messages: ChatMessage[]; format?: 'json' | JsonSchema; temperature?: number }
-  response: { content: string; usage: LlmUsage }
+  /** `tools`: the names of the tools offered (native tool calling). */
+  request: { model: string; messages: ChatMessage[]; format?: 'json' | JsonSchema; temperature?: number; tools?: string[] }
+  response: { content: string; usage: LlmUsage; tool_calls?: ToolCall[] }
   tokens?: string[]
 }
 
@@ -33,8 +34,16 @@ export interface LoadedEntry {
   line: number
 }
 
-export function cassetteKey(model: string, messages: ChatMessage[], format: 'json' | JsonSchema | undefined): string {
-  const canonical = canonicalJson([bareModel(model), messages.map((m) => [m.role, m.content]), format ?? null])
+export function cassetteKey(
+  model: string,
+  messages: ChatMessage[],
+  format: 'json' | JsonSchema | undefined,
+  tools?: readonly string[],
+): string {
+  // The tools offered are part of the key only when there are some, so cassettes recorded before keep their keys.
+  const parts: unknown[] = [bareModel(model), messages.map((m) => [m.role, m.content]), format ?? null]
+  if (tools?.length) parts.push([...tools])
+  const canonical = canonicalJson(parts)
   return createHash('sha256').update(canonical).digest('hex')
 }
 
@@ -61,7 +70,11 @@ export function readCassette(path: string): LoadedEntry[] {
   text.split('\n').forEach((raw, i) => {
     if (raw.trim() === '') return
     const entry = parseEntry(raw, `${path}:${i + 1}`)
-    entries.push({ entry, line: i + 1, key: cassetteKey(entry.request.model, entry.request.messages, entry.request.format) })
+    entries.push({
+      entry,
+      line: i + 1,
+      key: cassetteKey(entry.request.model, entry.request.messages, entry.request.format, entry.request.tools),
+    })
   })
   return entries
 }
@@ -87,6 +100,15 @@ export function parseEntry(raw: string, where: string): CassetteEntry {
   if (tokens !== undefined && !(Array.isArray(tokens) && tokens.every((t) => typeof t === 'string'))) {
     throw invalid(where, 'expected tokens to be a list of strings')
   }
+  const tools = request['tools']
+  if (tools !== undefined && !(Array.isArray(tools) && tools.every((t) => typeof t === 'string')))
+    throw invalid(where, 'expected request.tools to be a list of tool names')
+  const calls = response['tool_calls']
+  if (
+    calls !== undefined &&
+    !(Array.isArray(calls) && calls.every((c) => isPlainObject(c) && typeof c.name === 'string' && isPlainObject(c.arguments)))
+  )
+    throw invalid(where, 'expected response.tool_calls to be a list of {"name", "arguments": {…}}')
   const usage = isPlainObject(response['usage']) ? response['usage'] : {}
   const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
   return {
@@ -95,10 +117,12 @@ export function parseEntry(raw: string, where: string): CassetteEntry {
       messages: messages.map((m: ChatMessage) => ({ role: m.role, content: m.content })),
       ...(format === undefined ? {} : { format: format as 'json' | JsonSchema }),
       ...(typeof request['temperature'] === 'number' ? { temperature: request['temperature'] } : {}),
+      ...(tools === undefined ? {} : { tools: tools as string[] }),
     },
     response: {
       content: response['content'],
       usage: { prompt_tokens: count(usage['prompt_tokens']), completion_tokens: count(usage['completion_tokens']) },
+      ...(calls === undefined ? {} : { tool_calls: calls as ToolCall[] }),
     },
     ...(tokens === undefined ? {} : { tokens: tokens as string[] }),
   }

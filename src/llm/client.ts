@@ -86,7 +86,9 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         'a whole number of bytes > 0',
       )
       let streamed = 0
-      const onToken = request.onToken
+      const tools = request.tools?.length ? request.tools : undefined
+      // A reply with tool calls is read whole: providers do not stream one.
+      const onToken = tools ? undefined : request.onToken
       const providerRequest = {
         model: spec.model,
         messages: request.messages,
@@ -109,6 +111,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
             }
           : {}),
         ...(request.signal ? { signal: request.signal } : {}),
+        ...(tools && { tools }),
       }
       for (let attempt = 1; ; attempt++) {
         let reply: ProviderReply
@@ -170,7 +173,8 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
 function finish(reply: ProviderReply, spec: ModelSpec, settings: LlmSettings, attempts: number): LlmResult {
   const model = formatModelSpec(spec)
   const result: LlmResult = { content: reply.content, model, usage: reply.usage, attempts }
-  if (settings.format === undefined) return result
+  if (reply.toolCalls?.length) result.tool_calls = reply.toolCalls
+  if (settings.format === undefined || result.tool_calls) return result
   return { ...result, parsed: parseStructured(reply.content, settings.format, { model, attempts }) }
 }
 

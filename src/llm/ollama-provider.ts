@@ -12,6 +12,7 @@ import { ollamaEmbed } from './embed-http.ts'
 import { resolveOllamaUrl } from './base-url.ts'
 import type { ServerRef } from './failure.ts'
 import { badResponse, classifyFailure } from './failure.ts'
+import { toolArguments } from './tool-calls.ts'
 import { guardedFetch } from './ollama-fetch.ts'
 import type { ReplyMeter } from './failure.ts'
 import { countText, createReplyMeter } from './reply-meter.ts'
@@ -52,6 +53,7 @@ function chatBody(request: ProviderRequest) {
     ...(request.format === undefined ? {} : { format: request.format }),
     ...(request.keep_alive === undefined ? {} : { keep_alive: request.keep_alive }),
     ...(ollamaOptions(request) && { options: ollamaOptions(request) }),
+    ...(request.tools && { tools: request.tools }),
   }
 }
 
@@ -82,10 +84,18 @@ async function chatStreaming(client: Ollama, request: ProviderRequest, meter: Re
 }
 
 function toReply(reply: ChatResponse, meter: ReplyMeter, server: ServerRef): ProviderReply {
-  const content = (reply as Partial<ChatResponse> | null)?.message?.content
+  const message = (reply as Partial<ChatResponse> | null)?.message
+  const content = message?.content
   if (typeof content !== 'string') throw badResponse(server, 'no message.content in the reply', JSON.stringify(reply))
   countText(meter, server, content)
-  return { content, usage: usageOf(reply) }
+  const calls = message?.tool_calls
+  if (!Array.isArray(calls) || calls.length === 0) return { content, usage: usageOf(reply) }
+  const toolCalls = calls.map((c) => {
+    const f = (c as { function?: { name?: unknown; arguments?: unknown } }).function
+    if (typeof f?.name !== 'string') throw badResponse(server, 'a tool call without a function name', JSON.stringify(reply))
+    return { name: f.name, arguments: toolArguments(f.arguments, server, JSON.stringify(reply)) }
+  })
+  return { content, usage: usageOf(reply), toolCalls }
 }
 
 function usageOf(reply: Partial<ChatResponse>): LlmUsage {

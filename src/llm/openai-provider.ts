@@ -10,6 +10,7 @@ import { attemptSignal } from './attempt-signal.ts'
 import { openAiEmbed } from './embed-http.ts'
 import { chatCompletionsUrl, resolveOpenAiUrl } from './base-url.ts'
 import type { ServerRef } from './failure.ts'
+import { toolArguments } from './tool-calls.ts'
 import { ReplyEndedEarly, badResponse, classifyFailure, httpError } from './failure.ts'
 import type { ReplyMeter } from './failure.ts'
 import { countText, createReplyMeter, meteredStream, readErrorText, readMetered } from './reply-meter.ts'
@@ -78,6 +79,7 @@ function requestBody(request: ProviderRequest): Record<string, unknown> {
     ...(request.stop === undefined ? {} : { stop: request.stop }),
     ...(request.onToken ? { stream_options: { include_usage: true } } : {}),
     ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    ...(request.tools && { tools: request.tools }),
     ...(format === undefined
       ? {}
       : format === 'json'
@@ -87,17 +89,30 @@ function requestBody(request: ProviderRequest): Record<string, unknown> {
 }
 
 interface Completion {
-  choices?: Array<{ message?: { content?: unknown }; delta?: { content?: unknown }; finish_reason?: unknown }>
+  choices?: Array<{
+    message?: { content?: unknown; tool_calls?: unknown }
+    delta?: { content?: unknown }
+    finish_reason?: unknown
+  }>
   usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null
   error?: unknown
 }
 
 function parseCompletion(text: string, meter: ReplyMeter, server: ServerRef): ProviderReply {
   const body = parseJson(text, server)
-  const content = body.choices?.[0]?.message?.content
+  const message = body.choices?.[0]?.message
+  const calls = Array.isArray(message?.tool_calls) && message.tool_calls.length > 0 ? (message.tool_calls as unknown[]) : undefined
+  // With tool calls, content is often null.
+  const content = calls && (message?.content === null || message?.content === undefined) ? '' : message?.content
   if (typeof content !== 'string') throw badResponse(server, 'no choices[0].message.content in the reply', text)
   countText(meter, server, content)
-  return { content, usage: usageOf(body.usage) }
+  if (!calls) return { content, usage: usageOf(body.usage) }
+  const toolCalls = calls.map((c) => {
+    const f = (c as { function?: { name?: unknown; arguments?: unknown } } | null)?.function
+    if (typeof f?.name !== 'string') throw badResponse(server, 'a tool call without a function name', text)
+    return { name: f.name, arguments: toolArguments(f.arguments, server, text) }
+  })
+  return { content, usage: usageOf(body.usage), toolCalls }
 }
 
 async function readStream(

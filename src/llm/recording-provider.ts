@@ -60,8 +60,9 @@ export function recordingProvider(inner: LlmProvider, writer: CassetteWriter): L
           messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
           ...(request.format === undefined ? {} : { format: request.format }),
           ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+          ...(request.tools?.length ? { tools: request.tools.map((t) => t.function.name) } : {}),
         },
-        response: { content: reply.content, usage: reply.usage },
+        response: { content: reply.content, usage: reply.usage, ...(reply.toolCalls?.length ? { tool_calls: reply.toolCalls } : {}) },
         ...(onToken ? { tokens } : {}),
       })
       return reply

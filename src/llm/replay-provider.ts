@@ -11,7 +11,7 @@ import { cancelled } from '../core/signals.ts'
 import type { LoadedEntry } from './cassette.ts'
 import { bareModel, cassetteKey, readCassette } from './cassette.ts'
 import { REPLY_CAP_HINT, formatBytes } from './failure.ts'
-import type { LlmProvider, ProviderRequest } from './types.ts'
+import type { LlmProvider, ProviderReply, ProviderRequest } from './types.ts'
 
 export function createReplayProvider(path: string): LlmProvider {
   const byKey = new Map<string, LoadedEntry[]>()
@@ -25,7 +25,12 @@ export function createReplayProvider(path: string): LlmProvider {
     name: 'replay',
     async chat(request) {
       if (request.signal?.aborted) throw cancelled('LLM call cancelled')
-      const key = cassetteKey(request.model, request.messages, request.format)
+      const key = cassetteKey(
+        request.model,
+        request.messages,
+        request.format,
+        request.tools?.map((t) => t.function.name),
+      )
       const candidates = byKey.get(key)
       if (!candidates) throw miss(path, request, byKey)
       const n = used.get(key) ?? 0
@@ -43,7 +48,9 @@ export function createReplayProvider(path: string): LlmProvider {
       }
       const size = Buffer.byteLength(entry.response.content)
       if (size > request.maxReplyBytes) throw tooLarge(size)
-      return { content: entry.response.content, usage: { ...entry.response.usage } }
+      const reply: ProviderReply = { content: entry.response.content, usage: { ...entry.response.usage } }
+      if (entry.response.tool_calls) reply.toolCalls = entry.response.tool_calls.map((c) => ({ ...c }))
+      return reply
     },
   }
 }

@@ -53,8 +53,22 @@ export interface LlmSettings {
   options?: Record<string, unknown>
 }
 
+/** A tool offered to the model through the server's tool calling (Ollama's and OpenAI's `tools`). */
+export interface ToolDefinition {
+  type: 'function'
+  function: { name: string; description: string; parameters: JsonSchema }
+}
+
+/** A tool the model asked to call. */
+export interface ToolCall {
+  name: string
+  arguments: Record<string, unknown>
+}
+
 export interface LlmRequest extends LlmSettings {
   messages: ChatMessage[]
+  /** Tools the model may call; a call that uses them is not streamed, and its reply may carry `tool_calls`. */
+  tools?: ToolDefinition[]
   /** Called with each token as it arrives; a provider streams when this is set. */
   onToken?: (token: string) => void
   signal?: AbortSignal
@@ -74,6 +88,8 @@ export interface LlmResult {
   usage: LlmUsage
   /** How many attempts it took (1 = first try). */
   attempts: number
+  /** The tools the model called, when the request offered some and the model used them. */
+  tool_calls?: ToolCall[]
 }
 
 /** One provider: a single attempt, no retries (the client retries). */
@@ -100,6 +116,7 @@ export interface ProviderRequest {
   maxReplyBytes: number
   onToken?: (token: string) => void
   signal?: AbortSignal
+  tools?: ToolDefinition[]
 }
 
 export interface ProviderEmbedRequest {
@@ -114,6 +131,7 @@ export interface ProviderEmbedRequest {
 export interface ProviderReply {
   content: string
   usage: LlmUsage
+  toolCalls?: ToolCall[]
 }
 
 /** One embeddings call: texts in, one vector per text out. Settings as for a chat call. */

@@ -13,18 +13,33 @@ export interface Usage {
 
 const CREATED = '2026-01-01T00:00:00.000Z'
 
-export function fullBody(api: Api, model: string, content: string, usage: Usage): string {
+/** A tool call the server answers with: Ollama sends its arguments as an object, OpenAI as a JSON string. */
+export interface FakeToolCall {
+  name: string
+  arguments: Record<string, unknown>
+}
+
+export function fullBody(api: Api, model: string, content: string, usage: Usage, toolCalls?: FakeToolCall[]): string {
   if (api === 'openai-chat') {
+    const calls = toolCalls?.map((c, i) => ({
+      id: `call_${i}`,
+      type: 'function',
+      function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+    }))
+    const message = calls ? { role: 'assistant', content: content || null, tool_calls: calls } : { role: 'assistant', content }
     return JSON.stringify({
       id: 'chatcmpl-fake',
       object: 'chat.completion',
       created: 1767225600,
       model,
-      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+      choices: [{ index: 0, message, finish_reason: calls ? 'tool_calls' : 'stop' }],
       usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
     })
   }
-  return JSON.stringify({ ...ollamaPart(api, model, content, true), ...ollamaDone(usage) })
+  const part = ollamaPart(api, model, content, true)
+  if (toolCalls && api === 'ollama-chat')
+    (part.message as Record<string, unknown>).tool_calls = toolCalls.map((c) => ({ function: { name: c.name, arguments: c.arguments } }))
+  return JSON.stringify({ ...part, ...ollamaDone(usage) })
 }
 
 /** The pieces of a streamed reply, in order, each a complete wire unit (an NDJSON line or an SSE event). */

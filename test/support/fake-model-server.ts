@@ -12,6 +12,8 @@
  *   {truncated: true}            a 200 reply cut in half (a streamed one ends before its final message)
  *   {reset: true}                the connection is destroyed without a reply
  *   {content, cutAfterBytes: N}  only the first N bytes of the reply body are sent, then the connection is destroyed
+ *   {content, toolCalls: [{name, arguments}]}  a reply calling tools (Ollama: arguments as an object; OpenAI: a
+ *                                JSON string, content null when empty)
  * plus `delayMs` (before the reply starts), `match` and `repeat` on any step, and `chunkBytes` + `chunkDelayMs`
  * on a content step: the body goes out in pieces of that size with that pause between them, so a client that
  * stops reading early shows in `sent()`. An empty queue answers HTTP 400 "no scripted reply left" (unless a
@@ -29,7 +31,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Api, Usage } from './fake-model-replies.ts'
+import type { Api, FakeToolCall, Usage } from './fake-model-replies.ts'
 import { contentType, errorBody, fullBody, splitTokens, streamParts } from './fake-model-replies.ts'
 
 export interface ReceivedRequest {
@@ -58,6 +60,8 @@ export interface Step {
   garbage?: string
   truncated?: boolean
   reset?: boolean
+  /** Tool calls the reply carries (native tool calling), in each API's shape; always sent unstreamed. */
+  toolCalls?: FakeToolCall[]
 }
 
 /** What the server wrote of one chat reply's body before it finished or the connection closed. */
@@ -192,8 +196,8 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
     const model = typeof body.model === 'string' ? body.model : 'fake'
     res.writeHead(200, { 'content-type': contentType(api, stream), ...step.headers })
     const out = bodyWriter(step, req, res)
-    if (!stream) {
-      const text = fullBody(api, model, content, usage)
+    if (!stream || step.toolCalls) {
+      const text = fullBody(api, model, content, usage, step.toolCalls)
       if (step.truncated) return void out.end(text.slice(0, Math.floor(text.length / 2)))
       if (step.resetAfterTokens !== undefined) {
         await out.write(text.slice(0, Math.floor(text.length / 2)))
