@@ -10,6 +10,7 @@ import { builtinActions } from './actions/builtins.ts'
 import { createRegistry, type Registry } from './actions/registry.ts'
 import type { Action } from './actions/types.ts'
 import { planningActions } from './planning/index.ts'
+import { reasoningActions } from './reasoning/index.ts'
 
 /** The registry of this build: core built-ins plus the enabled features' actions, and any `extra` (library use, tests). */
 export function buildRegistry(extra: readonly Action[] = []): Registry {
@@ -20,5 +21,6 @@ export function buildRegistry(extra: readonly Action[] = []): Registry {
 function featureActions(): Action[] {
   const actions: Action[] = []
   if (typeof __FEATURE_PLANNING__ === 'undefined' || __FEATURE_PLANNING__) actions.push(...planningActions())
+  if (typeof __FEATURE_REASONING__ === 'undefined' || __FEATURE_REASONING__) actions.push(...reasoningActions())
   return actions
 }

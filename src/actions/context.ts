@@ -80,10 +80,11 @@ export class RunContext implements ActionContext {
     return this.services.registry.list()
   }
 
-  async invoke(name: string, params: unknown, onState: State = this.state): Promise<State> {
+  async invoke(name: string, params: unknown, onState: State = this.state, signal?: AbortSignal): Promise<State> {
     const action = this.services.registry.require(name)
     const valid = validateParams(action, params, { node: this.node })
-    return asUpdate(await action.run(valid, new RunContext(this.services, this.node, onState, this.signal)))
+    const both = signal ? AbortSignal.any([this.signal, signal]) : this.signal
+    return asUpdate(await action.run(valid, new RunContext(this.services, this.node, onState, both)))
   }
 }
 

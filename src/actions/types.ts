@@ -67,8 +67,11 @@ export interface ActionContext {
   render(value: unknown, extra?: Record<string, unknown>, field?: string): unknown
   /** Every action this build has (for tools.list). */
   listActions(): Action[]
-  /** Runs a registered action by name: params validated, same context. */
-  invoke(action: string, params: unknown, state?: State): Promise<State>
+  /**
+   * Runs a registered action by name: params validated, same context. `signal` (a tool's time limit) is added to
+   * the run's: the action is cancelled when either fires.
+   */
+  invoke(action: string, params: unknown, state?: State, signal?: AbortSignal): Promise<State>
 }
 
 export interface Action<P = any> {
@@ -82,8 +85,8 @@ export interface Action<P = any> {
    */
   raw?: readonly string[]
   /**
-   * Top-level params that name something the loader can check before a run: another action (`retry.loop`'s
-   * `validate`) or a node of the same agent (its `correct`). A name written as a template is checked when it runs.
+   * Top-level params that name something the loader can check before a run: another action or a list of them
+   * (`retry.loop`'s `validate`, `reason.react`'s `tools`) or a node of the same agent (`retry.loop`'s `correct`). A name written as a template is checked when it runs.
    */
   refers?: { action?: readonly string[]; node?: readonly string[] }
 }

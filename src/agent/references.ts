@@ -132,17 +132,21 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
         if (typeof name === 'string' && !/\{[{%]/.test(name)) target([...here, 'with', key], name, `${action.name} ${key} node`, false)
       }
       for (const key of action.refers.action ?? []) {
-        const name = n.with[key]
-        if (typeof name === 'string' && !/\{[{%]/.test(name) && !registry.get(name)) {
-          failed(
-            [...here, 'with', key],
-            'UNKNOWN_ACTION',
-            unknownAction(
-              name,
-              registry.list().map((a) => a.name),
-              { node: label, field: `with.${key}` },
-            ),
-          )
+        // One action name, or a list of them (reason.react's `tools`).
+        const value = n.with[key]
+        const names = Array.isArray(value) ? value.map((name, i) => [name, [key, i]] as const) : [[value, [key]] as const]
+        for (const [name, path] of names) {
+          if (typeof name === 'string' && !/\{[{%]/.test(name) && !registry.get(name)) {
+            failed(
+              [...here, 'with', ...path],
+              'UNKNOWN_ACTION',
+              unknownAction(
+                name,
+                registry.list().map((a) => a.name),
+                { node: label, field: `with.${path.join('.')}` },
+              ),
+            )
+          }
         }
       }
     }

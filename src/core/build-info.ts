@@ -10,22 +10,16 @@
 export const FEATURES = ['planning', 'reasoning'] as const
 export type Feature = (typeof FEATURES)[number]
 
-/** Features that have code yet (`reasoning` has its build flag, so targets name it, but no actions). */
-const WITH_CODE: readonly Feature[] = ['planning']
-
-/**
- * The features this build has code for. `reasoning` has its build flag (targets name it, so the flag exists from
- * day one) but no actions yet, so it is never listed: `tea --version` says what the build can do.
- */
+/** The features this build has (`tea --version` lists them). */
 export function enabledFeatures(): Feature[] {
   const on: readonly string[] = typeof __TEA_FEATURES__ === 'undefined' ? FEATURES : __TEA_FEATURES__
-  return WITH_CODE.filter((f) => on.includes(f))
+  return FEATURES.filter((f) => on.includes(f))
 }
 
 /** Which feature provides an action namespace, so UNKNOWN_ACTION can say what the build lacks. */
 export function featureForAction(name: string): Feature | undefined {
   if (name.startsWith('plan.')) return 'planning'
-  if (name.startsWith('reason.')) return 'reasoning'
+  if (name.startsWith('reason.') || name === 'reflection.loop') return 'reasoning'
   return undefined
 }
 

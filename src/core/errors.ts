@@ -58,6 +58,8 @@ export const ERROR_CODES = {
   RUN_EXISTS: ['usage', 'a run with that id exists already'],
   RUN_NOT_RESUMABLE: ['usage', 'the run completed, or is running in another process'],
   AGENT_CHANGED: ['failure', 'a warning: the agent file changed since the run started'],
+  REFLECTION_FAILED: ['failure', 'no output of a reflection.loop passed its evaluation (on_failure: raise)'],
+  REASONING_PARSE_ERROR: ['failure', "a model's reply holds no usable reasoning step or answer"],
   PLAN_INVALID: ['failure', 'a plan does not have the shape of a plan'],
   PLAN_CYCLE: ['failure', 'the dependencies of a plan form a cycle'],
   PLAN_PARSE_ERROR: ['failure', "the planner's reply holds no usable plan"],

@@ -1,6 +1,6 @@
 /**
  * The event vocabulary of a run (SPEC §3.1, `--stream`). The engine emits most of them, actions emit `subtask`,
- * `llm_token` and `log`, and the CLI (later `tea serve`) turns them into output. It lives in core because every
+ * `llm_token`, `log` and `reasoning`, and the CLI (later `tea serve`) turns them into output. It lives in core because every
  * layer from actions upwards speaks it and none of them owns it.
  */
 
@@ -15,4 +15,6 @@ export type RunEvent =
   | { type: 'subtask'; planId: string; id: string; status: string; [key: string]: unknown }
   | { type: 'llm_token'; node: string; token: string }
   | { type: 'log'; node: string; message: string }
+  /** One step of a reasoning action (a thought, a tool call, a critique…), as it is recorded in its trace. */
+  | { type: 'reasoning'; node: string; action: string; entry: Record<string, unknown> }
   | { type: 'complete'; state: State }

@@ -50,11 +50,11 @@ test('a TEA node kind is named by its key, not reported as a node without uses:/
 
 test("TEA actions tea lacks are TEA_UNSUPPORTED naming them; state.set is not 'did you mean http.get'", () => {
   const got = problems(
-    'name: x\nnodes:\n  - name: a\n    uses: state.set\n  - name: b\n    uses: reflection.loop\n  - name: c\n    uses: rag.llamaindex.query\n',
+    'name: x\nnodes:\n  - name: a\n    uses: state.set\n  - name: b\n    uses: reflection.evaluate\n  - name: c\n    uses: rag.llamaindex.query\n',
   )
   assert.equal(got, [
     "4:11 TEA_UNSUPPORTED action 'state.set' is a TEA feature that tea does not provide yet: set state keys; a run: node or output: does it today",
-    "6:11 TEA_UNSUPPORTED action 'reflection.loop' is a TEA feature that tea does not provide yet: a reflection loop (the reasoning issue)",
+    "6:11 TEA_UNSUPPORTED action 'reflection.evaluate' is a TEA feature that tea does not provide yet: reflection.evaluate and reflection.correct outside a loop",
     "8:11 TEA_UNSUPPORTED action 'rag.llamaindex.query' is a TEA feature that tea does not provide: LlamaIndex (a Python library)",
   ])
 })

@@ -1,7 +1,7 @@
 /**
  * Runs agent YAML through the real loader, compiler and run loop against an in-memory store, with a few test
- * actions added to the real registry. The model client refuses every call: engine tests do not talk to models
- * (the LLM boundary is tested through the fake model server in test/llm and test/e2e).
+ * actions added to the real registry. The model client refuses every call unless a test hands in one (a real
+ * client pointed at the fake model server: the reasoning tests).
  */
 
 import * as v from 'valibot'
@@ -89,6 +89,8 @@ export async function run(
     resume?: boolean
     signal?: AbortSignal
     registry?: Registry
+    /** The model client (default: one that refuses every call). */
+    llm?: LlmClient
   } = {},
 ): Promise<Ran> {
   const registry = options.registry ?? testRegistry()
@@ -99,7 +101,7 @@ export async function run(
   const services = {
     store,
     registry,
-    llm: noModel,
+    llm: options.llm ?? noModel,
     emit: (e: RunEvent) => void events.push(e),
     ...(options.signal && { signal: options.signal }),
   }

@@ -1,17 +1,18 @@
 /**
- * The planning feature flag (AC8): a target built with `planning: false` carries no planning code, is smaller,
- * lists no plan.* action, and refuses an agent using one at load time, naming the missing feature.
- * Builds the core and full bundles into a temp dir. Skipped, with a message, until src/features.ts registers
- * the planning actions (the full bundle's `tea actions --json` then lists plan.execute).
+ * The feature flags (planning AC8, reasoning AC8): a target built with `planning: false` and `reasoning: false`
+ * (linux-arm64-core) carries no planning or reasoning code — not even the JSON Schema validator only reasoning
+ * uses — is smaller, lists no plan.* or reason.* action, and refuses an agent using one at load time, naming the
+ * missing feature; the full build runs a reasoning agent end to end. Builds the core and full bundles once.
  */
 
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ROOT } from '../e2e/cli.ts'
+import { startFakeModelServer } from '../support/fake-model-server.ts'
 
 // Text only planning code contains (prompts, messages): if any of it is in a bundle, planning is in it.
 const PLANNING_MARKERS = [
@@ -34,7 +35,28 @@ function run(bundle: string, args: string[], cwd: string) {
   return { code: r.status, out: r.stdout, err: r.stderr }
 }
 
-test('001.3R-INT-017 / 001.3R-INT-018 / 001.3R-E2E-004 a build without planning has no planning code or actions, is smaller, and names the missing feature', async () => {
+// Text only reasoning code contains (prompts, messages, its validator's messages).
+const REASONING_MARKERS = [
+  'You reach a goal in steps',
+  'Reason as a tree',
+  'You judge whether an output meets',
+  'is not a tool name; nothing was run',
+  'Instance does not have required property',
+]
+
+/** Like run, without blocking this process (the fake model server lives in it). */
+function runAsync(bundle: string, args: string[], cwd: string, env: Record<string, string>) {
+  return new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+    const child = spawn(process.execPath, [bundle, ...args], { cwd, env: { ...process.env, TEA_DATA_DIR: path.join(cwd, 'data'), ...env } })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.stderr.on('data', (d) => (err += d))
+    child.on('close', (code) => resolve({ code, out, err }))
+  })
+}
+
+test('001.3R-INT-017 / 001.3R-INT-018 / 001.3R-E2E-004 / 001.4R-INT-016 / 001.4R-INT-018 / 001.4R-E2E-006 a build without planning and reasoning has the code and actions of neither, is smaller, and names the missing feature', async () => {
   // Under dist/ (ignored by git) rather than the OS temp dir: a bundle finds lmdb's native addon in the
   // node_modules above it.
   mkdirSync(path.join(ROOT, 'dist'), { recursive: true })
@@ -51,16 +73,38 @@ test('001.3R-INT-017 / 001.3R-INT-018 / 001.3R-E2E-004 a build without planning 
     )
     const fullText = readFileSync(full.outfile, 'utf8')
     const coreText = readFileSync(core.outfile, 'utf8')
-    for (const marker of PLANNING_MARKERS) {
+    for (const marker of [...PLANNING_MARKERS, ...REASONING_MARKERS]) {
       assert.ok(fullText.includes(marker), `the full bundle should contain "${marker}"`)
-      assert.not.ok(coreText.includes(marker), `the core bundle contains planning text "${marker}"`)
+      assert.not.ok(coreText.includes(marker), `the core bundle contains feature text "${marker}"`)
     }
     assert.ok(statSync(core.outfile).size < statSync(full.outfile).size, `core ${core.size} B should be smaller than full ${full.size} B`)
 
+    assert.match(fullActions.out, '"reason.react"')
+    assert.match(fullActions.out, '"reflection.loop"')
     const coreActions = run(core.outfile, ['actions', '--json'], dir)
     assert.is(coreActions.code, 0, coreActions.err)
     assert.not.match(coreActions.out, '"plan.')
+    assert.not.match(coreActions.out, '"reason.')
+    assert.not.match(coreActions.out, '"reflection.')
     assert.match(coreActions.out, '"llm.call"')
+    assert.match(run(full.outfile, ['--version'], dir).out, /reasoning/)
+    assert.not.match(run(core.outfile, ['--version'], dir).out, /reasoning|planning/)
+
+    const reasoner = path.join(dir, 'reasoner.yaml')
+    writeFileSync(reasoner, 'name: r\nnodes:\n  - name: t\n    uses: reason.cot\n    with: { problem: x }\n')
+    const refusedReasoning = run(core.outfile, ['run', reasoner], dir)
+    assert.is(refusedReasoning.code, 2, refusedReasoning.err)
+    assert.match(refusedReasoning.err, "lacks the 'reasoning' feature")
+    // 001.4R-E2E-006: the full build runs the CoT agent against a model server.
+    const server = await startFakeModelServer()
+    try {
+      server.script({ content: { thinking: 'x is x', answer: 'x' } })
+      const ran = await runAsync(full.outfile, ['run', reasoner, '-q', '--model', 'ollama:tiny'], dir, { OLLAMA_HOST: server.url })
+      assert.is(ran.code, 0, ran.err)
+      assert.is(JSON.parse(ran.out).answer, 'x')
+    } finally {
+      await server.close()
+    }
 
     const agent = path.join(dir, 'agent.yaml')
     writeFileSync(agent, 'name: planner\nnodes:\n  - name: p\n    uses: plan.decompose\n    with: { goal: x }\n')

@@ -11,65 +11,61 @@ const message = v.object({
   content: v.string(),
 })
 
+/** Every field of `llm.call`'s parameters (other actions that call a model pick the ones they take). */
+export const llmFields = v.object({
+  model: v.optional(
+    v.pipe(
+      v.string(),
+      v.description('`provider:model`, e.g. `ollama:qwen2.5:1.5b`, or a bare name beside `provider`; default settings.llm.model.'),
+    ),
+  ),
+  provider: v.optional(
+    v.pipe(
+      v.string(),
+      v.description("TEA's provider for a bare model name: `ollama`, `openai`, `auto` (from the environment) or `litellm`."),
+    ),
+  ),
+  prompt: v.optional(v.pipe(v.string(), v.description('The user message. Give this or `messages`, not both.'))),
+  messages: v.optional(v.pipe(v.array(message), v.description('The whole conversation, as {role, content} objects.'))),
+  system: v.optional(v.pipe(v.string(), v.description('A system message put before the prompt or messages.'))),
+  temperature: v.optional(v.pipe(v.number(), v.minValue(0), v.description('Sampling temperature.'))),
+  format: v.optional(
+    v.pipe(
+      v.union([v.literal('json'), v.record(v.string(), v.unknown())]),
+      v.description('`json`, or a JSON Schema the reply must follow; the parsed reply is returned as `parsed`.'),
+    ),
+  ),
+  timeout: v.optional(v.pipe(v.number(), v.gtValue(0), v.description('Seconds allowed for one attempt (default 120).'))),
+  max_retries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Retries of transient failures (default 2).'))),
+  max_reply_bytes: v.optional(
+    v.pipe(v.number(), v.integer(), v.minValue(1), v.description('The largest reply accepted, in bytes of text (default 4194304, 4 MiB).')),
+  ),
+  base_url: v.optional(v.pipe(v.string(), v.description('Server URL; overrides OLLAMA_HOST / OPENAI_BASE_URL.'))),
+  api_base: v.optional(v.pipe(v.string(), v.description("TEA's name for base_url."))),
+  shell_provider: v.optional(
+    v.pipe(v.string(), v.description('With `provider: shell`: the command-line model to run (settings.shell_providers).')),
+  ),
+  max_tokens: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('The most tokens the reply may have.'))),
+  stop: v.optional(v.pipe(v.union([v.string(), v.array(v.string())]), v.description('A sequence (or a list) that ends the reply.'))),
+  options: v.optional(
+    v.pipe(v.record(v.string(), v.unknown()), v.description("Model options passed on as they are (Ollama's `num_ctx`, `top_k`, …).")),
+  ),
+  response_format: v.optional(
+    v.pipe(
+      v.object({
+        type: v.picklist(['text', 'json_object', 'json_schema']),
+        json_schema: v.optional(v.object({ schema: v.optional(v.record(v.string(), v.unknown())) })),
+      }),
+      v.description(
+        "OpenAI's spelling of `format`: `{type: json_object}` is `format: json`, `{type: json_schema, json_schema: {schema}}` a schema.",
+      ),
+    ),
+  ),
+  keep_alive: v.optional(v.pipe(v.union([v.string(), v.number()]), v.description('Ollama: how long the model stays loaded (e.g. `5m`).'))),
+})
+
 export const llmParams = v.pipe(
-  v.object({
-    model: v.optional(
-      v.pipe(
-        v.string(),
-        v.description('`provider:model`, e.g. `ollama:qwen2.5:1.5b`, or a bare name beside `provider`; default settings.llm.model.'),
-      ),
-    ),
-    provider: v.optional(
-      v.pipe(
-        v.string(),
-        v.description("TEA's provider for a bare model name: `ollama`, `openai`, `auto` (from the environment) or `litellm`."),
-      ),
-    ),
-    prompt: v.optional(v.pipe(v.string(), v.description('The user message. Give this or `messages`, not both.'))),
-    messages: v.optional(v.pipe(v.array(message), v.description('The whole conversation, as {role, content} objects.'))),
-    system: v.optional(v.pipe(v.string(), v.description('A system message put before the prompt or messages.'))),
-    temperature: v.optional(v.pipe(v.number(), v.minValue(0), v.description('Sampling temperature.'))),
-    format: v.optional(
-      v.pipe(
-        v.union([v.literal('json'), v.record(v.string(), v.unknown())]),
-        v.description('`json`, or a JSON Schema the reply must follow; the parsed reply is returned as `parsed`.'),
-      ),
-    ),
-    timeout: v.optional(v.pipe(v.number(), v.gtValue(0), v.description('Seconds allowed for one attempt (default 120).'))),
-    max_retries: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.description('Retries of transient failures (default 2).'))),
-    max_reply_bytes: v.optional(
-      v.pipe(
-        v.number(),
-        v.integer(),
-        v.minValue(1),
-        v.description('The largest reply accepted, in bytes of text (default 4194304, 4 MiB).'),
-      ),
-    ),
-    base_url: v.optional(v.pipe(v.string(), v.description('Server URL; overrides OLLAMA_HOST / OPENAI_BASE_URL.'))),
-    api_base: v.optional(v.pipe(v.string(), v.description("TEA's name for base_url."))),
-    shell_provider: v.optional(
-      v.pipe(v.string(), v.description('With `provider: shell`: the command-line model to run (settings.shell_providers).')),
-    ),
-    max_tokens: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('The most tokens the reply may have.'))),
-    stop: v.optional(v.pipe(v.union([v.string(), v.array(v.string())]), v.description('A sequence (or a list) that ends the reply.'))),
-    options: v.optional(
-      v.pipe(v.record(v.string(), v.unknown()), v.description("Model options passed on as they are (Ollama's `num_ctx`, `top_k`, …).")),
-    ),
-    response_format: v.optional(
-      v.pipe(
-        v.object({
-          type: v.picklist(['text', 'json_object', 'json_schema']),
-          json_schema: v.optional(v.object({ schema: v.optional(v.record(v.string(), v.unknown())) })),
-        }),
-        v.description(
-          "OpenAI's spelling of `format`: `{type: json_object}` is `format: json`, `{type: json_schema, json_schema: {schema}}` a schema.",
-        ),
-      ),
-    ),
-    keep_alive: v.optional(
-      v.pipe(v.union([v.string(), v.number()]), v.description('Ollama: how long the model stays loaded (e.g. `5m`).')),
-    ),
-  }),
+  llmFields,
   v.check((p) => (p.prompt === undefined) !== (p.messages === undefined), 'give exactly one of `prompt` or `messages`'),
 )
 

@@ -1,0 +1,77 @@
+/**
+ * Reasoning actions run as a user runs them: agent YAML through the real loader and engine, the real model client
+ * talking HTTP to the scripted fake model server (Ollama's API), the real registry with every built-in action as a
+ * possible tool, plus a few test tools that count their calls.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import * as v from 'valibot'
+import { defineAction, type Action } from '../../src/actions/types.ts'
+import { TeaError } from '../../src/core/errors.ts'
+import { buildRegistry } from '../../src/features.ts'
+import { createLlmClient } from '../../src/llm/client.ts'
+import type { LlmClient } from '../../src/llm/types.ts'
+import type { Store } from '../../src/store/types.ts'
+import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.ts'
+import { run, testActions, type Ran } from '../engine/harness.ts'
+
+/** Calls of the test tools, by tool name, with their parameters. */
+export const toolCalls: Array<{ tool: string; params: Record<string, unknown> }> = []
+
+export function reasoningTestTools(): Action[] {
+  return [
+    defineAction({
+      name: 'calc.add',
+      description: 'Adds two numbers: {a, b} → {sum}.',
+      params: v.object({ a: v.number(), b: v.number() }),
+      run: (p) => (toolCalls.push({ tool: 'calc.add', params: p }), { sum: p.a + p.b }),
+    }),
+    defineAction({
+      name: 'tool.fails',
+      description: 'Always throws.',
+      params: v.record(v.string(), v.unknown()),
+      run: (p) => {
+        toolCalls.push({ tool: 'tool.fails', params: p })
+        throw new TeaError('HTTP_ERROR', 'the upstream service is down')
+      },
+    }),
+    defineAction({
+      name: 'tool.hangs',
+      description: 'Never answers (until cancelled).',
+      params: v.record(v.string(), v.unknown()),
+      run: (p, ctx) => {
+        toolCalls.push({ tool: 'tool.hangs', params: p })
+        return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }))
+      },
+    }),
+  ]
+}
+
+export interface Bench {
+  server: FakeModelServer
+  llm: LlmClient
+  workspace: string
+  go(yaml: string, options?: { input?: Record<string, unknown>; store?: Store; runId?: string; resume?: boolean }): Promise<Ran>
+  close(): Promise<void>
+}
+
+export async function bench(): Promise<Bench> {
+  const server = await startFakeModelServer()
+  const llm = createLlmClient({ env: { OLLAMA_HOST: server.url }, backoffBaseMs: 1 })
+  const workspace = mkdtempSync(path.join(tmpdir(), 'tea-reasoning-'))
+  toolCalls.length = 0
+  const registry = () => buildRegistry([...testActions(), ...reasoningTestTools()])
+  return {
+    server,
+    llm,
+    workspace,
+    go: (yaml, options = {}) => run(yaml.replaceAll('$WORKSPACE', workspace), { ...options, registry: registry(), llm }),
+    async close() {
+      await llm.close()
+      await server.close()
+      rmSync(workspace, { recursive: true, force: true })
+    },
+  }
+}
