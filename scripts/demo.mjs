@@ -1,9 +1,10 @@
 // `npm run demo`: builds the linux-x64 bundle and runs every example offline, replaying its cassette.
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { serveSite } from './example-site.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const bundle = join(root, 'dist/linux-x64/tea.cjs')
@@ -20,10 +21,13 @@ for (const name of examples) {
   const cassette = join(dir, 'cassette.jsonl')
   console.error(`\n=== examples/${name} — replaying a recorded cassette (no model server is contacted)`)
   const args = [bundle, 'run', join(dir, 'agent.yaml'), '--data-dir', dataDir, ...(existsSync(cassette) ? ['--replay', cassette] : [])]
-  const r = spawnSync(process.execPath, args, { stdio: 'inherit', cwd: root })
-  if (r.status !== 0) {
+  // An example with a site/ folder fetches its page from a local server (scripts/example-site.mjs).
+  const stop = existsSync(join(dir, 'site')) ? await serveSite(join(dir, 'site')) : undefined
+  const status = await new Promise((resolve) => spawn(process.execPath, args, { stdio: 'inherit', cwd: root }).on('close', resolve))
+  await stop?.()
+  if (status !== 0) {
     failed++
-    console.error(`examples/${name} exited with ${r.status}`)
+    console.error(`examples/${name} exited with ${status}`)
   }
 }
 rmSync(dataDir, { recursive: true, force: true })

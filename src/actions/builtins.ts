@@ -11,6 +11,7 @@ import { llmActions } from './llm/index.ts'
 import { memoryActions } from './memory/index.ts'
 import { toolsActions } from './tools/index.ts'
 import { aofActions } from './aof/index.ts'
+import { webActions } from './web/index.ts'
 
 export function builtinActions(): Action[] {
   return [
@@ -18,6 +19,7 @@ export function builtinActions(): Action[] {
     ...jsonActions,
     ...memoryActions,
     ...httpActions,
+    ...webActions,
     ...fileActions,
     ...toolsActions,
     ...aofActions,

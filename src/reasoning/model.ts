@@ -59,9 +59,13 @@ export interface AskOptions {
   tools?: ToolDefinition[]
 }
 
+const MODEL_KEYS = Object.keys(picked) as Array<keyof typeof picked>
+
 export async function ask(ctx: ActionContext, p: ModelParams, messages: ChatMessage[], options: AskOptions = {}): Promise<Reply> {
-  const { structured, api_base, ...settings } = p
-  const call: LlmRequest = { ...settings, messages }
+  // Only the model parameters: an action's own (reason.react's `tools`, its `goal`) are not the model's.
+  const call: LlmRequest = { messages }
+  for (const key of MODEL_KEYS) if (key !== 'api_base' && p[key] !== undefined) Object.assign(call, { [key]: p[key] })
+  const { structured, api_base } = p
   if (options.model !== undefined) call.model = options.model
   if (api_base !== undefined && call.base_url === undefined) call.base_url = api_base
   if (structured && options.schema) call.format = options.schema

@@ -1,8 +1,9 @@
 /** Every example runs offline from its cassette, as `npm run demo` runs it; the self-correcting one corrects once. */
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { serveSite } from '../../scripts/example-site.mjs'
 import { ROOT, scratch, tea } from './cli.ts'
 
 const examples = readdirSync(join(ROOT, 'examples'), { withFileTypes: true })
@@ -14,16 +15,25 @@ for (const name of examples) {
     const dir = join(ROOT, 'examples', name)
     assert.ok(existsSync(join(dir, 'cassette.jsonl')), 'every example carries a cassette')
     const s = scratch()
+    const stop = existsSync(join(dir, 'site')) ? await serveSite(join(dir, 'site')) : undefined
     try {
       const r = await tea(['run', join(dir, 'agent.yaml'), '--replay', join(dir, 'cassette.jsonl'), '--data-dir', s.path('data'), '-q'], {
         timeoutMs: 60_000,
       })
       assert.is(r.code, 0, r.stderr)
+      if (name === 'react-tools') {
+        const state = JSON.parse(r.stdout)
+        assert.equal(state.tools_used, ['web.scrape', 'memory.store', 'file.write', 'finish'])
+        assert.match(state.research.steps[0].observation, 'Saturday: 10:00 – 14:00')
+        assert.is(readFileSync(join(dir, 'out', 'hours.md'), 'utf8').includes('Saturday: 10:00–14:00'), true)
+      }
       if (name === 'extract-with-retry') {
         const state = JSON.parse(r.stdout)
         assert.equal([state.summary, state.corrections, state._retry_exhausted], ['Ada Lovelace child_of Lord Byron', 1, false])
       }
     } finally {
+      await stop?.()
+      rmSync(join(dir, 'out'), { recursive: true, force: true }) // what an example wrote into its workspace
       s.cleanup()
     }
   })

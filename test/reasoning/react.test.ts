@@ -65,6 +65,12 @@ t('001.4R-INT-003 / 001.4R-INT-014 a tool the model asks for runs through the re
   // The observation went back to the model on the next turn.
   const second = b.server.chatRequests()[1]!.body.messages as Array<{ role: string; content: string }>
   assert.equal(second.at(-1), { role: 'user', content: 'Observation: {"sum":42}' })
+  // The text protocol offers the tools in the prompt, not in the API's tools field; the action's own parameters
+  // (goal, tools, max_steps) are not model settings.
+  const body = b.server.chatRequests()[0]!.body
+  assert.is(body.tools, undefined)
+  assert.equal(Object.keys(body.options ?? {}), [])
+  assert.match(body.messages[0].content, '- calc.add: Adds two numbers')
 })
 
 t('001.4R-UNIT-010 / 001.4R-INT-004 max_steps 3 and a model that never finishes: exactly 3 steps, then a graceful stop', async ({ b }) => {

@@ -10,6 +10,8 @@ import type { CommonParams } from './params.ts'
 
 export interface HttpResult {
   status: number
+  /** The URL that answered, after redirects (credentials removed). */
+  url: string
   headers: Record<string, string>
   body: string
   /** Present when the response says it is JSON and its body parses. */
@@ -64,7 +66,12 @@ export async function httpRequest(
       signal: AbortSignal.any([runSignal, deadline]),
     })
     const text = await readCapped(action, shown, response, p.max_bytes)
-    const result: HttpResult = { status: response.status, headers: headerObject(response.headers), body: text }
+    const result: HttpResult = {
+      status: response.status,
+      url: redact(new URL(response.url || url.href)),
+      headers: headerObject(response.headers),
+      body: text,
+    }
     if (p.fail_on_status && !response.ok) {
       const excerpt = text.length > EXCERPT ? `${text.slice(0, EXCERPT)}…` : text
       throw new TeaError(

@@ -1,0 +1,2 @@
+export declare const SITE_PORT: number
+export declare function serveSite(dir: string): Promise<() => Promise<void>>
