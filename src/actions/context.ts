@@ -80,11 +80,35 @@ export class RunContext implements ActionContext {
     return this.services.registry.list()
   }
 
-  async invoke(name: string, params: unknown, onState: State = this.state, signal?: AbortSignal): Promise<State> {
+  async invoke(name: string, params: unknown, onState: State = this.state, options: { timeoutMs?: number } = {}): Promise<State> {
     const action = this.services.registry.require(name)
     const valid = validateParams(action, params, { node: this.node })
-    const both = signal ? AbortSignal.any([this.signal, signal]) : this.signal
-    return asUpdate(await action.run(valid, new RunContext(this.services, this.node, onState, both)))
+    const timeoutMs = options.timeoutMs
+    if (timeoutMs === undefined) return asUpdate(await action.run(valid, new RunContext(this.services, this.node, onState, this.signal)))
+    // The run's signal or the limit stops the action. Linked by hand and unlinked when it ends: AbortSignal.any
+    // and AbortSignal.timeout cost far more per call (a ReAct step makes one) and hold weak references.
+    const limited = new AbortController()
+    const fromRun = (): void => limited.abort(this.signal.reason)
+    if (this.signal.aborted) fromRun()
+    else this.signal.addEventListener('abort', fromRun, { once: true })
+    let timer: NodeJS.Timeout | undefined
+    const overtime = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const e = new TeaError('NODE_TIMEOUT', `${name} ran over its time limit of ${timeoutMs / 1000} s and was stopped`, {
+          where: { node: this.node, action: name },
+        })
+        limited.abort(e)
+        reject(e)
+      }, timeoutMs)
+    })
+    try {
+      const run = Promise.resolve(action.run(valid, new RunContext(this.services, this.node, onState, limited.signal)))
+      run.catch(() => {}) // an action that fails after its limit has nobody left to tell
+      return asUpdate(await Promise.race([run, overtime]))
+    } finally {
+      clearTimeout(timer)
+      this.signal.removeEventListener('abort', fromRun)
+    }
   }
 }
 

@@ -68,10 +68,11 @@ export interface ActionContext {
   /** Every action this build has (for tools.list). */
   listActions(): Action[]
   /**
-   * Runs a registered action by name: params validated, same context. `signal` (a tool's time limit) is added to
-   * the run's: the action is cancelled when either fires.
+   * Runs a registered action by name: params validated, same context. With `timeoutMs` (a tool's time limit) the
+   * action's signal also fires at the limit, and the call fails then with NODE_TIMEOUT even if the action does
+   * not stop.
    */
-  invoke(action: string, params: unknown, state?: State, signal?: AbortSignal): Promise<State>
+  invoke(action: string, params: unknown, state?: State, options?: { timeoutMs?: number }): Promise<State>
 }
 
 export interface Action<P = any> {

@@ -75,23 +75,11 @@ export class Toolbox {
   async run(ctx: ActionContext, action: Action, input: unknown, state: State, timeoutMs: number): Promise<{ ok: boolean; value: unknown }> {
     const params = toolParams(action, input)
     if (!params.ok) return { ok: false, value: params.reason }
-    const limit = new AbortController()
-    const overtime = new Error(`ran over its time limit of ${timeoutMs / 1000} s and was stopped`)
-    let timer: NodeJS.Timeout | undefined
-    // The tool is told to stop through its signal; one that does not listen is left behind, its result unused.
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        limit.abort(overtime)
-        reject(overtime)
-      }, timeoutMs)
-    })
     try {
-      return { ok: true, value: await Promise.race([ctx.invoke(action.name, params.value, state, limit.signal), timedOut]) }
+      return { ok: true, value: await ctx.invoke(action.name, params.value, state, { timeoutMs }) }
     } catch (e) {
       if (ctx.signal.aborted) throw e
-      return { ok: false, value: `${action.name} failed: ${limit.signal.aborted ? overtime.message : errorMessage(e)}` }
-    } finally {
-      clearTimeout(timer)
+      return { ok: false, value: `${action.name} failed: ${errorMessage(e)}` }
     }
   }
 }
