@@ -24,7 +24,7 @@ import { ask, modelEntries, type Reply } from './model.ts'
 import { isTerminalAction, parseReactStep, type ReactStep } from './parse.ts'
 import { REACT_SCHEMA, reactPrompt } from './prompts.ts'
 import { fromNativeName, Toolbox } from './tools.ts'
-import { traceFileEntry, Tracer, type TraceEntry } from './trace.ts'
+import { traceFileEntry, Tracer, withoutNul, type TraceEntry } from './trace.ts'
 
 const wholeNumber = 'must be a whole number ≥ 0'
 
@@ -65,9 +65,13 @@ export interface StepRecord {
   reply: string
 }
 
-interface Progress {
-  steps: StepRecord[]
-  entries: TraceEntry[]
+/** What one finished step leaves in the store: the step and its trace entry (a record per step, so each
+ * checkpoint costs the same however long the loop has run). */
+interface SavedStep {
+  record: StepRecord
+  /** When the step was traced, and by which model: the rest of its trace entry is the record. */
+  timestamp: number
+  model: string
 }
 
 export const reactAction = defineAction({
@@ -81,21 +85,26 @@ export const reactAction = defineAction({
 
 async function react(p: Params, ctx: ActionContext): Promise<State> {
   const toolbox = new Toolbox(ctx, p.tools)
-  const namespace = `reason.react:${ctx.runId}:${ctx.node}`
-  const saved = await ctx.store.memoryGet(namespace, 'progress')
-  const progress: Progress = saved.found ? (saved.value as Progress) : { steps: [], entries: [] }
-  const tracer = new Tracer(ctx, 'reason.react', p.trace_file, progress.entries)
+  const checkpoints = new StepCheckpoints(ctx)
+  const saved = await checkpoints.load()
+  const steps = saved.map((s) => s.record)
+  const tracer = new Tracer(
+    ctx,
+    'reason.react',
+    p.trace_file,
+    saved.map((s, i) => traceEntry(s.record, s.model, i + 1, s.timestamp)),
+  )
   const messages: ChatMessage[] = [
     { role: 'system', content: reactPrompt(toolbox.lines()) },
     { role: 'user', content: `Goal: ${p.goal}` },
   ]
-  for (const s of progress.steps) messages.push(...turn(s))
+  for (const s of steps) messages.push(...turn(s))
   const observationLimit = p.max_observation_chars
   let checkpoint: Promise<void> = Promise.resolve()
   let final: { answer: unknown } | undefined
   let model = ''
 
-  for (let n = progress.steps.length + 1; n <= p.max_steps && !final; n++) {
+  for (let n = steps.length + 1; n <= p.max_steps && !final; n++) {
     const reply = await ask(ctx, p, messages, p.native_tools ? { tools: toolbox.native() } : { schema: REACT_SCHEMA })
     model = reply.model
     const read = readStep(reply, p.native_tools)
@@ -116,27 +125,61 @@ async function react(p: Params, ctx: ActionContext): Promise<State> {
       }
       record = { step: n, ...stepFields(read.step), reply: reply.content, observation }
     }
-    progress.steps.push(record)
+    steps.push(record)
     messages.push(...turn(record))
-    tracer.add('react_step', { ...withoutReply(record), model })
-    progress.entries = [...tracer.entries]
+    const entry = tracer.add('react_step', { ...withoutReply(record), model })
     await checkpoint
-    checkpoint = ctx.store.memoryPut(namespace, 'progress', progress)
+    checkpoint = checkpoints.save(n, { record, timestamp: entry.timestamp, model })
   }
   await checkpoint
-  await ctx.store.memoryDelete(namespace, 'progress')
-  const steps = progress.steps.map(withoutReply)
+  await checkpoints.clear(steps.length)
+  const shown = steps.map(withoutReply)
   const answer = final ? final.answer : null
   return {
     final_answer: answer,
     reasoning_answer: answer,
-    steps,
-    react_steps: steps,
-    total_steps: steps.length,
+    steps: shown,
+    react_steps: shown,
+    total_steps: shown.length,
     stop_reason: final ? 'finish' : 'max_steps',
     reasoning_trace: await tracer.finish(),
     ...(model && { model }),
   }
+}
+
+/** The finished steps of this node's loop in this run, one store record each, in the store's memory. */
+class StepCheckpoints {
+  private readonly namespace: string
+
+  constructor(private readonly ctx: ActionContext) {
+    this.namespace = `reason.react:${ctx.runId}:${ctx.node}`
+  }
+
+  async load(): Promise<SavedStep[]> {
+    const keys = await this.ctx.store.memoryList(this.namespace, 'step:')
+    const steps: SavedStep[] = []
+    for (const key of keys.sort()) {
+      const got = await this.ctx.store.memoryGet(this.namespace, key)
+      if (got.found) steps.push(got.value as SavedStep)
+    }
+    return steps
+  }
+
+  save(n: number, step: SavedStep): Promise<void> {
+    return this.ctx.store.memoryPut(this.namespace, key(n), step)
+  }
+
+  async clear(count: number): Promise<void> {
+    // Issued together: the store commits writes of one turn in one transaction.
+    await Promise.all(Array.from({ length: count }, (_, i) => this.ctx.store.memoryDelete(this.namespace, key(i + 1))))
+  }
+}
+
+const key = (n: number): string => `step:${String(n).padStart(6, '0')}`
+
+/** A step's trace entry, as Tracer.add made it. */
+function traceEntry(record: StepRecord, model: string, index: number, timestamp: number): TraceEntry {
+  return { ...(withoutNul({ ...withoutReply(record), model }) as Record<string, unknown>), step: 'react_step', index, timestamp }
 }
 
 type Read = { ok: true; step: ReactStep } | { ok: false; correction: string }
