@@ -19,7 +19,7 @@ export function extractJson(text: string): ExtractResult {
     if (r.ok) return r
   }
   let attempts = 0
-  for (const [start, end] of balancedSpans(trimmed)) {
+  for (const [start, end] of balancedSpans(trimmed, MAX_ATTEMPTS)) {
     if (++attempts > MAX_ATTEMPTS) break
     const r = tryParse(trimmed.slice(start, end + 1))
     if (r.ok) return r
@@ -66,9 +66,10 @@ function* fencedBlocks(s: string): Generator<string> {
 /**
  * Every balanced `{…}` and `[…]` span, by where it opens, found in one pass from the first opener: quotes and
  * escapes are honoured, and a closer that does not match drops everything open (no span can contain it). Linear
- * in the text, however many brackets a hostile reply opens and never closes.
+ * in the text, however many brackets a hostile reply opens and never closes; with `limit`, the scan stops once
+ * the first `limit` spans (by where they open) are certain.
  */
-export function balancedSpans(s: string): Array<[number, number]> {
+export function balancedSpans(s: string, limit = Number.POSITIVE_INFINITY): Array<[number, number]> {
   const spans: Array<[number, number]> = []
   const open: number[] = []
   let inString = false
@@ -85,7 +86,11 @@ export function balancedSpans(s: string): Array<[number, number]> {
       const at = open.pop()
       if (at === undefined) continue
       if (s[at] !== (c === '}' ? '{' : '[')) open.length = 0
-      else spans.push([at, i])
+      else {
+        spans.push([at, i])
+        // With nothing open, no span found later can start earlier: the first `limit` are known.
+        if (spans.length >= limit && open.length === 0) break
+      }
     }
   }
   return spans.sort((a, b) => a[0] - b[0])

@@ -47,6 +47,8 @@ const VERDICT_KEYS = ['valid', 'pass', 'passed', 'ok', 'is_valid']
 const FEEDBACK_KEYS = ['feedback', 'critique', 'reason', 'explanation']
 const LIST_KEYS = ['sub_problems', 'subproblems', 'subtasks', 'steps', 'problems']
 const ITEM_TEXT_KEYS = ['description', 'problem', 'question', 'text', 'task']
+/** List items read at most from a decomposition written as lines. */
+const MAX_ITEMS = 1000
 
 /** Chain of thought: `{thinking, answer}` as JSON, else from `<thinking>` and `Answer:` delimiters. */
 export function parseCot(raw: string): CotOutput {
@@ -93,7 +95,9 @@ export function parseDecomposition(raw: string): string[] {
         if (items.length > 0) return items
       }
     }
-    const lines = [...raw.matchAll(/^[ \t]*(?:\d{1,3}[.):]|[-*•])[ \t]+(.+)$/gm)].map((m) => m[1]!.trim()).filter(Boolean)
+    const lines: string[] = []
+    const item = /^[ \t]*(?:\d{1,3}[.):]|[-*•])[ \t]+(.+)$/gm
+    for (let m = item.exec(raw); m !== null && lines.length < MAX_ITEMS; m = item.exec(raw)) if (m[1]!.trim()) lines.push(m[1]!.trim())
     if (lines.length > 0) return lines
     throw parseError('no sub-problems in it: neither a JSON list nor numbered or bulleted lines', raw)
   })
@@ -168,7 +172,7 @@ function findObject(raw: string, keys: readonly string[]): Record<string, unknow
     // The first JSON value was something else (an example, a list): look at the other objects.
     if (!isPlainObject(json.value) || !has(json.value, keys)) {
       let tried = 0
-      for (const [start, end] of balancedSpans(raw)) {
+      for (const [start, end] of balancedSpans(raw, 50)) {
         if (raw[start] !== '{' || ++tried > 50) continue
         const r = extractJson(raw.slice(start, end + 1))
         if (r.ok && isPlainObject(r.value) && has(r.value, keys)) return r.value
@@ -299,7 +303,7 @@ function cotDelimiters(raw: string): CotOutput | undefined {
 }
 
 function answerMarker(s: string): { index: number; length: number } | undefined {
-  const m = /^[ \t>*#_]*(?:final[ \t]+answer|answer)[ \t*_]*[:：][ \t]*/im.exec(s)
+  const m = /^[ \t>*#_]*(?:final[ \t]+answer|answer)[ \t*_]*[:：][ \t*_]*/im.exec(s)
   return m ? { index: m.index, length: m[0].length } : undefined
 }
 

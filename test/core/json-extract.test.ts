@@ -20,4 +20,21 @@ test('reports failure with a reason when nothing parses', () => {
   assert.is(r.ok, false)
 })
 
+test('hostile replies cost one pass: 10 MB of unclosed brackets, of quotes, of small objects', () => {
+  const big = 10 * 1024 * 1024
+  for (const text of ['{'.repeat(big), '"'.repeat(big), `x ${'{"a" '.repeat(big / 5)}`, 'x {"a": 1} '.repeat(big / 11)]) {
+    const started = performance.now()
+    extractJson(text)
+    const ms = performance.now() - started
+    assert.ok(ms < 1500, `${JSON.stringify(text.slice(0, 10))}… took ${ms.toFixed(0)} ms`)
+  }
+  assert.equal(extractJson('x {"a": 1} '.repeat(1000)), { ok: true, value: { a: 1 } })
+})
+
+test('brackets nested past 512 levels are refused rather than parsed into a value nothing can walk', () => {
+  const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`
+  assert.equal(extractJson(deep), { ok: false, reason: 'brackets nested deeper than 512 levels' })
+  assert.equal(extractJson(`${'['.repeat(500)}1${']'.repeat(500)}`).ok, true)
+})
+
 test.run()
