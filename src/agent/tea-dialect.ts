@@ -150,10 +150,9 @@ export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
   'retry.loop': supported('validate, correct through a node of the agent, validate again (validate_args re-rendered each time)'),
   'reflection.loop': supported('generate, evaluate (schema, llm, custom), correct; JavaScript run: code (docs/reasoning.md)'),
   'reflection.*': planned('reflection.evaluate and reflection.correct outside a loop'),
-  'reason.cot': supported('chain of thought (the reasoning feature)'),
-  'reason.react': supported('ReAct with real tools from the registry, checkpointed per step'),
-  'reason.self_correct': supported('generate, critique, improve with separate models'),
-  'reason.decompose': supported('decompose, solve in parallel, synthesize; real recursion to max_depth'),
+  'reason.*': supported(
+    'the reasoning feature: chain of thought, ReAct with real tools (checkpointed per step), self-correction, decomposition',
+  ),
   'reason.dspy.*': absent('DSPy (a Python library)'),
   'file.*': supported('files in the workspace'),
   'http.*': supported('HTTP calls'),

@@ -65,6 +65,17 @@ export function progressPrinter(io: Io): (event: RunEvent) => void {
       case 'log':
         print(`  [${event.node}] ${event.message}`)
         break
+      case 'reasoning': {
+        // A reasoning step: `research · react_step 3 · web.scrape`.
+        const e = event.entry
+        const line = `${event.node} · ${String(e.step)} ${String(e.index)}${typeof e.action === 'string' && e.action ? ` · ${e.action}` : ''}`
+        if (!io.isTTY) io.err(`  ${line}\n`)
+        else {
+          const since = Date.now()
+          setLive(() => `▸ ${line} · ${seconds(since)} (run ${seconds(started)})`)
+        }
+        break
+      }
       case 'interrupt':
         finish(`⏸ paused ${event.when} node '${event.node}'`)
         break

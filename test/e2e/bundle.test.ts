@@ -55,7 +55,7 @@ test('the core target (planning and reasoning off) contains no planning or reaso
 })
 
 test('no distinctive planning or reasoning string survives in the core bundle', () => {
-  const strings = ['plan.decompose', 'plan.execute', 'plan.replan', 'reason.cot', 'reason.react', 'reason.self_correct']
+  const strings = ['plan.decompose', 'plan.execute', 'plan.replan', 'reason.cot', 'reason.react', 'reason.self_correct', 'reason.decompose']
   const inFull = strings.filter((s) => built.full!.text.includes(s))
   assert.ok(inFull.length > 0, 'the full bundle should carry the plan.*/reason.* action names')
   assert.equal(
@@ -71,7 +71,7 @@ test('the core bundle is measurably smaller than the full one (at least 5%)', ()
 
 test('each bundle reports its own target and features, with any Node on the host', () => {
   for (const [name, b, features] of [
-    ['linux-arm64', built.full!, 'planning'],
+    ['linux-arm64', built.full!, 'planning, reasoning'],
     ['linux-arm64-core', built.core!, 'none'],
   ] as const) {
     const r = spawnSync(process.execPath, [b.file, '--version'], { encoding: 'utf8', timeout: 30_000 })

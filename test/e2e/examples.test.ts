@@ -26,6 +26,34 @@ for (const name of examples) {
         assert.equal(state.tools_used, ['web.scrape', 'memory.store', 'file.write', 'finish'])
         assert.match(state.research.steps[0].observation, 'Saturday: 10:00 – 14:00')
         assert.is(readFileSync(join(dir, 'out', 'hours.md'), 'utf8').includes('Saturday: 10:00–14:00'), true)
+        // Without -q, each ReAct step shows on stderr as it happens.
+        const shown = await tea(['run', join(dir, 'agent.yaml'), '--replay', join(dir, 'cassette.jsonl'), '--data-dir', s.path('data')])
+        assert.is(shown.code, 0, shown.stderr)
+        assert.match(shown.stderr, 'research · react_step 1 · web.scrape\n  research · react_step 2 · memory.store')
+        // With --stream, each step is a `reasoning` event on stdout.
+        const streamed = await tea([
+          'run',
+          join(dir, 'agent.yaml'),
+          '--replay',
+          join(dir, 'cassette.jsonl'),
+          '--data-dir',
+          s.path('data'),
+          '--stream',
+        ])
+        const steps = streamed.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l))
+          .filter((e) => e.type === 'reasoning')
+        assert.equal(
+          steps.map((e) => [e.node, e.action, e.entry.index, e.entry.action]),
+          [
+            ['research', 'reason.react', 1, 'web.scrape'],
+            ['research', 'reason.react', 2, 'memory.store'],
+            ['research', 'reason.react', 3, 'file.write'],
+            ['research', 'reason.react', 4, 'finish'],
+          ],
+        )
       }
       if (name === 'extract-with-retry') {
         const state = JSON.parse(r.stdout)

@@ -126,9 +126,8 @@ for (const target of runnable) {
     ctx.servers.push(server)
     return server
   }
-  // Only features with code are listed (reasoning has a flag, no actions yet: src/core/build-info.ts).
   const features = Object.entries(target.features)
-    .filter(([f, on]) => on && f !== 'reasoning')
+    .filter(([, on]) => on)
     .map(([f]) => f)
 
   t.before(async () => {
@@ -206,6 +205,29 @@ for (const target of runnable) {
       } finally {
         execFileSync('umount', [mnt])
       }
+    })
+  }
+
+  if (features.includes('reasoning')) {
+    t('a ReAct loop runs its tool and checks its reply schema inside the executable', async () => {
+      const server = await serve()
+      server.script(
+        { content: { thought: 'parse', action: 'json.parse', action_input: { text: '{"n": 41}' } } },
+        { content: { thought: 'done', action: 'finish', action_input: { answer: 42 } } },
+      )
+      const agent = join(ctx.dir, 'react.yaml')
+      writeFileSync(
+        agent,
+        'name: r\nsettings:\n  llm: { model: "ollama:tiny" }\nnodes:\n  - name: think\n    uses: reason.react\n    with: { goal: g, tools: [json.parse] }\n    output: out\n',
+      )
+      const r = await runExe(target, ctx.exe, ['run', agent, '--data-dir', join(ctx.dir, 'react-data'), '-q'], {
+        env: env({ OLLAMA_HOST: server.url }),
+      })
+      assert.is(r.code, 0, r.stderr)
+      noWarnings(r, 'react')
+      const out = JSON.parse(r.stdout).out
+      assert.is(out.final_answer, 42)
+      assert.match(out.steps[0].observation, '"n":41')
     })
   }
 
