@@ -3,7 +3,7 @@
  *
  * 1. A ReAct step outside the model call: parse the reply, look up and run the tool (json.parse through the
  *    registry), record the trace entry and event, and checkpoint the step — as the slope between a 1-step and a
- *    401-step loop through the run lifecycle, on the in-memory store and on LMDB (fsynced). The model is an
+ *    201-step loop through the run lifecycle, on the in-memory store and on LMDB (fsynced). The model is an
  *    in-process client that answers after a fixed delay (0 ms, and 2 ms to show the checkpoint's fsync hidden
  *    behind the model's time, as it is on a board where a call takes seconds); the time measured inside the model is subtracted.
  * 2. reason.decompose's speed-up on the worker pool for CPU-bound solvers: 8 sub-problems, each ~260 ms of
@@ -66,7 +66,7 @@ async function reactRun(steps: number, store: Store, id: string, delayMs: number
   return performance.now() - t - modelMs
 }
 
-const STEPS = 51
+const STEPS = 201
 console.log(`ReAct loop, per step outside the model (slope between a 1-step and a ${STEPS}-step loop, median of ${ROUNDS}):\n`)
 console.log('| runtime, checkpoints | model answers | per step |')
 console.log('| --- | --- | --- |')
