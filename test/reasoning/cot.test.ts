@@ -3,11 +3,11 @@
  * and the action end to end through the engine and the real client against the fake model server.
  */
 
-import { suite, test } from 'uvu'
+import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { rejection } from '../support/expect.ts'
 import { cotPrompt, critiqueRequest } from '../../src/reasoning/prompts.ts'
-import { bench, type Bench } from './harness.ts'
+import { benchSuite, oneNodeAgent } from './harness.ts'
 
 test('001.4R-UNIT-004 step_by_step asks the model to think step by step', () => {
   assert.match(cotPrompt('step_by_step'), 'Think step by step')
@@ -50,29 +50,10 @@ test('001.4R-UNIT-013 a generated output is put before the critic with its task'
   assert.match(critiqueRequest('t', { code: 'x' }), '{"code":"x"}')
 })
 
-const t = suite<{ b: Bench }>('reason.cot')
-t.before.each(async (c) => {
-  c.b = await bench()
-})
-t.after.each(async (c) => {
-  await c.b.close()
-})
+const t = benchSuite('reason.cot')
 
-const agent = (withBlock: string) => `name: thinker
-settings:
-  llm: { model: "ollama:tiny" }
-  workspace: $WORKSPACE
-nodes:
-  - name: solve
-    uses: reason.cot
-    with:
-${withBlock
-  .trim()
-  .split('\n')
-  .map((l) => `      ${l}`)
-  .join('\n')}
-    output: solution
-`
+const agent = (withBlock: string) =>
+  oneNodeAgent({ agent: 'thinker', node: 'solve', uses: 'reason.cot', workspace: true, output: 'solution' }, withBlock)
 
 t('001.4R-INT-001 a JSON reply becomes {thinking, answer} in state, with the trace and TEA aliases', async ({ b }) => {
   b.server.script({ content: { thinking: 'Step 1: 6 * 7 = 42', answer: 42 } })

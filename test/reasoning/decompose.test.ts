@@ -3,35 +3,17 @@
  * the fake model server; solvers with code and actions on the real worker pool.
  */
 
-import { suite, test } from 'uvu'
+import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readSubProblems } from '../../src/reasoning/decompose.ts'
 import { synthesisPrompt } from '../../src/reasoning/prompts.ts'
 import type { ReceivedRequest } from '../support/fake-model-server.ts'
-import { bench, type Bench } from './harness.ts'
+import { benchSuite, oneNodeAgent, type Bench } from './harness.ts'
 
-const t = suite<{ b: Bench }>('reason.decompose')
-t.before.each(async (c) => {
-  c.b = await bench()
-})
-t.after.each(async (c) => {
-  await c.b.close()
-})
+const t = benchSuite('reason.decompose')
 
-const agent = (withBlock: string) => `name: solver
-settings:
-  llm: { model: "ollama:tiny" }
-nodes:
-  - name: solve
-    uses: reason.decompose
-    with:
-${withBlock
-  .trim()
-  .split('\n')
-  .map((l) => `      ${l}`)
-  .join('\n')}
-    output: solution
-`
+const agent = (withBlock: string) =>
+  oneNodeAgent({ agent: 'solver', node: 'solve', uses: 'reason.decompose', output: 'solution' }, withBlock)
 
 const DECOMPOSE = 'You break a hard problem'
 const SOLVE = 'Solve this part only'

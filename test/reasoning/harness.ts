@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { suite } from 'uvu'
 import * as v from 'valibot'
 import { defineAction, type Action } from '../../src/actions/types.ts'
 import { TeaError } from '../../src/core/errors.ts'
@@ -74,4 +75,50 @@ export async function bench(): Promise<Bench> {
       rmSync(workspace, { recursive: true, force: true })
     },
   }
+}
+
+/** A uvu suite whose every test gets a fresh Bench as `b`, closed after it. */
+export function benchSuite(name: string) {
+  const t = suite<{ b: Bench }>(name)
+  t.before.each(async (c) => {
+    c.b = await bench()
+  })
+  t.after.each(async (c) => {
+    await c.b.close()
+  })
+  return t
+}
+
+export interface OneNode {
+  /** The agent's and its node's names. */
+  agent: string
+  node: string
+  uses: string
+  /** The model of settings.llm; default "ollama:tiny". */
+  model?: string
+  /** settings.workspace: the bench's workspace. */
+  workspace?: boolean
+  /** The node's `output:`; none when absent. */
+  output?: string
+}
+
+/** An agent of one node running a reasoning action; `withBlock` is the node's `with:` as YAML lines. */
+export function oneNodeAgent(o: OneNode, withBlock: string): string {
+  const settings = [`  llm: { model: "${o.model ?? 'ollama:tiny'}" }`, ...(o.workspace ? ['  workspace: $WORKSPACE'] : [])]
+  const params = withBlock
+    .trim()
+    .split('\n')
+    .map((l) => `      ${l}`)
+  return [
+    `name: ${o.agent}`,
+    'settings:',
+    ...settings,
+    'nodes:',
+    `  - name: ${o.node}`,
+    `    uses: ${o.uses}`,
+    '    with:',
+    ...params,
+    ...(o.output ? [`    output: ${o.output}`] : []),
+    '',
+  ].join('\n')
 }

@@ -5,36 +5,16 @@
 
 import { existsSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadAgentText } from '../../src/agent/load.ts'
 import { buildRegistry } from '../../src/features.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
-import { bench, toolCalls, type Bench } from './harness.ts'
+import { benchSuite, oneNodeAgent, toolCalls } from './harness.ts'
 
-const t = suite<{ b: Bench }>('reason.react')
-t.before.each(async (c) => {
-  c.b = await bench()
-})
-t.after.each(async (c) => {
-  await c.b.close()
-})
+const t = benchSuite('reason.react')
 
-const agent = (withBlock: string) => `name: researcher
-settings:
-  llm: { model: "ollama:tiny" }
-  workspace: $WORKSPACE
-nodes:
-  - name: research
-    uses: reason.react
-    with:
-${withBlock
-  .trim()
-  .split('\n')
-  .map((l) => `      ${l}`)
-  .join('\n')}
-    output: result
-`
+const agent = (withBlock: string) =>
+  oneNodeAgent({ agent: 'researcher', node: 'research', uses: 'reason.react', workspace: true, output: 'result' }, withBlock)
 
 const step = (thought: string, action: string, action_input: unknown = {}) => ({ content: { thought, action, action_input } })
 const finish = (answer: unknown) => step('I know the answer.', 'finish', { answer })

@@ -3,33 +3,15 @@
  * evaluator kinds, the corrector's two meanings, the failure strategies, and the keys TEA's agents read.
  */
 
-import { suite, test } from 'uvu'
+import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { rejection } from '../support/expect.ts'
 import { coerce, schemaVerdict } from '../../src/reasoning/schema-evaluator.ts'
-import { bench, type Bench } from './harness.ts'
+import { benchSuite, oneNodeAgent } from './harness.ts'
 
-const t = suite<{ b: Bench }>('reflection.loop')
-t.before.each(async (c) => {
-  c.b = await bench()
-})
-t.after.each(async (c) => {
-  await c.b.close()
-})
+const t = benchSuite('reflection.loop')
 
-const agent = (withBlock: string, output = '') => `name: reflect
-settings:
-  llm: { model: "ollama:tiny" }
-nodes:
-  - name: generate
-    uses: reflection.loop
-    with:
-${withBlock
-  .trim()
-  .split('\n')
-  .map((l) => `      ${l}`)
-  .join('\n')}
-${output}`
+const agent = (withBlock: string) => oneNodeAgent({ agent: 'reflect', node: 'generate', uses: 'reflection.loop' }, withBlock)
 
 /** Values made by run: code live in the code's own realm; compare them as JSON. */
 const plain = (v: unknown) => JSON.parse(JSON.stringify(v))

@@ -3,33 +3,15 @@
  * against the fake model server.
  */
 
-import { suite, test } from 'uvu'
+import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readCritique } from '../../src/reasoning/self-correct.ts'
-import { bench, type Bench } from './harness.ts'
+import { benchSuite, oneNodeAgent } from './harness.ts'
 
-const t = suite<{ b: Bench }>('reason.self_correct')
-t.before.each(async (c) => {
-  c.b = await bench()
-})
-t.after.each(async (c) => {
-  await c.b.close()
-})
+const t = benchSuite('reason.self_correct')
 
-const agent = (withBlock: string) => `name: writer
-settings:
-  llm: { model: "ollama:llama3.2" }
-nodes:
-  - name: write
-    uses: reason.self_correct
-    with:
-${withBlock
-  .trim()
-  .split('\n')
-  .map((l) => `      ${l}`)
-  .join('\n')}
-    output: code_result
-`
+const agent = (withBlock: string) =>
+  oneNodeAgent({ agent: 'writer', node: 'write', uses: 'reason.self_correct', model: 'ollama:llama3.2', output: 'code_result' }, withBlock)
 
 const draft = (output: string) => ({ content: { output } })
 const review = (issue: string, score = 0.5) => ({ content: { issues: [issue], suggestions: [`fix: ${issue}`], score } })

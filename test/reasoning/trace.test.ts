@@ -6,7 +6,7 @@
 
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { suite, test } from 'uvu'
+import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { rejects } from '../support/expect.ts'
 import { createRegistry } from '../../src/actions/registry.ts'
@@ -16,7 +16,7 @@ import type { RunEvent } from '../../src/core/events.ts'
 import { toNdjson, Tracer, withoutNul } from '../../src/reasoning/trace.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
 import { testContext } from '../actions/context.ts'
-import { bench, type Bench } from './harness.ts'
+import { benchSuite } from './harness.ts'
 
 /** A context whose invoke reaches the real file actions (the trace file is written through file.write). */
 function fileContext() {
@@ -119,13 +119,7 @@ test('001.4R-INT-013 streaming 1,000 large entries to a file keeps memory flat',
   cleanup()
 })
 
-const t = suite<{ b: Bench }>('traces of a running agent')
-t.before.each(async (c) => {
-  c.b = await bench()
-})
-t.after.each(async (c) => {
-  await c.b.close()
-})
+const t = benchSuite('traces of a running agent')
 
 const react = (extra: string) => `name: traced
 settings:
