@@ -2,6 +2,7 @@
 // from source (tests, tsx) they are undefined and src/features.ts treats every feature as on.
 declare const __FEATURE_PLANNING__: boolean | undefined
 declare const __FEATURE_REASONING__: boolean | undefined
+declare const __FEATURE_PROLOG__: boolean | undefined
 declare const __TEA_TARGET__: string | undefined
 /** The target's enabled feature flags, by name (the same target file as the __FEATURE_*__ flags). */
 declare const __TEA_FEATURES__: readonly string[] | undefined

@@ -28,13 +28,14 @@ export const LAYERS = {
   engine: ['core', 'template', 'code', 'actions', 'agent', 'llm', 'store'],
   planning: ['core', 'template', 'code', 'actions', 'llm', 'store', 'pool'],
   reasoning: ['core', 'template', 'code', 'actions', 'llm', 'store', 'pool'],
-  '(root)': ['core', 'template', 'store', 'llm', 'pool', 'aof', 'code', 'sea', 'actions', 'agent', 'engine', 'planning', 'reasoning'],
+  prolog: ['core', 'actions', 'pool', 'sea'],
+  '(root)': ['core', 'template', 'store', 'llm', 'pool', 'aof', 'code', 'sea', 'actions', 'agent', 'engine', 'planning', 'reasoning', 'prolog'],
   cli: ['core', 'template', 'store', 'llm', 'pool', 'aof', 'code', 'sea', 'actions', 'agent', 'engine', '(root)'],
 }
 
 /** Only the composition root may import an optional feature (SPEC §2). */
 const FEATURE_IMPORTERS = new Set(['src/features.ts'])
-const FEATURES = new Set(['planning', 'reasoning'])
+const FEATURES = new Set(['planning', 'reasoning', 'prolog'])
 
 const IMPORT = /(?:^|[;\n}])\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
 

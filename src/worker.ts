@@ -8,7 +8,7 @@
 import { remoteContext, runActionTask, type ActionTask, type TaskContext } from './actions/remote.ts'
 import type { Registry } from './actions/registry.ts'
 import { runCodeTask, type CodeTask } from './code/task.ts'
-import { buildRegistry } from './features.ts'
+import { buildRegistry, featureTaskHandlers } from './features.ts'
 import { runProbeTask, type ProbeTask } from './pool/probe.ts'
 import type { PoolTask, TaskHandler, TaskReply } from './pool/protocol.ts'
 import { dispatchTask } from './pool/worker.ts'
@@ -23,6 +23,7 @@ const HANDLERS: Readonly<Record<string, TaskHandler>> = {
       remoteContext({ ...(context as unknown as TaskContext), ...(isObject(state) ? { state } : {}) }, where, h, registryOf()),
     ),
   probe: (task: ProbeTask) => runProbeTask(task),
+  ...featureTaskHandlers(),
 }
 
 export function runWorkerTask(task: PoolTask): Promise<TaskReply> {

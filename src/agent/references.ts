@@ -24,6 +24,7 @@ import type { Parsed } from './parse.ts'
 import type { Problem } from './problems.ts'
 import type { GotoRule } from './schema.ts'
 import { teaAction, teaKey, teaMessage } from './tea-dialect.ts'
+import { LOWERED_LANGUAGE } from './tea-nodes.ts'
 import { END, START, type CompiledParts } from './types.ts'
 
 type Path = Array<string | number>
@@ -101,7 +102,12 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     }
     const actionName = typeof n.uses === 'string' ? n.uses : typeof n.action === 'string' ? n.action : undefined
     const action = actionName === undefined ? undefined : registry.get(actionName)
-    if (actionName !== undefined && !action) {
+    const language = (n as Record<symbol, unknown>)[LOWERED_LANGUAGE]
+    if (actionName !== undefined && !action && typeof language === 'string') {
+      const name = language[0]!.toUpperCase() + language.slice(1)
+      const message = `run: is ${name}; this build lacks the '${language}' feature (use linux-x64 or linux-arm64, or port the code to JavaScript)`
+      at(here, 'CODE_ERROR', message, node)
+    } else if (actionName !== undefined && !action) {
       const tea = teaAction(actionName)
       const path = [...here, n.uses !== undefined ? 'uses' : 'action']
       if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea'))

@@ -5,7 +5,11 @@
  *   (`{uses, with}`) or `steps:` becomes a `flow.map` node; its results go to `output` (default
  *   `parallel_results`), and its `fan_in:` node is where it goes next when no edge or goto says otherwise;
  * - `type: while_loop` with `condition`, `max_iterations` and `body:` becomes a `flow.while` node;
- * - a node with `steps:` becomes a `flow.steps` node.
+ * - a node with `steps:` becomes a `flow.steps` node;
+ * - `run:` code in Prolog — `language: prolog`, `run: {type: prolog, code}`, or a first line `% prolog` (TEA's
+ *   explicit marker; TEA's guess from the code's look is not followed: without a language, `run:` is JavaScript)
+ *   — becomes a `prolog.run` node, and `language: javascript` (or `type: javascript`) a plain `run:` node. Lua and
+ *   Python are left as written, for the loader to name.
  * What cannot be lowered (`subgraph:`) is left as written, and the loader names it as a TEA
  * feature tea does not have yet (tea-dialect.ts). Problems inside a lowered node point at the node.
  */
@@ -26,6 +30,9 @@ export function lowerTeaNodes(data: Record<string, unknown>): void {
       return dynamicParallel(n, edgeSources)
     if (n.type === 'while_loop' && Array.isArray(n.body)) return whileLoop(n)
     if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n)
+    const code = runCode(n)
+    if (code?.language === 'prolog') return prolog(n, code.code)
+    if (code?.language === 'javascript') return { ...without(n, ['language']), run: code.code }
     return n
   })
 }
@@ -52,6 +59,34 @@ function whileLoop(n: Record<string, unknown>): Record<string, unknown> {
   if (n.condition !== undefined) args.condition = n.condition
   if (n.max_iterations !== undefined) args.max_iterations = n.max_iterations
   return { ...out, uses: 'flow.while', with: args, ...(n.output !== undefined && { output: n.output }) }
+}
+
+/** The language and code of a `run:` node, when it says which language (TEA's three ways). */
+export function runCode(n: Record<string, unknown>): { language: string; code: string } | undefined {
+  if (isPlainObject(n.run) && typeof n.run.type === 'string' && typeof n.run.code === 'string') return { language: n.run.type, code: n.run.code }
+  const code = typeof n.run === 'string' ? n.run : typeof n.script === 'string' ? n.script : undefined
+  if (code === undefined) return undefined
+  if (typeof n.language === 'string') return { language: n.language, code }
+  const first = code.trimStart()
+  if (/^%\s*prolog\b/i.test(first)) return { language: 'prolog', code }
+  if (/^--\s*lua\b/i.test(first)) return { language: 'lua', code }
+  return undefined
+}
+
+/** The node marker the loader reads to name the language when the build lacks its engine. */
+export const LOWERED_LANGUAGE = Symbol('run: language')
+
+function prolog(n: Record<string, unknown>, code: string): Record<string, unknown> {
+  const out: Record<string | symbol, unknown> = { ...without(n, ['language', 'run', 'script']), uses: 'prolog.run' }
+  out.with = { code, ...(typeof n.timeout === 'number' && { timeout: n.timeout }) }
+  out[LOWERED_LANGUAGE] = 'prolog'
+  return out as Record<string, unknown>
+}
+
+function without(n: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  const out = { ...n }
+  for (const k of keys) delete out[k]
+  return out
 }
 
 function steps(n: Record<string, unknown>): Record<string, unknown> {

@@ -9,6 +9,8 @@ export interface Embedded {
   lmdbNode?: string
   /** The plain bundle's text, which tinypool workers load as their task module. */
   workerBundle?: string
+  /** Files a feature reads at run time (the Prolog engine's), base64, by asset name. */
+  files?: Record<string, string>
 }
 
 export const EMBEDDED: Embedded | undefined = undefined

@@ -1,0 +1,81 @@
+/**
+ * The Prolog feature's actions. `prolog.run` is what a `run:` node in Prolog becomes when the agent loads
+ * (src/agent/tea-nodes.ts lowers `language: prolog`, `run: {type: prolog, code}` and a `% prolog` first line onto
+ * it); `prolog.query` asks a program for the solutions of a goal over facts given as data (validate.extraction's
+ * constraints use it). Both run on a pool worker with a time limit (client.ts).
+ */
+
+import * as v from 'valibot'
+import { TeaError } from '../core/errors.ts'
+import { defineAction, type ActionContext } from '../actions/types.ts'
+import { checkProlog, queryProlog, runProlog } from './client.ts'
+
+const timeout = v.optional(
+  v.pipe(v.number(), v.gtValue(0, 'must be > 0'), v.description('Seconds the code may run (default settings.run_timeout).')),
+)
+
+const limitMs = (seconds: number | undefined, ctx: ActionContext): number => (seconds ?? ctx.settings.run_timeout) * 1000
+
+export const prologRun = defineAction({
+  name: 'prolog.run',
+  description:
+    "Runs Prolog code with TEA's contract: state/2 reads the state, return/2 sets keys of the update; each clause is asserted (facts, rules) or run (goals) in a module of its own.",
+  params: v.object({
+    code: v.pipe(v.string(), v.description('The Prolog code (as written: not a template).')),
+    timeout,
+  }),
+  raw: ['code'],
+  async run(p, ctx) {
+    const where = { node: ctx.node, field: 'run' }
+    const call = { signal: ctx.signal, timeoutMs: limitMs(p.timeout, ctx), where, what: 'the Prolog code' }
+    const outcome = await runProlog({ op: 'run', code: p.code, state: ctx.state }, call)
+    if (outcome.kind === 'error') {
+      throw new TeaError('CODE_ERROR', `Prolog, line ${outcome.line}: ${outcome.message}`, {
+        where,
+        details: { language: 'prolog', line: outcome.line },
+      })
+    }
+    if (outcome.kind === 'failed') {
+      // TEA's runtimes return what was set before the failing goal and say nothing; tea says it in the log.
+      ctx.emit({ type: 'log', node: ctx.node, message: `Prolog: the goal at line ${outcome.line} failed; clauses after it were not run` })
+    }
+    return outcome.returns
+  },
+})
+
+export const prologQuery = defineAction({
+  name: 'prolog.query',
+  description:
+    'Finds the solutions of a Prolog goal over a program and facts given as data ([name, arg, ...] lists, never parsed as code); returns {solutions: [{Var: value}], count}.',
+  params: v.object({
+    query: v.pipe(v.string(), v.minLength(1), v.description('The goal, e.g. "validation_error(Type, Context)".')),
+    program: v.optional(v.pipe(v.string(), v.description('Clauses (rules, facts, directives) consulted first.')), ''),
+    facts: v.optional(v.pipe(v.array(v.pipe(v.array(v.unknown()), v.minLength(1))), v.description('Facts as [name, arg, ...].')), []),
+    max_solutions: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('At most this many (default 1000).')), 1000),
+    timeout,
+  }),
+  raw: ['program', 'query'],
+  async run(p, ctx) {
+    for (const [i, f] of p.facts.entries()) {
+      if (typeof f[0] !== 'string' || f[0] === '') {
+        throw new TeaError('INVALID_PARAMS', `facts[${i}] must start with the fact's name, got ${JSON.stringify(f[0])}`, {
+          where: { node: ctx.node },
+        })
+      }
+    }
+    const where = { node: ctx.node, field: 'program' }
+    const call = { signal: ctx.signal, timeoutMs: limitMs(p.timeout, ctx), where, what: 'the Prolog query' }
+    const outcome = await queryProlog({ op: 'query', program: p.program, facts: p.facts, goal: p.query, max: p.max_solutions }, call)
+    if (outcome.kind === 'error') {
+      const place = outcome.line > 0 ? `program, line ${outcome.line}` : 'query'
+      throw new TeaError('CODE_ERROR', `Prolog ${place}: ${outcome.message}`, { where })
+    }
+    return { solutions: outcome.rows, count: outcome.rows.length }
+  },
+})
+
+/** The first syntax error in Prolog code, for `tea validate`; undefined when every clause reads. */
+export async function prologSyntax(code: string, signal: AbortSignal): Promise<{ line: number; message: string } | undefined> {
+  const call = { signal, timeoutMs: 30_000, where: {}, what: 'reading the Prolog code' }
+  return (await checkProlog({ op: 'check', code }, call)) ?? undefined
+}
