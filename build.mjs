@@ -3,7 +3,8 @@
 // esbuild `define`s, so a disabled feature's code is removed from the bundle. lmdb, msgpackr and tinypool are
 // bundled in and patched so the same file runs as a plain bundle and as the main script of a single executable
 // (scripts/build/plugins.mjs; the SEA itself is made by scripts/sea.mjs).
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bundle } from './scripts/build/bundle.mjs'
@@ -68,6 +69,7 @@ export async function buildTarget(name, opts = {}) {
     quiet: opts.quiet,
   })
   const size = statSync(outfile).size
+  copyEngineFiles(target, dirname(outfile))
   const full = FLAGS.every((f) => target.features[f])
   if (!opts.quiet) {
     const on = FLAGS.filter((f) => target.features[f]).join(', ') || 'none'
@@ -80,6 +82,22 @@ export async function buildTarget(name, opts = {}) {
     )
   }
   return { outfile, size, target, metafile: result.metafile }
+}
+
+/** The files a feature reads at run time, by name beside the bundle (`prolog/swipl-web.wasm`), for a target. */
+export function engineFiles(target) {
+  if (!target.features.prolog) return {}
+  const dir = dirname(createRequire(join(root, 'package.json')).resolve('swipl-wasm/dist/swipl/swipl-web.js'))
+  return Object.fromEntries(['swipl-web.js', 'swipl-web.wasm', 'swipl-web.data'].map((f) => [`prolog/${f}`, join(dir, f)]))
+}
+
+/** Puts the engine files beside the bundle (src/prolog/files.ts reads them there), and removes those of a feature now off. */
+function copyEngineFiles(target, dir) {
+  rmSync(join(dir, 'prolog'), { recursive: true, force: true })
+  for (const [name, from] of Object.entries(engineFiles(target))) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true })
+    copyFileSync(from, join(dir, name))
+  }
 }
 
 export function parseArgs(args) {

@@ -90,6 +90,18 @@ export interface Action<P = any> {
    * (`retry.loop`'s `validate`, `reason.react`'s `tools`) or a node of the same agent (`retry.loop`'s `correct`). A name written as a template is checked when it runs.
    */
   refers?: { action?: readonly string[]; node?: readonly string[] }
+  /**
+   * Deeper checks of a node's parameters as written than loading makes, for `tea validate`: asynchronous and
+   * possibly costly (reading Prolog code starts the engine). Returns what is wrong, one message each.
+   */
+  verify?(params: Readonly<Record<string, unknown>>, ctx: VerifyContext): Promise<string[]>
+}
+
+export interface VerifyContext {
+  settings: AgentSettingsView
+  /** Another action of this build (validate.extraction asks prolog.query to read its rules). */
+  action(name: string): Action | undefined
+  signal: AbortSignal
 }
 
 export function defineAction<P>(action: Action<P>): Action<P> {

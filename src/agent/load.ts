@@ -198,6 +198,10 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
         ...(agent.semantic_probes && {
           semantic_probes: Array.isArray(agent.semantic_probes) ? { probes: agent.semantic_probes } : agent.semantic_probes,
         }),
+        ...(agent.validation_constraints !== undefined && {
+          validation_constraints:
+            typeof agent.validation_constraints === 'string' ? { rules: agent.validation_constraints } : agent.validation_constraints,
+        }),
       },
     },
     nodes,

@@ -148,6 +148,7 @@ export const AgentSchema = v.strictObject({
   /** validate.extraction's defaults, as TEA places them (actions/validate/extraction.ts). */
   extraction_schema: v.optional(v.record(v.string(), v.unknown())),
   semantic_probes: v.optional(v.union([v.array(v.unknown()), v.record(v.string(), v.unknown())])),
+  validation_constraints: v.optional(v.union([v.string(), v.record(v.string(), v.unknown())])),
   /** TEA's logging of validation outcomes; accepted, not used (results are in the run's state and trace). */
   validation_logging: v.optional(v.record(v.string(), v.unknown())),
 })

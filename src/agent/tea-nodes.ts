@@ -63,7 +63,8 @@ function whileLoop(n: Record<string, unknown>): Record<string, unknown> {
 
 /** The language and code of a `run:` node, when it says which language (TEA's three ways). */
 export function runCode(n: Record<string, unknown>): { language: string; code: string } | undefined {
-  if (isPlainObject(n.run) && typeof n.run.type === 'string' && typeof n.run.code === 'string') return { language: n.run.type, code: n.run.code }
+  if (isPlainObject(n.run) && typeof n.run.type === 'string' && typeof n.run.code === 'string')
+    return { language: n.run.type, code: n.run.code }
   const code = typeof n.run === 'string' ? n.run : typeof n.script === 'string' ? n.script : undefined
   if (code === undefined) return undefined
   if (typeof n.language === 'string') return { language: n.language, code }
@@ -77,7 +78,9 @@ export function runCode(n: Record<string, unknown>): { language: string; code: s
 export const LOWERED_LANGUAGE = Symbol('run: language')
 
 function prolog(n: Record<string, unknown>, code: string): Record<string, unknown> {
-  const out: Record<string | symbol, unknown> = { ...without(n, ['language', 'run', 'script']), uses: 'prolog.run' }
+  // The node's timeout goes to the action, which starts its clock once the engine is ready: starting the engine
+  // (seconds on a small board) is not the code's time.
+  const out: Record<string | symbol, unknown> = { ...without(n, ['language', 'run', 'script', 'timeout']), uses: 'prolog.run' }
   out.with = { code, ...(typeof n.timeout === 'number' && { timeout: n.timeout }) }
   out[LOWERED_LANGUAGE] = 'prolog'
   return out as Record<string, unknown>

@@ -5,6 +5,7 @@ import { jsonSchemaOf } from '../actions/json-schema.ts'
 import { loadAgentFile, requireAgent } from '../agent/load.ts'
 import { formatProblem } from '../agent/problems.ts'
 import { renderGraph } from '../agent/graph.ts'
+import { verifyAgent } from '../agent/verify.ts'
 import { EXIT } from './exit.ts'
 import type { Io } from './io.ts'
 import { leanLoad } from './lean.ts'
@@ -15,6 +16,12 @@ export async function validateCommand({ args }: { args: { agent: string } }, io:
   if (!spec || problems.length) {
     for (const p of problems) io.err(`${formatProblem(file, p)}\n`)
     io.err(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n`)
+    return EXIT.usage
+  }
+  const findings = await verifyAgent(spec, buildRegistry())
+  if (findings.length) {
+    for (const f of findings) io.err(`${file}: node '${f.node}' (${f.action}): ${f.message}\n`)
+    io.err(`${file}: ${findings.length} problem${findings.length === 1 ? '' : 's'}\n`)
     return EXIT.usage
   }
   const edges = spec.edges.size + spec.parallel.size

@@ -25,6 +25,7 @@ export const prologRun = defineAction({
     timeout,
   }),
   raw: ['code'],
+  verify: async (params, ctx) => syntaxProblems(params.code, ctx.signal),
   async run(p, ctx) {
     const where = { node: ctx.node, field: 'run' }
     const call = { signal: ctx.signal, timeoutMs: limitMs(p.timeout, ctx), where, what: 'the Prolog code' }
@@ -55,6 +56,7 @@ export const prologQuery = defineAction({
     timeout,
   }),
   raw: ['program', 'query'],
+  verify: async (params, ctx) => syntaxProblems(params.program, ctx.signal),
   async run(p, ctx) {
     for (const [i, f] of p.facts.entries()) {
       if (typeof f[0] !== 'string' || f[0] === '') {
@@ -74,8 +76,10 @@ export const prologQuery = defineAction({
   },
 })
 
-/** The first syntax error in Prolog code, for `tea validate`; undefined when every clause reads. */
-export async function prologSyntax(code: string, signal: AbortSignal): Promise<{ line: number; message: string } | undefined> {
+/** The first syntax error in Prolog code as written (not a template, so it can be read before a run). */
+async function syntaxProblems(code: unknown, signal: AbortSignal): Promise<string[]> {
+  if (typeof code !== 'string' || code.trim() === '') return []
   const call = { signal, timeoutMs: 30_000, where: {}, what: 'reading the Prolog code' }
-  return (await checkProlog({ op: 'check', code }, call)) ?? undefined
+  const found = await checkProlog({ op: 'check', code }, call)
+  return found ? [`Prolog, line ${found.line}: ${found.message}`] : []
 }

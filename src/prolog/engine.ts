@@ -49,10 +49,12 @@ export class PrologEngine {
       arguments: ['-q'],
       // The loader's own ways to find its files read paths relative to itself; hand it the bytes instead.
       instantiateWasm(imports: unknown, done: (instance: unknown, module: unknown) => void) {
-        wasmApi().instantiate(wasm, imports).then(
-          (r) => done(r.instance, r.module),
-          () => {},
-        )
+        wasmApi()
+          .instantiate(wasm, imports)
+          .then(
+            (r) => done(r.instance, r.module),
+            () => {},
+          )
         return {}
       },
       getPreloadedPackage: () => data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength),
@@ -136,10 +138,12 @@ function text(value: unknown): string {
  * the temporary module the code ran in.
  */
 function tidy(message: string): string {
-  return message
-    .replace(/^Stream <stream>\(0x[0-9a-f]+\):(\d+):(\d+) /, 'column $2: ')
+  const at = /^Stream <stream>\(0x[0-9a-f]+\):\d+:(\d+) /.exec(message)
+  const text = message
+    .slice(at ? at[0].length : 0)
     .replace(/'tmp-[\w-]+':/g, '')
     .trim()
+  return at ? `${text} (column ${at[1]})` : text
 }
 
 /** read_term needs a full stop after the last clause; TEA adds one where the code has none. */

@@ -57,6 +57,10 @@ function embedded(file: string): Uint8Array | undefined {
 }
 
 function packageDir(): string {
-  const require = createRequire(typeof __filename === 'string' ? __filename : import.meta.url)
+  // From source: resolved from this file, named by its own stack frame (`import.meta` would make esbuild warn in
+  // every CJS build; see src/pool/worker-location.ts).
+  const here =
+    typeof __filename === 'string' && __filename !== '' ? __filename : /(\/[^\s():]*\/files\.ts)/.exec(new Error().stack ?? '')?.[1]
+  const require = createRequire(here ?? join(process.cwd(), 'package.json'))
   return dirname(require.resolve('swipl-wasm/dist/swipl/swipl-web.js'))
 }

@@ -14,5 +14,5 @@ export function prologActions(): Action[] {
 }
 
 export const prologTaskHandlers: Readonly<Record<string, TaskHandler>> = {
-  prolog: (task: PrologTask) => runPrologTask(task),
+  prolog: (task: PrologTask, host) => runPrologTask(task, host),
 }

@@ -2,10 +2,11 @@
  * The worker side of the Prolog feature: a pool task of kind `prolog` runs one operation on this worker thread's
  * engine, started on the first task and kept for the next ones (the pool keeps an idle worker for a minute). A
  * task that outlives its time limit has its worker terminated by the pool, engine and all; the next task starts
- * a fresh one.
+ * a fresh one. The task tells the main thread when the engine is ready (`ready`), because the time limit is the
+ * code's: starting the engine (seconds on a small board) does not count against it.
  */
 
-import type { PoolTask, TaskResult } from '../pool/protocol.ts'
+import type { HostCaller, PoolTask, TaskResult } from '../pool/protocol.ts'
 import { PrologEngine } from './engine.ts'
 import type { PrologFiles } from './files.ts'
 
@@ -22,9 +23,11 @@ export interface PrologTask extends PoolTask {
 
 let engine: Promise<PrologEngine> | undefined
 
-export async function runPrologTask(task: PrologTask): Promise<TaskResult> {
+export async function runPrologTask(task: PrologTask, host: HostCaller | undefined): Promise<TaskResult> {
   engine ??= PrologEngine.start(task.files)
   const e = await engine
+  host?.notify('ready')
+  await host?.drain()
   const w = task.work
   if (w.op === 'run') return { value: e.run(w.code, w.state) }
   if (w.op === 'check') return { value: e.check(w.code) ?? null }

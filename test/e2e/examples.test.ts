@@ -57,7 +57,7 @@ for (const name of examples) {
       }
       if (name === 'extract-with-retry') {
         const state = JSON.parse(r.stdout)
-        assert.equal([state.summary, state.corrections, state._retry_exhausted], ['Ada Lovelace child_of Lord Byron', 1, false])
+        assert.equal([state.summary, state.corrections, state._retry_exhausted], ['Ada Lovelace child_of Lord Byron', 2, false])
       }
     } finally {
       await stop?.()

@@ -231,6 +231,22 @@ for (const target of runnable) {
     })
   }
 
+  if (features.includes('prolog')) {
+    t('Prolog run: code runs on the engine carried inside the executable (issue 11: SEA assets, or bytes on Node 20.11)', async () => {
+      const agent = join(ctx.dir, 'prolog.yaml')
+      writeFileSync(
+        agent,
+        'name: p\nnodes:\n  - name: solve\n    language: prolog\n    run: |\n      state(n, N), X #= N * 6, return(answer, X).\n',
+      )
+      const r = await runExe(target, ctx.exe, ['run', agent, '--input', '{"n": 7}', '--data-dir', join(ctx.dir, 'prolog-data'), '-q'], {
+        env: env({}),
+      })
+      assert.is(r.code, 0, r.stderr)
+      noWarnings(r, 'prolog')
+      assert.is(JSON.parse(r.stdout).answer, 42)
+    })
+  }
+
   if (features.includes('planning')) {
     t('a plan runs its subtasks on the worker pool, started from the code carried in the executable', async () => {
       const server = await serve()

@@ -5,7 +5,13 @@
  * 1. Structural, against `extraction_schema`: `entities: {required_fields, optional_fields, type_field}` and
  *    `relationships: {types, required_fields, optional_fields, type_requirements: {type: [fields]}}` — errors
  *    `missing_required_field`, `invalid_relationship_type`, `missing_type_specific_field`, each with its `path`.
- * 2. Prolog constraints (`validation_constraints`): not in this build yet (TEA_UNSUPPORTED, never skipped).
+ * 2. Prolog constraints (`validation_constraints: {rules}`, or the rules as a string): the items become facts —
+ *    `entity(Name, Type[, Confidence])`, `relationship(Type, Subject, Object[, Start, End][, Confidence])`, the
+ *    confidence only with `extraction_schema.confidence_tracking` — built as data through `prolog.query` (the
+ *    prolog feature), never spliced into Prolog text as TEA did, so a name like `'), halt.` is a name; each
+ *    solution of the user's `validation_error(Type, Context)` is a `prolog_constraint_violation`. A rule that does
+ *    not read is a CODE_ERROR naming its line (TEA returned it as one more validation error, which a retry loop
+ *    would then try to correct); a build without the prolog feature says so.
  * 3. Semantic probes (`semantic_probes`: `{for_each: entity|relationship, where, probe, on_fail: reject|warn}`):
  *    the probe (a template over the item's fields, `state` and `text`) is put to the model of `settings.llm` —
  *    TEA's ignored it and always asked `gemma3:4b` — and the answer read by its first word: yes / true / correct /
@@ -17,7 +23,7 @@
  */
 
 import * as v from 'valibot'
-import { errorMessage, TeaError } from '../../core/errors.ts'
+import { errorMessage, isTeaError, TeaError } from '../../core/errors.ts'
 import { isPlainObject } from '../../core/util.ts'
 import { compileCondition } from '../../template/index.ts'
 import { defineAction, type ActionContext } from '../types.ts'
@@ -71,9 +77,19 @@ export interface ExtractionError {
 export const validateExtraction = defineAction({
   name: 'validate.extraction',
   description:
-    'Checks extracted entities and relationships: structure against extraction_schema, then semantic probes put to the model; returns {valid, errors, warnings, validated_at}.',
+    'Checks extracted entities and relationships: structure against extraction_schema, Prolog constraint rules (the prolog feature), then semantic probes put to the model; returns {valid, errors, warnings, validated_at}.',
   params,
   run: (p, ctx) => validateAll(p, ctx),
+  async verify(params, ctx) {
+    const rules = constraintRules(params.constraints ?? ctx.settings.sections.validation_constraints, '')
+    if (!rules) return []
+    const prolog = ctx.action('prolog.query')
+    if (!prolog)
+      return ["validation_constraints: Prolog rules need the 'prolog' feature, which this build lacks (use linux-x64 or linux-arm64)"]
+    // The same first line as at run time (prologViolations), so the line numbers agree.
+    const found = (await prolog.verify?.({ program: `${FACT_DECLARATIONS} ${rules}` }, ctx)) ?? []
+    return found.map((m) => `validation_constraints: ${m.replace(/^Prolog, /, 'rules, ')}`)
+  },
 })
 
 async function validateAll(p: Params, ctx: ActionContext): Promise<Record<string, unknown>> {
@@ -96,11 +112,10 @@ async function validateAll(p: Params, ctx: ActionContext): Promise<Record<string
 
   const structural = schema ? structure(schema, entities, relationships) : []
   if (structural.length) return done(structural)
-  if (constraints !== undefined && constraints !== null && !(isPlainObject(constraints) && Object.keys(constraints).length === 0)) {
-    throw new TeaError('TEA_UNSUPPORTED', 'validation_constraints (Prolog rules) are a TEA feature that tea does not provide yet', {
-      where: { node: ctx.node },
-      hint: 'remove validation_constraints, or check the rule in a run: node for now',
-    })
+  const rules = constraintRules(constraints, ctx.node)
+  if (rules) {
+    const violations = await prologViolations(rules, entities, relationships, schema?.confidence_tracking === true, ctx)
+    if (violations.length) return done(violations)
   }
   const warnings: ExtractionError[] = []
   const text = p.source_text ?? (typeof ctx.state.text === 'string' ? ctx.state.text : '')
@@ -114,6 +129,81 @@ async function validateAll(p: Params, ctx: ActionContext): Promise<Record<string
     }
   }
   return done([], warnings)
+}
+
+/** The Prolog rules of `validation_constraints` (`{language: prolog, rules}` or the rules themselves), or none. */
+export function constraintRules(constraints: unknown, node: string): string | undefined {
+  if (constraints === undefined || constraints === null) return undefined
+  if (typeof constraints === 'string') return constraints.trim() ? constraints : undefined
+  if (!isPlainObject(constraints))
+    throw new TeaError('INVALID_PARAMS', 'validation_constraints must be {rules: <Prolog>} or the rules as text', { where: { node } })
+  const language = constraints.language ?? 'prolog'
+  if (language !== 'prolog') {
+    throw new TeaError('INVALID_PARAMS', `validation_constraints language must be 'prolog', got '${String(language)}'`, { where: { node } })
+  }
+  const rules = constraints.rules
+  if (rules === undefined || rules === null) return undefined
+  if (typeof rules !== 'string')
+    throw new TeaError('INVALID_PARAMS', 'validation_constraints.rules must be Prolog text', { where: { node } })
+  return rules.trim() ? rules : undefined
+}
+
+/** The arities the facts come in: declared so that a rule naming one no item has fails instead of raising. */
+const FACT_DECLARATIONS =
+  ':- dynamic(entity/2), dynamic(entity/3), dynamic(relationship/3), dynamic(relationship/4), dynamic(relationship/5), dynamic(relationship/6).'
+
+async function prologViolations(
+  rules: string,
+  entities: Item[],
+  relationships: Item[],
+  confidence: boolean,
+  ctx: ActionContext,
+): Promise<ExtractionError[]> {
+  const facts = [...entities.map((e) => entityFact(e, confidence)), ...relationships.map((r) => relationshipFact(r, confidence))]
+  let found: { solutions: Array<{ Type: unknown; Context: unknown }> }
+  try {
+    found = (await ctx.invoke('prolog.query', {
+      // The declarations share the first line with the rules' first line, so a reported line is the rules' own.
+      program: `${FACT_DECLARATIONS} ${rules}`,
+      facts,
+      query: 'validation_error(Type, Context)',
+    })) as typeof found
+  } catch (e) {
+    if (isTeaError(e, 'CODE_ERROR')) {
+      throw new TeaError('CODE_ERROR', `validation_constraints: ${e.message.replace(/^Prolog program, /, 'rules, ')}`, {
+        where: { node: ctx.node, field: 'validation_constraints' },
+        cause: e,
+      })
+    }
+    throw e
+  }
+  return found.solutions.map(({ Type, Context }) => ({
+    type: 'prolog_constraint_violation',
+    error_type: Type,
+    context: Context,
+    message: `Constraint violation: ${String(Type)}(${typeof Context === 'string' ? Context : JSON.stringify(Context)})`,
+  }))
+}
+
+const text = (v: unknown): string => (v === undefined || v === null ? 'unknown' : String(v))
+const score = (v: unknown): number | undefined => (v === undefined || v === null || !Number.isFinite(Number(v)) ? undefined : Number(v))
+
+function entityFact(e: Item, confidence: boolean): unknown[] {
+  const conf = confidence ? score(e.confidence) : undefined
+  return ['entity', text(e.name), text(e.type), ...(conf === undefined ? [] : [conf])]
+}
+
+function relationshipFact(r: Item, confidence: boolean): unknown[] {
+  const conf = confidence ? score(r.confidence) : undefined
+  const dated = r.start_date !== undefined && r.start_date !== null && r.end_date !== undefined && r.end_date !== null
+  return [
+    'relationship',
+    text(r.type),
+    text(r.subject),
+    text(r.object),
+    ...(dated ? [String(r.start_date), String(r.end_date)] : []),
+    ...(conf === undefined ? [] : [conf]),
+  ]
 }
 
 export function structure(schema: v.InferOutput<typeof schemaShape>, entities: Item[], relationships: Item[]): ExtractionError[] {

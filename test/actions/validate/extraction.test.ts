@@ -1,14 +1,13 @@
 /**
  * validate.extraction (TEA-YAML-004 as retry.loop's AC 17 needs it): the structural layer, the semantic probes
- * through settings.llm with the yes/no read by first word, the Prolog layer refused loudly, and retry.loop
- * correcting what it finds (T17.x, T21.2, T23.x).
+ * through settings.llm with the yes/no read by first word, and retry.loop correcting what it finds (T17.x, T21.2,
+ * T23.x). The Prolog layer is tested with the Prolog feature (test/prolog/run.test.ts).
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { answersYes, generatePrompt, validateExtraction } from '../../../src/actions/validate/extraction.ts'
 import { scriptedLlm } from '../../planning/helpers.ts'
 import { testContext } from '../context.ts'
-import { rejects } from '../../support/expect.ts'
 import { load, nodesRun, run } from '../../engine/harness.ts'
 
 const SCHEMA = {
@@ -89,14 +88,6 @@ test('T17.4 semantic probes ask the model of settings.llm; the answer is read by
 test("'Yes, I know' is yes (TEA read it as no); empty, prose and no are no", () => {
   for (const yes of ['Yes', 'yes.', '  YES, I know', 'True', 'Correct, it is', 'indeed']) assert.ok(answersYes(yes), yes)
   for (const no of ['', 'No', 'no, I know', 'I think so', 'Not true', '...']) assert.not.ok(answersYes(no), no)
-})
-
-test('Prolog constraints are refused loudly, never skipped', async () => {
-  await rejects(
-    exec({ schema: SCHEMA, entities: [], relationships: [], constraints: 'validation_error(x, y) :- true.' }),
-    'TEA_UNSUPPORTED',
-    'Prolog',
-  )
 })
 
 const EXTRACT = `name: extract
