@@ -55,6 +55,10 @@ for (const name of examples) {
           ],
         )
       }
+      if (name === 'prolog-schedule') {
+        const state = JSON.parse(r.stdout)
+        assert.equal([state.hour, state.status, state.summary], [10, 'scheduled', 'Ana, Bo, Cy: meet at 10:00'])
+      }
       if (name === 'extract-with-retry') {
         const state = JSON.parse(r.stdout)
         assert.equal([state.summary, state.corrections, state._retry_exhausted], ['Ada Lovelace child_of Lord Byron', 2, false])
