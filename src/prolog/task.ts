@@ -6,6 +6,7 @@
  * code's: starting the engine (seconds on a small board) does not count against it.
  */
 
+import { engineReady } from '../pool/engine-call.ts'
 import type { HostCaller, PoolTask, TaskResult } from '../pool/protocol.ts'
 import { PrologEngine } from './engine.ts'
 import type { PrologFiles } from './files.ts'
@@ -26,8 +27,7 @@ let engine: Promise<PrologEngine> | undefined
 export async function runPrologTask(task: PrologTask, host: HostCaller | undefined): Promise<TaskResult> {
   engine ??= PrologEngine.start(task.files)
   const e = await engine
-  host?.notify('ready')
-  await host?.drain()
+  await engineReady(host)
   const w = task.work
   if (w.op === 'run') return { value: e.run(w.code, w.state) }
   if (w.op === 'check') return { value: e.check(w.code) ?? null }

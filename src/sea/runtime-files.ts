@@ -1,0 +1,60 @@
+/**
+ * Files an optional feature reads at run time — a language engine's WebAssembly and loader — found on the main
+ * thread and handed to the worker that starts the engine:
+ *   1. inside a single executable, as SEA assets `<feature>/<file>` (or, on Node 20.11, as bytes inside the
+ *      bundle), written once to the cache dir, because a worker reads files, not the executable's assets;
+ *   2. beside a plain bundle, in `<feature>/` (build.mjs copies them there for targets with the feature);
+ *   3. from source, in the npm package that ships them.
+ * Nothing is downloaded, ever: a build without the files fails with a clear error.
+ */
+
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { TeaError } from '../core/errors.ts'
+import { materialise } from './cache-dir.ts'
+import { EMBEDDED } from './embedded.ts'
+import { seaAsset } from './sea-api.ts'
+
+const found = new Map<string, string[]>()
+
+/**
+ * The paths of `names`, in order. `packageFile` is one of them as the package exports it (e.g.
+ * `wasmoon/dist/glue.wasm`): from source, every name is looked up in its folder.
+ */
+export function runtimeFiles(feature: string, names: readonly string[], packageFile: string): string[] {
+  const key = `${feature}\u0000${names.join('\u0000')}`
+  let paths = found.get(key)
+  if (!paths) {
+    paths = bundledPaths(feature, names) ?? names.map((f) => join(packageDir(packageFile), f))
+    const missing = paths.filter((p) => !existsSync(p))
+    if (missing.length) {
+      throw new TeaError('CODE_ERROR', `the ${feature} engine's files are missing: ${missing.join(', ')}`, {
+        hint: 'this tea build is incomplete: rebuild it (node build.mjs), or run `npm install` from source',
+      })
+    }
+    found.set(key, paths)
+  }
+  return paths
+}
+
+function bundledPaths(feature: string, names: readonly string[]): string[] | undefined {
+  if (typeof __TEA_TARGET__ === 'undefined') return undefined
+  const carried = names.map((f) => seaAsset(`${feature}/${f}`) ?? embedded(`${feature}/${f}`))
+  if (carried.every((b) => b !== undefined)) return names.map((f, i) => materialise(feature, f, carried[i]!))
+  const dir = join(dirname(typeof __filename === 'string' ? __filename : process.execPath), feature)
+  return names.map((f) => join(dir, f))
+}
+
+function embedded(name: string): Uint8Array | undefined {
+  const text = EMBEDDED?.files?.[name]
+  return text === undefined ? undefined : Buffer.from(text, 'base64')
+}
+
+function packageDir(packageFile: string): string {
+  // From source: resolved from this file, named by its own stack frame (`import.meta` would make esbuild warn in
+  // every CJS build; see src/pool/worker-location.ts).
+  const here =
+    typeof __filename === 'string' && __filename !== '' ? __filename : /(\/[^\s():]*\/runtime-files\.ts)/.exec(new Error().stack ?? '')?.[1]
+  return dirname(createRequire(here ?? join(process.cwd(), 'package.json')).resolve(packageFile))
+}
