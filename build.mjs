@@ -86,14 +86,20 @@ export async function buildTarget(name, opts = {}) {
 
 /** The files a feature reads at run time, by name beside the bundle (`prolog/swipl-web.wasm`), for a target. */
 export function engineFiles(target) {
-  if (!target.features.prolog) return {}
-  const dir = dirname(createRequire(join(root, 'package.json')).resolve('swipl-wasm/dist/swipl/swipl-web.js'))
-  return Object.fromEntries(['swipl-web.js', 'swipl-web.wasm', 'swipl-web.data'].map((f) => [`prolog/${f}`, join(dir, f)]))
+  const files = {}
+  const add = (feature, packageFile, names) => {
+    if (!target.features[feature]) return
+    const dir = dirname(createRequire(join(root, 'package.json')).resolve(packageFile))
+    for (const f of names) files[`${feature}/${f}`] = join(dir, f)
+  }
+  add('prolog', 'swipl-wasm/dist/swipl/swipl-web.js', ['swipl-web.js', 'swipl-web.wasm', 'swipl-web.data'])
+  add('lua', 'wasmoon/dist/glue.wasm', ['index.js', 'glue.wasm'])
+  return files
 }
 
 /** Puts the engine files beside the bundle (src/prolog/files.ts reads them there), and removes those of a feature now off. */
 function copyEngineFiles(target, dir) {
-  rmSync(join(dir, 'prolog'), { recursive: true, force: true })
+  for (const feature of ['prolog', 'lua']) rmSync(join(dir, feature), { recursive: true, force: true })
   for (const [name, from] of Object.entries(engineFiles(target))) {
     mkdirSync(dirname(join(dir, name)), { recursive: true })
     copyFileSync(from, join(dir, name))

@@ -29,13 +29,14 @@ export const LAYERS = {
   planning: ['core', 'template', 'code', 'actions', 'llm', 'store', 'pool'],
   reasoning: ['core', 'template', 'code', 'actions', 'llm', 'store', 'pool'],
   prolog: ['core', 'actions', 'pool', 'sea'],
-  '(root)': ['core', 'template', 'store', 'llm', 'pool', 'aof', 'code', 'sea', 'actions', 'agent', 'engine', 'planning', 'reasoning', 'prolog'],
+  lua: ['core', 'actions', 'pool', 'sea'],
+  '(root)': ['core', 'template', 'store', 'llm', 'pool', 'aof', 'code', 'sea', 'actions', 'agent', 'engine', 'planning', 'reasoning', 'prolog', 'lua'],
   cli: ['core', 'template', 'store', 'llm', 'pool', 'aof', 'code', 'sea', 'actions', 'agent', 'engine', '(root)'],
 }
 
 /** Only the composition root may import an optional feature (SPEC §2). */
 const FEATURE_IMPORTERS = new Set(['src/features.ts'])
-const FEATURES = new Set(['planning', 'reasoning', 'prolog'])
+const FEATURES = new Set(['planning', 'reasoning', 'prolog', 'lua'])
 
 const IMPORT = /(?:^|[;\n}])\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
 

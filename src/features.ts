@@ -2,7 +2,7 @@
  * The composition root of the actions: the core built-ins plus the optional features this build has (SPEC §2). It
  * is the one place optional features join the core. Each feature is guarded by a build flag that esbuild replaces
  * with a literal, so a target built with the flag off drops the branch and every module only it imported. Nothing
- * else in src/ imports planning/, reasoning/ or prolog/; the CLI and the pool's worker entry (src/worker.ts) build their
+ * else in src/ imports planning/, reasoning/, prolog/ or lua/; the CLI and the pool's worker entry (src/worker.ts) build their
  * registries here.
  */
 
@@ -11,6 +11,7 @@ import { createRegistry, type Registry } from './actions/registry.ts'
 import type { Action } from './actions/types.ts'
 import { planningActions } from './planning/index.ts'
 import type { TaskHandler } from './pool/protocol.ts'
+import { luaActions, luaTaskHandlers } from './lua/index.ts'
 import { prologActions, prologTaskHandlers } from './prolog/index.ts'
 import { reasoningActions } from './reasoning/index.ts'
 
@@ -25,6 +26,7 @@ function featureActions(): Action[] {
   if (typeof __FEATURE_PLANNING__ === 'undefined' || __FEATURE_PLANNING__) actions.push(...planningActions())
   if (typeof __FEATURE_REASONING__ === 'undefined' || __FEATURE_REASONING__) actions.push(...reasoningActions())
   if (typeof __FEATURE_PROLOG__ === 'undefined' || __FEATURE_PROLOG__) actions.push(...prologActions())
+  if (typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__) actions.push(...luaActions())
   return actions
 }
 
@@ -32,5 +34,6 @@ function featureActions(): Action[] {
 export function featureTaskHandlers(): Record<string, TaskHandler> {
   const handlers: Record<string, TaskHandler> = {}
   if (typeof __FEATURE_PROLOG__ === 'undefined' || __FEATURE_PROLOG__) Object.assign(handlers, prologTaskHandlers)
+  if (typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__) Object.assign(handlers, luaTaskHandlers)
   return handlers
 }

@@ -6,10 +6,10 @@
  *   `parallel_results`), and its `fan_in:` node is where it goes next when no edge or goto says otherwise;
  * - `type: while_loop` with `condition`, `max_iterations` and `body:` becomes a `flow.while` node;
  * - a node with `steps:` becomes a `flow.steps` node;
- * - `run:` code in Prolog — `language: prolog`, `run: {type: prolog, code}`, or a first line `% prolog` (TEA's
- *   explicit marker; TEA's guess from the code's look is not followed: without a language, `run:` is JavaScript)
- *   — becomes a `prolog.run` node, and `language: javascript` (or `type: javascript`) a plain `run:` node. Lua and
- *   Python are left as written, for the loader to name.
+ * - `run:` code in Prolog or Lua — `language: prolog|lua`, `run: {type: prolog|lua, code}`, or a first line
+ *   `% prolog` / `-- lua` (TEA's explicit markers; TEA's guess from the code's look is not followed: without a
+ *   language, `run:` is JavaScript) — becomes a `prolog.run` or `lua.run` node, and `language: javascript` (or
+ *   `type: javascript`) a plain `run:` node. Python is left as written, for the loader to name.
  * What cannot be lowered (`subgraph:`) is left as written, and the loader names it as a TEA
  * feature tea does not have yet (tea-dialect.ts). Problems inside a lowered node point at the node.
  */
@@ -31,7 +31,7 @@ export function lowerTeaNodes(data: Record<string, unknown>): void {
     if (n.type === 'while_loop' && Array.isArray(n.body)) return whileLoop(n)
     if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n)
     const code = runCode(n)
-    if (code?.language === 'prolog') return prolog(n, code.code)
+    if (code && ENGINE_LANGUAGES.includes(code.language)) return onEngine(n, code.language, code.code)
     if (code?.language === 'javascript') return { ...without(n, ['language']), run: code.code }
     return n
   })
@@ -77,12 +77,15 @@ export function runCode(n: Record<string, unknown>): { language: string; code: s
 /** The node marker the loader reads to name the language when the build lacks its engine. */
 export const LOWERED_LANGUAGE = Symbol('run: language')
 
-function prolog(n: Record<string, unknown>, code: string): Record<string, unknown> {
+/** Languages whose `run:` code becomes `<language>.run` (the prolog and lua features). */
+const ENGINE_LANGUAGES = ['prolog', 'lua']
+
+function onEngine(n: Record<string, unknown>, language: string, code: string): Record<string, unknown> {
   // The node's timeout goes to the action, which starts its clock once the engine is ready: starting the engine
   // (seconds on a small board) is not the code's time.
-  const out: Record<string | symbol, unknown> = { ...without(n, ['language', 'run', 'script', 'timeout']), uses: 'prolog.run' }
+  const out: Record<string | symbol, unknown> = { ...without(n, ['language', 'run', 'script', 'timeout']), uses: `${language}.run` }
   out.with = { code, ...(typeof n.timeout === 'number' && { timeout: n.timeout }) }
-  out[LOWERED_LANGUAGE] = 'prolog'
+  out[LOWERED_LANGUAGE] = language
   return out as Record<string, unknown>
 }
 

@@ -47,34 +47,70 @@ export const prologRun = defineAction({
 export const prologQuery = defineAction({
   name: 'prolog.query',
   description:
-    'Finds the solutions of a Prolog goal over a program and facts given as data ([name, arg, ...] lists, never parsed as code); returns {solutions: [{Var: value}], count}.',
+    'Finds the solutions of a Prolog goal over a program and facts ([name, arg, ...] lists, never parsed as code); returns {solutions: [{Var: value}], count, bindings, success}. TEA spelling: code (the goal, after any clauses and a ?- line) and facts as clause text.',
   params: v.object({
-    query: v.pipe(v.string(), v.minLength(1), v.description('The goal, e.g. "validation_error(Type, Context)".')),
+    query: v.optional(v.pipe(v.string(), v.minLength(1), v.description('The goal, e.g. "validation_error(Type, Context)".'))),
+    code: v.optional(v.pipe(v.string(), v.description("TEA's spelling: the goal, or clauses followed by `?- Goal.`"))),
     program: v.optional(v.pipe(v.string(), v.description('Clauses (rules, facts, directives) consulted first.')), ''),
-    facts: v.optional(v.pipe(v.array(v.pipe(v.array(v.unknown()), v.minLength(1))), v.description('Facts as [name, arg, ...].')), []),
+    facts: v.optional(
+      v.pipe(
+        v.union([v.array(v.pipe(v.array(v.unknown()), v.minLength(1))), v.string()]),
+        v.description("Facts as [name, arg, ...] lists (data, never parsed), or TEA's clause text."),
+      ),
+      [],
+    ),
     max_solutions: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('At most this many (default 1000).')), 1000),
     timeout,
   }),
-  raw: ['program', 'query'],
-  verify: async (params, ctx) => syntaxProblems(params.program, ctx.signal),
+  verify: async (params, ctx) => syntaxProblems(programOf(params as QueryParams), ctx.signal),
   async run(p, ctx) {
-    for (const [i, f] of p.facts.entries()) {
-      if (typeof f[0] !== 'string' || f[0] === '') {
-        throw new TeaError('INVALID_PARAMS', `facts[${i}] must start with the fact's name, got ${JSON.stringify(f[0])}`, {
-          where: { node: ctx.node },
-        })
-      }
-    }
+    const { program, facts, goal } = readQuery(p, ctx.node)
     const where = { node: ctx.node, field: 'program' }
     const call = { signal: ctx.signal, timeoutMs: limitMs(p.timeout, ctx), where, what: 'the Prolog query' }
-    const outcome = await queryProlog({ op: 'query', program: p.program, facts: p.facts, goal: p.query, max: p.max_solutions }, call)
+    const outcome = await queryProlog({ op: 'query', program, facts, goal, max: p.max_solutions }, call)
     if (outcome.kind === 'error') {
       const place = outcome.line > 0 ? `program, line ${outcome.line}` : 'query'
       throw new TeaError('CODE_ERROR', `Prolog ${place}: ${outcome.message}`, { where })
     }
-    return { solutions: outcome.rows, count: outcome.rows.length }
+    // `bindings` and `success` are TEA's names for the same answer.
+    return { solutions: outcome.rows, count: outcome.rows.length, bindings: outcome.rows, success: outcome.rows.length > 0 }
   },
 })
+
+/** The clauses to consult: `program`, TEA's `facts` text, and whatever precedes the `?-` line of TEA's `code`. */
+function programOf(p: QueryParams): string {
+  const before = p.query === undefined && p.code?.includes('?-') ? p.code.slice(0, p.code.lastIndexOf('?-')) : ''
+  return [p.program ?? '', typeof p.facts === 'string' ? p.facts : '', before].filter((t) => t.trim()).join('\n')
+}
+
+interface QueryParams {
+  query?: string | undefined
+  code?: string | undefined
+  program?: string | undefined
+  facts?: unknown[][] | string | undefined
+}
+
+/** The program, the facts as data and the goal, from tea's spelling or TEA's (`code` with a `?-` line, facts as text). */
+function readQuery(p: QueryParams, node: string): { program: string; facts: unknown[][]; goal: string } {
+  const program = programOf(p)
+  const code = p.query === undefined ? p.code : undefined
+  const goal =
+    p.query ??
+    (code === undefined
+      ? undefined
+      : code
+          .slice(code.includes('?-') ? code.lastIndexOf('?-') + 2 : 0)
+          .trim()
+          .replace(/\.$/, ''))
+  if (!goal) throw new TeaError('INVALID_PARAMS', "prolog.query needs a goal: query (or TEA's code)", { where: { node } })
+  const facts = Array.isArray(p.facts) ? p.facts : []
+  for (const [i, f] of facts.entries()) {
+    if (typeof f[0] !== 'string' || f[0] === '') {
+      throw new TeaError('INVALID_PARAMS', `facts[${i}] must start with the fact's name, got ${JSON.stringify(f[0])}`, { where: { node } })
+    }
+  }
+  return { program, facts, goal }
+}
 
 /** The first syntax error in Prolog code as written (not a template, so it can be read before a run). */
 async function syntaxProblems(code: unknown, signal: AbortSignal): Promise<string[]> {

@@ -55,6 +55,10 @@ for (const name of examples) {
           ],
         )
       }
+      if (name === 'lua-answer') {
+        const state = JSON.parse(r.stdout)
+        assert.equal([state.answer, state.found, state.reply_words], ['Canberra', true, 19])
+      }
       if (name === 'prolog-schedule') {
         const state = JSON.parse(r.stdout)
         assert.equal([state.hour, state.status, state.summary], [10, 'scheduled', 'Ana, Bo, Cy: meet at 10:00'])

@@ -247,6 +247,22 @@ for (const target of runnable) {
     })
   }
 
+  if (features.includes('lua')) {
+    t('Lua run: code runs on the engine carried inside the executable (issue 11)', async () => {
+      const agent = join(ctx.dir, 'lua.yaml')
+      writeFileSync(
+        agent,
+        'name: l\nnodes:\n  - name: solve\n    language: lua\n    run: "return { answer = state.n * 6, os = os == nil }"\n',
+      )
+      const r = await runExe(target, ctx.exe, ['run', agent, '--input', '{"n": 7}', '--data-dir', join(ctx.dir, 'lua-data'), '-q'], {
+        env: env({}),
+      })
+      assert.is(r.code, 0, r.stderr)
+      noWarnings(r, 'lua')
+      assert.equal([JSON.parse(r.stdout).answer, JSON.parse(r.stdout).os], [42, true])
+    })
+  }
+
   if (features.includes('planning')) {
     t('a plan runs its subtasks on the worker pool, started from the code carried in the executable', async () => {
       const server = await serve()

@@ -164,7 +164,40 @@ nodes:
     output: found
 `)
   assert.is(r.status, 'completed', errorMessage(r.error))
-  assert.equal(JSON.parse(JSON.stringify(r.state.found)), { solutions: [{ Who: 'ann' }, { Who: "Cy'); halt. %" }], count: 2 })
+  const solutions = [{ Who: 'ann' }, { Who: "Cy'); halt. %" }]
+  assert.equal(JSON.parse(JSON.stringify(r.state.found)), { solutions, count: 2, bindings: solutions, success: true })
+})
+
+test("prolog.query in TEA's spelling: code with clauses and a ?- line, facts as clause text (TEA's qa-neurosymbolic-wasm example)", async () => {
+  const r = await run(
+    `name: tea
+nodes:
+  - name: classify
+    action: prolog.query
+    with:
+      code: |
+        classify(Q, geography) :- sub_string(Q, _, _, _, "capital"), !.
+        classify(_, general).
+
+        ?- classify("{{ state.question }}", Category).
+    output: prolog_result
+  - name: path
+    action: prolog.query
+    with:
+      facts: |
+        edge(a, b).
+        edge(b, c).
+        path(X, Y) :- edge(X, Y).
+        path(X, Y) :- edge(X, Z), path(Z, Y).
+      code: "path(a, X)"
+    output: paths
+`,
+    { input: { question: 'What is the capital of Peru?' } },
+  )
+  assert.is(r.status, 'completed', errorMessage(r.error))
+  const result = JSON.parse(JSON.stringify(r.state))
+  assert.equal([result.prolog_result.bindings, result.prolog_result.success], [[{ Category: 'geography' }], true])
+  assert.equal(result.paths.bindings, [{ X: 'b' }, { X: 'c' }])
 })
 
 const EXTRACTION = (rules: string, extra = '') => `name: x

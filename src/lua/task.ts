@@ -1,0 +1,26 @@
+/**
+ * The worker side of the Lua feature: a pool task of kind `lua` runs on this worker thread's engine, started on the
+ * first task and kept (src/pool/engine-call.ts tells how the limit and the worker's end work).
+ */
+
+import { engineReady } from '../pool/engine-call.ts'
+import type { HostCaller, PoolTask, TaskResult } from '../pool/protocol.ts'
+import { LuaEngine, type LuaFiles } from './engine.ts'
+
+export type LuaOp = { op: 'run'; code: string; state: unknown } | { op: 'check'; code: string }
+
+export interface LuaTask extends PoolTask {
+  kind: 'lua'
+  files: LuaFiles
+  work: LuaOp
+}
+
+let engine: Promise<LuaEngine> | undefined
+
+export async function runLuaTask(task: LuaTask, host: HostCaller | undefined): Promise<TaskResult> {
+  engine ??= LuaEngine.start(task.files)
+  const e = await engine
+  await engineReady(host)
+  const w = task.work
+  return { value: w.op === 'run' ? e.run(w.code, w.state) : (e.check(w.code) ?? null) }
+}
