@@ -61,7 +61,11 @@ export async function buildSea(opts) {
   // (the Prolog and Lua engines').
   const engine = FLAGS.flatMap((feature) => {
     const dir = join(dirname(bundleFile), feature)
-    return existsSync(dir) ? readdirSync(dir).sort().map((f) => [`${feature}/${f}`, join(dir, f)]) : []
+    return existsSync(dir)
+      ? readdirSync(dir)
+          .sort()
+          .map((f) => [`${feature}/${f}`, join(dir, f)])
+      : []
   })
   const postjectVersion = JSON.parse(
     readFileSync(join(dirname(createRequire(join(root, 'package.json')).resolve('postject')), '..', 'package.json'), 'utf8'),
@@ -95,7 +99,10 @@ export async function buildSea(opts) {
     main = join(work, 'main.cjs')
     const t = Date.now()
     const files = Object.fromEntries(engine.map(([name, file]) => [name, readFileSync(file).toString('base64')]))
-    await opts.buildEmbeddedMain({ lmdbNode: readFileSync(addon).toString('base64'), workerBundle: bundleText.toString('utf8'), files }, main)
+    await opts.buildEmbeddedMain(
+      { lmdbNode: readFileSync(addon).toString('base64'), workerBundle: bundleText.toString('utf8'), files },
+      main,
+    )
     timings.embedBundle = Date.now() - t
   }
   config.main = main
