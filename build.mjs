@@ -87,19 +87,22 @@ export async function buildTarget(name, opts = {}) {
 /** The files a feature reads at run time, by name beside the bundle (`prolog/swipl-web.wasm`), for a target. */
 export function engineFiles(target) {
   const files = {}
+  // A CommonJS loader (`.js` in its package) is carried as `.cjs`, so that it stays CommonJS wherever the build is
+  // put (src/sea/runtime-files.ts).
   const add = (feature, packageFile, names) => {
     if (!target.features[feature]) return
     const dir = dirname(createRequire(join(root, 'package.json')).resolve(packageFile))
-    for (const f of names) files[`${feature}/${f}`] = join(dir, f)
+    for (const f of names) files[`${feature}/${f}`] = join(dir, f.replace(/\.cjs$/, '.js'))
   }
   add('prolog', 'swipl-wasm/dist/swipl/swipl-web.js', ['swipl-web.js', 'swipl-web.wasm', 'swipl-web.data'])
-  add('lua', 'wasmoon/dist/glue.wasm', ['index.js', 'glue.wasm'])
+  add('lua', 'wasmoon/dist/glue.wasm', ['index.cjs', 'glue.wasm'])
+  add('python', 'pyodide/pyodide.js', ['pyodide.cjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'])
   return files
 }
 
 /** Puts the engine files beside the bundle (src/prolog/files.ts reads them there), and removes those of a feature now off. */
 function copyEngineFiles(target, dir) {
-  for (const feature of ['prolog', 'lua']) rmSync(join(dir, feature), { recursive: true, force: true })
+  for (const feature of ['prolog', 'lua', 'python']) rmSync(join(dir, feature), { recursive: true, force: true })
   for (const [name, from] of Object.entries(engineFiles(target))) {
     mkdirSync(dirname(join(dir, name)), { recursive: true })
     copyFileSync(from, join(dir, name))

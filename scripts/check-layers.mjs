@@ -30,6 +30,7 @@ export const LAYERS = {
   reasoning: ['core', 'template', 'code', 'actions', 'llm', 'store', 'pool'],
   prolog: ['core', 'actions', 'pool', 'sea'],
   lua: ['core', 'actions', 'pool', 'sea'],
+  python: ['core', 'actions', 'pool', 'sea'],
   '(root)': [
     'core',
     'template',
@@ -46,13 +47,14 @@ export const LAYERS = {
     'reasoning',
     'prolog',
     'lua',
+    'python',
   ],
   cli: ['core', 'template', 'store', 'llm', 'pool', 'aof', 'code', 'sea', 'actions', 'agent', 'engine', '(root)'],
 }
 
 /** Only the composition root may import an optional feature (SPEC §2). */
 const FEATURE_IMPORTERS = new Set(['src/features.ts'])
-const FEATURES = new Set(['planning', 'reasoning', 'prolog', 'lua'])
+const FEATURES = new Set(['planning', 'reasoning', 'prolog', 'lua', 'python'])
 
 const IMPORT = /(?:^|[;\n}])\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
 

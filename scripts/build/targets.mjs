@@ -3,7 +3,7 @@
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 
-export const FLAGS = ['planning', 'reasoning', 'prolog', 'lua']
+export const FLAGS = ['planning', 'reasoning', 'prolog', 'lua', 'python']
 
 const ARCHES = ['x64', 'arm64', 'arm']
 

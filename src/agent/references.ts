@@ -7,7 +7,7 @@
  * index) and the engine runs it: one pass validates and compiles, nothing is compiled twice.
  */
 
-import { isTeaError } from '../core/errors.ts'
+import { errorMessage, isTeaError } from '../core/errors.ts'
 import type { Where } from '../core/issues.ts'
 import { closest, isPlainObject } from '../core/util.ts'
 import { paramIssues, unknownAction, type Registry } from '../actions/registry.ts'
@@ -24,7 +24,9 @@ import type { Parsed } from './parse.ts'
 import type { Problem } from './problems.ts'
 import type { GotoRule } from './schema.ts'
 import { teaAction, teaKey, teaMessage } from './tea-dialect.ts'
-import { LOWERED_LANGUAGE } from './tea-nodes.ts'
+import { LOWERED_LANGUAGE, looksLike } from './tea-nodes.ts'
+
+const LANGUAGE_NAMES = { python: 'Python', lua: 'Lua', prolog: 'Prolog' } as const
 import { END, START, type CompiledParts } from './types.ts'
 
 type Path = Array<string | number>
@@ -96,7 +98,11 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
         try {
           parts.code = compileCode(n.run, node)
         } catch (e) {
-          failed([...here, 'run'], 'CODE_ERROR', e)
+          const like = looksLike(n.run)
+          if (like) {
+            const message = `run: code is not JavaScript; it looks like ${LANGUAGE_NAMES[like]} (TEA's runtimes run it as that): add \`language: ${like}\` to the node, or \`settings.run_language: ${like}\` to the file (${errorMessage(e).replace(/^node '[^']*': /, '')})`
+            at([...here, 'run'], 'CODE_ERROR', message, node)
+          } else failed([...here, 'run'], 'CODE_ERROR', e)
         }
       }
     }

@@ -109,6 +109,7 @@ export const SettingsSchema = v.strictObject({
   allow_inline_code: v.optional(v.boolean()),
   /** Default time limit for `run:` code, seconds. */
   run_timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
+  run_language: v.optional(v.picklist(['javascript', 'python', 'lua', 'prolog'])),
   checkpoint: v.optional(CheckpointSettingsSchema),
   /** TEA's tracing: with auto_trace and trace_exporter: file, every run event goes to trace_file as NDJSON. */
   auto_trace: v.optional(v.boolean()),

@@ -24,13 +24,15 @@ const CONSUMED = new Set<string>([...MAP_KEYS, 'type', 'action', 'steps', 'fan_i
 export function lowerTeaNodes(data: Record<string, unknown>): void {
   if (!Array.isArray(data.nodes)) return
   const edgeSources = new Set((Array.isArray(data.edges) ? data.edges : []).filter(isPlainObject).map((e) => e.from))
+  const fileLanguage =
+    isPlainObject(data.settings) && typeof data.settings.run_language === 'string' ? data.settings.run_language : undefined
   data.nodes = data.nodes.map((n) => {
     if (!isPlainObject(n)) return n
     if (n.type === 'dynamic_parallel' && n.subgraph === undefined && (isPlainObject(n.action) || Array.isArray(n.steps)))
       return dynamicParallel(n, edgeSources)
     if (n.type === 'while_loop' && Array.isArray(n.body)) return whileLoop(n)
     if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n)
-    const code = runCode(n)
+    const code = runCode(n, fileLanguage)
     if (code && ENGINE_LANGUAGES.includes(code.language)) return onEngine(n, code.language, code.code)
     if (code?.language === 'javascript') return { ...without(n, ['language']), run: code.code }
     return n
@@ -61,8 +63,12 @@ function whileLoop(n: Record<string, unknown>): Record<string, unknown> {
   return { ...out, uses: 'flow.while', with: args, ...(n.output !== undefined && { output: n.output }) }
 }
 
-/** The language and code of a `run:` node, when it says which language (TEA's three ways). */
-export function runCode(n: Record<string, unknown>): { language: string; code: string } | undefined {
+/**
+ * The language and code of a `run:` node, when it says which language (TEA's three ways), or when the file names
+ * one for all its `run:` code (`settings.run_language`, tea's own key: TEA's Python runtime needs none, its files
+ * say nothing).
+ */
+function runCode(n: Record<string, unknown>, fileLanguage?: string): { language: string; code: string } | undefined {
   if (isPlainObject(n.run) && typeof n.run.type === 'string' && typeof n.run.code === 'string')
     return { language: n.run.type, code: n.run.code }
   const code = typeof n.run === 'string' ? n.run : typeof n.script === 'string' ? n.script : undefined
@@ -71,14 +77,14 @@ export function runCode(n: Record<string, unknown>): { language: string; code: s
   const first = code.trimStart()
   if (/^%\s*prolog\b/i.test(first)) return { language: 'prolog', code }
   if (/^--\s*lua\b/i.test(first)) return { language: 'lua', code }
-  return undefined
+  return fileLanguage === undefined ? undefined : { language: fileLanguage, code }
 }
 
 /** The node marker the loader reads to name the language when the build lacks its engine. */
 export const LOWERED_LANGUAGE = Symbol('run: language')
 
 /** Languages whose `run:` code becomes `<language>.run` (the prolog and lua features). */
-const ENGINE_LANGUAGES = ['prolog', 'lua']
+const ENGINE_LANGUAGES = ['prolog', 'lua', 'python']
 
 function onEngine(n: Record<string, unknown>, language: string, code: string): Record<string, unknown> {
   // The node's timeout goes to the action, which starts its clock once the engine is ready: starting the engine
@@ -103,4 +109,17 @@ function unconsumed(n: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [k, value] of Object.entries(n)) if (!CONSUMED.has(k)) out[k] = value
   return out
+}
+
+/**
+ * The language `run:` code that does not compile as JavaScript looks like, for the loader's hint — never to run it
+ * as that language: tea does not guess (TEA's runtimes did, and TEA's Python runtime runs every `run:` as Python).
+ */
+export function looksLike(code: string): 'python' | 'lua' | 'prolog' | undefined {
+  const has = (re: RegExp): boolean => re.test(code)
+  if (has(/:-|\bstate\(\s*\w+\s*,/) && has(/\.\s*$/)) return 'prolog'
+  if (has(/^\s*(import\s+[\w.]+|from\s+[\w.]+\s+import\b|def\s+\w+\s*\(.*\)\s*:|elif\b|class\s+\w+.*:\s*$)/m)) return 'python'
+  if (has(/\bstate\[\s*['"]|\b(True|False|None)\b|:\s*$/m)) return 'python'
+  if (has(/^\s*local\s+\w+|\bthen\b|^\s*end\s*$|\.\.\s*["'\w]/m)) return 'lua'
+  return undefined
 }

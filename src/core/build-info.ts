@@ -7,7 +7,7 @@
  * source (no defines) every feature is on.
  */
 
-export const FEATURES = ['planning', 'reasoning', 'prolog', 'lua'] as const
+export const FEATURES = ['planning', 'reasoning', 'prolog', 'lua', 'python'] as const
 export type Feature = (typeof FEATURES)[number]
 
 /** The features this build has (`tea --version` lists them). */
@@ -22,6 +22,7 @@ export function featureForAction(name: string): Feature | undefined {
   if (name.startsWith('reason.') || name === 'reflection.loop') return 'reasoning'
   if (name.startsWith('prolog.')) return 'prolog'
   if (name.startsWith('lua.')) return 'lua'
+  if (name.startsWith('python.')) return 'python'
   return undefined
 }
 

@@ -13,7 +13,7 @@ import type { LuaOutcome } from './engine.ts'
 import type { LuaOp, LuaTask } from './task.ts'
 
 function task(work: LuaOp): LuaTask {
-  const [loader, wasm] = runtimeFiles('lua', ['index.js', 'glue.wasm'], 'wasmoon/dist/glue.wasm')
+  const [loader, wasm] = runtimeFiles('lua', ['index.cjs', 'glue.wasm'], 'wasmoon/dist/glue.wasm')
   return { kind: 'lua', files: { loader: loader!, wasm: wasm! }, work }
 }
 

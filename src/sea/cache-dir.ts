@@ -20,9 +20,13 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.HOME || homedir(), '.cache', 'tea')
 }
 
-/** Writes `bytes` to `<cache>/<kind>/<hash>/<name>` unless an identical-size file is already there; returns the path. */
-export function materialise(kind: string, name: string, bytes: Uint8Array, root: string = cacheDir()): string {
-  const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16)
+/**
+ * Writes `bytes` to `<cache>/<kind>/<hash>/<name>` unless an identical-size file is already there; returns the path.
+ * `hash` defaults to the bytes' own; files that must sit in one folder (an engine that finds its files beside each
+ * other) share one given by the caller.
+ */
+export function materialise(kind: string, name: string, bytes: Uint8Array, root: string = cacheDir(), hash?: string): string {
+  hash ??= createHash('sha256').update(bytes).digest('hex').slice(0, 16)
   const file = join(root, kind, hash, name)
   try {
     if (statSync(file).size === bytes.byteLength) return file

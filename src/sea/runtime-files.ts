@@ -8,11 +8,12 @@
  * Nothing is downloaded, ever: a build without the files fails with a clear error.
  */
 
+import { createHash } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { TeaError } from '../core/errors.ts'
-import { materialise } from './cache-dir.ts'
+import { cacheDir, materialise } from './cache-dir.ts'
 import { EMBEDDED } from './embedded.ts'
 import { seaAsset } from './sea-api.ts'
 
@@ -20,13 +21,15 @@ const found = new Map<string, string[]>()
 
 /**
  * The paths of `names`, in order. `packageFile` is one of them as the package exports it (e.g.
- * `wasmoon/dist/glue.wasm`): from source, every name is looked up in its folder.
+ * `wasmoon/dist/glue.wasm`): from source, every name is looked up in its folder. A `.cjs` name is the package's
+ * `.js` loader: a build carries it as `.cjs` so that it loads as CommonJS wherever the build is put (beside a
+ * `package.json` that says `"type": "module"`, a `.js` file would load as an ES module).
  */
 export function runtimeFiles(feature: string, names: readonly string[], packageFile: string): string[] {
   const key = `${feature}\u0000${names.join('\u0000')}`
   let paths = found.get(key)
   if (!paths) {
-    paths = bundledPaths(feature, names) ?? names.map((f) => join(packageDir(packageFile), f))
+    paths = bundledPaths(feature, names) ?? names.map((f) => join(packageDir(packageFile), f.replace(/\.cjs$/, '.js')))
     const missing = paths.filter((p) => !existsSync(p))
     if (missing.length) {
       throw new TeaError('CODE_ERROR', `the ${feature} engine's files are missing: ${missing.join(', ')}`, {
@@ -41,7 +44,13 @@ export function runtimeFiles(feature: string, names: readonly string[], packageF
 function bundledPaths(feature: string, names: readonly string[]): string[] | undefined {
   if (typeof __TEA_TARGET__ === 'undefined') return undefined
   const carried = names.map((f) => seaAsset(`${feature}/${f}`) ?? embedded(`${feature}/${f}`))
-  if (carried.every((b) => b !== undefined)) return names.map((f, i) => materialise(feature, f, carried[i]!))
+  if (carried.every((b) => b !== undefined)) {
+    // One folder for all of them: an engine may look for its files beside each other (Pyodide does).
+    const hash = createHash('sha256')
+    for (const b of carried) hash.update(b!)
+    const folder = hash.digest('hex').slice(0, 16)
+    return names.map((f, i) => materialise(feature, f, carried[i]!, cacheDir(), folder))
+  }
   const dir = join(dirname(typeof __filename === 'string' ? __filename : process.execPath), feature)
   return names.map((f) => join(dir, f))
 }

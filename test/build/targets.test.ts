@@ -25,21 +25,21 @@ function refusal(name: string): string {
 }
 
 test('a complete target loads', () => {
-  write('good', { ...base, features: { planning: true, reasoning: false, prolog: true, lua: false } })
+  write('good', { ...base, features: { planning: true, reasoning: false, prolog: true, lua: false, python: false } })
   const t = loadTarget(root, 'good')
   assert.is(t.name, 'good')
-  assert.equal(t.features, { planning: true, reasoning: false, prolog: true, lua: false })
+  assert.equal(t.features, { planning: true, reasoning: false, prolog: true, lua: false, python: false })
 })
 
 test('a target that leaves a feature flag unset is refused, naming the flag', () => {
   write('partial', { ...base, features: { planning: true } })
-  assert.match(refusal('partial'), /feature flag\(s\) not set: reasoning, prolog, lua/)
+  assert.match(refusal('partial'), /feature flag\(s\) not set: reasoning, prolog, lua, python/)
   write('none', { ...base })
-  assert.match(refusal('none'), /planning, reasoning, prolog, lua/)
+  assert.match(refusal('none'), /planning, reasoning, prolog, lua, python/)
 })
 
 test('a target that names an unknown feature flag is refused', () => {
-  write('extra', { ...base, features: { planning: true, reasoning: true, prolog: true, lua: true, telepathy: true } })
+  write('extra', { ...base, features: { planning: true, reasoning: true, prolog: true, lua: true, python: true, telepathy: true } })
   assert.match(refusal('extra'), /unknown feature flag\(s\): telepathy/)
 })
 

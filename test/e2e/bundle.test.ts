@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert'
 // @ts-expect-error plain JavaScript build script without type declarations
 import { buildTarget } from '../../build.mjs'
 
-// Build-time feature flags really remove code: the core target (planning, reasoning, prolog and lua off) is built next to the
+// Build-time feature flags really remove code: the core target (planning, reasoning, prolog, lua and python off) is built next to the
 // full arm64 target and compared by the modules esbuild put in, by distinctive strings, and by size.
 const tmp = mkdtempSync(join(tmpdir(), 'tea-bundle-test-'))
 test.after(() => rmSync(tmp, { recursive: true, force: true }))
@@ -31,7 +31,7 @@ test.before(async () => {
   built.core = await build('linux-arm64-core')
 })
 
-const featureModules = (b: Built): string[] => b.inputs.filter((f) => /^src\/(planning|reasoning|prolog|lua)\//.test(f))
+const featureModules = (b: Built): string[] => b.inputs.filter((f) => /^src\/(planning|reasoning|prolog|lua|python)\//.test(f))
 const hasSources = (dir: string): boolean => {
   try {
     return readdirSync(join('src', dir)).some((f) => f.endsWith('.ts'))
@@ -40,8 +40,8 @@ const hasSources = (dir: string): boolean => {
   }
 }
 
-test('the full target bundles the planning, reasoning, prolog and lua modules that exist in src/', () => {
-  for (const feature of ['planning', 'reasoning', 'prolog', 'lua']) {
+test('the full target bundles the planning, reasoning, prolog, lua and python modules that exist in src/', () => {
+  for (const feature of ['planning', 'reasoning', 'prolog', 'lua', 'python']) {
     if (!hasSources(feature)) continue
     assert.ok(
       built.full!.inputs.some((f) => f.startsWith(`src/${feature}/`)),
@@ -50,16 +50,25 @@ test('the full target bundles the planning, reasoning, prolog and lua modules th
   }
 })
 
-test('the core target (planning, reasoning, prolog and lua off) contains no module of theirs', () => {
+test('the core target (planning, reasoning, prolog, lua and python off) contains no module of theirs', () => {
   assert.equal(featureModules(built.core!), [])
 })
 
-test('the Prolog and Lua engines travel beside the full bundle only: the core target carries no engine at all', () => {
-  for (const f of ['prolog/swipl-web.js', 'prolog/swipl-web.wasm', 'prolog/swipl-web.data', 'lua/index.js', 'lua/glue.wasm']) {
+test('the Prolog, Lua and Python engines travel beside the full bundle only: the core target carries no engine at all', () => {
+  for (const f of [
+    'prolog/swipl-web.js',
+    'prolog/swipl-web.wasm',
+    'prolog/swipl-web.data',
+    'lua/index.cjs',
+    'lua/glue.wasm',
+    'python/pyodide.cjs',
+    'python/pyodide.asm.wasm',
+    'python/python_stdlib.zip',
+  ]) {
     assert.ok(existsSync(join(dirname(built.full!.file), f)), `${f} beside the full bundle`)
     assert.not.ok(existsSync(join(dirname(built.core!.file), f)), `${f} beside the core bundle`)
   }
-  for (const s of ['swipl', 'SWIPL', 'tea_run', 'prolog.run', 'wasmoon', 'lua.run', 'LuaFactory']) {
+  for (const s of ['swipl', 'SWIPL', 'tea_run', 'prolog.run', 'wasmoon', 'lua.run', 'LuaFactory', 'pyodide', 'python.run']) {
     assert.not.ok(built.core!.text.includes(s), `'${s}' in the core bundle`)
   }
 })
@@ -91,7 +100,7 @@ test('the core bundle is measurably smaller than the full one (at least 5%)', ()
 
 test('each bundle reports its own target and features, with any Node on the host', () => {
   for (const [name, b, features] of [
-    ['linux-arm64', built.full!, 'planning, reasoning, prolog, lua'],
+    ['linux-arm64', built.full!, 'planning, reasoning, prolog, lua, python'],
     ['linux-arm64-core', built.core!, 'none'],
   ] as const) {
     const r = spawnSync(process.execPath, [b.file, '--version'], { encoding: 'utf8', timeout: 30_000 })

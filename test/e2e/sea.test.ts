@@ -263,6 +263,22 @@ for (const target of runnable) {
     })
   }
 
+  if (features.includes('python')) {
+    t('Python run: code runs on the interpreter and standard library carried inside the executable (issue 11)', async () => {
+      const agent = join(ctx.dir, 'python.yaml')
+      writeFileSync(
+        agent,
+        'name: p\nnodes:\n  - name: solve\n    language: python\n    run: |\n      import statistics\n      return {"answer": state["n"] * 6, "mean": statistics.mean([1, 2, 3])}\n',
+      )
+      const r = await runExe(target, ctx.exe, ['run', agent, '--input', '{"n": 7}', '--data-dir', join(ctx.dir, 'python-data'), '-q'], {
+        env: env({}),
+      })
+      assert.is(r.code, 0, r.stderr)
+      noWarnings(r, 'python')
+      assert.equal([JSON.parse(r.stdout).answer, JSON.parse(r.stdout).mean], [42, 2])
+    })
+  }
+
   if (features.includes('planning')) {
     t('a plan runs its subtasks on the worker pool, started from the code carried in the executable', async () => {
       const server = await serve()

@@ -10,7 +10,7 @@ import { runtimeFiles } from '../../src/sea/runtime-files.ts'
 
 const t = suite<{ lua: LuaEngine }>('Lua engine')
 t.before(async (c) => {
-  const [loader, wasm] = runtimeFiles('lua', ['index.js', 'glue.wasm'], 'wasmoon/dist/glue.wasm')
+  const [loader, wasm] = runtimeFiles('lua', ['index.cjs', 'glue.wasm'], 'wasmoon/dist/glue.wasm')
   c.lua = await LuaEngine.start({ loader: loader!, wasm: wasm! })
 })
 

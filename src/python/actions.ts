@@ -1,0 +1,56 @@
+/**
+ * `python.run`: what a `run:` node in Python becomes when the agent loads (src/agent/tea-nodes.ts lowers
+ * `language: python`, `run: {type: python, code}` and the file-wide `settings.run_language: python` onto it). As in
+ * TEA, the code is first rendered as a template when it contains `{{ }}` or `{% %}`. It runs on a pool worker with
+ * a time limit (src/pool/engine-call.ts); what it prints goes to the run's log.
+ */
+
+import * as v from 'valibot'
+import { defineAction } from '../actions/types.ts'
+import { TeaError } from '../core/errors.ts'
+import { callEngine } from '../pool/engine-call.ts'
+import { runtimeFiles } from '../sea/runtime-files.ts'
+import type { PythonOutcome } from './engine.ts'
+import type { PythonOp, PythonTask } from './task.ts'
+
+const FILES = ['pyodide.cjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json']
+
+function task(work: PythonOp): PythonTask {
+  const [loader] = runtimeFiles('python', FILES, 'pyodide/pyodide.js')
+  return { kind: 'python', files: { loader: loader! }, work }
+}
+
+export const pythonRun = defineAction({
+  name: 'python.run',
+  description:
+    "Runs Python code with TEA's contract: state, variables, json and datetime in scope; code with `return` is a function body whose dict is the update, otherwise the variables it sets are. Standard library only.",
+  params: v.object({
+    code: v.pipe(v.string(), v.description('The Python code; rendered first when it contains {{ }} or {% %}, as TEA does.')),
+    timeout: v.optional(
+      v.pipe(v.number(), v.gtValue(0, 'must be > 0'), v.description('Seconds the code may run (default settings.run_timeout).')),
+    ),
+  }),
+  raw: ['code'],
+  async verify(params, ctx) {
+    if (typeof params.code !== 'string' || /\{[{%]/.test(params.code)) return []
+    const call = { signal: ctx.signal, timeoutMs: 30_000, where: {}, what: 'reading the Python code' }
+    const found = (await callEngine(task({ op: 'check', code: params.code }), call)) as { line?: number; message: string } | null
+    return found ? [`Python${found.line ? `, line ${found.line}` : ''}: ${found.message}`] : []
+  },
+  async run(p, ctx) {
+    const where = { node: ctx.node, field: 'run' }
+    const code = /\{[{%]/.test(p.code) ? String(ctx.render(p.code, {}, 'run')) : p.code
+    const outcome = (await callEngine(
+      task({ op: 'run', code, state: ctx.state, variables: ctx.variables, workspace: ctx.settings.workspace }),
+      { signal: ctx.signal, timeoutMs: (p.timeout ?? ctx.settings.run_timeout) * 1000, where, what: 'the Python code' },
+    )) as PythonOutcome
+    for (const line of outcome.output) ctx.emit({ type: 'log', node: ctx.node, message: line })
+    if (outcome.kind === 'error') {
+      throw new TeaError('CODE_ERROR', `Python${outcome.line ? `, line ${outcome.line}` : ''}: ${outcome.message}`, {
+        where,
+        details: { language: 'python', ...(outcome.line && { line: outcome.line }) },
+      })
+    }
+    return outcome.update
+  },
+})

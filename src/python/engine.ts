@@ -1,0 +1,87 @@
+/**
+ * CPython compiled to WebAssembly (the pyodide package), with its standard library, started once per pool worker
+ * that needs it (task.ts), never on the main thread: a runaway loop costs its worker, which the pool terminates at
+ * the time limit. Nothing is downloaded: Pyodide reads its files from the folder tea carries them in, and no
+ * package beyond the standard library is ever installed. The agent's workspace is mounted at its own path and is
+ * the working directory, so `open('data.txt')` reads the file an agent's `file.*` actions would.
+ */
+
+import { createRequire } from 'node:module'
+import { dirname } from 'node:path'
+import { existsSync } from 'node:fs'
+import { GLUE } from './glue.ts'
+
+interface PyFunction {
+  (...args: unknown[]): unknown
+}
+interface Pyodide {
+  runPython(code: string): unknown
+  globals: { get(name: string): PyFunction }
+  setStdout(options: { batched: (line: string) => void }): void
+  setStderr(options: { batched: (line: string) => void }): void
+  FS: {
+    mkdirTree(path: string): void
+    mount(type: unknown, options: { root: string }, mountpoint: string): void
+    filesystems: { NODEFS: unknown }
+  }
+}
+
+export interface PythonFiles {
+  /** Pyodide's loader (pyodide.js, carried as pyodide.cjs); its other files sit beside it. */
+  loader: string
+}
+
+export type PythonOutcome =
+  | { kind: 'done'; update: Record<string, unknown>; output: string[] }
+  | { kind: 'error'; line?: number; message: string; output: string[] }
+
+export class PythonEngine {
+  private output: string[] = []
+  private readonly mounted = new Set<string>()
+
+  private constructor(private readonly py: Pyodide) {
+    const keep = (line: string): void => void this.output.push(line)
+    py.setStdout({ batched: keep })
+    py.setStderr({ batched: keep })
+    py.runPython(GLUE)
+  }
+
+  static async start(files: PythonFiles): Promise<PythonEngine> {
+    const { loadPyodide } = createRequire(files.loader)(files.loader) as {
+      loadPyodide(options: Record<string, unknown>): Promise<Pyodide>
+    }
+    const py = await loadPyodide({ indexURL: `${dirname(files.loader)}/`, stdout: () => {}, stderr: () => {} })
+    return new PythonEngine(py)
+  }
+
+  /** Runs `run:` code (TEA's contract) with `workspace` mounted and current. */
+  run(code: string, state: unknown, variables: unknown, workspace: string | undefined): PythonOutcome {
+    if (workspace) this.enter(workspace)
+    this.output = []
+    const out = JSON.parse(String(this.py.globals.get('tea_run')(code, JSON.stringify(state ?? {}), JSON.stringify(variables ?? {})))) as {
+      ok?: Record<string, unknown>
+      error?: string
+      line?: number | null
+    }
+    const output = this.output
+    if (out.ok) return { kind: 'done', update: out.ok, output }
+    return { kind: 'error', message: out.error ?? 'failed without a message', ...(out.line ? { line: out.line } : {}), output }
+  }
+
+  /** Compiles `code` without running it: undefined, or the syntax error. */
+  check(code: string): { line?: number; message: string } | undefined {
+    const found = this.py.globals.get('tea_check')(code)
+    if (found === undefined || found === null) return undefined
+    const e = JSON.parse(String(found)) as { error: string; line?: number | null }
+    return { message: e.error, ...(e.line ? { line: e.line } : {}) }
+  }
+
+  private enter(workspace: string): void {
+    if (!this.mounted.has(workspace) && existsSync(workspace)) {
+      this.py.FS.mkdirTree(workspace)
+      this.py.FS.mount(this.py.FS.filesystems.NODEFS, { root: workspace }, workspace)
+      this.mounted.add(workspace)
+    }
+    if (this.mounted.has(workspace)) this.py.runPython(`import os as _os; _os.chdir(${JSON.stringify(workspace)})`)
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * The worker side of the Python feature: a pool task of kind `python` runs on this worker thread's interpreter,
+ * started on the first task and kept (src/pool/engine-call.ts tells how the limit and the worker's end work).
+ */
+
+import { engineReady } from '../pool/engine-call.ts'
+import type { HostCaller, PoolTask, TaskResult } from '../pool/protocol.ts'
+import { PythonEngine, type PythonFiles } from './engine.ts'
+
+export type PythonOp = { op: 'run'; code: string; state: unknown; variables: unknown; workspace?: string } | { op: 'check'; code: string }
+
+export interface PythonTask extends PoolTask {
+  kind: 'python'
+  files: PythonFiles
+  work: PythonOp
+}
+
+let engine: Promise<PythonEngine> | undefined
+
+export async function runPythonTask(task: PythonTask, host: HostCaller | undefined): Promise<TaskResult> {
+  engine ??= PythonEngine.start(task.files)
+  const e = await engine
+  await engineReady(host)
+  const w = task.work
+  if (w.op === 'check') return { value: e.check(w.code) ?? null }
+  return { value: e.run(w.code, w.state, w.variables, w.workspace) }
+}

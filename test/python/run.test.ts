@@ -1,0 +1,137 @@
+/**
+ * Python `run:` code as agents write it (issue 11, part 4): TEA's ways of naming the language plus tea's file-wide
+ * `settings.run_language`, lowered at load onto `python.run` and run on a pool worker; TEA's template pass over the
+ * code; the hint for Python code without a language; a build without the interpreter that says so; a time limit
+ * that stops a runaway loop without stopping parallel branches; `tea validate` compiling the code first.
+ */
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { builtinActions } from '../../src/actions/builtins.ts'
+import { createRegistry } from '../../src/actions/registry.ts'
+import { loadAgentText } from '../../src/agent/load.ts'
+import { verifyAgent } from '../../src/agent/verify.ts'
+import { errorMessage } from '../../src/core/errors.ts'
+import { load, run, testActions, testRegistry } from '../engine/harness.ts'
+
+test('language: python, run: {type: python}, and settings.run_language: python all run Python; templates are rendered first, as TEA does', async () => {
+  const r = await run(
+    `name: ways
+nodes:
+  - name: words
+    language: python
+    run: |
+      import re
+      print("counting")
+      return {"words": [w.lower() for w in re.findall(r"[A-Za-z]+", state["text"])]}
+  - name: typed
+    run:
+      type: python
+      code: "n = len(state['words'])"
+  - name: rendered
+    language: python
+    run: |
+      shout = "{{ state.text | upper }}"
+`,
+    { input: { text: 'Hello brave new World' } },
+  )
+  assert.is(r.status, 'completed', errorMessage(r.error))
+  assert.equal(JSON.parse(JSON.stringify([r.state.words, r.state.n, r.state.shout])), [
+    ['hello', 'brave', 'new', 'world'],
+    4,
+    'HELLO BRAVE NEW WORLD',
+  ])
+  assert.ok(
+    r.events.some((e) => e.type === 'log' && e.node === 'words' && e.message === 'counting'),
+    'print() is a log event',
+  )
+  const spec = load(
+    'name: f\nsettings:\n  run_language: python\nnodes:\n  - name: p\n    run: "x = 1"\n  - name: j\n    language: javascript\n    run: "return {}"\n',
+  )
+  assert.equal(
+    spec.nodes.map((n) => n.uses ?? 'run'),
+    ['python.run', 'run'],
+  )
+})
+
+test('Python code without a language gets a hint at load, not only a JavaScript syntax error', () => {
+  const { problems } = loadAgentText(
+    'name: h\nnodes:\n  - name: p\n    run: |\n      import re\n      x = re.findall("a", state["t"])\n',
+    '/tmp/h.yaml',
+    testRegistry(),
+  )
+  assert.is(problems.length, 1)
+  assert.is(problems[0]!.code, 'CODE_ERROR')
+  assert.match(
+    problems[0]!.message,
+    "run: code is not JavaScript; it looks like Python (TEA's runtimes run it as that): add `language: python` to the node, or `settings.run_language: python` to the file",
+  )
+})
+
+test("CODE_ERROR node 'x': run: is Python; this build lacks the 'python' feature", () => {
+  const core = createRegistry([...builtinActions(), ...testActions()])
+  const { problems } = loadAgentText('name: c\nnodes:\n  - name: x\n    language: python\n    run: "x = 1"\n', '/tmp/c.yaml', core)
+  assert.equal(
+    problems.map((p) => [p.code, p.message, p.where.node]),
+    [
+      [
+        'CODE_ERROR',
+        "run: is Python; this build lacks the 'python' feature (use linux-x64 or linux-arm64, or port the code to JavaScript)",
+        'x',
+      ],
+    ],
+  )
+})
+
+test('an error names the node, the line and the exception; a module beyond the standard library is named', async () => {
+  const r = await run('name: e\nnodes:\n  - name: calc\n    language: python\n    run: |\n      a = 1\n      return {"b": a + None}\n')
+  assert.is(r.error?.code, 'CODE_ERROR')
+  assert.match(errorMessage(r.error), "node 'calc' (python.run), run: Python, line 2: TypeError: unsupported operand")
+  const m = await run('name: m\nnodes:\n  - name: np\n    language: python\n    run: "import numpy"\n')
+  assert.match(errorMessage(m.error), "Python module 'numpy' is not available in tea")
+})
+
+test('a runaway loop is stopped at its time limit; parallel branches are isolated and not stopped', async () => {
+  const r = await run(
+    `name: branches
+nodes:
+  - name: split
+    run: "return {}"
+  - name: left
+    language: python
+    run: |
+      import builtins
+      builtins.shared = "left was here"
+      done = "yes"
+    goto: join
+  - name: runaway
+    language: python
+    timeout: 2
+    on_error: { mode: continue }
+    run: |
+      while True:
+          pass
+    goto: join
+  - name: join
+    run: "return { results: state.parallel_results }"
+edges:
+  - { from: split, to: [left, runaway], fan_in: join }
+`,
+  )
+  assert.is(r.status, 'completed', errorMessage(r.error))
+  const results = JSON.parse(JSON.stringify(r.state.results)) as Array<Record<string, unknown>>
+  assert.is(results[0]!.done, 'yes')
+  const err = results[1]!.__error__ as { code: string; message: string }
+  assert.is(err.code, 'NODE_TIMEOUT')
+  assert.match(err.message, 'the Python code ran over its time limit of 2 s and was stopped')
+})
+
+test('tea validate compiles Python before any run: a syntax error with its line', async () => {
+  const spec = load('name: v\nnodes:\n  - name: calc\n    language: python\n    run: |\n      x = 1\n      if x\n          pass\n')
+  const found = await verifyAgent(spec, testRegistry())
+  assert.equal(
+    found.map((f) => [f.node, f.action, /^Python, line 2: SyntaxError/.test(f.message)]),
+    [['calc', 'python.run', true]],
+  )
+})
+
+test.run()
