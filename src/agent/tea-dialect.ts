@@ -103,10 +103,10 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'nodes.*.params': planned("TEA's name for with:; write with:"),
   'nodes.*.output': supported('where the result goes'),
   'nodes.*.run': supported(
-    'run: code: JavaScript, or Prolog and Lua with language:, run: {type, code} or a % prolog / -- lua first line; Python is the run: languages issue',
+    'run: code: JavaScript, or Prolog, Lua and Python (language:, run: {type, code}, a % prolog / -- lua first line, settings.run_language); run: {type: expression} is Python',
   ),
-  'nodes.*.language': planned("Python run: code (the 'run: languages' issue); javascript, prolog and lua are supported"),
-  'nodes.*.script': planned("script: code (the 'run: languages' issue)"),
+  'nodes.*.language': supported('javascript, prolog, lua, python (each engine a build feature)'),
+  'nodes.*.script': mapped('= run: (a language: says which)'),
   'nodes.*.goto': supported('routing rules'),
   'nodes.*.interrupt': supported('interrupt before or after the node'),
   'nodes.*.timeout': supported('a time limit for the node'),

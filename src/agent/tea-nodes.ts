@@ -71,6 +71,11 @@ function whileLoop(n: Record<string, unknown>): Record<string, unknown> {
 function runCode(n: Record<string, unknown>, fileLanguage?: string): { language: string; code: string } | undefined {
   if (isPlainObject(n.run) && typeof n.run.type === 'string' && typeof n.run.code === 'string')
     return { language: n.run.type, code: n.run.code }
+  // TEA's expression node is a Python expression whose value goes to output_key (default result).
+  if (isPlainObject(n.run) && n.run.type === 'expression' && typeof n.run.value === 'string') {
+    const key = typeof n.run.output_key === 'string' ? n.run.output_key : 'result'
+    return { language: 'python', code: `return {${JSON.stringify(key)}: (${n.run.value})}` }
+  }
   const code = typeof n.run === 'string' ? n.run : typeof n.script === 'string' ? n.script : undefined
   if (code === undefined) return undefined
   if (typeof n.language === 'string') return { language: n.language, code }

@@ -116,6 +116,16 @@ tea_clause(run, M, Term, Ok) :- tea_call(M, Term, Ok).
 
 tea_call(M, Goal, Ok) :- ( call(M:Goal) -> Ok = true ; Ok = false ).
 
+% TEA's own loader, which TEA's agents also call to load clauses held in the state: into the calling run's module.
+:- module_transparent(tea_load_code/1).
+tea_load_code(Code) :-
+    context_module(M),
+    ( atom(Code) -> atom_string(Code, Text0) ; Text0 = Code ),
+    split_string(Text0, "", " \t\n", [Text1]),
+    ( ( Text1 == "" ; sub_string(Text1, _, 1, 0, ".") ) -> Text = Text1 ; string_concat(Text1, ".", Text) ),
+    tea_consult(M, Text, run, Status),
+    ( Status = error(_, E) -> throw(E) ; Status = failed(_) -> fail ; true ).
+
 tea_error_line(error(_, stream(_, Line, _, _)), _, Line) :- !.
 tea_error_line(error(_, string(_, _)), _, 1) :- !.
 tea_error_line(_, Line, Line).

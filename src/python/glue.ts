@@ -66,6 +66,8 @@ def _message(error):
 def tea_run(code, state_json, variables_json):
     scope = {'__name__': '__tea_run__', '__builtins__': __builtins__, 'state': _json.loads(state_json),
              'variables': _json.loads(variables_json), 'json': _json, 'datetime': _datetime}
+    if isinstance(scope['state'], dict) and 'parallel_results' in scope['state']:
+        scope['parallel_results'] = scope['state']['parallel_results']  # TEA hands fan-in nodes their branches so
     for name, stand_in in _MISSING.items():
         if name in code:
             scope[name] = stand_in

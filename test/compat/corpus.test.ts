@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { skipIf } from '../support/skip.ts'
-import { CORPUS, countCorpus, manifest, stub, summarize } from './corpus.ts'
+import { CORPUS, countCorpus, manifest, pythonDefault, stub, summarize, type CountMode } from './corpus.ts'
 
 const absent =
   !existsSync(join(CORPUS, 'manifest.json')) &&
@@ -27,15 +27,26 @@ test('stub replaces run: bodies and drops language:, leaving the rest as written
   assert.match(out, 'uses: llm.call')
 })
 
-for (const stubbed of [false, true]) {
-  // The floors: as written, 25 validate (12 run to the end); stubbed, 128 validate (89 complete or pause).
-  const floor = stubbed ? { validate: 128, ran: 89 } : { validate: 25, ran: 12 }
+test('pythonDefault adds settings.run_language: python, keeping a default the file names', () => {
+  assert.match(pythonDefault('name: a\nnodes: []\n'), 'run_language: python')
+  assert.match(pythonDefault('name: a\nsettings:\n  llm: { model: x }\nnodes: []\n'), /llm: \{ model: x \}\n {2}run_language: python/)
+  assert.not.match(pythonDefault('settings:\n  run_language: lua\n'), 'python')
+})
+
+// The floors (complete or paused runs): as written, 46 validate and 28 run; with Python named, FLOOR_P; stubbed, 128 and 89.
+const FLOORS: Record<CountMode, { validate: number; ran: number }> = {
+  'as-written': { validate: 46, ran: 28 },
+  'python-default': { validate: 46, ran: 28 },
+  stubbed: { validate: 128, ran: 89 },
+}
+for (const mode of ['as-written', 'python-default', 'stubbed'] as const) {
+  const floor = FLOORS[mode]
   skipIf(
     test,
     absent,
-    `TEA corpus ${stubbed ? 'stubbed' : 'as written'}: at least ${floor.validate} validate and ${floor.ran} run, none meets an uncoded error`,
+    `TEA corpus ${mode}: at least ${floor.validate} validate and ${floor.ran} run, none meets an uncoded error`,
     async () => {
-      const results = await countCorpus({ stubbed })
+      const results = await countCorpus({ mode })
       const { counts, table } = summarize(results)
       const validated = results.length - counts['tea-unloadable'] - counts.invalid
       const ran = counts['run-completed'] + counts['run-interrupted']

@@ -4,9 +4,10 @@
  * validate, a run against the scripted fake model server with the manifest's placeholder input. Runs happen in a
  * scratch copy of the file's folder, so `file.*` actions never write into the corpus.
  *
- * Each file is counted twice: as it is, and stubbed — every `run:` body replaced by `return {}` and `language:`
- * removed — which sets aside the one difference that is by design (tea's `run:` is JavaScript; Python, Lua and
- * Prolog are a separate issue) and shows what else stops TEA's agents.
+ * Each file is counted three ways: as it is; as a user runs a TEA Python file after reading tea's hint — with
+ * `settings.run_language: python` added to files whose `run:` code is Python (TEA's Python runtime needs no
+ * `language:`, tea's default is JavaScript); and stubbed — every `run:` body replaced by `return {}` and
+ * `language:` removed — which sets every language aside and shows what else stops TEA's agents.
  *
  * `npx tsx test/compat/print.ts [--list]` prints the tables that docs/tea-compat.md holds;
  * test/compat/corpus.test.ts runs the same count and holds the figures as a floor.
@@ -57,14 +58,16 @@ export function manifest(): ManifestEntry[] {
  * Counts every file (or the first `limit`), as it is or `stubbed`. Each run gets `runTimeoutMs`; a run still going
  * then counts as failed.
  */
-export async function countCorpus(options: { limit?: number; runTimeoutMs?: number; stubbed?: boolean } = {}): Promise<FileResult[]> {
+export type CountMode = 'as-written' | 'python-default' | 'stubbed'
+
+export async function countCorpus(options: { limit?: number; runTimeoutMs?: number; mode?: CountMode } = {}): Promise<FileResult[]> {
   const server = await startFakeModelServer()
   server.fallback({ content: 'ok' })
   const registry = buildRegistry()
   const results: FileResult[] = []
   try {
     for (const entry of manifest().slice(0, options.limit)) {
-      results.push(await countFile(entry, registry, server.url, options.runTimeoutMs ?? 10_000, options.stubbed ?? false))
+      results.push(await countFile(entry, registry, server.url, options.runTimeoutMs ?? 10_000, options.mode ?? 'as-written'))
     }
   } finally {
     await server.close()
@@ -76,6 +79,16 @@ export async function countCorpus(options: { limit?: number; runTimeoutMs?: numb
 export function stub(text: string): string {
   const doc = parseDocument(text)
   stubNodes(doc.get('nodes', true))
+  return doc.toString()
+}
+
+/** The agent with `settings.run_language: python` (unless it names a default already). */
+export function pythonDefault(text: string): string {
+  const doc = parseDocument(text)
+  if (!doc.hasIn(['settings', 'run_language'])) {
+    if (doc.get('settings') === undefined || doc.get('settings') === null) doc.set('settings', doc.createNode({}))
+    doc.setIn(['settings', 'run_language'], 'python')
+  }
   return doc.toString()
 }
 
@@ -102,7 +115,7 @@ async function countFile(
   registry: ReturnType<typeof buildRegistry>,
   url: string,
   runTimeoutMs: number,
-  stubbed: boolean,
+  mode: CountMode,
 ): Promise<FileResult> {
   const base = { file: entry.file, group: entry.group }
   if (!entry.tea_loadable) return { ...base, outcome: 'tea-unloadable' }
@@ -113,7 +126,8 @@ async function countFile(
     cpSync(dirname(original), scratch, { recursive: true, filter: (src) => !src.includes('node_modules') })
     const path = join(scratch, basename(original))
     if (!existsSync(path)) return { ...base, outcome: 'invalid', message: 'copy failed' }
-    if (stubbed) writeFileSync(path, stub(readFileSync(path, 'utf8')))
+    if (mode === 'stubbed') writeFileSync(path, stub(readFileSync(path, 'utf8')))
+    if (mode === 'python-default' && entry.languages.includes('python')) writeFileSync(path, pythonDefault(readFileSync(path, 'utf8')))
     let loaded: ReturnType<typeof loadAgentFile>
     try {
       loaded = loadAgentFile(path, registry)

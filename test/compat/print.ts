@@ -2,7 +2,7 @@
 // (--list adds one line per file: outcome, code, file, message; --features prints every TEA key and action with
 // its status in tea, from src/agent/tea-dialect.ts).
 import { TEA_ACTIONS, TEA_KEYS, type TeaFeature } from '../../src/agent/tea-dialect.ts'
-import { countCorpus, summarize } from './corpus.ts'
+import { countCorpus, summarize, type CountMode } from './corpus.ts'
 
 if (process.argv.includes('--features')) {
   const rows = (table: Readonly<Record<string, TeaFeature>>) =>
@@ -12,10 +12,15 @@ if (process.argv.includes('--features')) {
   process.exit(0)
 }
 
-for (const stubbed of [false, true]) {
+const TITLES: Record<CountMode, string> = {
+  'as-written': 'As written',
+  'python-default': 'With settings.run_language: python added to files with Python run: code',
+  stubbed: 'Stubbed (run: bodies → return {}, language: removed)',
+}
+for (const mode of ['as-written', 'python-default', 'stubbed'] as const) {
   const t0 = Date.now()
-  const results = await countCorpus({ stubbed })
-  console.log(`\n### ${stubbed ? 'Stubbed (run: bodies → return {}, language: removed)' : 'As written'}\n\n${summarize(results).table}`)
+  const results = await countCorpus({ mode })
+  console.log(`\n### ${TITLES[mode]}\n\n${summarize(results).table}`)
   console.log(`\n${results.length} files in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
   if (process.argv.includes('--list'))
     for (const r of results) console.log(`${r.outcome}\t${r.code ?? ''}\t${r.file}\t${(r.message ?? '').split('\n')[0]}`)

@@ -121,6 +121,17 @@ t('hostile strings in the state are data: quotes, a closing clause, halt, newlin
   assert.equal(returns(engine.run('return(alive, yes)', {})), { alive: 'yes' }, 'the engine still answers')
 })
 
+t("TEA's tea_load_code/1 loads clauses held in the state into the run's own module", ({ engine }) => {
+  const r = returns(
+    engine.run('state(facts, F), tea_load_code(F), findall(X, parent(tom, X), Xs), return(children, Xs)', {
+      facts: 'parent(tom, ann). parent(tom, bob)',
+    }),
+  )
+  assert.equal(r, { children: ['ann', 'bob'] })
+  const after = engine.run('( catch(parent(tom, _), _, fail) -> return(leak, yes) ; return(leak, no) )', {})
+  assert.equal(returns(after), { leak: 'no' })
+})
+
 t('DCG rules are translated (TEA asserted them as facts)', ({ engine }) => {
   const code = `greeting --> [hello], name.
 name --> [world].

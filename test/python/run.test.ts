@@ -53,6 +53,36 @@ nodes:
   )
 })
 
+test("TEA's expression node (run: {type: expression, value, output_key}) is a Python expression; fan-in nodes see parallel_results", async () => {
+  const r = await run(
+    `name: expr
+nodes:
+  - name: split
+    run: "return {}"
+  - name: a
+    run: "return { v: 1 }"
+    goto: join
+  - name: b
+    run: "return { v: 2 }"
+    goto: join
+  - name: join
+    language: python
+    run: |
+      total = sum(r["v"] for r in parallel_results)
+  - name: check
+    run:
+      type: expression
+      value: state["total"] > 2
+      output_key: big
+edges:
+  - { from: split, to: [a, b], fan_in: join }
+  - { from: join, to: check }
+`,
+  )
+  assert.is(r.status, 'completed', errorMessage(r.error))
+  assert.equal([r.state.total, r.state.big], [3, true])
+})
+
 test('Python code without a language gets a hint at load, not only a JavaScript syntax error', () => {
   const { problems } = loadAgentText(
     'name: h\nnodes:\n  - name: p\n    run: |\n      import re\n      x = re.findall("a", state["t"])\n',
