@@ -8,7 +8,7 @@ import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
 import { toIssues, type Issue, type Where } from '../core/issues.ts'
 import { closest } from '../core/util.ts'
-import { enabledFeatures, featureForAction } from '../core/build-info.ts'
+import { featureForAction } from '../core/build-info.ts'
 import type { Action } from './types.ts'
 
 export interface Registry {
@@ -37,15 +37,17 @@ export function createRegistry(actions: readonly Action[]): Registry {
 
 /** UNKNOWN_ACTION naming the closest actions, or the build feature that has it; `where` is the place that named it. */
 export function unknownAction(name: string, known: Iterable<string>, where?: Where): TeaError {
+  const names = [...known]
   const feature = featureForAction(name)
-  if (feature && !enabledFeatures().includes(feature)) {
+  // The build lacks the feature when it has none of the feature's actions (else the name is a typo in it).
+  if (feature && !names.some((n) => featureForAction(n) === feature)) {
     return new TeaError('UNKNOWN_ACTION', `unknown action '${name}': this build lacks the '${feature}' feature`, {
       where,
       hint: `use a tea build with the ${feature} feature (e.g. the full linux-x64 or linux-arm64 target)`,
       details: { action: name, feature },
     })
   }
-  const near = closest(name, known)
+  const near = closest(name, names)
   const suggestion = near.length ? ` (did you mean ${near.map((n) => `'${n}'`).join(', ')}?)` : ''
   return new TeaError('UNKNOWN_ACTION', `unknown action '${name}'${suggestion}`, {
     where,

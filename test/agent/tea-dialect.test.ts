@@ -29,12 +29,12 @@ settings:
 nodes:
   - name: a
     run: "return {}"
-    language: python
+    params: {}
 `)
   assert.equal(got, [
     "3:3 TEA_UNSUPPORTED 'settings.ltm' is a TEA feature that tea does not provide yet: long-term memory (ltm.* actions) on the LMDB store",
     "4:3 TEA_UNSUPPORTED 'settings.opik' is a TEA feature that tea does not provide: Opik tracing (a cloud service)",
-    "8:5 TEA_UNSUPPORTED 'nodes.0.language' is a TEA feature that tea does not provide yet: Python, Lua and Prolog run: code (the 'run: languages' issue)",
+    "8:5 TEA_UNSUPPORTED 'nodes.0.params' is a TEA feature that tea does not provide yet: TEA's name for with:; write with:",
   ])
 })
 
@@ -75,7 +75,8 @@ test('a file with two YAML documents gets a message for an agent author', () => 
 })
 
 test('the table answers by path pattern and by action family', () => {
-  assert.is(teaKey(['nodes', 3, 'language'])?.feature.status, 'planned')
+  assert.is(teaKey(['nodes', 3, 'params'])?.feature.status, 'planned')
+  assert.is(teaKey(['nodes', 3, 'language'])?.feature.status, 'supported')
   assert.is(teaKey(['settings', 'llm', 'backend'])?.feature.status, 'not in tea')
   assert.is(teaAction('ltm.store')?.key, 'ltm.*')
   assert.is(teaAction('reason.dspy.cot')?.key, 'reason.dspy.*')

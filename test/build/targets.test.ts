@@ -46,9 +46,10 @@ test('a target that names an unknown feature flag is refused', () => {
 test('a flag must be a boolean, the arch known and the node version exact', () => {
   write('str', { ...base, features: { planning: 'yes', reasoning: true } })
   assert.match(refusal('str'), /not set: planning/)
-  write('arch', { ...base, arch: 'mips', features: { planning: true, reasoning: true } })
+  const all = { planning: true, reasoning: true, prolog: true, lua: true, python: true }
+  write('arch', { ...base, arch: 'mips', features: all })
   assert.match(refusal('arch'), /arch 'mips'/)
-  write('ver', { ...base, node: '24', features: { planning: true, reasoning: true } })
+  write('ver', { ...base, node: '24', features: all })
   assert.match(refusal('ver'), /exact version/)
 })
 
@@ -56,7 +57,7 @@ test('an unknown target is refused with the known names', () => {
   assert.match(refusal('linux-sparc'), /unknown target 'linux-sparc' \(known: .*good/)
 })
 
-test('the repository targets: x64/arm64 on Node 24.21.0 with SEA assets, armv7 on 20.11.0 without, core has both features off', () => {
+test('the repository targets: x64/arm64 on Node 24.21.0 with SEA assets, armv7 on 20.11.0 without (and without Python), core has every feature off', () => {
   const repo = resolve('.')
   assert.equal(listTargets(repo), ['linux-arm64', 'linux-arm64-core', 'linux-armv7', 'linux-x64'])
   const t = Object.fromEntries(listTargets(repo).map((n: string) => [n, loadTarget(repo, n)]))
@@ -64,7 +65,9 @@ test('the repository targets: x64/arm64 on Node 24.21.0 with SEA assets, armv7 o
   assert.is(t['linux-arm64'].node, '24.21.0')
   assert.is(t['linux-armv7'].node, '20.11.0')
   assert.is(t['linux-armv7'].arch, 'arm')
-  assert.equal(t['linux-arm64-core'].features, { planning: false, reasoning: false })
+  assert.equal(t['linux-arm64-core'].features, { planning: false, reasoning: false, prolog: false, lua: false, python: false })
+  assert.equal(t['linux-armv7'].features, { planning: true, reasoning: true, prolog: true, lua: true, python: false })
+  assert.equal(t['linux-x64'].features, { planning: true, reasoning: true, prolog: true, lua: true, python: true })
   assert.is(hasSeaAssets(t['linux-x64']), true)
   assert.is(hasSeaAssets(t['linux-armv7']), false)
 })
