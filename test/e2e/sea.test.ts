@@ -270,8 +270,10 @@ for (const target of runnable) {
         agent,
         'name: p\nnodes:\n  - name: solve\n    language: python\n    run: |\n      import statistics\n      return {"answer": state["n"] * 6, "mean": statistics.mean([1, 2, 3])}\n',
       )
+      // Under qemu the interpreter's start (compiling 9.6 MB of WebAssembly) takes minutes.
       const r = await runExe(target, ctx.exe, ['run', agent, '--input', '{"n": 7}', '--data-dir', join(ctx.dir, 'python-data'), '-q'], {
         env: env({}),
+        timeoutMs: 900_000,
       })
       assert.is(r.code, 0, r.stderr)
       noWarnings(r, 'python')
