@@ -119,6 +119,53 @@ for (const [target, runner] of [
     )
   }
 }
+// validate.extraction's Prolog layer over 100 entities through each executable: the first validation starts the
+// engine; the second is the query alone (consulting the rules, asserting 100 facts, collecting violations).
+const validation = join(dir, 'validation.yaml')
+writeFileSync(
+  validation,
+  `name: validation-bench
+validation_constraints:
+  rules: |
+    validation_error(low_confidence, E) :- entity(E, _, C), C < 0.2.
+    validation_error(org, E) :- entity(E, org, _).
+extraction_schema:
+  confidence_tracking: true
+nodes:
+  - name: first
+    uses: validate.extraction
+    output: first
+  - name: second
+    uses: validate.extraction
+    output: second
+`,
+)
+const entities = Array.from({ length: 100 }, (_, i) => ({ name: `person ${i}`, type: i % 7 ? 'person' : 'org', confidence: (i % 10) / 10 }))
+for (const [target, runner] of [
+  ['linux-x64', emulated('x64')],
+  ['linux-arm64', emulated('arm64')],
+] as const) {
+  const exe = join(root, 'dist', target, 'tea')
+  if (runner === null || !existsSync(exe)) continue
+  const cold: number[] = []
+  const warm: number[] = []
+  for (let round = 0; round < (runner.length ? Math.min(ROUNDS, 3) : ROUNDS); round++) {
+    const input = JSON.stringify({ entities, relationships: [] })
+    const args = ['run', validation, '--input', input, '--data-dir', join(dir, `vdata-${target}-${round}`), '--stream']
+    const [cmd, ...prefix] = [...runner, exe]
+    const r = spawnSync(cmd!, [...prefix, ...args], { encoding: 'utf8', env: { ...process.env, TEA_CACHE_DIR: join(dir, 'cache') } })
+    if (r.status !== 0) throw new Error(`${target} validation: exit ${r.status}\n${r.stderr}`)
+    const ends = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type === 'node_end')
+    cold.push(ends[0].ms)
+    warm.push(ends[1].ms)
+  }
+  rows.push(`| ${target}${runner.length ? ' (qemu)' : ''} | validate.extraction, 100 facts | ${ms(median(cold))} | ${ms(median(warm))} | | |`)
+}
+
 console.log(`\nThrough the executables: an agent of ${NODES} run: nodes in one language, medians of ${ROUNDS} runs (3 under qemu).`)
 console.log('The first node pays for a pool worker and the engine; later nodes show the per-node cost. Peak RSS is the')
 console.log('whole process tree as /usr/bin/time reports it (max RSS of the largest process).\n')
