@@ -6,6 +6,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import * as v from 'valibot'
+import { jsonSchemaOf } from '../../../src/actions/json-schema.ts'
 import { defineAction } from '../../../src/actions/types.ts'
 import { createMemoryStore } from '../../../src/store/memory-store.ts'
 import { rejection } from '../../support/expect.ts'
@@ -90,6 +91,12 @@ const entities = (max?: number) => `      validate: check.entities
 test('T1.1 T1.3 retry.loop is registered and an agent using it loads', () => {
   assert.ok(registry().get('retry.loop'))
   assert.ok(load(agent(entities()), registry()))
+})
+
+test('T1.2 retry.loop takes validate, validate_args, correct, max_retries and retry_delay (the state comes with the node)', () => {
+  const schema = jsonSchemaOf(registry().get('retry.loop')!.params) as { properties: Record<string, unknown>; required?: string[] }
+  assert.equal(Object.keys(schema.properties).sort(), ['correct', 'max_retries', 'retry_delay', 'validate', 'validate_args'])
+  assert.equal([...(schema.required ?? [])].sort(), ['correct', 'validate'])
 })
 
 test('T2.1 T2.3 T3.1 T3.2 T13.2 the validator is called with validate_args rendered over the state the correction left (not once)', async () => {
