@@ -31,7 +31,7 @@ export function lowerTeaNodes(data: Record<string, unknown>): void {
     if (n.type === 'dynamic_parallel' && n.subgraph === undefined && (isPlainObject(n.action) || Array.isArray(n.steps)))
       return dynamicParallel(n, edgeSources)
     if (n.type === 'while_loop' && Array.isArray(n.body)) return whileLoop(n)
-    if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n)
+    if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n, fileLanguage)
     const code = runCode(n, fileLanguage)
     if (code && ENGINE_LANGUAGES.includes(code.language)) return onEngine(n, code.language, code.code)
     if (code?.language === 'javascript') return { ...without(n, ['language']), run: code.code }
@@ -106,8 +106,23 @@ function without(n: Record<string, unknown>, keys: string[]): Record<string, unk
   return out
 }
 
-function steps(n: Record<string, unknown>): Record<string, unknown> {
-  return { ...unconsumed(n), uses: 'flow.steps', with: { steps: n.steps }, ...(n.output !== undefined && { output: n.output }) }
+function steps(n: Record<string, unknown>, fileLanguage: string | undefined): Record<string, unknown> {
+  // A node's language: is its steps' (TEA): a step in another engine's language becomes that engine's action.
+  const language = typeof n.language === 'string' ? n.language : fileLanguage
+  const list = (n.steps as unknown[]).map((s) => (isPlainObject(s) ? stepOnEngine(s, language) : s))
+  return {
+    ...without(unconsumed(n), ['language']),
+    uses: 'flow.steps',
+    with: { steps: list },
+    ...(n.output !== undefined && { output: n.output }),
+  }
+}
+
+function stepOnEngine(s: Record<string, unknown>, inherited: string | undefined): Record<string, unknown> {
+  const code = runCode(s, inherited)
+  if (!code || !ENGINE_LANGUAGES.includes(code.language))
+    return code?.language === 'javascript' ? { ...without(s, ['language']), run: code.code } : s
+  return { ...(typeof s.name === 'string' && { name: s.name }), uses: `${code.language}.run`, with: { code: code.code } }
 }
 
 function unconsumed(n: Record<string, unknown>): Record<string, unknown> {

@@ -83,6 +83,15 @@ edges:
   assert.equal([r.state.total, r.state.big], [3, true])
 })
 
+test("a steps: node's language: is its steps' (TEA): each Python step runs and sees what the step before it set", async () => {
+  const r = await run(
+    'name: s\nnodes:\n  - name: sum\n    language: python\n    steps:\n      - name: double\n        run: |\n          items = [x * 2 for x in state["xs"]]\n      - name: total\n        run: |\n          total = sum(state["items"])\n',
+    { input: { xs: [1, 2, 3] } },
+  )
+  assert.is(r.status, 'completed', errorMessage(r.error))
+  assert.equal(JSON.parse(JSON.stringify([r.state.items, r.state.total])), [[2, 4, 6], 12])
+})
+
 test('Python code without a language gets a hint at load, not only a JavaScript syntax error', () => {
   const { problems } = loadAgentText(
     'name: h\nnodes:\n  - name: p\n    run: |\n      import re\n      x = re.findall("a", state["t"])\n',
