@@ -1,12 +1,12 @@
 /**
  * `python.run`: what a `run:` node in Python becomes when the agent loads (src/agent/tea-nodes.ts lowers
  * `language: python`, `run: {type: python, code}` and the file-wide `settings.run_language: python` onto it). As in
- * TEA, the code is first rendered as a template when it contains `{{ }}` or `{% %}`. It runs on a pool worker with
+ * TEA, the code is first rendered as a template when it contains `{{ }}` or `{% %}`, and `${variable}` replaced. It runs on a pool worker with
  * a time limit (src/pool/engine-call.ts); what it prints goes to the run's log.
  */
 
 import * as v from 'valibot'
-import { defineAction } from '../actions/types.ts'
+import { defineAction, type ActionContext } from '../actions/types.ts'
 import { TeaError } from '../core/errors.ts'
 import { callEngine } from '../pool/engine-call.ts'
 import { runtimeFiles } from '../sea/runtime-files.ts'
@@ -20,12 +20,26 @@ function task(work: PythonOp): PythonTask {
   return { kind: 'python', files: { loader: loader! }, work }
 }
 
+/**
+ * The code as TEA's Python runtime runs it: rendered as a template when it has `{{ }}` or `{% %}`, then each
+ * `${name}` of a defined variable replaced by its value (TEA's older GitLab-style substitution).
+ */
+function pythonSource(code: string, ctx: ActionContext): string {
+  const rendered = /\{[{%]/.test(code) ? String(ctx.render(code, {}, 'run')) : code
+  return rendered.replace(/\$\{([^}]+)\}/g, (whole, name: string) =>
+    Object.hasOwn(ctx.variables, name) ? String(ctx.variables[name]) : whole,
+  )
+}
+
 export const pythonRun = defineAction({
   name: 'python.run',
   description:
     "Runs Python code with TEA's contract: state, variables, json and datetime in scope; code with `return` is a function body whose dict is the update, otherwise the variables it sets are. Standard library only.",
   params: v.object({
-    code: v.pipe(v.string(), v.description('The Python code; rendered first when it contains {{ }} or {% %}, as TEA does.')),
+    code: v.pipe(
+      v.string(),
+      v.description('The Python code; rendered first when it contains {{ }} or {% %}, and ${variable} replaced, as TEA does.'),
+    ),
     timeout: v.optional(
       v.pipe(v.number(), v.gtValue(0, 'must be > 0'), v.description('Seconds the code may run (default settings.run_timeout).')),
     ),
@@ -39,7 +53,7 @@ export const pythonRun = defineAction({
   },
   async run(p, ctx) {
     const where = { node: ctx.node, field: 'run' }
-    const code = /\{[{%]/.test(p.code) ? String(ctx.render(p.code, {}, 'run')) : p.code
+    const code = pythonSource(p.code, ctx)
     const outcome = (await callEngine(
       task({ op: 'run', code, state: ctx.state, variables: ctx.variables, workspace: ctx.settings.workspace }),
       { signal: ctx.signal, timeoutMs: (p.timeout ?? ctx.settings.run_timeout) * 1000, where, what: 'the Python code' },

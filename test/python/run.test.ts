@@ -31,6 +31,10 @@ nodes:
     language: python
     run: |
       shout = "{{ state.text | upper }}"
+      first = state["words"][:\${keep}]
+      kept = "\${unknown}"
+variables:
+  keep: 1
 `,
     { input: { text: 'Hello brave new World' } },
   )
@@ -40,6 +44,7 @@ nodes:
     4,
     'HELLO BRAVE NEW WORLD',
   ])
+  assert.equal(JSON.parse(JSON.stringify([r.state.first, r.state.kept])), [['hello'], '${unknown}'])
   assert.ok(
     r.events.some((e) => e.type === 'log' && e.node === 'words' && e.message === 'counting'),
     'print() is a log event',
