@@ -29,6 +29,11 @@ export const NodeSchema = v.strictObject({
   with: v.optional(v.record(v.string(), v.unknown())),
   output: v.optional(v.union([name, v.record(v.string(), v.unknown())], 'must be a key name or a mapping')),
   run: v.optional(v.string()),
+  /**
+   * The language of `run:` (and of a `steps:` node's steps). Prolog, Lua and Python nodes are lowered onto their
+   * engine's action when the file loads (tea-nodes.ts), so what is left here says JavaScript, or nothing.
+   */
+  language: v.optional(v.picklist(['javascript', 'prolog', 'lua', 'python'], 'must be javascript, prolog, lua or python')),
   goto: v.optional(GotoSchema),
   on_error: v.optional(OnErrorSchema),
   interrupt: v.optional(v.picklist(['before', 'after'])),

@@ -18,7 +18,7 @@ import { isPlainObject } from '../core/util.ts'
 
 const MAP_KEYS = ['items', 'item_var', 'index_var', 'max_concurrency', 'fail_fast'] as const
 /** What the lowering consumes; any other key stays on the node, so the loader still reports what it does not know. */
-const CONSUMED = new Set<string>([...MAP_KEYS, 'type', 'action', 'steps', 'fan_in', 'output'])
+const CONSUMED = new Set<string>([...MAP_KEYS, 'type', 'action', 'steps', 'fan_in', 'output', 'language'])
 
 /** Rewrites, in place, the TEA node kinds of `data.nodes` that tea runs. */
 export function lowerTeaNodes(data: Record<string, unknown>): void {
@@ -29,7 +29,7 @@ export function lowerTeaNodes(data: Record<string, unknown>): void {
   data.nodes = data.nodes.map((n) => {
     if (!isPlainObject(n)) return n
     if (n.type === 'dynamic_parallel' && n.subgraph === undefined && (isPlainObject(n.action) || Array.isArray(n.steps)))
-      return dynamicParallel(n, edgeSources)
+      return dynamicParallel(n, edgeSources, fileLanguage)
     if (n.type === 'while_loop' && Array.isArray(n.body)) return whileLoop(n)
     if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n, fileLanguage)
     const code = runCode(n, fileLanguage)
@@ -39,14 +39,14 @@ export function lowerTeaNodes(data: Record<string, unknown>): void {
   })
 }
 
-function dynamicParallel(n: Record<string, unknown>, edgeSources: Set<unknown>): Record<string, unknown> {
+function dynamicParallel(n: Record<string, unknown>, edgeSources: Set<unknown>, fileLanguage: string | undefined): Record<string, unknown> {
   const out = unconsumed(n)
   const args: Record<string, unknown> = {}
   for (const k of MAP_KEYS) if (n[k] !== undefined) args[k] = n[k]
   if (isPlainObject(n.action)) {
     const { uses, action, with: params } = n.action
     args.action = { uses: uses ?? action, ...(params !== undefined && { with: params }) }
-  } else args.steps = n.steps
+  } else args.steps = stepsOnEngines(n, fileLanguage)
   out.uses = 'flow.map'
   out.with = args
   out.output = { [typeof n.output === 'string' ? n.output : 'parallel_results']: '{{ result.result }}' }
@@ -108,14 +108,18 @@ function without(n: Record<string, unknown>, keys: string[]): Record<string, unk
 
 function steps(n: Record<string, unknown>, fileLanguage: string | undefined): Record<string, unknown> {
   // A node's language: is its steps' (TEA): a step in another engine's language becomes that engine's action.
-  const language = typeof n.language === 'string' ? n.language : fileLanguage
-  const list = (n.steps as unknown[]).map((s) => (isPlainObject(s) ? stepOnEngine(s, language) : s))
   return {
     ...without(unconsumed(n), ['language']),
     uses: 'flow.steps',
-    with: { steps: list },
+    with: { steps: stepsOnEngines(n, fileLanguage) },
     ...(n.output !== undefined && { output: n.output }),
   }
+}
+
+/** A node's steps, each in its engine's language where one is named (the step's, else the node's, else the file's). */
+function stepsOnEngines(n: Record<string, unknown>, fileLanguage: string | undefined): unknown[] {
+  const language = typeof n.language === 'string' ? n.language : fileLanguage
+  return (n.steps as unknown[]).map((s) => (isPlainObject(s) ? stepOnEngine(s, language) : s))
 }
 
 function stepOnEngine(s: Record<string, unknown>, inherited: string | undefined): Record<string, unknown> {
