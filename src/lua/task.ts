@@ -3,7 +3,7 @@
  * first task and kept (src/pool/engine-call.ts tells how the limit and the worker's end work).
  */
 
-import { engineReady } from '../pool/engine-call.ts'
+import { engineOnWorker } from '../pool/engine-call.ts'
 import type { HostCaller, PoolTask, TaskResult } from '../pool/protocol.ts'
 import { LuaEngine, type LuaFiles } from './engine.ts'
 
@@ -15,12 +15,10 @@ export interface LuaTask extends PoolTask {
   work: LuaOp
 }
 
-let engine: Promise<LuaEngine> | undefined
+const engine = engineOnWorker((files: LuaFiles) => LuaEngine.start(files))
 
 export async function runLuaTask(task: LuaTask, host: HostCaller | undefined): Promise<TaskResult> {
-  engine ??= LuaEngine.start(task.files)
-  const e = await engine
-  await engineReady(host)
+  const e = await engine(task.files, host)
   const w = task.work
   return { value: w.op === 'run' ? e.run(w.code, w.state) : (e.check(w.code) ?? null) }
 }

@@ -63,8 +63,23 @@ export async function callEngine(task: PoolTask, call: EngineCall): Promise<unkn
   }
 }
 
-/** The worker's side: tells the caller its engine is ready, so the code's clock starts now. */
-export async function engineReady(host: HostCaller | undefined): Promise<void> {
-  host?.notify('ready')
-  await host?.drain()
+/**
+ * The worker's side: one engine per worker thread, started by the first task that needs it and kept for the next
+ * (a start that fails is tried again by the next task). Each call tells the caller the engine is ready, so the
+ * code's clock starts then.
+ */
+export function engineOnWorker<Files, Engine>(
+  start: (files: Files) => Promise<Engine>,
+): (files: Files, host: HostCaller | undefined) => Promise<Engine> {
+  let engine: Promise<Engine> | undefined
+  return async (files, host) => {
+    engine ??= start(files).catch((e: unknown) => {
+      engine = undefined
+      throw e
+    })
+    const ready = await engine
+    host?.notify('ready')
+    await host?.drain()
+    return ready
+  }
 }

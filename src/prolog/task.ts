@@ -6,7 +6,7 @@
  * code's: starting the engine (seconds on a small board) does not count against it.
  */
 
-import { engineReady } from '../pool/engine-call.ts'
+import { engineOnWorker } from '../pool/engine-call.ts'
 import type { HostCaller, PoolTask, TaskResult } from '../pool/protocol.ts'
 import { PrologEngine } from './engine.ts'
 import type { PrologFiles } from './files.ts'
@@ -22,12 +22,10 @@ export interface PrologTask extends PoolTask {
   work: PrologOp
 }
 
-let engine: Promise<PrologEngine> | undefined
+const engine = engineOnWorker((files: PrologFiles) => PrologEngine.start(files))
 
 export async function runPrologTask(task: PrologTask, host: HostCaller | undefined): Promise<TaskResult> {
-  engine ??= PrologEngine.start(task.files)
-  const e = await engine
-  await engineReady(host)
+  const e = await engine(task.files, host)
   const w = task.work
   if (w.op === 'run') return { value: e.run(w.code, w.state) }
   if (w.op === 'check') return { value: e.check(w.code) ?? null }

@@ -3,7 +3,7 @@
  * started on the first task and kept (src/pool/engine-call.ts tells how the limit and the worker's end work).
  */
 
-import { engineReady } from '../pool/engine-call.ts'
+import { engineOnWorker } from '../pool/engine-call.ts'
 import type { HostCaller, PoolTask, TaskResult } from '../pool/protocol.ts'
 import { PythonEngine, type PythonFiles } from './engine.ts'
 
@@ -15,12 +15,10 @@ export interface PythonTask extends PoolTask {
   work: PythonOp
 }
 
-let engine: Promise<PythonEngine> | undefined
+const engine = engineOnWorker((files: PythonFiles) => PythonEngine.start(files))
 
 export async function runPythonTask(task: PythonTask, host: HostCaller | undefined): Promise<TaskResult> {
-  engine ??= PythonEngine.start(task.files)
-  const e = await engine
-  await engineReady(host)
+  const e = await engine(task.files, host)
   const w = task.work
   if (w.op === 'check') return { value: e.check(w.code) ?? null }
   return { value: e.run(w.code, w.state, w.variables, w.workspace) }

@@ -6,12 +6,11 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { builtinActions } from '../../src/actions/builtins.ts'
-import { createRegistry } from '../../src/actions/registry.ts'
 import { loadAgentText } from '../../src/agent/load.ts'
 import { verifyAgent } from '../../src/agent/verify.ts'
 import { errorMessage } from '../../src/core/errors.ts'
-import { load, run, testActions, testRegistry } from '../engine/harness.ts'
+import { load, run, testRegistry } from '../engine/harness.ts'
+import { branchResults, fanOutAgent, loadWithoutEngines } from '../support/languages.ts'
 
 test('AC-1 the three ways TEA names Lua (language:, run: {type, code}, a -- lua first line) run, one after another', async () => {
   const r = await run(
@@ -40,10 +39,8 @@ nodes:
 })
 
 test("a build without the lua feature names it at load: run: is Lua; this build lacks the 'lua' feature", () => {
-  const core = createRegistry([...builtinActions(), ...testActions()])
-  const { problems } = loadAgentText('name: c\nnodes:\n  - name: x\n    language: lua\n    run: "return {}"\n', '/tmp/c.yaml', core)
   assert.equal(
-    problems.map((p) => [p.code, p.message, p.where.node]),
+    loadWithoutEngines('lua', 'return {}').map((p) => [p.code, p.message, p.where.node]),
     [['CODE_ERROR', "run: is Lua; this build lacks the 'lua' feature (use linux-x64 or linux-arm64, or port the code to JavaScript)", 'x']],
   )
 })
@@ -58,36 +55,14 @@ test('AC-3 an error names the node and the line', async () => {
 test('AC-4 a runaway loop is stopped at its time limit; parallel branches run in isolation and are not stopped', async () => {
   const t0 = Date.now()
   const r = await run(
-    `name: branches
-nodes:
-  - name: split
-    run: "return {}"
-  - name: left
-    language: lua
-    run: |
-      shared = "left was here"
-      return { left = "done" }
-    goto: join
-  - name: right
-    language: lua
-    run: |
-      return { right_saw = shared or "nothing" }
-    goto: join
-  - name: runaway
-    language: lua
-    timeout: 1
-    on_error: { mode: continue }
-    run: |
-      while true do end
-    goto: join
-  - name: join
-    run: "return { results: state.parallel_results }"
-edges:
-  - { from: split, to: [left, right, runaway], fan_in: join }
-`,
+    fanOutAgent('lua', {
+      left: { run: 'shared = "left was here"\nreturn { left = "done" }' },
+      right: { run: 'return { right_saw = shared or "nothing" }' },
+      runaway: { run: 'while true do end', timeout: 1 },
+    }),
   )
   assert.is(r.status, 'completed', errorMessage(r.error))
-  const results = JSON.parse(JSON.stringify(r.state.results)) as Array<Record<string, unknown>>
+  const results = branchResults(r.state)
   assert.is(results[0]!.left, 'done')
   assert.is(results[1]!.right_saw, 'nothing', 'no branch sees the globals of another')
   const err = results[2]!.__error__ as { code: string; message: string }

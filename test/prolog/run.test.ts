@@ -6,12 +6,11 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { builtinActions } from '../../src/actions/builtins.ts'
-import { createRegistry } from '../../src/actions/registry.ts'
 import { loadAgentText } from '../../src/agent/load.ts'
 import { errorMessage } from '../../src/core/errors.ts'
 import { verifyAgent } from '../../src/agent/verify.ts'
-import { load, run, testActions, testRegistry } from '../engine/harness.ts'
+import { load, run, testRegistry } from '../engine/harness.ts'
+import { branchResults, fanOutAgent, loadWithoutEngines } from '../support/languages.ts'
 
 test('the three ways TEA names Prolog (language:, run: {type, code}, a % prolog first line) all run; language: javascript is JavaScript', async () => {
   const r = await run(
@@ -42,11 +41,7 @@ nodes:
 })
 
 test('without a language, run: stays JavaScript (TEA guessed from the look of the code; tea does not)', () => {
-  const { problems } = loadAgentText(
-    'name: g\nnodes:\n  - name: p\n    run: "state(x, X), return(y, X)."\n',
-    '/tmp/g.yaml',
-    createRegistry([...builtinActions(), ...testActions()]),
-  )
+  const { problems } = loadAgentText('name: g\nnodes:\n  - name: p\n    run: "state(x, X), return(y, X)."\n', '/tmp/g.yaml', testRegistry())
   assert.ok(
     problems.some((p) => p.code === 'CODE_ERROR'),
     'compiled as JavaScript',
@@ -54,23 +49,16 @@ test('without a language, run: stays JavaScript (TEA guessed from the look of th
 })
 
 test("a build without the prolog feature names it at load: CODE_ERROR node 'x': run: is Prolog; this build lacks the 'prolog' feature", () => {
-  const core = createRegistry([...builtinActions(), ...testActions()])
-  const { spec, problems } = loadAgentText(
-    'name: c\nnodes:\n  - name: x\n    language: prolog\n    run: "return(a, 1)."\n',
-    '/tmp/c.yaml',
-    core,
-  )
-  assert.is(spec, undefined)
   assert.equal(
-    problems.map((p) => [p.code, p.message]),
+    loadWithoutEngines('prolog', 'return(a, 1).').map((p) => [p.code, p.message, p.where.node]),
     [
       [
         'CODE_ERROR',
         "run: is Prolog; this build lacks the 'prolog' feature (use linux-x64 or linux-arm64, or port the code to JavaScript)",
+        'x',
       ],
     ],
   )
-  assert.is(problems[0]!.where.node, 'x')
 })
 
 test('an error names the node and the line of the clause; a failing goal is logged, and what was returned stands', async () => {
@@ -116,37 +104,14 @@ nodes:
 
 test('parallel branches run Prolog in isolation; a runaway branch is stopped without stopping the other', async () => {
   const r = await run(
-    `name: branches
-nodes:
-  - name: split
-    run: "return {}"
-  - name: left
-    language: prolog
-    run: |
-      secret(left).
-      secret(X), return(left, X).
-    goto: join
-  - name: right
-    language: prolog
-    run: |
-      ( catch(secret(X), _, fail) -> return(right_saw, X) ; return(right_saw, nothing) ).
-    goto: join
-  - name: runaway
-    language: prolog
-    timeout: 1
-    on_error: { mode: continue }
-    run: |
-      spin :- spin.
-      spin.
-    goto: join
-  - name: join
-    run: "return { results: state.parallel_results }"
-edges:
-  - { from: split, to: [left, right, runaway], fan_in: join }
-`,
+    fanOutAgent('prolog', {
+      left: { run: 'secret(left).\nsecret(X), return(left, X).' },
+      right: { run: '( catch(secret(X), _, fail) -> return(right_saw, X) ; return(right_saw, nothing) ).' },
+      runaway: { run: 'spin :- spin.\nspin.', timeout: 1 },
+    }),
   )
   assert.is(r.status, 'completed', errorMessage(r.error))
-  const results = JSON.parse(JSON.stringify(r.state.results)) as Array<Record<string, unknown>>
+  const results = branchResults(r.state)
   assert.is(results[0]!.left, 'left')
   assert.is(results[1]!.right_saw, 'nothing', 'no branch sees the facts of another')
   assert.is((results[2]!.__error__ as { code: string }).code, 'NODE_TIMEOUT')

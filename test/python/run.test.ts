@@ -6,12 +6,11 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { builtinActions } from '../../src/actions/builtins.ts'
-import { createRegistry } from '../../src/actions/registry.ts'
 import { loadAgentText } from '../../src/agent/load.ts'
 import { verifyAgent } from '../../src/agent/verify.ts'
 import { errorMessage } from '../../src/core/errors.ts'
-import { load, run, testActions, testRegistry } from '../engine/harness.ts'
+import { load, run, testRegistry } from '../engine/harness.ts'
+import { branchResults, fanOutAgent, loadWithoutEngines } from '../support/languages.ts'
 
 test('language: python, run: {type: python}, and settings.run_language: python all run Python; templates are rendered first, as TEA does', async () => {
   const r = await run(
@@ -112,10 +111,8 @@ test('Python code without a language gets a hint at load, not only a JavaScript 
 })
 
 test("CODE_ERROR node 'x': run: is Python; this build lacks the 'python' feature", () => {
-  const core = createRegistry([...builtinActions(), ...testActions()])
-  const { problems } = loadAgentText('name: c\nnodes:\n  - name: x\n    language: python\n    run: "x = 1"\n', '/tmp/c.yaml', core)
   assert.equal(
-    problems.map((p) => [p.code, p.message, p.where.node]),
+    loadWithoutEngines('python', 'x = 1').map((p) => [p.code, p.message, p.where.node]),
     [
       [
         'CODE_ERROR',
@@ -136,33 +133,13 @@ test('an error names the node, the line and the exception; a module beyond the s
 
 test('a runaway loop is stopped at its time limit; parallel branches are isolated and not stopped', async () => {
   const r = await run(
-    `name: branches
-nodes:
-  - name: split
-    run: "return {}"
-  - name: left
-    language: python
-    run: |
-      import builtins
-      builtins.shared = "left was here"
-      done = "yes"
-    goto: join
-  - name: runaway
-    language: python
-    timeout: 2
-    on_error: { mode: continue }
-    run: |
-      while True:
-          pass
-    goto: join
-  - name: join
-    run: "return { results: state.parallel_results }"
-edges:
-  - { from: split, to: [left, runaway], fan_in: join }
-`,
+    fanOutAgent('python', {
+      left: { run: 'import builtins\nbuiltins.shared = "left was here"\ndone = "yes"' },
+      runaway: { run: 'while True:\n    pass', timeout: 2 },
+    }),
   )
   assert.is(r.status, 'completed', errorMessage(r.error))
-  const results = JSON.parse(JSON.stringify(r.state.results)) as Array<Record<string, unknown>>
+  const results = branchResults(r.state)
   assert.is(results[0]!.done, 'yes')
   const err = results[1]!.__error__ as { code: string; message: string }
   assert.is(err.code, 'NODE_TIMEOUT')
