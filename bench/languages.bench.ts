@@ -163,7 +163,9 @@ for (const [target, runner] of [
     cold.push(ends[0].ms)
     warm.push(ends[1].ms)
   }
-  rows.push(`| ${target}${runner.length ? ' (qemu)' : ''} | validate.extraction, 100 facts | ${ms(median(cold))} | ${ms(median(warm))} | | |`)
+  rows.push(
+    `| ${target}${runner.length ? ' (qemu)' : ''} | validate.extraction, 100 facts | ${ms(median(cold))} | ${ms(median(warm))} | | |`,
+  )
 }
 
 console.log(`\nThrough the executables: an agent of ${NODES} run: nodes in one language, medians of ${ROUNDS} runs (3 under qemu).`)
