@@ -1,12 +1,16 @@
-// Child process of claim-run.test.ts: waits for a shared start instant, then tries to take run `r` the way the run
-// lifecycle does (refuse a live owner that is not us), prints `won` or `lost`, and stays alive a little so that the
-// others see a live owner.
+// Child process of claim-run.test.ts: opens the store, says `ready`, waits for the parent's `go` on stdin (sent once
+// every racer is ready, so a slow start on a loaded machine cannot spread them out), then tries to take run `r` the
+// way the run lifecycle does (refuse a live owner that is not us), prints `won` or `lost`, and stays alive a little
+// so that the others see a live owner.
 import { processAlive } from '../../src/core/process.ts'
 import { openLmdbStore } from '../../src/store/lmdb-store.ts'
 
-const [dir, startAt, mode] = process.argv.slice(2) as [string, string, 'claim' | 'read-then-write']
+const [dir, mode] = process.argv.slice(2) as [string, 'claim' | 'read-then-write']
 const store = openLmdbStore(dir)
-while (Date.now() < Number(startAt)) await new Promise((r) => setImmediate(r))
+await store.getRun('r')
+process.stdout.write('ready\n')
+await new Promise((r) => process.stdin.once('data', r))
+process.stdin.destroy()
 const takenBy = (run: { status: string; pid?: number }) =>
   run.status === 'running' && run.pid !== undefined && run.pid !== process.pid && processAlive(run.pid)
 let won = false
@@ -18,10 +22,11 @@ try {
     })
     won = true
   } else {
-    // The old way: check, then write: not atomic.
+    // The old way: check, then write: not atomic. The pause stands for the work between the two and makes the
+    // window wider than the spread of the racers' starts.
     const current = await store.getRun('r')
     if (current && !takenBy(current)) {
-      await new Promise((r) => setTimeout(r, 5))
+      await new Promise((r) => setTimeout(r, 100))
       await store.updateRun('r', { status: 'running', pid: process.pid })
       won = true
     }

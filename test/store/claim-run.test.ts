@@ -32,24 +32,23 @@ async function race(mode: 'claim' | 'read-then-write', racers: number): Promise<
     const store = openLmdbStore(dir)
     await store.createRun(RUN)
     await store.close()
-    const startAt = Date.now() + 1500
-    const outputs = await Promise.all(
-      Array.from({ length: racers }, () => {
-        const child = spawn(process.execPath, [
-          '--import',
-          'tsx',
-          new URL('./claim-child.ts', import.meta.url).pathname,
-          dir,
-          String(startAt),
-          mode,
-        ])
-        let out = ''
-        child.stdout.on('data', (d) => (out += d))
-        child.stderr.on('data', (d) => process.stderr.write(d))
-        return new Promise<string>((resolve) => child.on('close', () => resolve(out)))
-      }),
-    )
-    return outputs.filter((o) => o === 'won').length
+    const children = Array.from({ length: racers }, () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', new URL('./claim-child.ts', import.meta.url).pathname, dir, mode])
+      let out = ''
+      let ready: () => void
+      const isReady = new Promise<void>((resolve) => (ready = resolve))
+      child.stdout.on('data', (d) => {
+        out += d
+        if (out.includes('ready\n')) ready()
+      })
+      child.stderr.on('data', (d) => process.stderr.write(d))
+      const closed = new Promise<string>((resolve) => child.on('close', () => resolve(out)))
+      return { child, isReady, closed }
+    })
+    await Promise.all(children.map((c) => c.isReady))
+    for (const { child } of children) child.stdin.end('go\n')
+    const outputs = await Promise.all(children.map((c) => c.closed))
+    return outputs.filter((o) => o.endsWith('won')).length
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
