@@ -113,6 +113,8 @@ async function warmPool(threads: number): Promise<Pool> {
   return pool
 }
 
+const idOf = (task: unknown): string => (task as { args: { subtask: { id: string } } }).args.subtask.id
+
 async function overhead(): Promise<void> {
   const N = 1000
   const r = {
@@ -129,7 +131,18 @@ async function overhead(): Promise<void> {
   const stub: Pool = {
     maxThreads: 2,
     started: true,
-    run: async (task) => ({ value: (task as unknown as { args: { subtask: { id: string } } }).args.subtask.id }),
+    run: async (task) => ({ value: idOf(task) }),
+    runBatch(members, o) {
+      const done = (async () => {
+        await undefined
+        members.forEach((m, i) => {
+          if (i > 0) o.onStart(i)
+          o.onSettle(i, { ok: true, result: { value: idOf(m.task) } })
+        })
+        return []
+      })()
+      return { withdraw: () => [], done }
+    },
     close: async () => {},
   }
   const trivial = { subtask_executor: { run: 'return subtask.id' }, max_concurrent: 2 }

@@ -2,9 +2,9 @@
  * The worker pool (SPEC §3.7), a thin layer over tinypool. It is lazy: nothing starts until the first `run`, so an
  * agent that never plans starts no threads. A task that outlives its `timeoutMs` has its worker terminated (tinypool
  * kills the thread running an aborted task and starts a fresh one for the next), not left spinning; `run:` code is
- * first given the chance to stop itself at the limit, keeping its worker (see `graceMs`). Failures
- * reported by the worker come back as the original TeaError; a timeout is POOL_ERROR with `details.reason:
- * 'timeout'`; the caller's signal firing is a `cancel` ControlSignal.
+ * first given the chance to stop itself at the limit, keeping its worker (time-limit.ts). Failures reported by the
+ * worker come back as the original TeaError; a timeout is POOL_ERROR with `details.reason: 'timeout'`; the caller's
+ * signal firing is a `cancel` ControlSignal. Short tasks go faster in batches (`runBatch`, batch.ts).
  */
 
 import { availableParallelism } from 'node:os'
@@ -12,11 +12,19 @@ import { MessageChannel } from 'node:worker_threads'
 import { Tinypool } from 'tinypool'
 import { TeaError } from '../core/errors.ts'
 import { cancelled } from '../core/signals.ts'
-import type { HostNotice, HostReply, HostRequest, PoolTask, TaskReply } from './protocol.ts'
-import { DRAIN, deserializeError, serializeError } from './protocol.ts'
-import { workerLocation } from './worker-location.ts'
 import type { AbortHandle } from './abort-handle.ts'
 import { abortHandle } from './abort-handle.ts'
+import type { BatchMember, BatchOptions, PoolBatch, SendBatch } from './batch.ts'
+import { runBatch } from './batch.ts'
+import type { HostMethods } from './host.ts'
+import { serveHost } from './host.ts'
+import type { PoolTask, TaskReply } from './protocol.ts'
+import { deserializeError } from './protocol.ts'
+import { timedOut, timeLimit } from './time-limit.ts'
+import { workerLocation } from './worker-location.ts'
+
+export type { HostMethods } from './host.ts'
+export { serveHost } from './host.ts'
 
 export interface PoolOptions {
   /** Threads at most; default min(4, cores). */
@@ -24,9 +32,6 @@ export interface PoolOptions {
   /** An idle worker exits after this long (ms); default 10 s. */
   idleTimeoutMs?: number
 }
-
-/** Main-thread functions a worker task may call back (see protocol.ts), by method name. */
-export type HostMethods = Record<string, (...args: any[]) => unknown>
 
 export interface RunOptions {
   signal?: AbortSignal
@@ -45,6 +50,8 @@ export interface Pool {
   /** True once a worker thread has been asked for. */
   readonly started: boolean
   run<T extends PoolTask>(task: T, options?: RunOptions): Promise<PoolRunResult>
+  /** Several tasks for one worker, run there one after the other, each reported as it starts and ends (batch.ts). */
+  runBatch(members: readonly BatchMember[], options: BatchOptions): PoolBatch
   close(): Promise<void>
 }
 
@@ -92,32 +99,27 @@ export function createPool(options: PoolOptions = {}): Pool {
         }
       }
       // Our own abort handle only when there is a timeout to enforce; otherwise the caller's signal goes as it is.
-      let timedOut = false
+      let timedOutNow = false
       let timer: NodeJS.Timeout | undefined
       let taskSignal: AbortSignal | AbortHandle | undefined = signal
       let onCallerAbort: (() => void) | undefined = channel ? tellAborted : undefined
-      // A self-timed task (run: code) stops itself at its limit and keeps its worker; the thread is terminated only
-      // when that fails (a long call into a built-in), after a grace period.
-      const softLimit = task.selfTimed === true && timeoutMs !== undefined && timeoutMs > 0 ? Math.ceil(timeoutMs) : undefined
-      if (timeoutMs !== undefined && timeoutMs > 0) {
+      const limit = timeLimit(task, timeoutMs)
+      if (limit.hard !== undefined) {
         const abort = abortHandle()
         taskSignal = abort
         onCallerAbort = () => {
           tellAborted()
           abort.abort()
         }
-        timer = setTimeout(
-          () => {
-            timedOut = true
-            abort.abort()
-          },
-          softLimit === undefined ? timeoutMs : softLimit + graceMs(softLimit),
-        )
+        timer = setTimeout(() => {
+          timedOutNow = true
+          abort.abort()
+        }, limit.hard)
       }
       if (onCallerAbort) signal?.addEventListener('abort', onCallerAbort, { once: true })
       try {
         let sent: PoolTask = channel ? { ...task, port: channel.port2 } : task
-        if (softLimit !== undefined) sent = { ...sent, timeoutMs: softLimit }
+        if (limit.soft !== undefined) sent = { ...sent, timeoutMs: limit.soft }
         const reply: TaskReply = await pool.run(sent, {
           ...(taskSignal ? { signal: taskSignal } : {}),
           ...(channel ? { transferList: [channel.port2] } : {}),
@@ -128,11 +130,7 @@ export function createPool(options: PoolOptions = {}): Pool {
         if (reply.removed) out.removed = reply.removed
         return out
       } catch (e) {
-        if (timedOut)
-          throw new TeaError('POOL_ERROR', `timed out after ${timeoutMs} ms; its worker was terminated`, {
-            where: task.where,
-            details: { reason: 'timeout', timeoutMs },
-          })
+        if (timedOutNow) throw timedOut(task, timeoutMs!)
         if (signal?.aborted) throw cancelled()
         throw e
       } finally {
@@ -141,6 +139,10 @@ export function createPool(options: PoolOptions = {}): Pool {
         channel?.port1.close()
       }
     },
+    runBatch(members, options) {
+      const send: SendBatch = (task, signal) => get().run(task, { signal, transferList: [task.port] })
+      return runBatch(send, members, options)
+    },
     async close() {
       closed = true
       const pool = tinypool
@@ -148,42 +150,4 @@ export function createPool(options: PoolOptions = {}): Pool {
       if (pool) await pool.destroy()
     },
   }
-}
-
-/** How long a worker may take to stop its own code before it is terminated: 1 s, plus 10 % for long limits. */
-function graceMs(limitMs: number): number {
-  return 1000 + Math.ceil(limitMs / 10)
-}
-
-/** Answers a task's host calls on `port` with `host` (exported for the ActionContext contract suite). */
-export function serveHost(port: import('node:worker_threads').MessagePort, host: HostMethods): void {
-  port.on('message', (msg: HostRequest | HostNotice) => {
-    const fn = Object.hasOwn(host, msg.method) ? host[msg.method] : undefined
-    if ('notice' in msg) {
-      try {
-        fn?.(...msg.args)
-      } catch {
-        // a notice has no one to answer; the worker's own result still decides the task
-      }
-      return
-    }
-    const reply = (r: HostReply): void => {
-      try {
-        port.postMessage(r)
-      } catch {
-        // the task finished (port closed) before the answer was ready
-      }
-    }
-    if (msg.method === DRAIN) return reply({ id: msg.id, ok: true, value: null })
-    if (!fn) {
-      reply({ id: msg.id, ok: false, error: { name: 'TeaError', code: 'POOL_ERROR', message: `no host method '${msg.method}'` } })
-      return
-    }
-    Promise.resolve()
-      .then(() => fn(...msg.args))
-      .then(
-        (value) => reply({ id: msg.id, ok: true, value }),
-        (e) => reply({ id: msg.id, ok: false, error: serializeError(e) }),
-      )
-  })
 }

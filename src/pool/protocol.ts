@@ -89,6 +89,35 @@ export interface HostAbort {
 
 export type HostReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError }
 
+/**
+ * Several tasks for one worker, run one after the other (pool.runBatch): one hand-over to a worker thread instead of
+ * one per task. Each member is claimed before it starts: `claims[i]` (shared memory) goes 0 → 1 when the worker
+ * takes member i and 0 → 2 when the caller takes it back; whoever swaps first wins, so a member either runs here or
+ * not at all. The caller claims member 0 when it sends the batch. The worker stops at the first member it cannot
+ * claim or that fails. Its report of each member (a `MemberReport` on `port`, on which the members' host calls
+ * travel too) says whether it claimed the next one, so the caller learns that a member started with no message of
+ * its own. The task's own reply comes when the worker is done with the batch.
+ */
+export interface BatchTask extends PoolTask {
+  kind: typeof BATCH
+  tasks: PoolTask[]
+  claims: Int32Array
+  port: MessagePort
+}
+export const BATCH = '__batch'
+
+/** Claim states of a batch member. */
+export const UNCLAIMED = 0
+export const CLAIMED = 1
+export const WITHDRAWN = 2
+
+/** Member `member` of a batch finished with `reply`; `next`: the worker claimed the member after it, now starting. */
+export interface MemberReport {
+  member: number
+  reply: TaskReply
+  next: boolean
+}
+
 export function serializeError(e: unknown): SerializedError {
   if (typeof e === 'object' && e !== null) {
     const err = e as {

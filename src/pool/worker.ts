@@ -2,16 +2,39 @@
  * The worker side of the pool, generic as tinypool's own worker: it receives a task, hands it to the handler for
  * its `kind`, and turns the outcome into a reply. It never throws: failures come back as `{ok: false, error}`,
  * keeping `code` and `details` that a thrown Error would lose in transit. The handlers are not imported here; the
- * composition root (src/worker.ts) passes them, so the pool knows nothing of actions, code or features.
+ * composition root (src/worker.ts) passes them, so the pool knows nothing of actions, code or features. A batch
+ * (protocol.ts, BatchTask) is its members run here one after the other, each reported as it finishes.
  */
 
 import type { MessagePort } from 'node:worker_threads'
 import { cancelled } from '../core/signals.ts'
-import type { HostAbort, HostCaller, HostReply, HostRequest, PoolTask, TaskHandler, TaskReply } from './protocol.ts'
-import { DRAIN, serializeError } from './protocol.ts'
+import type {
+  BatchTask,
+  HostAbort,
+  HostCaller,
+  HostReply,
+  HostRequest,
+  MemberReport,
+  PoolTask,
+  TaskHandler,
+  TaskReply,
+} from './protocol.ts'
+import { BATCH, CLAIMED, DRAIN, UNCLAIMED, serializeError } from './protocol.ts'
 
-export async function dispatchTask(task: PoolTask, handlers: Readonly<Record<string, TaskHandler>>): Promise<TaskReply> {
+type Handlers = Readonly<Record<string, TaskHandler>>
+
+export async function dispatchTask(task: PoolTask, handlers: Handlers): Promise<TaskReply> {
+  if (task.kind === BATCH) return runBatch(task as BatchTask, handlers)
   const host = task.port ? hostCaller(task.port) : undefined
+  try {
+    return await runTask(task, handlers, host)
+  } finally {
+    await host?.drain()
+    host?.close()
+  }
+}
+
+async function runTask(task: PoolTask, handlers: Handlers, host: HostCaller | undefined): Promise<TaskReply> {
   try {
     const handler = Object.hasOwn(handlers, task.kind) ? handlers[task.kind] : undefined
     if (!handler) {
@@ -25,9 +48,40 @@ export async function dispatchTask(task: PoolTask, handlers: Readonly<Record<str
     return reply
   } catch (e) {
     return { ok: false, error: serializeError(e) }
+  }
+}
+
+/**
+ * The members share the batch's port for their host calls, and each report follows its member's notices on that
+ * port, so the caller has handled a member's events before it learns the member finished (no drain per member).
+ * The next member is claimed before the report goes out, so the report can say it started.
+ */
+async function runBatch(batch: BatchTask, handlers: Handlers): Promise<TaskReply> {
+  const { tasks, claims, port } = batch
+  const host = hostCaller(port)
+  let ran = 0
+  try {
+    for (let i = 0; i < tasks.length; i++) {
+      const reply = await runTask(tasks[i]!, handlers, host)
+      ran++
+      const next = reply.ok && i + 1 < tasks.length && Atomics.compareExchange(claims, i + 1, UNCLAIMED, CLAIMED) === UNCLAIMED
+      if (!report(port, { member: i, reply, next })) break
+      if (!next) break
+    }
   } finally {
-    await host?.drain()
-    host?.close()
+    host.close()
+  }
+  return { ok: true, value: ran }
+}
+
+/** Posts a member's report; a value that cannot cross the thread boundary fails the member instead. */
+function report(port: MessagePort, r: MemberReport): boolean {
+  try {
+    port.postMessage(r)
+    return true
+  } catch (e) {
+    port.postMessage({ member: r.member, reply: { ok: false, error: serializeError(e) }, next: false } satisfies MemberReport)
+    return false
   }
 }
 
