@@ -10,6 +10,7 @@ import type { Action, ActionContext } from '../actions/types.ts'
 import { sleep } from '../core/util.ts'
 import { createPool, defaultConcurrency } from '../pool/pool.ts'
 import type { Pool, PoolOptions } from '../pool/pool.ts'
+import type { BatchPolicy } from './batching.ts'
 import { headerRecord, planKey, restorePlan, subtaskRecord } from './checkpoint.ts'
 import { topologicalOrder } from './dag.ts'
 import type { ExecuteParams } from './execute-params.ts'
@@ -27,6 +28,7 @@ const PLAN_KEYS = ['plan', 'subtask_results', 'plan_progress', 'plan_status', 'r
 export interface ExecuteDeps {
   createPool?: (options: PoolOptions) => Pool
   sleep?: (ms: number) => Promise<void>
+  batchPolicy?: BatchPolicy
 }
 
 export const executeAction: Action<ExecuteParams> = {
@@ -58,7 +60,7 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
   const pool = (deps.createPool ?? createPool)({ maxThreads: concurrency })
   let current = plan
   try {
-    const run = subtaskRunner({ pool, ctx, executor: params.subtask_executor, timeout: params.timeout })
+    const runner = subtaskRunner({ pool, ctx, executor: params.subtask_executor, timeout: params.timeout })
     const outcome = await schedule(
       plan,
       {
@@ -70,9 +72,11 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
         onRetriesExhausted: params.on_retries_exhausted,
         baseState: omit(ctx.state, PLAN_KEYS),
         ...(restored ? { recordedUpdates: restored.updates, recordedCodes: restored.errorCodes } : {}),
+        ...(deps.batchPolicy ? { batchPolicy: deps.batchPolicy } : {}),
       },
       {
-        run: (s, input) => run(current, s, input),
+        run: (s, input) => runner.run(current, s, input),
+        runBatch: (members, events) => runner.runBatch(current, members, events),
         commit: (s, update, code) => ctx.store.putSubtask(ctx.runId, key, s.id, subtaskRecord(s, update, code)),
         emit(s, p, progress, extra) {
           const event = { type: 'subtask' as const, planId: p.id, id: s.id, status: s.status, description: s.description, progress }

@@ -9,13 +9,21 @@
  * Each subtask is in one phase (`Phase`); every change of phase is one named transition below:
  *
  *   pending ─ready─► ready ─start─► running ─succeeded─► committing ─committed─► done (its dependents: ready)
+ *                    ready ─batch─► queued ─start─► running (queued: handed to a worker in a batch, not started)
+ *                                   queued ─requeue─► ready (taken back from its batch before it started)
  *                                   running ─retry─► running (after the backoff; told, not recorded)
  *                                   running ─failed─► committing ─committed─► failed, or skipped (skip: with every
  *                                                                            pending dependent, transitively)
  *                                   running ─interrupted─► ready (cancelled: unrecorded, it runs again on resume)
  *
  * "Counts once committed" (SPEC §3.6): a subtask is done, and its dependents may start, only once its record has
- * committed (the CommitQueue, in group mode: records that finish while a batch commits go out in one transaction).
+ * committed (the CommitQueue, in group mode: records that finish while earlier ones commit go out together, in one
+ * transaction).
+ *
+ * A slot runs one subtask's attempts, or a batch: ready subtasks handed to one worker together, which starts each
+ * in turn (batching.ts says when and how many). A batch changes when its members start, never what they do: each
+ * is told, recorded, retried, timed and failed on its own, a failure ends its batch, and whatever of a batch has
+ * not started when the run stops (or when another slot is idle) is taken back, unstarted.
  *
  * The run as a whole is `running` (starting what is ready), `stopping` (a failure under abort, a failure to be
  * replanned, a cancellation, or a record that failed to write: nothing more starts, and what is in flight and its
@@ -26,12 +34,16 @@
 import { errorMessage, isTeaError } from '../core/errors.ts'
 import { cancelled, isControlSignal } from '../core/signals.ts'
 import { CommitQueue } from '../store/commit-queue.ts'
+import type { Attempt, SlotOwner } from './batch-slot.ts'
+import { BatchSlot } from './batch-slot.ts'
+import type { BatchEvents, BatchMember, BatchPolicy, FirstAttempt, SubtaskBatch } from './batching.ts'
+import { BatchSizer } from './batching.ts'
 import { transitiveDependents } from './dag.ts'
 import { ancestorsOf, applyAll, graphOf, type Graph } from './schedule-graph.ts'
 import type { FailureStrategy, Plan, PlanProgress, Subtask, SubtaskInput, SubtaskOutput } from './types.ts'
 import { countStatuses } from './types.ts'
 
-export type Phase = 'pending' | 'ready' | 'running' | 'committing' | 'done' | 'failed' | 'skipped'
+export type Phase = 'pending' | 'ready' | 'queued' | 'running' | 'committing' | 'done' | 'failed' | 'skipped'
 export type RunState = 'running' | 'stopping' | 'replanning' | 'finished'
 
 export interface SchedulerHooks {
@@ -45,6 +57,12 @@ export interface SchedulerHooks {
   replan(plan: Plan, failure: { id: string; error: string }): Promise<Plan>
   /** The retry backoff; throws a control signal when the run is stopped meanwhile. */
   sleep(ms: number): Promise<void>
+  /**
+   * Optional: runs the first attempts of several subtasks on one worker, one after the other (a batch). Member 0
+   * starts with the call; no event is told before the call returns. Throwing (a member's task cannot be made)
+   * turns batching off for the run: each subtask then runs, and fails, on its own.
+   */
+  runBatch?(members: readonly BatchMember[], events: BatchEvents): SubtaskBatch
 }
 
 export interface SchedulerOptions {
@@ -59,6 +77,8 @@ export interface SchedulerOptions {
   recordedUpdates?: Map<string, SubtaskOutput>
   /** Error codes of failures already recorded (a resumed run). */
   recordedCodes?: Map<string, string>
+  /** How big batches are (only with the runBatch hook); default BatchSizer. */
+  batchPolicy?: BatchPolicy
 }
 
 export interface ScheduleOutcome {
@@ -72,7 +92,7 @@ export interface ScheduleOutcome {
 /** The phase a subtask starts in from the status it arrives with; pending ones are ready or pending by dependencies. */
 const PHASE_OF: Partial<Record<Subtask['status'], Phase>> = { completed: 'done', failed: 'failed', skipped: 'skipped' }
 
-type Attempt = { ok: true; out: SubtaskOutput; attempts: number } | { ok: false; error: unknown; attempts: number } | { signal: unknown }
+const now = (): number => performance.now()
 
 export function schedule(plan: Plan, opts: SchedulerOptions, hooks: SchedulerHooks): Promise<ScheduleOutcome> {
   return new PlanRun(plan, opts, hooks).run()
@@ -88,7 +108,12 @@ export class PlanRun {
   private accumulated: Record<string, unknown> | undefined
   private readonly queue = new CommitQueue({ group: true })
   private state: RunState = 'running'
-  private running = 0
+  /** Slots in use: one per subtask running on its own, one per batch. */
+  private busy = 0
+  private readonly batches = new Set<BatchSlot>()
+  private readonly sizer: BatchPolicy
+  private batching: boolean
+  private readonly startedAt = new Map<string, number>()
   private quiet: (() => void) | undefined
   private stopped: ScheduleOutcome['stopped']
   private replanFor: { id: string; error: string } | undefined
@@ -103,6 +128,8 @@ export class PlanRun {
     this.plan = plan
     this.updates = new Map(opts.recordedUpdates ?? [])
     this.strategy = opts.onFailure === 'retry' ? opts.onRetriesExhausted : opts.onFailure
+    this.batching = hooks.runBatch !== undefined && opts.concurrency > 1
+    this.sizer = opts.batchPolicy ?? new BatchSizer()
     this.index()
   }
 
@@ -138,32 +165,89 @@ export class PlanRun {
     this.g.ready.push(this.g.position.get(id)!, id)
   }
 
-  /** ready → running. Starting is told, not recorded: an in-flight subtask has no record and runs again on resume. */
+  /** ready → running, in a slot of its own. */
   private start(s: Subtask): void {
-    this.phases.set(s.id, 'running')
-    this.setStatus(s, 'in_progress')
-    this.running++
-    const input = this.inputFor(s)
-    this.hooks.emit(s, this.plan, { ...this.progress })
-    this.attempt(s, input).then(
-      (a) => this.attemptEnded(s, a),
-      (error: unknown) => this.attemptEnded(s, { ok: false, error, attempts: 1 }),
+    this.busy++
+    this.attempt(s, this.begin(s)).then(
+      (a) => this.slotFreed(s, a),
+      (error: unknown) => this.slotFreed(s, { ok: false, error, attempts: 1 }),
     )
   }
 
-  private attemptEnded(s: Subtask, a: Attempt): void {
-    this.running--
-    if ('signal' in a) this.interrupted(s, a.signal)
-    else {
-      s.attempts = (s.attempts ?? 0) + a.attempts
-      if (a.ok) this.succeeded(s, a.out)
-      else this.failed(s, a.error)
+  /** → running. Starting is told, not recorded: an in-flight subtask has no record and runs again on resume. */
+  private begin(s: Subtask, input = this.inputFor(s)): SubtaskInput {
+    this.phases.set(s.id, 'running')
+    this.setStatus(s, 'in_progress')
+    this.startedAt.set(s.id, now())
+    this.hooks.emit(s, this.plan, { ...this.progress })
+    return input
+  }
+
+  private slotFreed(s: Subtask, a: Attempt): void {
+    this.busy--
+    this.ended(s, a)
+    this.wakeIfQuiet()
+  }
+
+  /** A subtask's attempts are over: it succeeded, failed for good, or was interrupted. */
+  private ended(s: Subtask, a: Attempt): void {
+    const startedAt = this.startedAt.get(s.id)
+    this.startedAt.delete(s.id)
+    if ('signal' in a) return this.interrupted(s, a.signal)
+    if (a.attempts === 1 && startedAt !== undefined) this.sizer.record(now() - startedAt)
+    s.attempts = (s.attempts ?? 0) + a.attempts
+    if (a.ok) this.succeeded(s, a.out)
+    else this.failed(s, a.error)
+  }
+
+  // --- batches ---
+
+  /** ready → queued, several subtasks in one slot: the first starts now, the others as the worker reaches them. */
+  private startBatch(subtasks: readonly Subtask[]): void {
+    const members = subtasks.map((s) => ({ subtask: s, input: this.inputFor(s) }))
+    for (const m of members.slice(1)) this.phases.set(m.subtask.id, 'queued')
+    const slot = new BatchSlot(members, this.slotOwner)
+    if (!slot.start(this.hooks.runBatch!)) {
+      this.batching = false
+      for (const m of members) this.requeue(m.subtask)
+      return
     }
-    if (this.running === 0 && this.quiet) {
-      const quiet = this.quiet
-      this.quiet = undefined
-      quiet()
-    }
+    this.busy++
+    this.batches.add(slot)
+  }
+
+  private readonly slotOwner: SlotOwner = {
+    begin: (s, input) => void this.begin(s, input),
+    conclude: (s, input, first) => this.conclude(s, input, first),
+    ended: (s, a) => this.ended(s, a),
+    requeue: (s) => this.requeue(s),
+    freed: (slot) => {
+      this.batches.delete(slot)
+      this.busy--
+      this.launch()
+      this.wakeIfQuiet()
+    },
+  }
+
+  /** A batch member's first attempt has ended: so have its attempts, unless it is to be retried. */
+  private conclude(s: Subtask, input: SubtaskInput, first: FirstAttempt): Attempt | Promise<Attempt> {
+    if (first.ok) return { ok: true, out: first.out, attempts: 1 }
+    if (isControlSignal(first.error)) return { signal: first.error }
+    if (this.opts.onFailure !== 'retry' || this.opts.maxRetries < 1) return { ok: false, error: first.error, attempts: 1 }
+    return this.backoff(s, first.error, 0).then((a) => a ?? this.attempt(s, input, 1))
+  }
+
+  /** queued → ready: taken back from its batch before it started. */
+  private requeue(s: Subtask): void {
+    this.phases.set(s.id, 'ready')
+    this.g.ready.push(this.g.position.get(s.id)!, s.id)
+  }
+
+  /** A free slot and nothing ready: take the later half of the unstarted members of the fullest batch. */
+  private steal(): boolean {
+    let fullest: BatchSlot | undefined
+    for (const b of this.batches) if (b.waiting > (fullest?.waiting ?? 0)) fullest = b
+    return fullest !== undefined && fullest.takeBack(fullest.laterHalf) > 0
   }
 
   /**
@@ -243,19 +327,39 @@ export class PlanRun {
 
   // --- the run as a whole ---
 
-  /** Starts ready subtasks while slots are free and the run is not stopping. */
+  /** Starts ready subtasks, alone or in batches, while slots are free and the run is not stopping. */
   private launch(): void {
-    if (this.state !== 'running' || this.queue.failed) return
-    while (this.running < this.opts.concurrency) {
-      const id = this.g.ready.pop()
-      if (id === undefined) return
-      if (this.phases.get(id) === 'ready') this.start(this.g.byId.get(id)!)
+    if (this.queue.failed) this.stop()
+    if (this.state !== 'running') return
+    while (this.busy < this.opts.concurrency) {
+      const size = this.batching ? this.sizer.size(this.g.ready.size, this.opts.concurrency) : 1
+      const picked: Subtask[] = []
+      while (picked.length < size) {
+        const id = this.g.ready.pop()
+        if (id === undefined) break
+        if (this.phases.get(id) === 'ready') picked.push(this.g.byId.get(id)!)
+      }
+      if (picked.length === 0) {
+        if (this.steal()) continue
+        return
+      }
+      if (picked.length === 1) this.start(picked[0]!)
+      else this.startBatch(picked)
     }
   }
 
-  /** running → stopping: nothing more starts. */
+  /** running → stopping: nothing more starts, and the unstarted members of batches come back. */
   private stop(): void {
     if (this.state === 'running') this.state = 'stopping'
+    for (const b of this.batches) b.takeBack(0)
+  }
+
+  private wakeIfQuiet(): void {
+    if (this.busy === 0 && this.quiet) {
+      const quiet = this.quiet
+      this.quiet = undefined
+      quiet()
+    }
   }
 
   /**
@@ -264,14 +368,14 @@ export class PlanRun {
    */
   private async settle(): Promise<void> {
     for (;;) {
-      if (this.running > 0) await new Promise<void>((resolve) => (this.quiet = resolve))
+      if (this.busy > 0) await new Promise<void>((resolve) => (this.quiet = resolve))
       try {
         await this.queue.drain()
       } catch (e) {
-        if (this.running > 0) continue
+        if (this.busy > 0) continue
         throw e
       }
-      if (this.running === 0) return
+      if (this.busy === 0) return
     }
   }
 
@@ -332,22 +436,30 @@ export class PlanRun {
     s.status = status
   }
 
-  private async attempt(s: Subtask, input: SubtaskInput): Promise<Attempt> {
-    for (let a = 0; ; a++) {
+  /** Attempts from number `from` + 1 on, until one succeeds, the retries run out or the run is stopped. */
+  private async attempt(s: Subtask, input: SubtaskInput, from = 0): Promise<Attempt> {
+    for (let a = from; ; a++) {
       try {
         return { ok: true, out: await this.hooks.run(s, input, a + 1), attempts: a + 1 }
       } catch (e) {
-        if (isControlSignal(e)) return { signal: e }
-        if (this.opts.onFailure !== 'retry' || a >= this.opts.maxRetries) return { ok: false, error: e, attempts: a + 1 }
-        this.hooks.emit(s, this.plan, { ...this.progress }, { retrying: true, attempt: a + 1, error: errorMessage(e) })
-        try {
-          await this.hooks.sleep(this.opts.retryDelayMs * this.opts.backoffFactor ** a)
-        } catch (e) {
-          // the run was stopped during the backoff: the subtask is in flight, unrecorded, and runs again on resume
-          return { signal: isControlSignal(e) ? e : cancelled() }
-        }
+        const ended = await this.backoff(s, e, a)
+        if (ended) return ended
       }
     }
+  }
+
+  /** After attempt `a` + 1 failed with `e`: how the attempts ended, or nothing once the backoff to retry is over. */
+  private async backoff(s: Subtask, e: unknown, a: number): Promise<Attempt | undefined> {
+    if (isControlSignal(e)) return { signal: e }
+    if (this.opts.onFailure !== 'retry' || a >= this.opts.maxRetries) return { ok: false, error: e, attempts: a + 1 }
+    this.hooks.emit(s, this.plan, { ...this.progress }, { retrying: true, attempt: a + 1, error: errorMessage(e) })
+    try {
+      await this.hooks.sleep(this.opts.retryDelayMs * this.opts.backoffFactor ** a)
+    } catch (e) {
+      // the run was stopped during the backoff: the subtask is in flight, unrecorded, and runs again on resume
+      return { signal: isControlSignal(e) ? e : cancelled() }
+    }
+    return undefined
   }
 
   private inputFor(s: Subtask): SubtaskInput {

@@ -4,7 +4,8 @@
  * `dependency_results`, `state`; the engine leaves the block to us through plan.execute's Action.raw, and we leave
  * the target action's own raw params to it); with no executor at all, `llm.call` gets a prompt built from the goal,
  * the subtask and its dependencies' results. Tasks get host methods so the worker reaches this run's model client,
- * store and event stream.
+ * store and event stream. Several subtasks may go to one worker as a batch (the scheduler decides, batching.ts);
+ * each keeps its own time limit and its own errors.
  */
 
 import type { ActionContext } from '../actions/types.ts'
@@ -12,7 +13,8 @@ import { unknownAction } from '../actions/registry.ts'
 import { hostMethods, taskContext, type ActionTask } from '../actions/remote.ts'
 import type { CodeTask } from '../code/task.ts'
 import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
-import type { Pool } from '../pool/index.ts'
+import type { MemberOutcome, Pool, PoolTask } from '../pool/index.ts'
+import type { BatchEvents, BatchMember, SubtaskBatch } from './batching.ts'
 import type { ExecutorParams } from './execute-params.ts'
 import { subtaskPrompt } from './prompts.ts'
 import type { Plan, Subtask, SubtaskInput, SubtaskOutput } from './types.ts'
@@ -25,14 +27,28 @@ export interface RunnerOptions {
   timeout: number | undefined
 }
 
-export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, input: SubtaskInput) => Promise<SubtaskOutput> {
+export interface SubtaskRunner {
+  run(plan: Plan, s: Subtask, input: SubtaskInput): Promise<SubtaskOutput>
+  runBatch(plan: Plan, members: readonly BatchMember[], events: BatchEvents): SubtaskBatch
+}
+
+/** One subtask's pool task and how it is run. */
+interface Prepared {
+  task: CodeTask | ActionTask
+  /** The time limit (s), if any. */
+  seconds: number | undefined
+  withHost: boolean
+}
+
+export function subtaskRunner(opts: RunnerOptions): SubtaskRunner {
   const { ctx, pool, executor } = opts
   const action = executor?.action ?? executor?.uses ?? 'llm.call'
   const raw = checkExecutor(ctx, executor, action)
   const host = hostMethods(ctx)
   // A host port costs a channel per task; code that never names ctx or console cannot use one.
   const codeHost = executor?.run !== undefined && /\b(ctx|console)\b/.test(executor.run)
-  return async (plan, s, input) => {
+
+  const prepare = (plan: Plan, s: Subtask, input: SubtaskInput): Prepared => {
     const where = { subtask: s.id }
     const subtask = { id: s.id, description: s.description, dependencies: [...s.dependencies] }
     let task: CodeTask | ActionTask
@@ -61,23 +77,53 @@ export function subtaskRunner(opts: RunnerOptions): (plan: Plan, s: Subtask, inp
     }
     // run: code gets the agent's limit for run: code (settings.run_timeout) unless the plan or subtask sets one.
     const seconds = s.timeout ?? opts.timeout ?? (task.kind === 'code' ? positive(ctx.settings.run_timeout) : undefined)
-    const withHost = task.kind === 'action' || codeHost
-    try {
-      const out = await pool.run(task, {
-        signal: ctx.signal,
-        ...(seconds ? { timeoutMs: seconds * 1000 } : {}),
-        ...(withHost ? { host } : {}),
-      })
-      return task.kind === 'action' ? { value: resultOf(out.value) } : { ...out, value: out.value ?? null }
-    } catch (e) {
-      if (isTeaError(e, 'POOL_ERROR') && e.details?.reason === 'timeout')
-        throw new TeaError('SUBTASK_TIMEOUT', `ran over its timeout of ${seconds} s and was stopped`, {
-          where,
-          details: { timeout: seconds },
-        })
-      throw e
-    }
+    return { task, seconds, withHost: task.kind === 'action' || codeHost }
   }
+
+  return {
+    async run(plan, s, input) {
+      const p = prepare(plan, s, input)
+      try {
+        const out = await pool.run(p.task, {
+          signal: ctx.signal,
+          ...(p.seconds ? { timeoutMs: p.seconds * 1000 } : {}),
+          ...(p.withHost ? { host } : {}),
+        })
+        return outputOf(p.task, out)
+      } catch (e) {
+        throw subtaskError(e, p)
+      }
+    },
+    runBatch(plan, members, events) {
+      const prepared = members.map((m) => prepare(plan, m.subtask, m.input))
+      return pool.runBatch(
+        prepared.map((p) => ({ task: p.task as PoolTask, ...(p.seconds ? { timeoutMs: p.seconds * 1000 } : {}) })),
+        {
+          signal: ctx.signal,
+          ...(prepared.some((p) => p.withHost) ? { host } : {}),
+          onStart: events.started,
+          onSettle: (i: number, o: MemberOutcome) => {
+            const p = prepared[i]!
+            events.settled(i, o.ok ? { ok: true, out: outputOf(p.task, o.result) } : { ok: false, error: subtaskError(o.error, p) })
+          },
+        },
+      )
+    },
+  }
+}
+
+function outputOf(task: CodeTask | ActionTask, out: SubtaskOutput): SubtaskOutput {
+  return task.kind === 'action' ? { value: resultOf(out.value) } : { ...out, value: out.value ?? null }
+}
+
+/** The pool's timeout, as the subtask's. */
+function subtaskError(e: unknown, p: Prepared): unknown {
+  if (isTeaError(e, 'POOL_ERROR') && e.details?.reason === 'timeout')
+    return new TeaError('SUBTASK_TIMEOUT', `ran over its timeout of ${p.seconds} s and was stopped`, {
+      where: p.task.where,
+      details: { timeout: p.seconds },
+    })
+  return e
 }
 
 /**
