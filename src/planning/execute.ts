@@ -25,6 +25,9 @@ import { countStatuses } from './types.ts'
 /** Keys plan.execute owns in state; a subtask's own state updates never overwrite them. */
 const PLAN_KEYS = ['plan', 'subtask_results', 'plan_progress', 'plan_status', 'replan_count', 'success', 'plan_error']
 
+/** The longest timer delay Node keeps (ms, ~24.8 days); beyond it a timer fires at once. */
+const PLAN_LONG = 2 ** 31 - 1
+
 export interface ExecuteDeps {
   createPool?: (options: PoolOptions) => Pool
   sleep?: (ms: number) => Promise<void>
@@ -57,7 +60,9 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
   }
 
   const concurrency = params.parallel ? (params.max_concurrent ?? defaultConcurrency()) : 1
-  const pool = (deps.createPool ?? createPool)({ maxThreads: concurrency })
+  // The workers stay for the whole plan (it closes the pool at the end): one left idle while another slot waits on a
+  // slow model must not exit and be started afresh, its JIT warm-up lost, for the next subtask.
+  const pool = (deps.createPool ?? createPool)({ maxThreads: concurrency, idleTimeoutMs: PLAN_LONG })
   let current = plan
   try {
     const runner = subtaskRunner({ pool, ctx, executor: params.subtask_executor, timeout: params.timeout })

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert'
 import * as v from 'valibot'
 import { execute } from '../../src/planning/execute.ts'
 import { executeParams } from '../../src/planning/execute-params.ts'
+import { createPool, type PoolOptions } from '../../src/pool/pool.ts'
 import { plan, planningContext, scriptedLlm } from './helpers.ts'
 import { runExecute, statuses } from './execute-helpers.ts'
 
@@ -172,6 +173,24 @@ test('run: code is refused when settings.allow_inline_code is false', async () =
   const out = await execute(v.parse(executeParams, { plan: plan([['A', []]]), subtask_executor: { run: 'return 1' } }), ctx)
   assert.equal((out.plan_error as { code: string }).code, 'INLINE_CODE_FORBIDDEN')
   ctx.cleanup()
+})
+
+test("a plan's worker threads stay for the whole plan: its pool's idle time-out outlasts any wait between subtasks", async () => {
+  const made: PoolOptions[] = []
+  await runExecute(
+    { plan: diamond(), max_concurrent: 2, subtask_executor: echo },
+    {
+      deps: {
+        createPool: (o) => {
+          made.push(o)
+          return createPool(o)
+        },
+      },
+    },
+  )
+  assert.is(made.length, 1)
+  assert.is(made[0]!.maxThreads, 2)
+  assert.ok(made[0]!.idleTimeoutMs! >= 24 * 3600_000, `${made[0]!.idleTimeoutMs} ms`)
 })
 
 test.run()
