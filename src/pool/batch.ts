@@ -10,7 +10,8 @@
  * member that never started comes back through `withdraw` (the caller took it back) or `done` (the batch ended
  * before it: a member failed or ran over its time limit, the caller cancelled, the worker died). Each member keeps
  * its own time limit, counted from its start and kept as `Pool.run` keeps it (time-limit.ts); a worker terminated
- * for one member leaves the members after it unstarted.
+ * for one member leaves the members after it unstarted. (When the caller cancels, a member the worker had just
+ * taken, its start not yet reported, counts as not started: it runs again on resume, as work in flight does.)
  */
 
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads'
@@ -49,7 +50,8 @@ export interface BatchOptions {
 }
 
 export interface PoolBatch {
-  /** Takes back the members from `from` on that have not started; returns them. They will not start. */
+  /** Takes back the members from `from` on that have not started; returns them. They will not start. Once the
+   * batch is over (`done` has its list), it takes nothing. */
   withdraw(from?: number): number[]
   /** Resolves once the worker is done with the batch, with the members that never started and were not withdrawn. */
   readonly done: Promise<number[]>
@@ -70,6 +72,7 @@ export function runBatch(send: SendBatch, members: readonly BatchMember[], optio
   let started = 1 // members below this have started
   let expired = -1 // the member whose time limit terminated the worker
   let ending = false // the worker was stopped: a report that it claimed a member does not start that member
+  let over = false // `done` has its list: nothing more is taken back
   let timer: NodeJS.Timeout | undefined
   const abort = abortHandle()
   const { port1, port2 } = new MessageChannel()
@@ -77,6 +80,7 @@ export function runBatch(send: SendBatch, members: readonly BatchMember[], optio
 
   const takeBack = (from: number, by: 1 | 2): number[] => {
     const out: number[] = []
+    if (over) return out
     for (let j = Math.max(from, started); j < n; j++) {
       if (taken[j] !== 0 || Atomics.compareExchange(claims, j, UNCLAIMED, WITHDRAWN) !== UNCLAIMED) continue
       taken[j] = by
@@ -116,6 +120,11 @@ export function runBatch(send: SendBatch, members: readonly BatchMember[], optio
     takeBack(i + 1, 2)
     drain()
     if (current !== i) return // it finished just now
+    if (i + 1 < n && Atomics.load(claims, i + 1) === CLAIMED) {
+      // It finished in time and the worker took the next member: the report is on its way.
+      timer = setTimeout(() => expire(i), 1)
+      return
+    }
     expired = i
     abort.abort()
   }
@@ -158,6 +167,7 @@ export function runBatch(send: SendBatch, members: readonly BatchMember[], optio
       signal?.removeEventListener('abort', onCancel)
       port1.close()
     }
+    over = true
     const back: number[] = []
     for (let j = started; j < n; j++) if (taken[j] !== 1) back.push(j)
     return back

@@ -59,6 +59,7 @@ test('the members run in turn on one worker, each told as it starts (after the f
   assert.equal(log, [], 'nothing is told before the caller holds the batch')
   assert.equal(await b.done, [])
   assert.equal(log, ['ok 0 "a"', 'start 1', `ok 1 ${me}`, 'start 2', 'ok 2 "c"'])
+  assert.equal(b.withdraw(0), [], 'a batch that is over gives nothing back')
 })
 
 test('a failing member ends its batch: the members after it come back unstarted and never run', async () => {
@@ -113,6 +114,7 @@ test('a member over its limit has its worker terminated and fails with the timeo
   const before = await thread()
   const { b, log, errors } = batch([echo('a'), spin(200), echo('c')])
   assert.equal(await b.done, [2])
+  assert.equal(b.withdraw(0), [], 'what came back through done is not given twice')
   assert.equal(log, ['ok 0 "a"', 'start 1', 'fail 1 POOL_ERROR'])
   assert.equal((errors.get(1) as { details: unknown }).details, { reason: 'timeout', timeoutMs: 200 })
   assert.is.not(await thread(), before, 'a fresh worker took its place')
