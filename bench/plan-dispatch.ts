@@ -324,7 +324,7 @@ function report(label: string, trees: Array<{ name: string; runs: RunResult[] }>
     lines.push(row('max_concurrent 2, warm (ms)', (r) => r.speedup?.warm2, 0))
     lines.push(row('the same loops, serially in the main thread (ms)', (r) => r.speedup?.serial, 0))
   }
-  lines.push(row('load average (1 min), the higher of each run's start and end', (r) => Math.max(...r.load), 2))
+  lines.push(row('load average (1 min), at the start and end of each run, the higher', (r) => Math.max(...r.load), 2))
   console.log(lines.join('\n'))
 }
 
