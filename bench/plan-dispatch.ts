@@ -4,7 +4,7 @@
  * `git worktree` with node_modules linked) the runs alternate between that tree and this one, so both see the
  * same machine load; the code measured is that tree's src/, the measuring code is this file.
  *
- *   npx tsx bench/plan-dispatch.ts [--runs 10] [--before DIR] [--only overhead|speedup]
+ *   npx tsx bench/plan-dispatch.ts [--runs 10] [--before DIR] [--only overhead|speedup] [--json FILE]
  *
  * One run (one process, `--child`):
  * - overhead: a pool of 2 workers, started and answering; then 1,000 subtasks with a trivial `run:` executor
@@ -19,11 +19,12 @@
  *   included) and again on the same workers ("warm"); the ratio 1 ÷ 2 is taken within the run. The order of the
  *   two cases alternates between runs. Beside them: raw tinypool, 1 and 2 threads, the same tasks all queued at
  *   once (the machine's own ceiling at that moment).
- * The load average (os.loadavg, 1 min) is read before and after every run.
+ * The load average (os.loadavg, 1 min) is read before and after every run, and the CPU that other processes used
+ * during each part is measured (othersShare): on a shared machine, runs taken while it was high say little.
  */
 
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -46,13 +47,44 @@ interface RunResult {
   speedup?: Figures
 }
 
+/**
+ * The share of the machine (all cores) that other processes used while `fn` ran: CPU time the kernel counted on all
+ * cores (/proc/stat) minus this process's own (all its threads), over wall time × cores. A fairer witness of a busy
+ * machine than the load average, which counts this benchmark's own threads.
+ */
+async function othersShare<T>(fn: () => Promise<T>): Promise<{ value: T; others: number }> {
+  const busy = (): number => {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+    // user nice system idle iowait irq softirq steal, in clock ticks (1/100 s)
+    return ((f[0] ?? 0) + (f[1] ?? 0) + (f[2] ?? 0) + (f[5] ?? 0) + (f[6] ?? 0) + (f[7] ?? 0)) * 10
+  }
+  const ownMs = (): number => {
+    const u = process.cpuUsage()
+    return (u.user + u.system) / 1000
+  }
+  const b0 = busy()
+  const o0 = ownMs()
+  const t0 = now()
+  const value = await fn()
+  const wall = now() - t0
+  const others = Math.max(0, busy() - b0 - (ownMs() - o0)) / (wall * availableParallelism())
+  return { value, others }
+}
+
 // --- one run, in a child process, against the src/ of `--src` ---
 
 async function child(src: string, run: number): Promise<RunResult> {
   const load0 = loadavg()[0]!
   const out: RunResult = { load: [load0, 0] }
-  if (!ONLY || ONLY === 'overhead') out.overhead = await overhead(await loadSrc(src))
-  if (!ONLY || ONLY === 'speedup') out.speedup = await speedup(await loadSrc(src), run % 2 === 1)
+  const s = await loadSrc(src)
+  if (!ONLY || ONLY === 'overhead') {
+    const { value, others } = await othersShare(() => overhead(s))
+    out.overhead = { ...value, others }
+  }
+  if (!ONLY || ONLY === 'speedup') {
+    const { value, others } = await othersShare(() => speedup(s, run % 2 === 1))
+    out.speedup = { ...value, others }
+  }
   out.load[1] = loadavg()[0]!
   return out
 }
@@ -309,6 +341,7 @@ function report(label: string, trees: Array<{ name: string; runs: RunResult[] }>
     lines.push(row('scheduler + LMDB record (pool replaced by an in-thread stub)', (r) => r.overhead?.stubLmdb))
     lines.push(row('scheduler alone (stub pool, memory store)', (r) => r.overhead?.stubMemory))
     lines.push(row('pool start, 2 workers answering (ms)', (r) => r.overhead?.poolStartMs, 0))
+    lines.push(row('CPU used by other processes meanwhile, % of the machine', (r) => 100 * r.overhead!.others!, 0))
   }
   if (trees[0]!.runs[0]!.speedup) {
     lines.push(
@@ -323,6 +356,7 @@ function report(label: string, trees: Array<{ name: string; runs: RunResult[] }>
     lines.push(row('max_concurrent 1, warm (ms)', (r) => r.speedup?.warm1, 0))
     lines.push(row('max_concurrent 2, warm (ms)', (r) => r.speedup?.warm2, 0))
     lines.push(row('the same loops, serially in the main thread (ms)', (r) => r.speedup?.serial, 0))
+    lines.push(row('CPU used by other processes meanwhile, % of the machine', (r) => 100 * r.speedup!.others!, 0))
   }
   lines.push(row('load average (1 min), at the start and end of each run, the higher', (r) => Math.max(...r.load), 2))
   console.log(lines.join('\n'))
@@ -347,8 +381,8 @@ if (process.argv.includes('--child')) {
       runs[i]!.push(r)
       process.stderr.write(`run ${k + 1}/${RUNS} ${t.name}: load ${r.load.map((x) => x.toFixed(2)).join('→')}\n`)
     })
-  report(
-    'case',
-    trees.map((t, i) => ({ name: t.name, runs: runs[i]! })),
-  )
+  const results = trees.map((t, i) => ({ name: t.name, runs: runs[i]! }))
+  report('case', results)
+  const json = arg('--json')
+  if (json) writeFileSync(json, `${JSON.stringify(results)}\n`)
 }
