@@ -90,14 +90,14 @@ test("members' host notices reach the host before their member is told finished"
 
 test('withdraw takes back members that have not started, never one that has; the worker stops before them', async () => {
   let taken: number[] = []
-  const { b, log } = batch([echo('a'), sleep(50), echo('c'), echo('d')], {
+  const { b, log } = batch([echo('a'), sleep(300), echo('c'), echo('d')], {
     onStarted: (i) => {
       if (i === 1) taken = b.withdraw(0)
     },
   })
   assert.equal(await b.done, [])
   assert.equal(taken, [2, 3], 'members 0 and 1 had started')
-  assert.equal(log, ['ok 0 "a"', 'start 1', 'ok 1 "slept 50"'])
+  assert.equal(log, ['ok 0 "a"', 'start 1', 'ok 1 "slept 300"'])
   const early = batch([sleep(50), echo('b'), echo('c')])
   assert.equal(early.b.withdraw(1), [1, 2])
   assert.equal(await early.b.done, [])
@@ -105,9 +105,9 @@ test('withdraw takes back members that have not started, never one that has; the
 })
 
 test("each member's time limit counts from its own start, not the batch's", async () => {
-  const { b, log } = batch([sleep(150, 250), sleep(150, 250)])
+  const { b, log } = batch([sleep(300, 500), sleep(300, 500)])
   assert.equal(await b.done, [])
-  assert.equal(log, ['ok 0 "slept 150"', 'start 1', 'ok 1 "slept 150"'])
+  assert.equal(log, ['ok 0 "slept 300"', 'start 1', 'ok 1 "slept 300"'])
 })
 
 test('a member over its limit has its worker terminated and fails with the timeout; the rest come back; the pool goes on', async () => {
