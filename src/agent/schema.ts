@@ -103,6 +103,18 @@ export const LlmSettingsSchema = v.strictObject({
   base_url: v.optional(v.string()),
   format: v.optional(v.union([v.literal('json'), v.record(v.string(), v.unknown())])),
   keep_alive: v.optional(v.union([v.string(), v.number()])),
+  /** How calls queue for the model server (src/llm/call-scheduler.ts); false sends every call at once. */
+  scheduler: v.optional(
+    v.union([
+      v.boolean(),
+      v.strictObject({
+        slots: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
+        max_loaded: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
+        max_wait: v.optional(v.pipe(v.number(), v.minValue(0, 'must be ≥ 0'))),
+        hold: v.optional(v.pipe(v.number(), v.minValue(0, 'must be ≥ 0'))),
+      }),
+    ]),
+  ),
 })
 
 export const CheckpointSettingsSchema = v.strictObject({ keep: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))) })

@@ -2,15 +2,21 @@
  * The `LlmClient` every action uses: resolves the model string to a provider, merges `settings.llm` defaults
  * under per-call values, bounds each attempt with a timeout and each reply with `max_reply_bytes`, retries
  * transient failures with backoff (but not once a streamed token has been passed on), parses structured output,
- * and records or replays cassettes. Providers make exactly one attempt each.
+ * and records or replays cassettes. Providers make exactly one attempt each. Each attempt to a local model server
+ * waits its turn in the call scheduler (call-scheduler.ts), and its timeout starts when it is sent.
  */
 
 import { TeaError, isTeaError } from '../core/errors.ts'
 import { cancelled, isControlSignal } from '../core/signals.ts'
 import { sleep } from '../core/util.ts'
+import { resolveOllamaUrl, resolveOpenAiUrl } from './base-url.ts'
+import { sharedCallScheduler } from './call-scheduler.ts'
+import type { CallScheduler, ServerLimits } from './call-scheduler.ts'
+import { keepAliveMs } from './keep-alive.ts'
 import { formatModelSpec, resolveModel } from './model-spec.ts'
 import type { ModelSpec, ProviderName } from './model-spec.ts'
 import { createOllamaProvider } from './ollama-provider.ts'
+import { loadedModels, setKeepAlive } from './ollama-server.ts'
 import { createOpenAiProvider } from './openai-provider.ts'
 import { createCassetteWriter, recordingProvider } from './recording-provider.ts'
 import { createReplayProvider } from './replay-provider.ts'
@@ -18,7 +24,17 @@ import { createShellProvider } from './shell-provider.ts'
 import { isTransient, mayRetry, retryDelay } from './retry-policy.ts'
 import { DEFAULT_MAX_REPLY_BYTES, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, mergeLlmSettings } from './settings.ts'
 import { parseStructured } from './structured.ts'
-import type { EmbedRequest, EmbedResult, LlmClient, LlmProvider, LlmRequest, LlmResult, LlmSettings, ProviderReply } from './types.ts'
+import type {
+  EmbedRequest,
+  EmbedResult,
+  LlmClient,
+  LlmProvider,
+  LlmRequest,
+  LlmResult,
+  LlmSettings,
+  ProviderReply,
+  SchedulerSettings,
+} from './types.ts'
 
 export interface LlmClientOptions {
   env: NodeJS.ProcessEnv
@@ -30,7 +46,20 @@ export interface LlmClientOptions {
   replay?: string
   /** Base of the exponential backoff between retries, in ms (default 500). */
   backoffBaseMs?: number
+  /** Where calls queue for their server (default: the one the whole process shares). */
+  scheduler?: CallScheduler
 }
+
+/**
+ * While a run goes on, a model it uses stays loaded at least this long after each call, whatever shorter
+ * keep_alive the agent gives: the agent's own value is applied when the run is over (client.close).
+ */
+const RUN_KEEP_ALIVE = '5m'
+const RUN_KEEP_ALIVE_MS = 5 * 60_000
+/** How long a call may be passed over for calls to the loaded model, unless settings.llm.scheduler.max_wait says. */
+const DEFAULT_MAX_WAIT_S = 30
+/** How long a model that just answered is kept from eviction, unless settings.llm.scheduler.hold says. */
+const DEFAULT_HOLD_S = 0.1
 
 export function createLlmClient(options: LlmClientOptions): LlmClient {
   if (options.record && options.replay) {
@@ -40,6 +69,14 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
   const writer = options.record ? createCassetteWriter(options.record) : undefined
   const providers = new Map<ProviderName, LlmProvider>()
   const backoffBaseMs = options.backoffBaseMs ?? 500
+  const scheduler = options.scheduler ?? sharedCallScheduler
+  /** Models whose shorter keep_alive the run held back, applied at close: `server model` → what the agent said. */
+  const held = new Map<string, { server: string; model: string; keepAlive: string | number }>()
+
+  function queueOf(spec: ModelSpec, settings: LlmSettings): { server: string; limits: ServerLimits } | undefined {
+    if (replay) return undefined
+    return serverQueue(spec, settings, options.defaults?.scheduler, options.env)
+  }
 
   function providerFor(spec: ModelSpec): LlmProvider {
     if (replay) return replay
@@ -85,6 +122,16 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         (n) => Number.isInteger(n) && n > 0,
         'a whole number of bytes > 0',
       )
+      const queue = queueOf(spec, settings)
+      let keepAlive = settings.keep_alive
+      if (queue && spec.provider === 'ollama' && keepAlive !== undefined) {
+        const ms = keepAliveMs(keepAlive)
+        if (ms !== undefined && ms >= 0 && ms < RUN_KEEP_ALIVE_MS) {
+          held.set(`${queue.server} ${spec.model}`, { server: queue.server, model: spec.model, keepAlive })
+          keepAlive = RUN_KEEP_ALIVE
+        }
+      }
+      if (queue && spec.provider === 'ollama') await scheduler.learn(queue.server, queue.limits, () => loadedModels(queue.server))
       let streamed = 0
       const tools = request.tools?.length ? request.tools : undefined
       // A reply with tool calls is read whole: providers do not stream one.
@@ -96,7 +143,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         maxReplyBytes,
         ...(settings.temperature === undefined ? {} : { temperature: settings.temperature }),
         ...(settings.format === undefined ? {} : { format: settings.format }),
-        ...(settings.keep_alive === undefined ? {} : { keep_alive: settings.keep_alive }),
+        ...(keepAlive === undefined ? {} : { keep_alive: keepAlive }),
         ...(settings.max_tokens === undefined ? {} : { maxTokens: settings.max_tokens }),
         ...(settings.api_key === undefined ? {} : { apiKey: settings.api_key }),
         ...(settings.stop === undefined ? {} : { stop: settings.stop }),
@@ -113,10 +160,13 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         ...(request.signal ? { signal: request.signal } : {}),
         ...(tools && { tools }),
       }
+      const send = (): Promise<ProviderReply> => provider.chat(providerRequest)
       for (let attempt = 1; ; attempt++) {
         let reply: ProviderReply
         try {
-          reply = await provider.chat(providerRequest)
+          reply = queue
+            ? await scheduler.run({ ...queue, model: spec.model, ...(request.signal && { signal: request.signal }) }, send)
+            : await send()
         } catch (e) {
           if (isControlSignal(e)) throw e
           if (request.signal?.aborted) throw cancelled('LLM call cancelled')
@@ -165,9 +215,50 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       return { embeddings, model: formatModelSpec(spec) }
     },
     async close(): Promise<void> {
-      // Cassette lines are appended synchronously as calls finish; nothing is buffered.
+      // Cassette lines are appended synchronously as calls finish; nothing is buffered. What is left is to give the
+      // models whose keep_alive the run held back the agent's own value, unless another run is using them.
+      const releases = [...held.values()].filter((h) => scheduler.pending(h.server, h.model) === 0)
+      held.clear()
+      await Promise.all(releases.map((h) => setKeepAlive(h.server, h.model, h.keepAlive)))
     },
   }
+}
+
+/**
+ * The queue a call waits in: per Ollama server, with its slots (OLLAMA_NUM_PARALLEL, default 1 as Ollama's own) and
+ * its resident models (OLLAMA_MAX_LOADED_MODELS, default 1: a board holds one small model), both overridable in
+ * settings.llm.scheduler. An OpenAI-compatible server says neither, so its calls are sent at once unless the agent
+ * gives slots or max_loaded. `scheduler: false` sends every call at once.
+ */
+function serverQueue(
+  spec: ModelSpec,
+  settings: LlmSettings,
+  config: boolean | SchedulerSettings | undefined,
+  env: NodeJS.ProcessEnv,
+): { server: string; limits: ServerLimits } | undefined {
+  if (config === false) return undefined
+  const c = typeof config === 'object' ? config : {}
+  const maxWaitMs = (c.max_wait ?? DEFAULT_MAX_WAIT_S) * 1000
+  const holdMs = (c.hold ?? DEFAULT_HOLD_S) * 1000
+  if (spec.provider === 'ollama') {
+    const slots = c.slots ?? envCount(env, 'OLLAMA_NUM_PARALLEL') ?? 1
+    const maxLoaded = c.max_loaded ?? envCount(env, 'OLLAMA_MAX_LOADED_MODELS') ?? 1
+    return { server: resolveOllamaUrl(settings.base_url, env), limits: { slots, maxLoaded, maxWaitMs, holdMs } }
+  }
+  if (spec.provider === 'openai' && (c.slots !== undefined || c.max_loaded !== undefined)) {
+    const server = resolveOpenAiUrl(settings.base_url, env) ?? 'openai'
+    return {
+      server,
+      limits: { slots: c.slots ?? Number.POSITIVE_INFINITY, maxLoaded: c.max_loaded ?? Number.POSITIVE_INFINITY, maxWaitMs, holdMs },
+    }
+  }
+  return undefined
+}
+
+/** A whole number ≥ 1 from the environment (Ollama's 0 means "decide yourself", which tells us nothing). */
+function envCount(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const n = Number(env[name])
+  return Number.isInteger(n) && n >= 1 ? n : undefined
 }
 
 function finish(reply: ProviderReply, spec: ModelSpec, settings: LlmSettings, attempts: number): LlmResult {

@@ -21,6 +21,18 @@ export interface ChatMessage {
   content: string
 }
 
+/** `settings.llm.scheduler`: how calls queue for a model server (call-scheduler.ts). */
+export interface SchedulerSettings {
+  /** Calls the server works on at once (Ollama: OLLAMA_NUM_PARALLEL, default 1). */
+  slots?: number
+  /** Models the server keeps loaded at once (Ollama: OLLAMA_MAX_LOADED_MODELS, default 1). */
+  max_loaded?: number
+  /** Seconds a call may be passed over for calls to the loaded model (default 30). */
+  max_wait?: number
+  /** Seconds a model that just answered is kept loaded for its caller's next call before another evicts it (default 0.1). */
+  hold?: number
+}
+
 /** `settings.llm` and the matching per-call parameters; every field optional, per-call wins. */
 export interface LlmSettings {
   /** `provider:model`, e.g. `ollama:qwen2.5:1.5b`, or a bare name beside `provider` (model-spec.ts). */
@@ -51,6 +63,8 @@ export interface LlmSettings {
   stop?: string[]
   /** Model options passed on as they are: Ollama's `options` (`num_ctx`, `top_k`…), top-level fields for an OpenAI-compatible server. */
   options?: Record<string, unknown>
+  /** Settings only: the call scheduler's limits, or false to send every call at once. */
+  scheduler?: boolean | SchedulerSettings
 }
 
 /** A tool offered to the model through the server's tool calling (Ollama's and OpenAI's `tools`). */

@@ -60,7 +60,8 @@ export interface Bench {
 
 export async function bench(): Promise<Bench> {
   const server = await startFakeModelServer()
-  const llm = createLlmClient({ env: { OLLAMA_HOST: server.url }, backoffBaseMs: 1 })
+  // The fake server answers any number of calls at once; saying so keeps the call scheduler from sending one at a time.
+  const llm = createLlmClient({ env: { OLLAMA_HOST: server.url, OLLAMA_NUM_PARALLEL: '8' }, backoffBaseMs: 1 })
   const workspace = mkdtempSync(path.join(tmpdir(), 'tea-reasoning-'))
   toolCalls.length = 0
   const registry = () => buildRegistry([...testActions(), ...reasoningTestTools()])

@@ -19,9 +19,15 @@
  * stops reading early shows in `sent()`. An empty queue answers HTTP 400 "no scripted reply left" (unless a
  * fallback step is set), so a test that under-scripts fails fast and clearly.
  *
+ * With `simulate` (model-server-sim.ts) the server behaves like Ollama on a board: a request waits until its model
+ * is loaded (paying the load time, evicting an idle model when the resident limit is reached) and a slot is free,
+ * and its reply takes its tokens' generation time; `/api/ps` lists the resident models, a chat with no messages and
+ * a `keep_alive` sets the model's expiry (Ollama's unload request), and `simulation()` (or `GET /_simulation` of a
+ * standalone server) reports the loads paid.
+ *
  * Standalone, for end-to-end tests: `npx tsx test/support/fake-model-server.ts --port 0 --script script.json
  * [--requests requests.jsonl]` prints its URL as the first line of stdout. The script file is a JSON list of
- * steps, or `{"replies": [steps], "fallback"?: step, "models"?: ["name", …]}`; `--requests` appends every
+ * steps, or `{"replies": [steps], "fallback"?: step, "models"?: ["name", …], "simulate"?: {…}}`; `--requests` appends every
  * received request as a JSON line. SIGTERM/SIGINT close it.
  */
 
@@ -33,6 +39,8 @@ import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Api, FakeToolCall, Usage } from './fake-model-replies.ts'
 import { contentType, errorBody, fullBody, splitTokens, streamParts } from './fake-model-replies.ts'
+import { createSimulator } from './model-server-sim.ts'
+import type { SimulatorConfig, SimulatorStats } from './model-server-sim.ts'
 
 export interface ReceivedRequest {
   method: string
@@ -87,6 +95,8 @@ export interface FakeModelServer {
   fallback(step: Step | undefined): void
   /** Steps not yet used. */
   pending(): number
+  /** With `simulate`: the loads the server paid and how long each request waited in it. */
+  simulation(): SimulatorStats
   close(): Promise<void>
 }
 
@@ -94,6 +104,8 @@ export interface FakeServerOptions {
   port?: number
   models?: string[]
   onRequest?: (req: ReceivedRequest) => void
+  /** Behave like a model server with limited memory and slots (model-server-sim.ts). */
+  simulate?: SimulatorConfig
 }
 
 const ROUTES: Record<string, Api> = {
@@ -109,6 +121,7 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
   const sent: SentReply[] = []
   const timers = new Set<NodeJS.Timeout>()
   const models = options.models ?? ['fake:latest']
+  const sim = options.simulate ? createSimulator(options.simulate) : undefined
 
   const wait = (ms: number): Promise<void> =>
     new Promise((done) => {
@@ -151,6 +164,8 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
       return json(res, 200, {
         models: models.map((name) => ({ name, model: name, size: 1, digest: 'fake', modified_at: '2026-01-01T00:00:00Z' })),
       })
+    if (received.path === '/api/ps') return json(res, 200, { models: sim?.resident() ?? [] })
+    if (received.path === '/_simulation') return json(res, 200, sim?.stats() ?? { loads: [], served: [] })
     const api = ROUTES[received.path]
     if (!api || received.method !== 'POST')
       return json(res, 404, { error: `fake model server: no route ${received.method} ${received.path}` })
@@ -163,7 +178,21 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
       )
     if (step.delayMs) await wait(step.delayMs)
     if (res.destroyed) return
-    await reply(api, step, received, req, res)
+    if (!sim) return reply(api, step, received, req, res)
+    const model = String(received.body?.model ?? '')
+    if (Array.isArray(received.body?.messages) && received.body.messages.length === 0 && received.body.keep_alive !== undefined) {
+      sim.expire(model, received.body.keep_alive)
+      return json(res, 200, { model, message: { role: 'assistant', content: '' }, done: true, done_reason: 'unload' })
+    }
+    const hungUp = new Promise<void>((done) => res.once('close', () => done()))
+    const admission = await sim.admit(model, hungUp)
+    try {
+      const tokens = step.tokens ?? splitTokens(contentOf(step, received))
+      await Promise.race([wait(sim.generationMs(tokens.length)), hungUp])
+      if (!res.destroyed) await reply(api, step, received, req, res)
+    } finally {
+      admission.done(received.body?.keep_alive)
+    }
   }
 
   async function reply(api: Api, step: Step, received: ReceivedRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -286,8 +315,10 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
     script: (...steps) => void queue.push(...steps),
     fallback: (step) => void (fallbackStep = step),
     pending: () => queue.length,
+    simulation: () => sim?.stats() ?? { loads: [], served: [] },
     close: () =>
       new Promise<void>((done) => {
+        sim?.close()
         for (const t of timers) clearTimeout(t)
         timers.clear()
         server.close(() => done())
@@ -351,10 +382,16 @@ export async function runStandalone(argv: string[]): Promise<FakeModelServer> {
   const scriptPath = flag('--script')
   const requestsPath = flag('--requests')
   const script: unknown = scriptPath ? JSON.parse(readFileSync(scriptPath, 'utf8')) : []
-  const spec = (Array.isArray(script) ? { replies: script } : script) as { replies?: Step[]; fallback?: Step; models?: string[] }
+  const spec = (Array.isArray(script) ? { replies: script } : script) as {
+    replies?: Step[]
+    fallback?: Step
+    models?: string[]
+    simulate?: SimulatorConfig
+  }
   const server = await startFakeModelServer({
     port: Number(flag('--port') ?? 0),
     ...(spec.models ? { models: spec.models } : {}),
+    ...(spec.simulate ? { simulate: spec.simulate } : {}),
     ...(requestsPath ? { onRequest: (r) => appendFileSync(requestsPath, `${JSON.stringify(r)}\n`) } : {}),
   })
   server.script(...(spec.replies ?? []))
