@@ -1,20 +1,21 @@
 /**
  * When the scheduler hands several ready subtasks to one worker at once (a batch, pool/batch.ts), and how many.
- * A hand-over to a worker costs ~50–100 µs however short the subtask, so for subtasks of a few µs to a few hundred
- * µs it was most of their cost; for subtasks of milliseconds it is noise, and batching them would only make a
- * subtask wait behind its batch-mates. So batches are formed only once the subtasks are seen to be short (a moving
- * average of how long they took), only in parallel runs (a sequential run threads each subtask's state changes into
- * the next one's input, which must therefore not be fixed in advance), and at most a few ms of work each, shared
- * fairly between the slots. A slot left idle while a batch still holds unstarted subtasks takes some of them back
- * (the scheduler's `steal`), so a batch-mate that runs long does not hold up the rest.
+ * A hand-over to a worker costs ~50–250 µs however short the subtask (the worker sits idle meanwhile), so for
+ * subtasks of a few µs to a few hundred µs it was most of their cost, and for a few ms still a few %; for subtasks of
+ * seconds (model calls) it is noise, and batching them would only make a subtask wait behind its batch-mates. So
+ * batches are formed only once the subtasks are seen to be short (a moving average of how long they took), only in
+ * parallel runs (a sequential run threads each subtask's state changes into the next one's input, which must
+ * therefore not be fixed in advance), and of about 20 ms of work at most, shared fairly between the slots. A slot
+ * left idle while a batch still holds unstarted subtasks takes some of them back (the scheduler's `steal`), so a
+ * batch-mate that runs long does not hold up the rest.
  */
 
 import type { Subtask, SubtaskInput, SubtaskOutput } from './types.ts'
 
-/** Subtasks shorter than this (ms, on average) are batched. */
-const SHORT_MS = 1
-/** A batch holds about this much work (ms). */
-const BATCH_MS = 4
+/** Subtasks shorter than this (ms, on average) are batched: a hand-over costs up to a few % of their time. */
+const SHORT_MS = 10
+/** A batch holds about this much work (ms). An idle slot takes back what has not started, so it may be generous. */
+const BATCH_MS = 20
 /** Subtasks in a batch at most. */
 const MAX_BATCH = 64
 

@@ -149,15 +149,17 @@ const settle = <T>(p: Promise<T>) =>
     (e: unknown) => ({ ok: false as const, e }),
   )
 
-test('batch sizes: none until a subtask has been timed, none for long subtasks, a fair share of the ready ones, at most ~4 ms of work', () => {
+test('batch sizes: none until a subtask has been timed, none for long subtasks, a fair share of the ready ones, at most ~20 ms of work', () => {
   const sizer = new BatchSizer()
   assert.is(sizer.size(100, 2), 1, 'nothing timed yet')
   sizer.record(0.1)
-  assert.is(sizer.size(100, 2), 40, '4 ms of 0.1 ms subtasks')
-  assert.is(sizer.size(10, 2), 5, 'half of the ready ones for each of two slots')
+  assert.is(sizer.size(300, 2), 64, 'at most 64')
+  assert.is(sizer.size(100, 2), 50, 'half of the ready ones for each of two slots')
   assert.is(sizer.size(100, 1), 1, 'one slot: nothing to share, nothing gained')
   for (let i = 0; i < 30; i++) sizer.record(5)
-  assert.is(sizer.size(100, 2), 1, '5 ms subtasks go one at a time')
+  assert.is(sizer.size(100, 2), 4, '20 ms of 5 ms subtasks')
+  for (let i = 0; i < 30; i++) sizer.record(30)
+  assert.is(sizer.size(100, 2), 1, 'subtasks of 30 ms go one at a time')
 })
 
 test('short subtasks go out in batches; each member is told, recorded and counted on its own, and no more run at once than slots', async () => {
