@@ -12,7 +12,7 @@ import { leanLoad } from './lean.ts'
 
 export async function validateCommand({ args }: { args: { agent: string } }, io: Io): Promise<number> {
   const file = args.agent
-  const { spec, problems } = leanLoad(() => loadAgentFile(file, buildRegistry()))
+  const { spec, problems } = leanLoad(file, () => loadAgentFile(file, buildRegistry()))
   if (!spec || problems.length) {
     for (const p of problems) io.err(`${formatProblem(file, p)}\n`)
     io.err(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n`)
@@ -34,7 +34,7 @@ export async function validateCommand({ args }: { args: { agent: string } }, io:
 export async function graphCommand(input: { args: { agent: string }; flags: { format: 'mermaid' | 'dot' } }, io: Io): Promise<number> {
   io.out(
     renderGraph(
-      leanLoad(() => requireAgent(input.args.agent, buildRegistry())),
+      leanLoad(input.args.agent, () => requireAgent(input.args.agent, buildRegistry())),
       input.flags.format,
     ),
   )

@@ -22,7 +22,7 @@ export async function resumeCommand({ args, flags }: { args: { runId: string }; 
   try {
     const result = await resumeRun(
       { ...runServices(io, flags, { store, registry, dataDir, signal: stop.signal }), warn: (w) => io.err(`tea: warning: ${w.message}\n`) },
-      { runId, edits, load: (path) => leanLoad(() => requireAgent(path, registry)) },
+      { runId, edits, load: (path) => leanLoad(path, () => requireAgent(path, registry)) },
     ).catch((e: unknown) => {
       if (!isTeaError(e, 'RUN_NOT_FOUND')) throw e
       throw new TeaError('RUN_NOT_FOUND', `no run ${runId} in ${dataDir}`, {
