@@ -5,11 +5,11 @@
  * same function, so nothing runs from a file `tea validate` would reject.
  */
 
-import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { basename, dirname, resolve } from 'node:path'
 import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
+import { sha256Hex } from '../core/sha256.ts'
 import { closest, isPlainObject } from '../core/util.ts'
 import type { Registry } from '../actions/registry.ts'
 import { parseYaml, type Parsed } from './parse.ts'
@@ -179,7 +179,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
   const workspace = settings.workspace ? resolve(dirname(file), settings.workspace) : dirname(file)
   return {
     file,
-    hash: createHash('sha256').update(text).digest('hex'),
+    hash: sha256Hex(text),
     name: agent.name ?? basename(file).replace(/\.ya?ml$/i, ''),
     ...(agent.description !== undefined && { description: agent.description }),
     initialState: agent.initial_state ?? {},
