@@ -26,6 +26,12 @@ export function featureForAction(name: string): Feature | undefined {
   return undefined
 }
 
+/** What `tea --version` prints (without the newline); the bundle's loader prints it too, before loading the rest. */
+export function versionLine(): string {
+  const v = buildInfo()
+  return `tea ${v.version} (${v.target}; features: ${v.features.join(', ') || 'none'}; node ${v.node})`
+}
+
 export function buildInfo(): { version: string; target: string; features: Feature[]; node: string } {
   return {
     version: typeof __TEA_VERSION__ === 'undefined' ? 'dev' : __TEA_VERSION__,

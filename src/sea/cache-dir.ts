@@ -1,15 +1,13 @@
 /**
  * The per-user cache directory where a single executable writes what it carries but cannot use in place: lmdb's
- * native addon (the dynamic loader needs a file) and the bundle that worker threads load. Files are content-
- * addressed (`<kind>/<sha256 prefix>/<name>`), written once through a temp file + rename so that concurrent first
- * starts are safe, and reused afterwards. The directory must allow exec: `dlopen` of a file on a `noexec` mount
- * fails with "failed to map segment from shared object".
+ * native addon (the dynamic loader needs a file) and the bundle that worker threads load (materialise.ts), and
+ * where the bundle keeps its code cache (loader.ts). The directory must allow exec: `dlopen` of a file on a
+ * `noexec` mount fails with "failed to map segment from shared object". This module imports nothing heavy: the
+ * bundle's loader uses it before anything else has loaded.
  */
-import { createHash } from 'node:crypto'
-import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
-import { TeaError } from '../core/errors.ts'
+import { join, resolve } from 'node:path'
 
 export const CACHE_HINT = 'set TEA_CACHE_DIR to a writable directory on a filesystem that allows exec (not mounted noexec)'
 
@@ -18,38 +16,6 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.TEA_CACHE_DIR) return resolve(env.TEA_CACHE_DIR)
   if (env.XDG_CACHE_HOME) return resolve(env.XDG_CACHE_HOME, 'tea')
   return join(env.HOME || homedir(), '.cache', 'tea')
-}
-
-/**
- * Writes `bytes` to `<cache>/<kind>/<hash>/<name>` unless an identical-size file is already there; returns the path.
- * `hash` defaults to the bytes' own; files that must sit in one folder (an engine that finds its files beside each
- * other) share one given by the caller.
- */
-export function materialise(kind: string, name: string, bytes: Uint8Array, root: string = cacheDir(), hash?: string): string {
-  hash ??= createHash('sha256').update(bytes).digest('hex').slice(0, 16)
-  const file = join(root, kind, hash, name)
-  try {
-    if (statSync(file).size === bytes.byteLength) return file
-  } catch {
-    // not there yet
-  }
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`
-  try {
-    mkdirSync(dirname(file), { recursive: true })
-    writeFileSync(tmp, bytes, { mode: 0o755 })
-    renameSync(tmp, file)
-  } catch (e) {
-    try {
-      unlinkSync(tmp)
-    } catch {
-      // nothing to clean up
-    }
-    throw new TeaError('CACHE_DIR_UNUSABLE', `cannot write ${name} into the cache directory ${root}: ${(e as Error).message}`, {
-      cause: e,
-      hint: CACHE_HINT,
-    })
-  }
-  return file
 }
 
 /** The mount options of the filesystem holding `path`, from /proc/self/mounts (Linux); undefined when unknown. */

@@ -7,12 +7,18 @@ import { createRequire } from 'node:module'
 
 export interface SeaApi {
   getAsset(key: string): ArrayBuffer
+  getAsset(key: string, encoding: 'utf8'): string
+  /** The asset in place, without a copy (Node 20.12+); read-only. */
+  getRawAsset?(key: string): ArrayBuffer
 }
 
-/** The `node:sea` module when running inside a single executable that can carry assets, else undefined. */
-export function seaApi(): SeaApi | undefined {
+/**
+ * The `node:sea` module when running inside a single executable that can carry assets, else undefined. A caller
+ * that has a `require` (the bundle's loader) passes it, which saves building one.
+ */
+export function seaApi(req: (id: string) => unknown = createRequire(process.execPath)): SeaApi | undefined {
   try {
-    const sea = createRequire(process.execPath)('node:sea') as { isSea(): boolean; getAsset(key: string): ArrayBuffer }
+    const sea = req('node:sea') as SeaApi & { isSea(): boolean }
     return sea.isSea() ? sea : undefined
   } catch {
     return undefined

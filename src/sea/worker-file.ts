@@ -7,7 +7,7 @@
  *     20.11), written once to the cache dir, because a worker cannot load code from inside the executable.
  * Returns undefined when running from source: the pool then uses its own worker module.
  */
-import { materialise } from './cache-dir.ts'
+import { materialise } from './materialise.ts'
 import { EMBEDDED } from './embedded.ts'
 import { seaAsset } from './sea-api.ts'
 

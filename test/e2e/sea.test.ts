@@ -7,6 +7,8 @@ import * as assert from 'uvu/assert'
 import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.ts'
 // @ts-expect-error plain JavaScript build script without type declarations
 import { missingTools } from '../../scripts/build/qemu.mjs'
+// @ts-expect-error plain JavaScript build script without type declarations
+import { hasSeaAssets } from '../../scripts/build/targets.mjs'
 import { skipIf } from '../support/skip.ts'
 import { ensureSea, ROOT, runExe, SEA_REQUIRE_WARNING, targets, type RunResult } from './sea-harness.ts'
 
@@ -152,6 +154,23 @@ for (const target of runnable) {
     assert.is(r.stderr, '')
     noWarnings(r, '--version')
   })
+
+  // Node 20.11 (armv7) has no assets: its main script is the program itself, compiled with the SEA's own cache.
+  if (hasSeaAssets(target)) {
+    t('the program starts from the code cache the build made with this Node: V8 accepts it (issue 14)', async () => {
+      const agent = join(ctx.dir, 'three.yaml')
+      writeFileSync(
+        agent,
+        'name: three\nnodes:\n  - name: a\n    run: "return { a: 1 }"\n  - name: b\n    run: "return { b: state.a + 1 }"\n',
+      )
+      const r = await runExe(target, ctx.exe, ['run', agent, '-q', '--data-dir', join(ctx.dir, 'cc-data')], {
+        env: env({ TEA_TRACE_LOADER: '1' }),
+      })
+      assert.is(r.code, 0, r.stderr)
+      assert.match(r.stderr, 'code cache used (executable)')
+      assert.equal(JSON.parse(r.stdout), { a: 1, b: 2 })
+    })
+  }
 
   t('tea run checkpoints into LMDB; SIGKILL during the second node; tea resume finishes without redoing the first', async () => {
     const server = await serve()

@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { isTeaError } from '../../src/core/errors.ts'
-import { cacheDir, isNoexec, materialise, mountOptions } from '../../src/sea/cache-dir.ts'
+import { cacheDir, isNoexec, mountOptions } from '../../src/sea/cache-dir.ts'
+import { materialise } from '../../src/sea/materialise.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'tea-cache-test-'))
 test.after(() => rmSync(tmp, { recursive: true, force: true }))

@@ -4,7 +4,7 @@
  * imports its body when it runs (cold start is a quality bar, SPEC §4).
  */
 
-import { buildInfo } from '../../core/build-info.ts'
+import { versionLine } from '../../core/build-info.ts'
 import { type Command, defineCommand, resolveCommand, unknownCommand } from '../command.ts'
 import { EXIT } from '../exit.ts'
 import { renderHelp } from '../help.ts'
@@ -16,8 +16,7 @@ import { runs } from './runs.ts'
 import { worker } from './worker.ts'
 
 function printVersion(io: Io): number {
-  const v = buildInfo()
-  io.out(`tea ${v.version} (${v.target}; features: ${v.features.join(', ') || 'none'}; node ${v.node})\n`)
+  io.out(`${versionLine()}\n`)
   return EXIT.ok
 }
 

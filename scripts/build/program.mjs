@@ -1,0 +1,21 @@
+// The bundle file's format: the loader (src/sea/loader.ts, which reads this format back) followed by the
+// program inside a comment, so that loading the file costs V8 a scan for the comment's end rather than a parse.
+// Inside the comment every `*/` of the program is written `*\x01/`; esbuild's output never contains a raw \x01
+// (it escapes control characters), which the build checks, so the escape is exact.
+
+export const PROGRAM_MARK = '/*tea:program\n'
+export const COMMENT_END_ESCAPED = '*\x01/'
+
+/** `loader` and `program` (both minified CommonJS) as one file. */
+export function composeBundle(loader, program) {
+  if (program.includes('\x01')) throw new Error('the program contains a raw \\x01, which the bundle format uses as its escape')
+  if (program.includes(PROGRAM_MARK)) throw new Error(`the program contains the bundle's program mark ${JSON.stringify(PROGRAM_MARK)}`)
+  return `${loader.trimEnd()}\n${PROGRAM_MARK}${program.replaceAll('*/', COMMENT_END_ESCAPED)}\n*/\n`
+}
+
+/** The loader part of a bundle file (what a single executable runs as its main script). */
+export function loaderOf(bundleText) {
+  const at = bundleText.lastIndexOf(PROGRAM_MARK)
+  if (at < 0) throw new Error('not a bundle made by build.mjs: it has no program mark')
+  return bundleText.slice(0, at)
+}

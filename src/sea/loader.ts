@@ -1,0 +1,196 @@
+/**
+ * The bundle's loader: the few kilobytes at the top of `tea.cjs` that run before the program. A cold start used
+ * to go mostly to V8 compiling the 700 KB program, once when the file loaded and then function by function as a
+ * run reached them; the loader takes that out of the start (bench/RESULTS.md, issue 14):
+ *   - `tea --version` (also `-V`, `version`) is answered here, from the build's defines, without the program;
+ *   - everything else compiles the program with a V8 code cache made after a warm-up run, so the functions a run
+ *     uses arrive compiled: inside a single executable the cache is an asset the build made with the target's own
+ *     Node (scripts/build/sea-build.mjs); a plain bundle writes one into the cache dir after its first `run`,
+ *     `resume` or `worker` (per Node version, arch and flags; V8 rejects a cache from another build, which then
+ *     costs only the compile it would have cost anyway).
+ *
+ * The file's format (scripts/build/program.mjs writes it):
+ *
+ *     <this loader, minified CommonJS>
+ *     /*tea:program
+ *     <the program: the CLI and pool-worker bundle, minified CommonJS, each star-slash written star-\x01-slash>
+ *     <star-slash>
+ *
+ * The program rides in a comment so that loading the file costs V8 a scan for the comment's end (~2 ms), not a
+ * parse; the loader reads it back (from the SEA asset `tea.cjs` in an executable, else from its own file) and
+ * compiles it with vm.Script, with line numbers that match the file. One file still serves both roles: inside a
+ * tinypool worker the program exports the pool's handler instead of starting the CLI (build.mjs, `entrySource`).
+ */
+
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import vm from 'node:vm'
+import { versionLine } from '../core/build-info.ts'
+import { cacheDir } from './cache-dir.ts'
+import { type SeaApi, seaApi } from './sea-api.ts'
+
+/** The line that opens the program's comment, and the escape for star-slash inside it. */
+export const PROGRAM_MARK = '/*tea:program\n'
+export const COMMENT_END_ESCAPED = '*\x01/'
+
+/** The SEA assets: the file itself (the workers load it too) and the code cache made with the target's Node. */
+export const PROGRAM_ASSET = 'tea.cjs'
+export const CODE_CACHE_ASSET = 'tea.cjs.cache'
+
+/** Set by the build: where to write the code cache at exit (the run it follows is the warm-up). */
+export const BUILD_CACHE_ENV = 'TEA_BUILD_CODE_CACHE'
+
+/** Set to 1 to have the loader say on stderr whether the code cache was used (tests, diagnosis). */
+export const TRACE_ENV = 'TEA_TRACE_LOADER'
+
+// The program is a CommonJS module body; vm.Script needs the wrapper Node would add, on a line of its own so
+// that the program's lines keep their numbers (`lineOffset`).
+const HEAD = '(function (exports, require, module, __filename, __dirname) {\n'
+const TAIL = '\n})'
+
+/** Commands whose run makes a plain bundle's code cache: between them they reach the code every run needs. */
+const WARMING_COMMANDS = new Set(['run', 'resume', 'worker'])
+
+interface ProgramModule {
+  exports: unknown
+}
+
+/** The program's text and the 0-based line it starts on, out of the file's text. */
+export function programOf(text: string): { source: string; line: number } {
+  const at = text.lastIndexOf(PROGRAM_MARK)
+  if (at < 0) throw new Error('tea: this file carries no program (it was not made by build.mjs)')
+  const start = at + PROGRAM_MARK.length
+  const end = text.lastIndexOf('*/')
+  let source = text.slice(start, end > start ? end - 1 : text.length)
+  if (source.includes(COMMENT_END_ESCAPED)) source = source.replaceAll(COMMENT_END_ESCAPED, '*/')
+  let line = 0
+  for (let i = text.indexOf('\n'); i !== -1 && i < start; i = text.indexOf('\n', i + 1)) line++
+  return { source, line }
+}
+
+export function isVersionOnly(args: readonly string[]): boolean {
+  return args.length === 1 && (args[0] === '--version' || args[0] === '-V' || args[0] === 'version')
+}
+
+/** Runs the file's program as `module` (or answers --version): the bundle's whole top level calls this. */
+export function boot(module: ProgramModule, require: NodeJS.Require, filename: string): void {
+  const inWorker = isPoolWorker()
+  if (!inWorker && isVersionOnly(process.argv.slice(2))) {
+    print(1, `${versionLine()}\n`)
+    return
+  }
+  const trace = process.env[TRACE_ENV] === '1'
+  const started = trace ? performance.now() : 0
+  const sea = seaApi(require)
+  const { source, line } = programOf(sea ? sea.getAsset(PROGRAM_ASSET, 'utf8') : readFileSync(filename, 'utf8'))
+  const cache = sea ? seaCache(sea) : fileCache(source)
+  const script = new vm.Script(HEAD + source + TAIL, {
+    filename,
+    lineOffset: line - 1,
+    ...(cache.data ? { cachedData: cache.data } : {}),
+  })
+  const used = cache.data !== undefined && !script.cachedDataRejected
+  const compiled = trace ? performance.now() : 0
+  const out = process.env[BUILD_CACHE_ENV] || (used || inWorker || !cache.path || !warming() ? undefined : cache.path)
+  if (out) {
+    // V8 stamps a cache with its flags; one made after they changed would be rejected by the next start. (node:v8
+    // is required here, not imported: it costs every start ~0.7 ms, and only a start that writes needs it.)
+    const { cachedDataVersionTag } = require('node:v8') as typeof import('node:v8')
+    const tag = cachedDataVersionTag()
+    process.once('exit', (code) => code === 0 && cachedDataVersionTag() === tag && writeCache(out, script.createCachedData()))
+  }
+  const run = script.runInThisContext() as (...args: unknown[]) => void
+  run.call(module.exports, module.exports, require, module, filename, dirname(filename))
+  if (trace) {
+    const ms = (t: number): string => `${t.toFixed(1)} ms`
+    const state = cache.data ? (used ? 'used' : 'rejected') : 'absent'
+    print(
+      2,
+      `tea: loader at ${ms(started)}, program compiled in ${ms(compiled - started)} (code cache ${state}: ${cache.from}), top level ran in ${ms(performance.now() - compiled)}\n`,
+    )
+  }
+}
+
+// --- internal ---
+
+interface Cache {
+  data?: Uint8Array
+  /** Where a plain bundle keeps its cache (absent inside an executable, which carries its own). */
+  path?: string
+  from: string
+}
+
+function seaCache(sea: SeaApi): Cache {
+  try {
+    const bytes = sea.getRawAsset ? sea.getRawAsset(CODE_CACHE_ASSET) : sea.getAsset(CODE_CACHE_ASSET)
+    return { data: new Uint8Array(bytes), from: 'executable' }
+  } catch {
+    return { from: 'executable' }
+  }
+}
+
+function fileCache(source: string): Cache {
+  // Coverage makes V8 compile differently; a cache made under it would not serve a plain run.
+  if (process.env.NODE_V8_COVERAGE) return { from: 'off under coverage' }
+  // The build's hash of the program names its folder (V8 itself checks only the source's length).
+  const program = `${typeof __TEA_PROGRAM_HASH__ === 'undefined' ? 'source' : __TEA_PROGRAM_HASH__}-${source.length}`
+  const path = join(cacheDir(), 'code', program, `${process.version}-${process.arch}-${flagsKey()}.cache`)
+  try {
+    return { data: readFileSync(path), path, from: path }
+  } catch {
+    return { path, from: path }
+  }
+}
+
+/** V8 rejects a cache made under other V8 flags; one file per set of flags keeps two kinds of callers apart. */
+function flagsKey(): string {
+  const text = `${process.execArgv.join(' ')}|${process.env.NODE_OPTIONS ?? ''}`
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  return (h >>> 0).toString(16).padStart(8, '0')
+}
+
+function warming(): boolean {
+  return WARMING_COMMANDS.has(process.argv[2] ?? '')
+}
+
+/** Caches of this many builds are kept; older ones go when a new one is written (each is about 1 MB). */
+const KEEP_PROGRAMS = 4
+
+function writeCache(file: string, bytes: Uint8Array): void {
+  // Best effort: a read-only or full cache dir only means the next start compiles again.
+  const tmp = `${file}.${process.pid}.tmp`
+  try {
+    mkdirSync(dirname(file), { recursive: true })
+    writeFileSync(tmp, bytes)
+    renameSync(tmp, file)
+    pruneOlderPrograms(dirname(dirname(file)))
+  } catch {
+    try {
+      unlinkSync(tmp)
+    } catch {
+      // nothing to clean up
+    }
+  }
+}
+
+function pruneOlderPrograms(dir: string): void {
+  const programs = readdirSync(dir)
+    .map((name) => ({ name, at: statSync(join(dir, name)).mtimeMs }))
+    .sort((a, b) => b.at - a.at)
+  for (const old of programs.slice(KEEP_PROGRAMS)) rmSync(join(dir, old.name), { recursive: true, force: true })
+}
+
+/** Straight to the descriptor, as the CLI writes (src/cli/io.ts): creating process.stdout costs ~3–5 ms. */
+function print(fd: 1 | 2, text: string): void {
+  try {
+    writeSync(fd, text)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EAGAIN') (fd === 1 ? process.stdout : process.stderr).write(text)
+    // EPIPE: nobody is reading
+  }
+}
+
+function isPoolWorker(): boolean {
+  return (process as { __tinypool_state__?: { isTinypoolWorker?: boolean } }).__tinypool_state__?.isTinypoolWorker === true
+}
