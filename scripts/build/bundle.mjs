@@ -6,7 +6,7 @@ import { build } from 'esbuild'
 import { createHash } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { embedPlugin, lmdbPlugin, slimPlugin, tinypoolPlugin } from './plugins.mjs'
+import { embedPlugin, lazyBuiltinsPlugin, lmdbPlugin, slimPlugin, tinypoolPlugin } from './plugins.mjs'
 import { composeBundle } from './program.mjs'
 
 /** The loader's entry: the whole top level of a bundle file. */
@@ -30,7 +30,13 @@ export async function bundle(opts) {
     stdin: { contents: opts.entry, resolveDir: opts.root, sourcefile: 'tea-entry.cjs', loader: 'js' },
     outfile: opts.outfile,
     define: opts.define ?? {},
-    plugins: [lmdbPlugin(opts.root), slimPlugin(opts.root), await tinypoolPlugin(opts.root), embedPlugin(opts.root, opts.embedded)],
+    plugins: [
+      lazyBuiltinsPlugin(),
+      lmdbPlugin(opts.root),
+      slimPlugin(opts.root),
+      await tinypoolPlugin(opts.root),
+      embedPlugin(opts.root, opts.embedded),
+    ],
     metafile: opts.metafile ?? false,
     logLevel,
   })

@@ -166,6 +166,43 @@ export async function tinypoolPlugin(root) {
   }
 }
 
+/**
+ * Node built-ins whose loading is deferred to their first use. A bundle runs every module it needs at start, and a
+ * module that imports `node:crypto` for one hash makes every start pay for crypto's own modules (~4 ms on x64,
+ * most of `tea run`'s built-in cost: issue 14). Each of these resolves to a stand-in whose properties are getters
+ * onto the real module, required on first access; esbuild reads a CommonJS module's exports at the point of use,
+ * so our `createHash(…)` becomes a getter call and then the real function. The names come from the building
+ * Node's module (tea's code must run on Node 20 anyway, so it uses nothing newer).
+ */
+// (Not `assert`: its module is a function, which a stand-in object cannot be.)
+export const LAZY_BUILTINS = ['crypto', 'worker_threads', 'child_process', 'v8', 'os', 'util', 'perf_hooks', 'async_hooks']
+
+export function lazyBuiltinsPlugin(names = LAZY_BUILTINS) {
+  const req = createRequire(import.meta.url)
+  const filter = new RegExp(`^(node:)?(${names.join('|')})$`)
+  return {
+    name: 'tea-lazy-builtins',
+    setup(b) {
+      b.onResolve({ filter }, (args) =>
+        args.namespace === 'tea-lazy-builtin'
+          ? { path: args.path, external: true }
+          : { path: args.path.replace(/^node:/, ''), namespace: 'tea-lazy-builtin' },
+      )
+      b.onLoad({ filter: /.*/, namespace: 'tea-lazy-builtin' }, (args) => {
+        const keys = Object.keys(req(`node:${args.path}`)).filter((k) => k !== 'default')
+        return {
+          contents: [
+            `let m`,
+            `const load = () => m || (m = require(${JSON.stringify(`node:${args.path}`)}))`,
+            `for (const k of ${JSON.stringify(keys)}) Object.defineProperty(exports, k, { enumerable: true, get: () => load()[k] })`,
+          ].join('\n'),
+          loader: 'js',
+        }
+      })
+    },
+  }
+}
+
 /** Fills src/sea/embedded.ts with payloads (armv7 SEA main only); other builds keep its `undefined`. */
 export function embedPlugin(root, embedded) {
   const file = join(root, 'src', 'sea', 'embedded.ts')
