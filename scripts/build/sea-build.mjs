@@ -83,7 +83,7 @@ export async function buildSea(opts) {
       target.node,
       postjectVersion,
       sha(readFileSync(WARM_AGENT(root))),
-      4,
+      5,
     ]),
   )
   const keyFile = join(seaDir, 'key')
@@ -105,13 +105,17 @@ export async function buildSea(opts) {
     const t = Date.now()
     const cache = codeCache({ root, target, rt, addon, bundle: bundleCopy, work })
     timings.codeCache = Date.now() - t
-    config.assets = { 'lmdb.node': addon, 'tea.cjs': bundleCopy, 'tea.cjs.cache': cache, ...Object.fromEntries(engine) }
+    const carried = join(work, 'carried.json')
+    const files = { 'lmdb.node': addon, 'tea.cjs': bundleCopy, ...Object.fromEntries(engine) }
+    writeFileSync(carried, JSON.stringify(carriedList(files)))
+    config.assets = { ...files, 'tea.cjs.cache': cache, 'carried.json': carried }
   } else {
     main = join(work, 'main.cjs')
     const t = Date.now()
     const files = Object.fromEntries(engine.map(([name, file]) => [name, readFileSync(file).toString('base64')]))
+    const carried = carriedList({ 'lmdb.node': addon, 'tea.cjs': bundleCopy, ...Object.fromEntries(engine) })
     await opts.buildEmbeddedMain(
-      { lmdbNode: readFileSync(addon).toString('base64'), workerBundle: bundleText.toString('utf8'), files },
+      { lmdbNode: readFileSync(addon).toString('base64'), workerBundle: bundleText.toString('utf8'), files, carried },
       main,
     )
     timings.embedBundle = Date.now() - t
@@ -146,6 +150,19 @@ export async function buildSea(opts) {
 }
 
 const WARM_AGENT = (root) => join(root, 'scripts', 'build', 'warm-agent.yaml')
+
+/**
+ * Hash (the first 16 hex digits of its SHA-256, as src/sea/materialise.ts names folders) and size of each carried
+ * file: the executable finds its earlier copies in the cache dir by them, without reading or hashing the bytes.
+ */
+function carriedList(files) {
+  return Object.fromEntries(
+    Object.entries(files).map(([name, file]) => {
+      const bytes = readFileSync(file)
+      return [name, { hash: sha(bytes).slice(0, 16), size: bytes.length }]
+    }),
+  )
+}
 
 /**
  * The program's code cache, made by the target's Node running the bundle once on the warm-up agent

@@ -11,6 +11,8 @@ export interface Embedded {
   workerBundle?: string
   /** Files a feature reads at run time (the Prolog engine's), base64, by asset name. */
   files?: Record<string, string>
+  /** Hash and size of each of the above, by asset name (`lmdb.node`, `tea.cjs`, …): src/sea/sea-api.ts. */
+  carried?: Record<string, { hash: string; size: number }>
 }
 
 export const EMBEDDED: Embedded | undefined = undefined

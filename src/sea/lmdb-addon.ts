@@ -13,9 +13,9 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
 import { CACHE_HINT, cacheDir, isNoexec } from './cache-dir.ts'
-import { materialise } from './materialise.ts'
+import { materialise, materialised } from './materialise.ts'
 import { EMBEDDED } from './embedded.ts'
-import { seaApi, seaAsset } from './sea-api.ts'
+import { type CarriedFile, carriedFile, seaApi, seaAsset } from './sea-api.ts'
 
 export const LMDB_ENV = 'TEA_LMDB_NATIVE'
 
@@ -30,6 +30,8 @@ export interface LocateContext {
   besideDirs: string[]
   seaAddon: () => Uint8Array | undefined
   embeddedAddon: () => string | undefined
+  /** What the build recorded about the addon the executable carries, if it did (sea-api.ts). */
+  carried?: () => CarriedFile | undefined
   /** Files `require.resolve`-style lookups start from. */
   resolveFrom: string[]
   platform: string
@@ -49,6 +51,7 @@ export function defaultLocateContext(): LocateContext {
     besideDirs: inExecutable ? [dirname(process.execPath)] : bundleFile ? [dirname(bundleFile)] : [],
     seaAddon: () => seaAsset('lmdb.node', sea),
     embeddedAddon: () => EMBEDDED?.lmdbNode,
+    carried: () => (inExecutable ? carriedFile('lmdb.node', sea) : undefined),
     resolveFrom: [...(bundleFile ? [bundleFile] : []), join(process.cwd(), 'noop.js')],
     platform: process.platform,
     arch: process.arch,
@@ -71,10 +74,15 @@ export function locateLmdbAddon(ctx: LocateContext): AddonSource {
     const file = join(dir, 'lmdb.node')
     if (existsSync(file)) return { path: file, from: 'beside' }
   }
+  // A copy written by an earlier start is found by the hash the build recorded, without reading the carried bytes.
+  const known = ctx.carried?.()
+  const earlier = materialised('native', 'lmdb.node', known, ctx.cacheRoot)
+  if (earlier) return { path: earlier, from: ctx.embeddedAddon() === undefined ? 'sea-asset' : 'embedded' }
   const asset = ctx.seaAddon()
-  if (asset) return { path: materialise('native', 'lmdb.node', asset, ctx.cacheRoot), from: 'sea-asset' }
+  if (asset) return { path: materialise('native', 'lmdb.node', asset, ctx.cacheRoot, known?.hash), from: 'sea-asset' }
   const embedded = ctx.embeddedAddon()
-  if (embedded) return { path: materialise('native', 'lmdb.node', Buffer.from(embedded, 'base64'), ctx.cacheRoot), from: 'embedded' }
+  if (embedded)
+    return { path: materialise('native', 'lmdb.node', Buffer.from(embedded, 'base64'), ctx.cacheRoot, known?.hash), from: 'embedded' }
   const pkg = `@lmdb/lmdb-${ctx.platform}-${ctx.arch === 'arm' ? 'arm' : ctx.arch}`
   for (const from of ctx.resolveFrom) {
     let dir: string

@@ -8,6 +8,7 @@ import { mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node
 import { dirname, join } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { CACHE_HINT, cacheDir } from './cache-dir.ts'
+import type { CarriedFile } from './sea-api.ts'
 
 /**
  * Writes `bytes` to `<cache>/<kind>/<hash>/<name>` unless an identical-size file is already there; returns the path.
@@ -39,4 +40,24 @@ export function materialise(kind: string, name: string, bytes: Uint8Array, root:
     })
   }
   return file
+}
+
+/**
+ * The cache-dir path of a carried file whose hash and size the build recorded (`known`), if a complete copy is
+ * already there: found by its name alone, without reading the carried bytes. Undefined otherwise.
+ */
+export function materialised(
+  kind: string,
+  name: string,
+  known: CarriedFile | undefined,
+  root: string = cacheDir(),
+  folder = known?.hash,
+): string | undefined {
+  if (!known) return undefined
+  const file = join(root, kind, folder!, name)
+  try {
+    return statSync(file).size === known.size ? file : undefined
+  } catch {
+    return undefined
+  }
 }

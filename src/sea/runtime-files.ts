@@ -14,9 +14,9 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { cacheDir } from './cache-dir.ts'
-import { materialise } from './materialise.ts'
 import { EMBEDDED } from './embedded.ts'
-import { seaAsset } from './sea-api.ts'
+import { materialise, materialised } from './materialise.ts'
+import { carriedFile, seaAsset } from './sea-api.ts'
 
 const found = new Map<string, string[]>()
 
@@ -44,7 +44,23 @@ export function runtimeFiles(feature: string, names: readonly string[], packageF
 
 function bundledPaths(feature: string, names: readonly string[]): string[] | undefined {
   if (typeof __TEA_TARGET__ === 'undefined') return undefined
-  const carried = names.map((f) => seaAsset(`${feature}/${f}`) ?? embedded(`${feature}/${f}`))
+  const keys = names.map((f) => `${feature}/${f}`)
+  const known = keys.map((k) => carriedFile(k))
+  if (known.every((k) => k !== undefined)) {
+    // The build recorded each file's hash: the folder is named by them, and only files missing from it are read
+    // (Python's are ~30 MB, which used to be read and hashed at every engine start).
+    const folder = createHash('sha256')
+      .update(known.map((k) => k.hash).join(' '))
+      .digest('hex')
+      .slice(0, 16)
+    return names.map((f, i) => {
+      const earlier = materialised(feature, f, known[i], cacheDir(), folder)
+      if (earlier) return earlier
+      const bytes = seaAsset(keys[i]!) ?? embedded(keys[i]!)
+      return bytes ? materialise(feature, f, bytes, cacheDir(), folder) : join(cacheDir(), feature, folder, f)
+    })
+  }
+  const carried = keys.map((k) => seaAsset(k) ?? embedded(k))
   if (carried.every((b) => b !== undefined)) {
     // One folder for all of them: an engine may look for its files beside each other (Pyodide does).
     const hash = createHash('sha256')

@@ -4,6 +4,7 @@
  * script receives loads built-ins only, and from source (ESM) there is no `require` at all.
  */
 import { createRequire } from 'node:module'
+import { EMBEDDED } from './embedded.ts'
 
 export interface SeaApi {
   getAsset(key: string): ArrayBuffer
@@ -33,4 +34,33 @@ export function seaAsset(key: string, sea: SeaApi | undefined = seaApi()): Uint8
   } catch {
     return undefined
   }
+}
+
+/** A file the executable carries, as the build recorded it: the first 16 hex digits of its SHA-256, and its size. */
+export interface CarriedFile {
+  hash: string
+  size: number
+}
+
+/** The SEA asset listing every other asset's CarriedFile, by asset name (Node 20.11: EMBEDDED.carried). */
+export const CARRIED_ASSET = 'carried.json'
+
+let carried: Readonly<Record<string, CarriedFile>> | null | undefined
+
+/**
+ * What the build recorded about a carried file, so that a copy already in the cache dir is found by its name
+ * without reading (and hashing) the carried bytes on every start; undefined when unknown (then they are hashed).
+ */
+export function carriedFile(key: string, sea: SeaApi | undefined = seaApi()): CarriedFile | undefined {
+  if (carried === undefined) {
+    carried = EMBEDDED?.carried ?? null
+    if (sea) {
+      try {
+        carried = JSON.parse(sea.getAsset(CARRIED_ASSET, 'utf8')) as Record<string, CarriedFile>
+      } catch {
+        // an executable built before the list existed
+      }
+    }
+  }
+  return carried?.[key]
 }

@@ -7,16 +7,20 @@
  *     20.11), written once to the cache dir, because a worker cannot load code from inside the executable.
  * Returns undefined when running from source: the pool then uses its own worker module.
  */
-import { materialise } from './materialise.ts'
 import { EMBEDDED } from './embedded.ts'
-import { seaAsset } from './sea-api.ts'
+import { materialise, materialised } from './materialise.ts'
+import { carriedFile, seaAsset } from './sea-api.ts'
 
 export const WORKER_ASSET = 'tea.cjs'
 
 export function bundledWorkerFile(): string | undefined {
   if (typeof __TEA_TARGET__ === 'undefined') return undefined
+  const known = carriedFile(WORKER_ASSET)
+  const earlier = materialised('js', WORKER_ASSET, known)
+  if (earlier) return earlier
   const asset = seaAsset(WORKER_ASSET)
-  if (asset) return materialise('js', WORKER_ASSET, asset)
-  if (EMBEDDED?.workerBundle !== undefined) return materialise('js', WORKER_ASSET, Buffer.from(EMBEDDED.workerBundle))
+  if (asset) return materialise('js', WORKER_ASSET, asset, undefined, known?.hash)
+  if (EMBEDDED?.workerBundle !== undefined)
+    return materialise('js', WORKER_ASSET, Buffer.from(EMBEDDED.workerBundle), undefined, known?.hash)
   return typeof __filename === 'string' ? __filename : undefined
 }

@@ -61,6 +61,25 @@ test('embedded base64 bytes are decoded into the cache dir (Node 20.11, no asset
   assert.is(readFileSync(r.path, 'utf8'), 'embedded addon')
 })
 
+test('with the hash and size the build recorded, a copy an earlier start wrote is found without reading the carried bytes', () => {
+  const bytes = new TextEncoder().encode('carried addon')
+  const carried = () => ({ hash: 'feedc0ffee000001', size: bytes.length })
+  const first = locateLmdbAddon(ctx({ seaAddon: () => bytes, carried }))
+  assert.is(first.path, join(tmp, 'cache', 'native', 'feedc0ffee000001', 'lmdb.node'), 'the recorded hash names the folder')
+  const again = locateLmdbAddon(
+    ctx({
+      seaAddon: () => {
+        throw new Error('the carried bytes were read')
+      },
+      carried,
+    }),
+  )
+  assert.equal(again, { path: first.path, from: 'sea-asset' })
+  // A copy of another size (a torn write, another build) is not taken for it.
+  writeFileSync(first.path, 'short')
+  assert.is(readFileSync(locateLmdbAddon(ctx({ seaAddon: () => bytes, carried })).path, 'utf8'), 'carried addon')
+})
+
 test('in a checkout the prebuild package is found through node_modules', () => {
   const r = locateLmdbAddon(ctx({ resolveFrom: [join(tmp, 'nowhere.js'), repoFile], abi: '999' }))
   assert.is(r.from, 'node_modules')
