@@ -83,6 +83,7 @@ export async function buildSea(opts) {
       target.node,
       postjectVersion,
       sha(readFileSync(WARM_AGENT(root))),
+      seaV8Flags(target),
       5,
     ]),
   )
@@ -101,9 +102,14 @@ export async function buildSea(opts) {
   let main = join(work, 'loader.cjs')
   writeFileSync(main, loaderOf(bundleText.toString('utf8')))
   const config = { main: '', output: join(work, 'sea.blob'), disableExperimentalSEAWarning: true, useCodeCache: true, useSnapshot: false }
+  const v8Flags = seaV8Flags(target)
+  if (v8Flags.length) config.execArgv = v8Flags
   if (assets) {
+    // The loader is a few kilobytes, and Node makes the main script's cache without execArgv's flags: under these
+    // it was rejected, with a warning, on every start. The program has its own cache (codeCache below).
+    config.useCodeCache = false
     const t = Date.now()
-    const cache = codeCache({ root, target, rt, addon, bundle: bundleCopy, work })
+    const cache = codeCache({ root, target, rt, addon, bundle: bundleCopy, work, v8Flags })
     timings.codeCache = Date.now() - t
     const carried = join(work, 'carried.json')
     const files = { 'lmdb.node': addon, 'tea.cjs': bundleCopy, ...Object.fromEntries(engine) }
@@ -152,6 +158,22 @@ export async function buildSea(opts) {
 const WARM_AGENT = (root) => join(root, 'scripts', 'build', 'warm-agent.yaml')
 
 /**
+ * V8 flags built into the executable (SEA `execArgv`, Node 24; Node 20.11 cannot carry any), chosen by peak RSS
+ * on a 512 MB board's budget (bench/RESULTS.md, issue 14), measured, not guessed:
+ *   - a 1 MB semi-space (V8's default lets the young generation grow to 16 MB per semi-space, which a 200-node run
+ *     used: ~8 MiB of peak RSS);
+ *   - the optimising tiers wait for 10× V8's default call counts (Maglev 4,000, TurboFan 30,000): a short run no
+ *     longer spends ~6–10 MiB compiling code it is about to stop running, while a hot loop still reaches them
+ *     through on-stack replacement, whose thresholds are unchanged (a 3e7-iteration `run:` loop took the same time).
+ * `NODE_OPTIONS` still adds to these (execArgvExtension's default).
+ */
+export const SEA_V8_FLAGS = ['--max-semi-space-size=1', '--invocation-count-for-maglev=4000', '--invocation-count-for-turbofan=30000']
+
+function seaV8Flags(target) {
+  return Number(target.node.split('.')[0]) >= 24 ? SEA_V8_FLAGS : []
+}
+
+/**
  * Hash (the first 16 hex digits of its SHA-256, as src/sea/materialise.ts names folders) and size of each carried
  * file: the executable finds its earlier copies in the cache dir by them, without reading or hashing the bytes.
  */
@@ -168,10 +190,11 @@ function carriedList(files) {
  * The program's code cache, made by the target's Node running the bundle once on the warm-up agent
  * (TEA_BUILD_CODE_CACHE tells the bundle's loader where to write it at exit).
  */
-function codeCache({ root, target, rt, addon, bundle, work }) {
+function codeCache({ root, target, rt, addon, bundle, work, v8Flags }) {
   const out = join(work, 'tea.cjs.cache')
   const [cmd, ...prefix] = [...runnerFor(target.arch), rt.nodeBin]
-  run(cmd, [...prefix, bundle, 'run', WARM_AGENT(root), '-q', '--data-dir', join(work, 'warm-data')], {
+  // Under the executable's own V8 flags: V8 rejects a cache made under others.
+  run(cmd, [...prefix, ...v8Flags, bundle, 'run', WARM_AGENT(root), '-q', '--data-dir', join(work, 'warm-data')], {
     cwd: work,
     env: cleanEnv({ TEA_BUILD_CODE_CACHE: out, TEA_LMDB_NATIVE: addon, TEA_CACHE_DIR: join(work, 'cache'), HOME: work }),
   })
