@@ -167,7 +167,7 @@ for (const target of runnable) {
         env: env({ TEA_TRACE_LOADER: '1' }),
       })
       assert.is(r.code, 0, r.stderr)
-      assert.match(r.stderr, 'code cache used (executable)')
+      assert.match(r.stderr, 'code cache used: executable')
       assert.equal(JSON.parse(r.stdout), { a: 1, b: 2 })
     })
   }
