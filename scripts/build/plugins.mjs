@@ -169,35 +169,45 @@ export async function tinypoolPlugin(root) {
 /**
  * Node built-ins whose loading is deferred to their first use. A bundle runs every module it needs at start, and a
  * module that imports `node:crypto` for one hash makes every start pay for crypto's own modules (~4 ms on x64,
- * most of `tea run`'s built-in cost: issue 14). Each of these resolves to a stand-in whose properties are getters
- * onto the real module, required on first access; esbuild reads a CommonJS module's exports at the point of use,
- * so our `createHash(…)` becomes a getter call and then the real function. The names come from the building
- * Node's module (tea's code must run on Node 20 anyway, so it uses nothing newer).
+ * most of `tea run`'s built-in cost: issue 14). For our own modules (src/), each of these resolves to a stand-in
+ * module: a function export becomes a function that requires the real module on its first call and calls through
+ * (with `new`, it constructs the real class), so `createHash(…)` costs a start nothing until it runs. A value export
+ * is read from the real module when the stand-in is first used (marked pure: dropped where nothing imports it).
+ * The names come from the building Node's module (tea must run on Node 20, so it uses nothing newer). Packages keep
+ * the real modules: their code may extend a class or read a function's properties, which a stand-in cannot offer,
+ * and the ones that import these (tinypool, lmdb) are loaded lazily themselves.
  */
-// (Not `assert`: its module is a function, which a stand-in object cannot be.)
-export const LAZY_BUILTINS = ['crypto', 'worker_threads', 'child_process', 'v8', 'os', 'util', 'perf_hooks', 'async_hooks']
+export const LAZY_BUILTINS = ['crypto', 'worker_threads', 'child_process', 'v8', 'os']
 
 export function lazyBuiltinsPlugin(names = LAZY_BUILTINS) {
   const req = createRequire(import.meta.url)
   const filter = new RegExp(`^(node:)?(${names.join('|')})$`)
+  const identifier = /^[A-Za-z_$][\w$]*$/
   return {
     name: 'tea-lazy-builtins',
     setup(b) {
       b.onResolve({ filter }, (args) =>
-        args.namespace === 'tea-lazy-builtin'
-          ? { path: args.path, external: true }
+        args.namespace === 'tea-lazy-builtin' || !/[\\/]src[\\/]/.test(args.importer) || /node_modules/.test(args.importer)
+          ? { path: `node:${args.path.replace(/^node:/, '')}`, external: true }
           : { path: args.path.replace(/^node:/, ''), namespace: 'tea-lazy-builtin' },
       )
       b.onLoad({ filter: /.*/, namespace: 'tea-lazy-builtin' }, (args) => {
-        const keys = Object.keys(req(`node:${args.path}`)).filter((k) => k !== 'default')
-        return {
-          contents: [
-            `let m`,
-            `const load = () => m || (m = require(${JSON.stringify(`node:${args.path}`)}))`,
-            `for (const k of ${JSON.stringify(keys)}) Object.defineProperty(exports, k, { enumerable: true, get: () => load()[k] })`,
-          ].join('\n'),
-          loader: 'js',
+        const real = req(`node:${args.path}`)
+        const lines = [
+          `let m`,
+          `const load = () => m || (m = require(${JSON.stringify(`node:${args.path}`)}))`,
+          `const get = (k) => load()[k]`,
+        ]
+        for (const k of Object.keys(real)) {
+          if (k === 'default' || !identifier.test(k)) continue
+          lines.push(
+            typeof real[k] === 'function'
+              ? `export function ${k}(...a) { return new.target ? new (load().${k})(...a) : load().${k}(...a) }`
+              : `export const ${k} = /* @__PURE__ */ get(${JSON.stringify(k)})`,
+          )
         }
+        lines.push(`export default /* @__PURE__ */ new Proxy({}, { get: (_, k) => load()[k] })`)
+        return { contents: lines.join('\n'), loader: 'js' }
       })
     },
   }
