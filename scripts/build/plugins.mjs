@@ -169,13 +169,13 @@ export async function tinypoolPlugin(root) {
 /**
  * Node built-ins whose loading is deferred to their first use. A bundle runs every module it needs at start, and a
  * module that imports `node:crypto` for one hash makes every start pay for crypto's own modules (~4 ms on x64,
- * most of `tea run`'s built-in cost: issue 14). For our own modules (src/), each of these resolves to a stand-in
- * module: a function export becomes a function that requires the real module on its first call and calls through
- * (with `new`, it constructs the real class), so `createHash(…)` costs a start nothing until it runs. A value export
- * is read from the real module when the stand-in is first used (marked pure: dropped where nothing imports it).
- * The names come from the building Node's module (tea must run on Node 20, so it uses nothing newer). Packages keep
- * the real modules: their code may extend a class or read a function's properties, which a stand-in cannot offer,
- * and the ones that import these (tinypool, lmdb) are loaded lazily themselves.
+ * most of `tea run`'s built-in cost: issue 14). A module of ours (src/) that imports only functions from one of
+ * these gets a stand-in module instead: each function requires the real module on its first call and calls
+ * through (with `new`, it constructs the real class), so `createHash(…)` costs a start nothing until it runs.
+ * Everything else gets the real module: an importer that takes a value (`threadId`), a default or a namespace, and
+ * packages, whose code may extend a class or read a function's properties (the ones that import these, tinypool
+ * and lmdb, are loaded lazily themselves). The names come from the building Node's module (tea must run on Node
+ * 20, so it uses nothing newer).
  */
 export const LAZY_BUILTINS = ['crypto', 'worker_threads', 'child_process', 'v8', 'os']
 
@@ -183,30 +183,48 @@ export function lazyBuiltinsPlugin(names = LAZY_BUILTINS) {
   const req = createRequire(import.meta.url)
   const filter = new RegExp(`^(node:)?(${names.join('|')})$`)
   const identifier = /^[A-Za-z_$][\w$]*$/
+  const onlyFunctions = new Map()
+  /** True when every import of `builtin` in `file` names functions only (`import { a, b as c } from …`). */
+  const importsOnlyFunctions = (file, builtin) => {
+    const key = `${file}\0${builtin}`
+    if (!onlyFunctions.has(key)) {
+      const real = req(`node:${builtin}`)
+      const text = readFileSync(file, 'utf8')
+      const from = new RegExp(`import\\s+(type\\s+)?([^'";]*?)\\s+from\\s+['"](node:)?${builtin}['"]`, 'g')
+      let ok = true
+      for (const m of text.matchAll(from)) {
+        if (m[1]) continue // types only
+        const named = /^\{([^}]*)\}$/.exec(m[2].trim())
+        if (!named) ok = false
+        else
+          for (const spec of named[1]
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean)) {
+            const name = spec.replace(/^type\s+/, '').split(/\s+as\s+/)[0]
+            if (!spec.startsWith('type ') && typeof real[name] !== 'function') ok = false
+          }
+      }
+      onlyFunctions.set(key, ok)
+    }
+    return onlyFunctions.get(key)
+  }
   return {
     name: 'tea-lazy-builtins',
     setup(b) {
-      b.onResolve({ filter }, (args) =>
-        args.namespace === 'tea-lazy-builtin' || !/[\\/]src[\\/]/.test(args.importer) || /node_modules/.test(args.importer)
-          ? { path: `node:${args.path.replace(/^node:/, '')}`, external: true }
-          : { path: args.path.replace(/^node:/, ''), namespace: 'tea-lazy-builtin' },
-      )
+      b.onResolve({ filter }, (args) => {
+        const builtin = args.path.replace(/^node:/, '')
+        const ours = /[\\/]src[\\/]/.test(args.importer) && !/node_modules/.test(args.importer)
+        return args.namespace !== 'tea-lazy-builtin' && ours && importsOnlyFunctions(args.importer, builtin)
+          ? { path: builtin, namespace: 'tea-lazy-builtin' }
+          : { path: `node:${builtin}`, external: true }
+      })
       b.onLoad({ filter: /.*/, namespace: 'tea-lazy-builtin' }, (args) => {
         const real = req(`node:${args.path}`)
-        const lines = [
-          `let m`,
-          `const load = () => m || (m = require(${JSON.stringify(`node:${args.path}`)}))`,
-          `const get = (k) => load()[k]`,
-        ]
-        for (const k of Object.keys(real)) {
-          if (k === 'default' || !identifier.test(k)) continue
-          lines.push(
-            typeof real[k] === 'function'
-              ? `export function ${k}(...a) { return new.target ? new (load().${k})(...a) : load().${k}(...a) }`
-              : `export const ${k} = /* @__PURE__ */ get(${JSON.stringify(k)})`,
-          )
-        }
-        lines.push(`export default /* @__PURE__ */ new Proxy({}, { get: (_, k) => load()[k] })`)
+        const lines = [`let m`, `const load = () => m || (m = require(${JSON.stringify(`node:${args.path}`)}))`]
+        for (const k of Object.keys(real))
+          if (identifier.test(k) && typeof real[k] === 'function')
+            lines.push(`export function ${k}(...a) { return new.target ? new (load().${k})(...a) : load().${k}(...a) }`)
         return { contents: lines.join('\n'), loader: 'js' }
       })
     },
