@@ -10,12 +10,14 @@ export const COMMENT_END_ESCAPED = '*\x01/'
 export function composeBundle(loader, program) {
   if (program.includes('\x01')) throw new Error('the program contains a raw \\x01, which the bundle format uses as its escape')
   if (program.includes(PROGRAM_MARK)) throw new Error(`the program contains the bundle's program mark ${JSON.stringify(PROGRAM_MARK)}`)
+  // The loader finds the mark as the first line that starts with it.
+  if (`\n${loader}`.includes(`\n${PROGRAM_MARK}`)) throw new Error(`the loader has a line that starts with the program mark`)
   return `${loader.trimEnd()}\n${PROGRAM_MARK}${program.replaceAll('*/', COMMENT_END_ESCAPED)}\n*/\n`
 }
 
 /** The loader part of a bundle file (what a single executable runs as its main script). */
 export function loaderOf(bundleText) {
-  const at = bundleText.lastIndexOf(PROGRAM_MARK)
+  const at = bundleText.indexOf(`\n${PROGRAM_MARK}`)
   if (at < 0) throw new Error('not a bundle made by build.mjs: it has no program mark')
-  return bundleText.slice(0, at)
+  return bundleText.slice(0, at + 1)
 }

@@ -57,9 +57,11 @@ interface ProgramModule {
 
 /** The program's text and the 0-based line it starts on, out of the file's text. */
 export function programOf(text: string): { source: string; line: number } {
-  const at = text.lastIndexOf(PROGRAM_MARK)
+  // The mark opens a line right after the loader (which quotes it, but never at a line's start): found from the
+  // front in the first few kilobytes, not from the back through the whole program.
+  const at = text.indexOf(`\n${PROGRAM_MARK}`)
   if (at < 0) throw new Error('tea: this file carries no program (it was not made by build.mjs)')
-  const start = at + PROGRAM_MARK.length
+  const start = at + 1 + PROGRAM_MARK.length
   const end = text.lastIndexOf('*/')
   let source = text.slice(start, end > start ? end - 1 : text.length)
   if (source.includes(COMMENT_END_ESCAPED)) source = source.replaceAll(COMMENT_END_ESCAPED, '*/')

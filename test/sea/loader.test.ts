@@ -30,6 +30,7 @@ test("the program's first line is the file's line after the mark, so stack trace
 test('the build refuses a program that contains the escape character or the mark', () => {
   assert.throws(() => composeBundle(LOADER, 'a\x01b'), /x01/)
   assert.throws(() => composeBundle(LOADER, `x = "${PROGRAM_MARK}"`), /mark/)
+  assert.throws(() => composeBundle(`var a\n${PROGRAM_MARK}`, 'x'), /mark/)
 })
 
 test('a file without a program is an error, not an empty program', () => {
