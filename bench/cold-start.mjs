@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Cold start of `tea --version` (SPEC §4 bar: ≤ 2× `node -e 0`), measured with NODE_EXTRA_CA_CERTS unset:
+// Cold start of `tea --version` (issue 5's bar ≤ 2×; SPEC §4 now says ≤ 1.3×, and bench/startup.mjs measures every
+// issue-14 bar interleaved), measured with NODE_EXTRA_CA_CERTS unset:
 //   - the x64 single executable (dist/linux-x64/tea) against its own Node (the same 24.21.0 binary, `-e 0`);
 //   - the plain bundle (`node dist/linux-x64/tea.cjs`) against the host `node -e 0`;
 //   - with --qemu, wall times of `tea --version` for the ARM executables under qemu (informational only: qemu
@@ -66,7 +67,7 @@ function main() {
   lines.push(
     `runs: ${runs} per command, median wall time, NODE_EXTRA_CA_CERTS unset, ${commandExists('hyperfine') ? 'hyperfine -N' : 'spawnSync loop'}`,
   )
-  lines.push('', '| command | median | ratio | bar ≤ 2× |', '|---|---|---|---|')
+  lines.push('', '| command | median | ratio | bar ≤ 1.3× |', '|---|---|---|---|')
   if (existsSync(exe) && existsSync(seaNode)) {
     const [base, tea] = measure(
       [
@@ -77,7 +78,7 @@ function main() {
     )
     lines.push(`| node ${x64.node} -e 0 | ${base.toFixed(1)} ms | 1.00 | |`)
     lines.push(
-      `| dist/linux-x64/tea --version (SEA) | ${tea.toFixed(1)} ms | ${(tea / base).toFixed(2)} | ${tea / base <= 2 ? 'yes' : '**no**'} |`,
+      `| dist/linux-x64/tea --version (SEA) | ${tea.toFixed(1)} ms | ${(tea / base).toFixed(2)} | ${tea / base <= 1.3 ? 'yes' : '**no**'} |`,
     )
   } else lines.push(`| (no ${exe}: run npm run sea -- --target linux-x64) | | | |`)
   if (existsSync(bundle)) {
@@ -90,7 +91,7 @@ function main() {
     )
     lines.push(`| node ${process.version} -e 0 (host) | ${base.toFixed(1)} ms | 1.00 | |`)
     lines.push(
-      `| node dist/linux-x64/tea.cjs --version | ${tea.toFixed(1)} ms | ${(tea / base).toFixed(2)} | ${tea / base <= 2 ? 'yes' : '**no**'} |`,
+      `| node dist/linux-x64/tea.cjs --version | ${tea.toFixed(1)} ms | ${(tea / base).toFixed(2)} | ${tea / base <= 1.3 ? 'yes' : '**no**'} |`,
     )
   }
   if (args.includes('--qemu')) {

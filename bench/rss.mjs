@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Peak RSS of a 200-node `tea run` from the bundle (issue 2 "Measured"; SPEC §4 bar: ≤ 60 MB), read from
+// Peak RSS of a 200-node `tea run` from the bundle (issue 2 "Measured"; SPEC §4 bar now ≤ 50 MiB), read from
 // `/usr/bin/time -f %M` (KiB; reported in MiB, as research/perf-anchors.md does), NODE_* unset, a fresh data dir
 // per run. Alongside, in the same run, round-robin: `node -e 0`, `tea --version`, and the peer — LangGraph.js
 // running the same 200-node linear graph (no checkpointer, and MemorySaver).
@@ -92,7 +92,7 @@ async function main() {
   cases.forEach(([label], j) => {
     const m = samples[j].map((s) => s.mib)
     const rss = median(m)
-    const bar = label.startsWith('`tea run`') ? (rss <= 60 ? '≤ 60 MB: met' : '≤ 60 MB: **missed**') : ''
+    const bar = label.startsWith('`tea run`') ? (rss <= 50 ? '≤ 50 MiB: met' : '≤ 50 MiB: **missed**') : ''
     lines.push(
       `| ${label} | ${rss.toFixed(1)} (${Math.min(...m).toFixed(1)}–${Math.max(...m).toFixed(1)}) | ${median(samples[j].map((s) => s.ms)).toFixed(0)} | ${bar} |`,
     )

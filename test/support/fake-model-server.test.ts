@@ -86,9 +86,11 @@ test('runs standalone: prints its URL first, follows the script file, logs reque
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l))
+    // The call scheduler asks the server which models it holds (/api/ps) once, before the first call.
     assert.equal(
-      logged.map((l) => [l.path, l.body.messages[0].content]),
+      logged.map((l) => [l.path, l.body?.messages[0].content]),
       [
+        ['/api/ps', undefined],
         ['/api/chat', 'q'],
         ['/api/chat', 'q'],
         ['/api/chat', 'q2'],
