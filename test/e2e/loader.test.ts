@@ -7,7 +7,7 @@ import { tea } from './cli.ts'
 
 // The bundle's loader (src/sea/loader.ts): --version without the program, and a code cache the bundle writes after
 // its first run and uses from then on. TEA_TRACE_LOADER=1 makes the loader say what it did. Coverage is off in
-// these children: under it the loader neither reads nor writes a cache.
+// these children (see env below): under it the loader neither reads nor writes a cache.
 
 const tmp = mkdtempSync(join(tmpdir(), 'tea-loader-test-'))
 test.after(() => rmSync(tmp, { recursive: true, force: true }))
@@ -27,7 +27,9 @@ nodes:
       return { done: true }
 `
 
-const env = (cache: string) => ({ TEA_CACHE_DIR: cache, TEA_TRACE_LOADER: '1', NODE_V8_COVERAGE: undefined })
+// An empty NODE_V8_COVERAGE, not an absent one: Node copies the parent's value into a child's environment unless
+// the key is given (child_process), and under c8 that would put the children under coverage.
+const env = (cache: string) => ({ TEA_CACHE_DIR: cache, TEA_TRACE_LOADER: '1', NODE_V8_COVERAGE: '' })
 
 test('--version, -V and version are answered by the loader alone, with the build and this Node', async () => {
   for (const arg of ['--version', '-V', 'version']) {
