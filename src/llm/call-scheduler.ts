@@ -11,7 +11,9 @@
  * Among the waiting calls, those whose model is loaded go first, oldest first: calls are grouped by model and the
  * server swaps less. A model whose last call has just finished is not evicted at once (`holdMs`, anticipation as
  * in disk schedulers): the caller that got the reply usually asks the same model again a few milliseconds later,
- * and a swap costs seconds. No call is passed over for longer than `maxWaitMs`: once the oldest waiting call has
+ * and a swap costs seconds. Not always: a caller that drafts with one model and reviews with another turns to the
+ * other model next, and holding would only delay it. So a model's hold is given up once it ran out unused, and
+ * taken up again when a call for the model comes within the hold after it was evicted (a hold would have paid). No call is passed over for longer than `maxWaitMs`: once the oldest waiting call has
  * waited that long, nothing else is sent until it can go, so the loaded model drains and makes way.
  *
  * A call's timeout starts when it is sent: the provider starts its timer when the scheduler calls it.
@@ -65,12 +67,16 @@ class ServerQueue {
   private pumping = false
   /** When each model's last call finished. */
   private readonly lastDone = new Map<string, number>()
+  /** Models whose last hold ran out with no call for them: not held again until a hold would have paid. */
+  private readonly holdUnpaid = new Set<string>()
   private wakeAt = 0
 
   constructor(public limits: ServerLimits) {}
 
   admit(model: string, signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted) return Promise.reject(cancelled('LLM call cancelled'))
+    if (this.holdUnpaid.has(model) && !this.resident.includes(model) && Date.now() - (this.lastDone.get(model) ?? 0) <= this.limits.holdMs)
+      this.holdUnpaid.delete(model)
     return new Promise((resolve, reject) => {
       const entry: Waiting = {
         model,
@@ -133,7 +139,7 @@ class ServerQueue {
     if (!next || this.resident.length < this.limits.maxLoaded) return next
     // Sending it evicts a model: not one whose caller may be about to ask it again.
     const idle = this.idleResident()
-    const held = idle === undefined ? 0 : (this.lastDone.get(idle) ?? 0) + this.limits.holdMs - now
+    const held = idle === undefined || this.holdUnpaid.has(idle) ? 0 : (this.lastDone.get(idle) ?? 0) + this.limits.holdMs - now
     if (held <= 0) return next
     this.wake(held)
     return undefined
@@ -165,6 +171,8 @@ class ServerQueue {
     else if (this.resident.length >= this.limits.maxLoaded) {
       const evicted = this.idleResident()
       this.resident = this.resident.filter((m) => m !== evicted)
+      // Its hold (if it had one) ran out with no call for it.
+      if (evicted !== undefined && this.lastDone.has(evicted)) this.holdUnpaid.add(evicted)
     }
     this.resident.push(call.model)
     this.inFlight.set(call.model, (this.inFlight.get(call.model) ?? 0) + 1)

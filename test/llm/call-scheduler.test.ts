@@ -65,6 +65,50 @@ test('two callers each asking their own model in turn: the model that just answe
   assert.equal((await loads({ scheduler: { hold: 0 } })).length, 8, 'without the hold, the waiting call takes the free model')
 })
 
+test('a hold that ran out unused is not repeated: callers that turn to the other model next are not delayed by it', async () => {
+  // Two callers in step, each alternating models (draft on a, review on b, …): after each swap the model that just
+  // answered has no caller coming back. With a 1 s hold, holding at every one of the 4 swaps would cost 4 s; the
+  // scheduler gives up each model's hold after it ran out once (2 s at most).
+  const server = await board()
+  const llm = client(server, { scheduler: { hold: 1 } })
+  const steps = async (): Promise<void> => {
+    for (const model of ['a', 'b', 'a', 'b', 'a']) await ask(llm, model)
+  }
+  const started = Date.now()
+  await Promise.all([steps(), steps()])
+  const ms = Date.now() - started
+  await server.close()
+  assert.equal(server.simulation().loads, ['a', 'b', 'a', 'b', 'a'], "both callers' calls to a model go together")
+  // Work without holds: 5 loads of 150 ms and 10 replies of 50 ms (1.25 s); two unpaid holds add 2 s.
+  assert.ok(ms < 4250, `took ${ms} ms: holds were repeated after running out unused`)
+  assert.ok(ms >= 2000, `took ${ms} ms: the first hold of each model was not kept`)
+})
+
+test('a model whose hold was given up gets it back when a call for it comes within the hold after its eviction', async () => {
+  // The scheduler alone, with sends that answer at once: what it sends, in order.
+  const scheduler = createCallScheduler()
+  const limits = { slots: 1, maxLoaded: 1, maxWaitMs: 30_000, holdMs: 300 }
+  const sent: string[] = []
+  const call = (model: string) => scheduler.run({ server: 's', model, limits }, async () => void sent.push(model))
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
+  // a, then b (a's hold runs out unused), then a again well after b's hold: neither model is held from now on.
+  await call('a')
+  await call('b')
+  await pause(400)
+  await call('a')
+  sent.length = 0
+  // Caller A asks a four times, 10 ms apart; caller B b twice, 30 ms apart. a has no hold: b1 goes as soon as a1
+  // is done, and a2 comes within the hold after a's eviction: a is held again, so b2 waits until A is done.
+  const caller = async (model: string, n: number, gap: number): Promise<void> => {
+    for (let i = 0; i < n; i++) {
+      await call(model)
+      await pause(gap)
+    }
+  }
+  await Promise.all([caller('a', 4, 10), caller('b', 2, 30)])
+  assert.equal(sent, ['a', 'b', 'a', 'a', 'a', 'b'], sent.join())
+})
+
 test('a model loaded before the run (Ollama /api/ps) is used first', async () => {
   const server = await board()
   // Another client (no scheduling) leaves model b loaded.
