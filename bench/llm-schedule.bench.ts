@@ -17,9 +17,10 @@
  * - `one-model`: planner and subtasks on one model (the scheduler must not make it slower).
  *
  *   node build.mjs --target linux-x64 --quiet
- *   npx tsx bench/llm-schedule.bench.ts [--runs 10] [--only plan-release] [--scale 1]
+ *   npx tsx bench/llm-schedule.bench.ts [--runs 10] [--only plan-release] [--scale 1] [--loads]
  *
- * `--scale` multiplies the simulated load time and divides the token rate (0.25: quicker runs, the same shape).
+ * `--scale` multiplies the simulated load time and divides the token rate (0.25: quicker runs, the same shape);
+ * `--loads` prints the models each run loaded, in order.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -147,6 +148,7 @@ async function once(dir: string, agent: string, scheduler: boolean): Promise<Out
     const ms = performance.now() - started
     if (code !== 0) process.stderr.write(`${agent} (scheduler ${scheduler}) exit ${code}: ${err.slice(0, 400)}\n`)
     const stats = (await (await fetch(`${url}/_simulation`)).json()) as { loads: string[] }
+    if (process.argv.includes('--loads')) process.stderr.write(`${agent} scheduler ${scheduler}: ${stats.loads.join(' ')}\n`)
     return { ms, loads: stats.loads.length, ok: code === 0 }
   } finally {
     server.kill('SIGTERM')
