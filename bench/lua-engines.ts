@@ -33,10 +33,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
-import YAML from 'yaml'
+import { CORPUS, corpusBodies, isObject, type Located, runIn } from './corpus-bodies.ts'
 
 const root = join(import.meta.dirname, '..')
-const CORPUS = join(root, '..', 'shared', 'tea-corpus')
 const MODULES = process.env.LUACMP_MODULES ?? '/tmp/luacmp/node_modules'
 const WASMOON_DIR = join(root, 'node_modules', 'wasmoon')
 const FENGARI_DIR = join(MODULES, 'fengari')
@@ -65,47 +64,13 @@ if (!existsSync(join(CORPUS, 'manifest.json'))) {
 // ---------------------------------------------------------------------------------------------------------------
 // The corpus's Lua bodies.
 
-interface Body {
-  file: string
-  where: string
-  code: string
-}
+type Body = { code: string } & Located
 
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x)
-
-function corpusBodies(): { bodies: Body[]; unreadable: string[] } {
-  const manifest = JSON.parse(readFileSync(join(CORPUS, 'manifest.json'), 'utf8')) as { files: Array<{ file: string }> }
-  const bodies: Body[] = []
-  const unreadable: string[] = []
-  for (const { file } of manifest.files) {
-    let doc: unknown
-    try {
-      doc = YAML.parse(readFileSync(join(CORPUS, file), 'utf8'))
-    } catch {
-      unreadable.push(file)
-      continue
-    }
-    const walk = (x: unknown, where: string): void => {
-      if (Array.isArray(x)) return x.forEach((y, i) => walk(y, `${where}/${i}`))
-      if (!isObject(x)) return
-      const code = luaRun(x)
-      if (code !== undefined) bodies.push({ file, where, code })
-      for (const [k, v] of Object.entries(x)) walk(v, `${where}/${k}`)
-    }
-    walk(doc, '')
-  }
-  return { bodies, unreadable }
-}
-
-/** A node's Lua `run:` code, by TEA's three explicit markers. */
-function luaRun(n: Record<string, unknown>): string | undefined {
-  if (isObject(n.run) && n.run.type === 'lua' && typeof n.run.code === 'string') return n.run.code
-  const code = typeof n.run === 'string' ? n.run : typeof n.script === 'string' ? n.script : undefined
-  if (code === undefined) return undefined
-  if (n.language === 'lua') return code
-  if (n.language === undefined && /^--\s*lua\b/i.test(code.trimStart())) return code
-  return undefined
-}
+const luaBodies = () =>
+  corpusBodies((x) => {
+    const code = runIn(x, 'lua', /^--\s*lua\b/i)
+    return code === undefined ? [] : [{ code }]
+  })
 
 /** The code with comments removed and string literals emptied, so operators inside text do not count. */
 const codeOnly = (code: string) =>
@@ -642,7 +607,7 @@ const range = (xs: number[], f: (x: number) => string) => `${f(median(xs))} (${f
 // ---------------------------------------------------------------------------------------------------------------
 // Running.
 
-const { bodies, unreadable } = corpusBodies()
+const { bodies, unreadable } = luaBodies()
 console.log(`TEA corpus: ${bodies.length} Lua bodies in ${new Set(bodies.map((b) => b.file)).size} files`)
 console.log(`  (YAML not parsed: ${unreadable.join(', ')})`)
 console.log(`Node ${process.version}, ${process.platform}-${process.arch}; fengari from ${MODULES}\n`)

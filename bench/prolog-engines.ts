@@ -27,10 +27,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import YAML from 'yaml'
+import { CORPUS, corpusBodies, isObject, type Located, runIn } from './corpus-bodies.ts'
 
 const root = join(import.meta.dirname, '..')
-const CORPUS = join(root, '..', 'shared', 'tea-corpus')
 const MODULES = process.env.PLCMP_MODULES ?? '/tmp/plcmp/node_modules'
 const SWIPL_DIR = join(root, 'node_modules', 'swipl-wasm', 'dist', 'swipl')
 const ROUNDS = 5
@@ -54,54 +53,19 @@ if (!existsSync(join(CORPUS, 'manifest.json'))) {
 // ---------------------------------------------------------------------------------------------------------------
 // The corpus's Prolog bodies.
 
-interface Body {
-  file: string
-  where: string
-  kind: 'run' | 'rules'
-  code: string
-}
+type Body = { kind: 'run' | 'rules'; code: string } & Located
 
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x)
-
-function corpusBodies(): { bodies: Body[]; unreadable: string[] } {
-  const manifest = JSON.parse(readFileSync(join(CORPUS, 'manifest.json'), 'utf8')) as { files: Array<{ file: string }> }
-  const bodies: Body[] = []
-  const unreadable: string[] = []
-  for (const { file } of manifest.files) {
-    let doc: unknown
-    try {
-      doc = YAML.parse(readFileSync(join(CORPUS, file), 'utf8'))
-    } catch {
-      unreadable.push(file)
-      continue
-    }
-    const walk = (x: unknown, where: string): void => {
-      if (Array.isArray(x)) return x.forEach((y, i) => walk(y, `${where}/${i}`))
-      if (!isObject(x)) return
-      const code = prologRun(x)
-      if (code !== undefined) bodies.push({ file, where, kind: 'run', code })
-      for (const [k, v] of Object.entries(x)) {
-        if (k === 'validation_constraints') {
-          const rules = typeof v === 'string' ? v : isObject(v) && typeof v.rules === 'string' ? v.rules : undefined
-          if (rules !== undefined) bodies.push({ file, where: `${where}/${k}`, kind: 'rules', code: rules })
-        }
-        walk(v, `${where}/${k}`)
-      }
-    }
-    walk(doc, '')
-  }
-  return { bodies, unreadable }
-}
-
-/** A node's Prolog `run:` code, by TEA's three explicit markers. */
-function prologRun(n: Record<string, unknown>): string | undefined {
-  if (isObject(n.run) && n.run.type === 'prolog' && typeof n.run.code === 'string') return n.run.code
-  const code = typeof n.run === 'string' ? n.run : typeof n.script === 'string' ? n.script : undefined
-  if (code === undefined) return undefined
-  if (n.language === 'prolog') return code
-  if (n.language === undefined && /^%\s*prolog\b/i.test(code.trimStart())) return code
-  return undefined
-}
+/** Prolog `run:` bodies, and `validation_constraints` rules (as text or `{rules}`). */
+const prologBodies = () =>
+  corpusBodies((x, { where }) => {
+    const out: Array<{ kind: 'run' | 'rules'; code: string; where?: string }> = []
+    const code = runIn(x, 'prolog', /^%\s*prolog\b/i)
+    if (code !== undefined) out.push({ kind: 'run', code })
+    const v = x.validation_constraints
+    const rules = typeof v === 'string' ? v : isObject(v) && typeof v.rules === 'string' ? v.rules : undefined
+    if (rules !== undefined) out.push({ kind: 'rules', code: rules, where: `${where}/validation_constraints` })
+    return out
+  })
 
 /** read_term needs a full stop after the last clause; TEA adds one where the code has none. */
 function withPeriod(code: string): string {
@@ -489,7 +453,7 @@ function startTimes(kind: EngineKind): { ready: number[]; preloaded: number[] } 
 const MB = (b: number) => `${(b / 1e6).toFixed(2)} MB`
 const ms = (x: number) => `${x.toFixed(0)} ms`
 
-const { bodies, unreadable } = corpusBodies()
+const { bodies, unreadable } = prologBodies()
 const files = new Set(bodies.map((b) => b.file))
 console.log(`TEA corpus: ${bodies.length} Prolog bodies in ${files.size} files`)
 console.log(
