@@ -28,6 +28,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { benchContext } from './bench-context.ts'
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name)
@@ -127,35 +128,7 @@ async function loadSrc(src: string): Promise<Src> {
 
 const now = (): number => Number(process.hrtime.bigint()) / 1e6
 
-function context(store: BenchStore, state: Record<string, unknown> = {}): unknown {
-  const fail = (): never => {
-    throw new Error('not used by this benchmark')
-  }
-  return {
-    runId: `run-${Math.random()}`,
-    node: 'bench',
-    state,
-    variables: {},
-    settings: {
-      llm: {},
-      max_steps: 1000,
-      workspace: tmpdir(),
-      allow_inline_code: true,
-      run_timeout: 30,
-      checkpoint_keep: 3,
-      max_template_bytes: 1 << 20,
-      sections: {},
-    },
-    llm: { call: fail, close: async () => {} },
-    store,
-    signal: new AbortController().signal,
-    emit: () => {},
-    runNode: fail,
-    render: fail,
-    listActions: () => [],
-    invoke: fail,
-  }
-}
+const context = (store: BenchStore, state: Record<string, unknown> = {}): unknown => benchContext(store, `run-${Math.random()}`, state)
 
 function makePlan(n: number, shape: 'chain' | 'wide', id: string): unknown {
   const subtasks = Array.from({ length: n }, (_, k) => ({

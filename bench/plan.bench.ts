@@ -30,6 +30,7 @@ import type { Pool } from '../src/pool/pool.ts'
 import { _openRawDb, openLmdbStore } from '../src/store/lmdb-store.ts'
 import { createMemoryStore } from '../src/store/memory-store.ts'
 import type { Store } from '../src/store/types.ts'
+import { benchContext } from './bench-context.ts'
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name)
@@ -42,35 +43,8 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length
 const fmt = (xs: number[], d = 1): string => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`
 const now = (): number => Number(process.hrtime.bigint()) / 1e6
 
-function context(store: Store, runId: string, state: Record<string, unknown> = {}): ActionContext {
-  const fail = (): never => {
-    throw new Error('not used by this benchmark')
-  }
-  return {
-    runId,
-    node: 'bench',
-    state,
-    variables: {},
-    settings: {
-      llm: {},
-      max_steps: 1000,
-      workspace: tmpdir(),
-      allow_inline_code: true,
-      run_timeout: 30,
-      checkpoint_keep: 3,
-      max_template_bytes: 1 << 20,
-      sections: {},
-    },
-    llm: { call: fail, close: async () => {} },
-    store,
-    signal: new AbortController().signal,
-    emit: () => {},
-    runNode: fail,
-    render: fail,
-    listActions: () => [],
-    invoke: fail,
-  }
-}
+const context = (store: Store, runId: string, state: Record<string, unknown> = {}): ActionContext =>
+  benchContext(store, runId, state) as unknown as ActionContext
 
 function makePlan(n: number, shape: 'chain' | 'wide', description: (i: number) => string = (i) => `subtask number ${i}`): Plan {
   const subtasks: Subtask[] = []
