@@ -56,6 +56,8 @@ nodes:
     uses: plan.execute
     with:
       max_concurrent: 2
+      # Under qemu on a busy machine a worker's start alone can take longer than the 10 s default.
+      timeout: 300
       subtask_executor:
         run: |
           const p = setTimeout.constructor('return process')()
