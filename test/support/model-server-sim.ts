@@ -77,6 +77,9 @@ export function createSimulator(config: SimulatorConfig): Simulator {
       timers.delete(t)
       fn()
     }, ms)
+    // The server's own socket keeps a process alive while it serves; a keep_alive expiry (5 min by default) set by
+    // a reply that finished after close() must not.
+    t.unref()
     timers.add(t)
     return t
   }
