@@ -9,6 +9,15 @@ export const COMMENT_END_ESCAPED = '*\x01/'
 /** `loader` and `program` (both minified CommonJS) as one file. */
 export function composeBundle(loader, program) {
   if (program.includes('\x01')) throw new Error('the program contains a raw \\x01, which the bundle format uses as its escape')
+  // One character outside ASCII makes V8 keep the whole ~700 KB program at two bytes a character (src/sea/loader.ts).
+  // esbuild escapes it in strings and templates, not in a regular expression literal.
+  const wide = /[^\x00-\x7f]/.exec(program)
+  if (wide) {
+    const context = program.slice(Math.max(0, wide.index - 40), wide.index + 20)
+    throw new Error(
+      `the program contains ${JSON.stringify(wide[0])} (U+${wide[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}) in ${JSON.stringify(context)}: write it as a \\u escape in the source`,
+    )
+  }
   if (program.includes(PROGRAM_MARK)) throw new Error(`the program contains the bundle's program mark ${JSON.stringify(PROGRAM_MARK)}`)
   // The loader finds the mark as the first line that starts with it.
   if (`\n${loader}`.includes(`\n${PROGRAM_MARK}`)) throw new Error(`the loader has a line that starts with the program mark`)

@@ -162,12 +162,14 @@ const WARM_AGENT = (root) => join(root, 'scripts', 'build', 'warm-agent.yaml')
  * on a 512 MB board's budget (bench/RESULTS.md, issue 14), measured, not guessed:
  *   - a 1 MB semi-space (V8's default lets the young generation grow to 16 MB per semi-space, which a 200-node run
  *     used: ~8 MiB of peak RSS);
- *   - the optimising tiers wait for 10× V8's default call counts (Maglev 4,000, TurboFan 30,000): a short run no
- *     longer spends ~6–10 MiB compiling code it is about to stop running, while a hot loop still reaches them
- *     through on-stack replacement, whose thresholds are unchanged (a 3e7-iteration `run:` loop took the same time).
+ *   - the optimising tiers wait for many more calls than V8's defaults of 400 and 3,000 (Maglev 15,000, TurboFan
+ *     30,000): a short run no longer spends ~6–10 MiB compiling code it is about to stop running, while a hot loop
+ *     still reaches them through on-stack replacement, whose thresholds are unchanged (a 3e7-iteration `run:` loop
+ *     took the same time). Maglev at 4,000 still started on a 200-node json.transform run (+3.3 MiB); at 15,000 it
+ *     does not, and a `run:` body making 4e6 small calls took the same CPU time (issue 14).
  * `NODE_OPTIONS` still adds to these (execArgvExtension's default).
  */
-export const SEA_V8_FLAGS = ['--max-semi-space-size=1', '--invocation-count-for-maglev=4000', '--invocation-count-for-turbofan=30000']
+export const SEA_V8_FLAGS = ['--max-semi-space-size=1', '--invocation-count-for-maglev=15000', '--invocation-count-for-turbofan=30000']
 
 function seaV8Flags(target) {
   return Number(target.node.split('.')[0]) >= 24 ? SEA_V8_FLAGS : []

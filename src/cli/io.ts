@@ -1,4 +1,4 @@
-import { writeSync } from 'node:fs'
+import { fstatSync, writeSync } from 'node:fs'
 
 /** Where a command writes. The CLI is the only layer that prints; everything below returns values or emits events. */
 export interface Io {
@@ -16,9 +16,9 @@ export function processIo(): Io {
   return {
     out: directWriter(1, () => process.stdout),
     err: directWriter(2, () => process.stderr),
-    // Asked only by the progress display (not with -q or --stream), and creating process.stderr costs ~2 ms.
+    // Asked only by the progress display (not with -q or --stream).
     get isTTY() {
-      return Boolean(process.stderr.isTTY)
+      return stderrIsTerminal()
     },
     env: process.env,
     cwd: process.cwd(),
@@ -29,6 +29,29 @@ export function processIo(): Io {
     },
   }
 }
+
+/**
+ * Whether stderr is a terminal, without creating process.stderr where the answer is no: creating it loads Node's
+ * stream and net modules (~3–5 ms, the largest single cost of a short `tea run` after the program's compile; issue
+ * 14), and a board's timers, scripts and services give tea a pipe, a socket, a file or /dev/null. A terminal is a
+ * character device, and the memory devices (major 1: /dev/null, /dev/zero) never are one; only another character
+ * device is asked as before (Node's answer is isatty(2)).
+ */
+function stderrIsTerminal(): boolean {
+  let rdev: number
+  try {
+    const stat = fstatSync(2)
+    if (!stat.isCharacterDevice()) return false
+    rdev = stat.rdev
+  } catch {
+    return false // no stderr at all
+  }
+  if (((rdev >>> 8) & 0xfff) === MEMORY_DEVICES_MAJOR) return false
+  return Boolean(process.stderr.isTTY)
+}
+
+/** Linux's device major of /dev/null, /dev/zero, /dev/full and /dev/random. */
+const MEMORY_DEVICES_MAJOR = 1
 
 /**
  * Writes to a standard stream's file descriptor directly. Creating process.stdout costs a start ~3 ms for a file

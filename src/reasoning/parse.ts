@@ -96,7 +96,7 @@ export function parseDecomposition(raw: string): string[] {
       }
     }
     const lines: string[] = []
-    const item = /^[ \t]*(?:\d{1,3}[.):]|[-*•])[ \t]+(.+)$/gm
+    const item = /^[ \t]*(?:\d{1,3}[.):]|[-*\u2022])[ \t]+(.+)$/gm // \u2022 is •: the bundle stays ASCII
     for (let m = item.exec(raw); m !== null && lines.length < MAX_ITEMS; m = item.exec(raw)) if (m[1]!.trim()) lines.push(m[1]!.trim())
     if (lines.length > 0) return lines
     throw parseError('no sub-problems in it: neither a JSON list nor numbered or bulleted lines', raw)
@@ -303,7 +303,7 @@ function cotDelimiters(raw: string): CotOutput | undefined {
 }
 
 function answerMarker(s: string): { index: number; length: number } | undefined {
-  const m = /^[ \t>*#_]*(?:final[ \t]+answer|answer)[ \t*_]*[:：][ \t*_]*/im.exec(s)
+  const m = /^[ \t>*#_]*(?:final[ \t]+answer|answer)[ \t*_]*[:\uff1a][ \t*_]*/im.exec(s)
   return m ? { index: m.index, length: m[0].length } : undefined
 }
 

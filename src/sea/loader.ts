@@ -55,19 +55,35 @@ interface ProgramModule {
   exports: unknown
 }
 
-/** The program's text and the 0-based line it starts on, out of the file's text. */
-export function programOf(text: string): { source: string; line: number } {
+/**
+ * The text V8 compiles (the program inside the CommonJS wrapper) and the 0-based line the program starts on, out
+ * of the file's bytes. Built in one buffer and decoded once: the program is ~700 KB, and each string made on the
+ * way (a decoded file, a slice with its escapes undone, the wrapper joined on) was another copy that stayed in
+ * V8's large-object space until a full GC, which a short run never reaches (~3 MB of a 3-node run's peak RSS;
+ * issue 14). The build keeps the program ASCII (scripts/build/program.mjs), so V8 stores it at a byte a character.
+ */
+export function programOf(bytes: Uint8Array): { source: string; line: number } {
+  const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   // The mark opens a line right after the loader (which quotes it, but never at a line's start): found from the
   // front in the first few kilobytes, not from the back through the whole program.
-  const at = text.indexOf(`\n${PROGRAM_MARK}`)
+  const at = file.indexOf(`\n${PROGRAM_MARK}`)
   if (at < 0) throw new Error('tea: this file carries no program (it was not made by build.mjs)')
   const start = at + 1 + PROGRAM_MARK.length
-  const end = text.lastIndexOf('*/')
-  let source = text.slice(start, end > start ? end - 1 : text.length)
-  if (source.includes(COMMENT_END_ESCAPED)) source = source.replaceAll(COMMENT_END_ESCAPED, '*/')
+  const close = file.lastIndexOf('*/')
+  const end = close > start ? close - 1 : file.length
+  const out = Buffer.allocUnsafeSlow(HEAD.length + (end - start) + TAIL.length)
+  let n = out.write(HEAD, 0, 'latin1')
+  let from = start
+  for (let esc = file.indexOf(COMMENT_END_ESCAPED, from); esc !== -1 && esc < end; esc = file.indexOf(COMMENT_END_ESCAPED, from)) {
+    n += file.copy(out, n, from, esc)
+    n += out.write('*/', n, 'latin1')
+    from = esc + COMMENT_END_ESCAPED.length
+  }
+  n += file.copy(out, n, from, end)
+  n += out.write(TAIL, n, 'latin1')
   let line = 0
-  for (let i = text.indexOf('\n'); i !== -1 && i < start; i = text.indexOf('\n', i + 1)) line++
-  return { source, line }
+  for (let i = file.indexOf(10); i !== -1 && i < start; i = file.indexOf(10, i + 1)) line++
+  return { source: out.toString('utf8', 0, n), line }
 }
 
 export function isVersionOnly(args: readonly string[]): boolean {
@@ -84,9 +100,9 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
   const trace = process.env[TRACE_ENV] === '1'
   const started = trace ? performance.now() : 0
   const sea = seaApi(require)
-  const { source, line } = programOf(sea ? sea.getAsset(PROGRAM_ASSET, 'utf8') : readFileSync(filename, 'utf8'))
+  const { source, line } = programOf(sea ? rawAsset(sea, PROGRAM_ASSET) : readFileSync(filename))
   const cache = sea ? seaCache(sea) : fileCache(source)
-  const script = new vm.Script(HEAD + source + TAIL, {
+  const script = new vm.Script(source, {
     filename,
     lineOffset: line - 1,
     ...(cache.data ? { cachedData: cache.data } : {}),
@@ -122,10 +138,14 @@ interface Cache {
   from: string
 }
 
+/** An asset in place where Node can (20.12+), else a copy. */
+function rawAsset(sea: SeaApi, key: string): Uint8Array {
+  return new Uint8Array(sea.getRawAsset ? sea.getRawAsset(key) : sea.getAsset(key))
+}
+
 function seaCache(sea: SeaApi): Cache {
   try {
-    const bytes = sea.getRawAsset ? sea.getRawAsset(CODE_CACHE_ASSET) : sea.getAsset(CODE_CACHE_ASSET)
-    return { data: new Uint8Array(bytes), from: 'executable' }
+    return { data: rawAsset(sea, CODE_CACHE_ASSET), from: 'executable' }
   } catch {
     return { from: 'executable' }
   }

@@ -8,6 +8,9 @@ import { isVersionOnly, PROGRAM_MARK, programOf } from '../../src/sea/loader.ts'
 // the two must agree byte for byte, or V8 would be handed another program than the one its code cache was made of.
 
 const LOADER = 'var a = 1\nvar b = "/*tea:program\\n"\n'
+const bytes = (text: string): Uint8Array => Buffer.from(text)
+// What V8 compiles: the program as a CommonJS module body.
+const wrapped = (program: string): string => `(function (exports, require, module, __filename, __dirname) {\n${program}\n})`
 
 test('the build and the loader use the same mark', () => {
   assert.is(BUILD_MARK, PROGRAM_MARK)
@@ -17,14 +20,15 @@ test('a program written into the bundle comes back unchanged, star-slashes inclu
   const program = 'const re = /a*/g\nconst s = "*/ and **/"\n/* a comment */ module.exports = { re, s }\n'
   const text = composeBundle(LOADER, program)
   assert.not.ok(text.slice(text.indexOf(PROGRAM_MARK) + PROGRAM_MARK.length, -4).includes('*/'), 'the comment closes early')
-  assert.is(programOf(text).source, `${program}`)
+  assert.is(programOf(bytes(text)).source, wrapped(program))
   assert.is(loaderOf(text), `${LOADER.trimEnd()}\n`)
 })
 
 test("the program's first line is the file's line after the mark, so stack traces point into the file", () => {
   const text = composeBundle(LOADER, 'first\nsecond\n')
-  const { line } = programOf(text)
+  const { source, line } = programOf(bytes(text))
   assert.is(text.split('\n')[line], 'first')
+  assert.is(source.split('\n')[1], 'first')
 })
 
 test('the build refuses a program that contains the escape character or the mark', () => {
@@ -33,8 +37,17 @@ test('the build refuses a program that contains the escape character or the mark
   assert.throws(() => composeBundle(`var a\n${PROGRAM_MARK}`, 'x'), /mark/)
 })
 
+test('a program with escapes at its start and end, or with none, comes back whole', () => {
+  for (const program of ['*/x*/', 'plain', '', '*/'])
+    assert.is(programOf(bytes(composeBundle(LOADER, program))).source, wrapped(program), JSON.stringify(program))
+})
+
+test('the build refuses a program with a character outside ASCII, which would double its size in memory, and says where', () => {
+  assert.throws(() => composeBundle(LOADER, 'const r = /[-*\u2022]/'), /U\+2022.*\\u escape/)
+})
+
 test('a file without a program is an error, not an empty program', () => {
-  assert.throws(() => programOf('var a = 1\n'), /carries no program/)
+  assert.throws(() => programOf(bytes('var a = 1\n')), /carries no program/)
 })
 
 test('only a lone --version, -V or version is answered without the program', () => {
