@@ -13,9 +13,9 @@ import { sha256Hex } from '../core/sha256.ts'
 import { closest, isPlainObject } from '../core/util.ts'
 import type { Registry } from '../actions/registry.ts'
 import { parseYaml, type Parsed } from './parse.ts'
-import { invalidAgent, type Problem } from './problems.ts'
+import { formatProblem, invalidAgent, type Problem } from './problems.ts'
 import { AgentSchema, keysAt, LlmSettingsSchema, type ShellProviderSchema, type AgentFile } from './schema.ts'
-import { teaKey, teaMessage } from './tea-dialect.ts'
+import { teaKey, teaMessage, UNSUPPORTED } from './tea-dialect.ts'
 import { extractionPrompt, parseExtractionSchema } from '../actions/validate/extraction.ts'
 import type { AgentSettingsView } from '../actions/types.ts'
 import { checkReferences, type References } from './references.ts'
@@ -27,6 +27,11 @@ import { START, type AgentSpec, type NodeSpec } from './types.ts'
 export interface LoadResult {
   spec?: AgentSpec
   problems: Problem[]
+  /**
+   * TEA features tea does not provide (code TEA_UNSUPPORTED), each named: the file loads without them — a key is set
+   * aside, and a node that needs one fails with TEA_UNSUPPORTED when the run reaches it (NodeSpec.unsupported).
+   */
+  warnings: Problem[]
 }
 
 export function loadAgentFile(path: string, registry: Registry): LoadResult {
@@ -39,10 +44,11 @@ export function loadAgentFile(path: string, registry: Registry): LoadResult {
   return loadAgentText(text, resolve(path), registry)
 }
 
-/** Throws AGENT_INVALID listing every problem. */
-export function requireAgent(path: string, registry: Registry): AgentSpec {
-  const { spec, problems } = loadAgentFile(path, registry)
+/** Throws AGENT_INVALID listing every problem; `warn` gets each warning (TEA features tea does not provide). */
+export function requireAgent(path: string, registry: Registry, warn?: (line: string) => void): AgentSpec {
+  const { spec, problems, warnings } = loadAgentFile(path, registry)
   if (!spec || problems.length) throw invalidAgent(path, problems)
+  if (warn) for (const w of warnings) warn(formatProblem(path, w))
   return spec
 }
 
@@ -54,24 +60,59 @@ export interface LoadOptions {
 export function loadAgentText(text: string, file: string, registry: Registry, options: LoadOptions = {}): LoadResult {
   const parsed = parseYaml(text)
   if (parsed.errors.length) {
-    return { problems: parsed.errors.map((e) => ({ code: 'YAML_SYNTAX', message: e.message, where: e.pos })) }
+    return { problems: parsed.errors.map((e) => ({ code: 'YAML_SYNTAX', message: e.message, where: e.pos })), warnings: [] }
   }
   if (!isPlainObject(parsed.data)) {
     return {
       problems: [
         { code: 'AGENT_INVALID', message: 'an agent file must be a YAML mapping with name and nodes', where: { line: 1, col: 1 } },
       ],
+      warnings: [],
     }
   }
   const expanded = expandSettingsEnv(parsed.data, parsed, options.env ?? process.env)
   lowerTeaNodes(parsed.data)
-  const structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
+  let structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
+  const warnings: Problem[] = []
+  if (!structure.success) {
+    // TEA keys tea does not provide are warnings: set aside (a node that needs one is kept as a node that fails
+    // when it runs), and the file is checked again without them.
+    const tea = structuralProblems(structure.issues, parsed).filter((p) => p.code === 'TEA_UNSUPPORTED' && p.path)
+    if (tea.length) {
+      for (const p of tea) if (setAside(parsed.data, p.path!, p.message)) warnings.push(p)
+      structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
+    }
+  }
   const problems = structure.success ? expanded : [...expanded, ...structuralProblems(structure.issues, parsed)]
   const references = checkReferences(parsed.data, parsed, registry)
-  problems.push(...references.problems)
-  problems.sort((a, b) => a.where.line - b.where.line || a.where.col - b.where.col)
-  if (problems.length || !structure.success) return { problems }
-  return { spec: normalise(structure.output, parsed, file, text, references), problems }
+  for (const p of references.problems) (p.code === 'TEA_UNSUPPORTED' ? warnings : problems).push(p)
+  const byPlace = (a: Problem, b: Problem) => a.where.line - b.where.line || a.where.col - b.where.col
+  problems.sort(byPlace)
+  warnings.sort(byPlace)
+  for (const w of warnings) delete w.path
+  if (problems.length || !structure.success) return { problems, warnings }
+  return { spec: normalise(structure.output, parsed, file, text, references), problems, warnings }
+}
+
+/**
+ * Removes a TEA key tea does not provide from the data. A node's own key (`streams:`, `type: dynamic_parallel`
+ * with `subgraph:`) replaces the node with one that keeps its name and routing and fails when it runs.
+ */
+function setAside(data: Record<string, unknown>, path: ReadonlyArray<string | number>, message: string): boolean {
+  if (path[0] === 'nodes' && typeof path[1] === 'number' && path.length === 3 && Array.isArray(data.nodes)) {
+    const node = data.nodes[path[1]]
+    // One warning a node: the first of its TEA keys stands for the rest.
+    if (!isPlainObject(node) || (node as Record<symbol, unknown>)[UNSUPPORTED] !== undefined) return false
+    const kept: Record<string | symbol, unknown> = { [UNSUPPORTED]: message }
+    for (const k of ['name', 'description', 'goto', 'next', 'interrupt', 'on_error']) if (node[k] !== undefined) kept[k] = node[k]
+    data.nodes[path[1]] = kept
+    return true
+  }
+  let parent: unknown = data
+  for (const p of path.slice(0, -1))
+    parent = isPlainObject(parent) || Array.isArray(parent) ? (parent as Record<string, unknown>)[p] : undefined
+  if (isPlainObject(parent)) delete parent[path.at(-1) as string]
+  return true
 }
 
 function structuralProblems(issues: readonly v.BaseIssue<unknown>[], parsed: Parsed): Problem[] {
@@ -114,6 +155,7 @@ function unknownKeys(parent: Array<string | number>, parsed: Parsed): Problem[] 
     if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea')) {
       problems.push({
         code: 'TEA_UNSUPPORTED',
+        path,
         message: teaMessage(
           tea.key.startsWith('type: ') ? `'${path.join('.')}: ${String(mapping[key])}'` : `'${path.join('.')}'`,
           tea.feature,
@@ -135,11 +177,19 @@ function unknownKeys(parent: Array<string | number>, parsed: Parsed): Problem[] 
   return problems.some((p) => p.code === 'TEA_UNSUPPORTED') ? problems : [...problems, ...teaParts]
 }
 
-function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string, { compiled, routes }: References): AgentSpec {
+function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string, references: References): AgentSpec {
+  const { compiled, routes } = references
   const settings = agent.settings ?? {}
+  const stood = isPlainObject(parsed.data) && Array.isArray(parsed.data.nodes) ? (parsed.data.nodes as unknown[]) : []
+  const unsupportedAt = (i: number): string | undefined => {
+    const n = stood[i]
+    const marked = isPlainObject(n) ? (n as Record<symbol, unknown>)[UNSUPPORTED] : undefined
+    return references.unsupported.get(i) ?? (typeof marked === 'string' ? marked : undefined)
+  }
   const nodes: NodeSpec[] = agent.nodes.map((n, index) => ({
     name: n.name,
     index,
+    ...(unsupportedAt(index) !== undefined && { unsupported: unsupportedAt(index)! }),
     ...(n.description !== undefined && { description: n.description }),
     ...((n.uses ?? n.action) !== undefined && { uses: (n.uses ?? n.action)! }),
     ...(n.with !== undefined && { with: n.with }),

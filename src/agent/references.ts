@@ -23,7 +23,7 @@ import { compileCode } from '../code/compile.ts'
 import type { Parsed } from './parse.ts'
 import type { Problem } from './problems.ts'
 import type { GotoRule } from './schema.ts'
-import { teaAction, teaKey, teaMessage } from './tea-dialect.ts'
+import { teaAction, teaKey, teaMessage, UNSUPPORTED } from './tea-dialect.ts'
 import { LOWERED_LANGUAGE, looksLike } from './tea-nodes.ts'
 
 const LANGUAGE_NAMES = { python: 'Python', lua: 'Lua', prolog: 'Prolog' } as const
@@ -40,11 +40,14 @@ export interface References {
    * their conditions are in that node's `compiled.goto`.
    */
   routes: Map<string, GotoRule[]>
+  /** Nodes whose action is a TEA action tea does not provide, by index: the message their run fails with. */
+  unsupported: Map<number, string>
 }
 
 export function checkReferences(data: Record<string, unknown>, parsed: Parsed, registry: Registry): References {
   const problems: Problem[] = []
   const compiled: CompiledParts[] = []
+  const unsupported = new Map<number, string>()
   const at = (path: Path, code: Problem['code'], message: string, where?: Where): void => {
     problems.push({ code, message, where: { ...parsed.locate(path), ...where } })
   }
@@ -86,7 +89,9 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const kinds = ['uses', 'action', 'run'].filter((k) => n[k] !== undefined)
     const node = { node: label }
     // A TEA node kind tea lacks (`type: dynamic_parallel`, `steps:`…) is reported by its key, not as a node with nothing to do.
-    const teaKind = Object.keys(n).some((k) => ['planned', 'not in tea'].includes(teaKey(['nodes', i, k], n[k])?.feature.status ?? ''))
+    const teaKind =
+      (n as Record<symbol, unknown>)[UNSUPPORTED] !== undefined ||
+      Object.keys(n).some((k) => ['planned', 'not in tea'].includes(teaKey(['nodes', i, k], n[k])?.feature.status ?? ''))
     if (kinds.length === 0 && !teaKind) at(here, 'AGENT_INVALID', "needs 'uses:' (an action) or 'run:' (code)", node)
     else if (kinds.length > 1) at(here, 'AGENT_INVALID', `has both ${kinds.map((k) => `'${k}:'`).join(' and ')}; give one`, node)
     if (kinds.length !== 1) return
@@ -116,9 +121,11 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     } else if (actionName !== undefined && !action) {
       const tea = teaAction(actionName)
       const path = [...here, n.uses !== undefined ? 'uses' : 'action']
-      if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea'))
-        at(path, 'TEA_UNSUPPORTED', teaMessage(`action '${actionName}'`, tea.feature), node)
-      else
+      if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea')) {
+        const message = teaMessage(`action '${actionName}'`, tea.feature)
+        at(path, 'TEA_UNSUPPORTED', message, node)
+        unsupported.set(i, message)
+      } else
         failed(
           path,
           'UNKNOWN_ACTION',
@@ -295,7 +302,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const list = config[key]
     if (Array.isArray(list)) list.forEach((name, i) => target(['config', key, i], name, `config.${key} entry`, false))
   }
-  return { problems, compiled, routes }
+  return { problems, compiled, routes, unsupported }
 }
 
 /**

@@ -23,6 +23,12 @@ const mapped = (note: string): TeaFeature => ({ status: 'mapped', note })
 const accepted = (note: string): TeaFeature => ({ status: 'accepted', note })
 const supported = (note: string): TeaFeature => ({ status: 'supported', note })
 
+/**
+ * Marks, on a node of the parsed file, that a TEA feature tea lacks stands in for it: the loader keeps the node
+ * (name and routing) and running it fails with TEA_UNSUPPORTED and this message.
+ */
+export const UNSUPPORTED = Symbol('tea-unsupported')
+
 /** Key paths; `*` stands for a list index or a mapping key. */
 export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   name: supported('the agent name (optional: the file name stands in)'),
