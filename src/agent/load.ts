@@ -79,27 +79,37 @@ export function loadAgentText(text: string, file: string, registry: Registry, op
     // when it runs), and the file is checked again without them.
     const tea = structuralProblems(structure.issues, parsed).filter((p) => p.code === 'TEA_UNSUPPORTED' && p.path)
     if (tea.length) {
-      for (const p of tea) if (setAside(parsed.data, p.path!, p.message)) warnings.push(p)
+      for (const p of tea) if (setAside(parsed.data, p)) warnings.push(p)
       structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
     }
   }
-  const problems = structure.success ? expanded : [...expanded, ...structuralProblems(structure.issues, parsed)]
+  // A `${VAR}` inside what was set aside is not needed (TEA's hierarchical LTM reads its database URL so).
+  const asideKeys = warnings.map((w) => w.path!.join('.'))
+  const needed = expanded.filter((p) => !asideKeys.some((k) => p.message.startsWith(`${k}.`) || p.message.startsWith(`${k}:`)))
+  const problems = structure.success ? needed : [...needed, ...structuralProblems(structure.issues, parsed)]
   const references = checkReferences(parsed.data, parsed, registry)
   for (const p of references.problems) (p.code === 'TEA_UNSUPPORTED' ? warnings : problems).push(p)
   const byPlace = (a: Problem, b: Problem) => a.where.line - b.where.line || a.where.col - b.where.col
   problems.sort(byPlace)
   warnings.sort(byPlace)
-  for (const w of warnings) delete w.path
+  for (const w of warnings) {
+    delete w.path
+    delete w.expected
+  }
   if (problems.length || !structure.success) return { problems, warnings }
   return { spec: normalise(structure.output, parsed, file, text, references), problems, warnings }
 }
+
+/** Marks (as Problem.expected, while loading) a TEA key that TEA's runtime ignores too: set aside, the node kept. */
+const IGNORED = 'ignored by TEA'
 
 /**
  * Removes a TEA key tea does not provide from the data. A node's own key (`streams:`, `type: dynamic_parallel`
  * with `subgraph:`) replaces the node with one that keeps its name and routing and fails when it runs.
  */
-function setAside(data: Record<string, unknown>, path: ReadonlyArray<string | number>, message: string): boolean {
-  if (path[0] === 'nodes' && typeof path[1] === 'number' && path.length === 3 && Array.isArray(data.nodes)) {
+function setAside(data: Record<string, unknown>, { path, message, expected }: Problem): boolean {
+  if (!path) return false
+  if (path[0] === 'nodes' && expected !== IGNORED && typeof path[1] === 'number' && path.length === 3 && Array.isArray(data.nodes)) {
     const node = data.nodes[path[1]]
     // One warning a node: the first of its TEA keys stands for the rest.
     if (!isPlainObject(node) || (node as Record<symbol, unknown>)[UNSUPPORTED] !== undefined) return false
@@ -151,11 +161,12 @@ function unknownKeys(parent: Array<string | number>, parsed: Parsed): Problem[] 
     if (valid.includes(key)) continue
     const path = [...parent, key]
     const where = parsed.locate(path, true)
-    const tea = teaKey(path, mapping[key])
-    if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea')) {
+    const tea = teaKey(path, mapping[key], mapping)
+    if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea' || tea.feature.status === 'ignored')) {
       problems.push({
         code: 'TEA_UNSUPPORTED',
         path,
+        ...(tea.feature.status === 'ignored' && { expected: IGNORED }),
         message: teaMessage(
           tea.key.startsWith('type: ') ? `'${path.join('.')}: ${String(mapping[key])}'` : `'${path.join('.')}'`,
           tea.feature,
@@ -192,8 +203,9 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
     ...(unsupportedAt(index) !== undefined && { unsupported: unsupportedAt(index)! }),
     ...(n.description !== undefined && { description: n.description }),
     ...((n.uses ?? n.action) !== undefined && { uses: (n.uses ?? n.action)! }),
-    ...(n.with !== undefined && { with: n.with }),
-    ...(n.output !== undefined && { output: n.output }),
+    // On a run: node both are set aside with a warning (references.ts), as TEA's runtime ignores them.
+    ...(n.with !== undefined && n.run === undefined && { with: n.with }),
+    ...(n.output !== undefined && n.run === undefined && { output: n.output }),
     ...(n.run !== undefined && { run: n.run }),
     ...((n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name)) !== undefined && {
       goto: (n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name))!,

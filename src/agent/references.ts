@@ -96,8 +96,15 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     else if (kinds.length > 1) at(here, 'AGENT_INVALID', `has both ${kinds.map((k) => `'${k}:'`).join(' and ')}; give one`, node)
     if (kinds.length !== 1) return
     if (typeof n.run === 'string') {
-      if (n.with !== undefined || n.output !== undefined)
-        at(here, 'AGENT_INVALID', "'with:' and 'output:' go with 'uses:', not 'run:'", node)
+      // TEA's runtime reads neither on a run: node (yaml_nodes.py: inline code wins); tea warns and sets them aside.
+      for (const k of ['with', 'output'] as const)
+        if (n[k] !== undefined)
+          at(
+            [...here, k],
+            'TEA_UNSUPPORTED',
+            `'${k}:' goes with 'uses:', not 'run:'; TEA's runtime does not read it on a run: node either, and tea sets it aside (the code's returned mapping is merged into the state)`,
+            node,
+          )
       if (!inlineCode) at([...here, 'run'], 'INLINE_CODE_FORBIDDEN', 'run: code is forbidden by settings.allow_inline_code: false', node)
       else {
         try {
@@ -155,7 +162,14 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
         const value = n.with[key]
         const names = Array.isArray(value) ? value.map((name, i) => [name, [key, i]] as const) : [[value, [key]] as const]
         for (const [name, path] of names) {
-          if (typeof name === 'string' && !/\{[{%]/.test(name) && !registry.get(name)) {
+          if (typeof name !== 'string' || /\{[{%]/.test(name) || registry.get(name)) continue
+          const tea = teaAction(name)
+          if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea')) {
+            // A TEA action tea lacks, as a tool: the node fails when it runs, naming it.
+            const message = teaMessage(`${action.name} ${key}: action '${name}'`, tea.feature)
+            at([...here, 'with', ...path], 'TEA_UNSUPPORTED', message, node)
+            if (!unsupported.has(i)) unsupported.set(i, message)
+          } else {
             failed(
               [...here, 'with', ...path],
               'UNKNOWN_ACTION',
@@ -214,6 +228,12 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
       })
     }
     if (e.from !== START) target(['edges', i, 'from'], e.from, 'edge source', false)
+    if (e.parallel_strategy === 'remote')
+      at(
+        ['edges', i, 'parallel_strategy'],
+        'TEA_UNSUPPORTED',
+        "'parallel_strategy: remote' (branches on other hosts over SSH) is a TEA feature that tea does not provide: tea runs the branches concurrently in this process",
+      )
     if (Array.isArray(e.to)) {
       e.to.forEach((t, j) => target(['edges', i, 'to', j], t, 'parallel branch', false))
       if (e.fan_in === undefined)

@@ -60,9 +60,12 @@ export const EdgeSchema = v.strictObject({
   ),
   /** TEA's parallel spelling: one `type: parallel` edge per branch, each with the same `fan_in` (agent/load.ts). */
   type: v.optional(v.picklist(['parallel', 'normal'], "must be 'parallel' or 'normal'")),
-  /** TEA's strategy for a parallel edge: `thread` (and `process`) run the branches concurrently, as tea does. */
+  /**
+   * TEA's strategy for a parallel edge: `thread` (and `process`) run the branches concurrently, as tea does;
+   * `remote` (other hosts over SSH) is a warning, and the branches run in this process (agent/references.ts).
+   */
   parallel_strategy: v.optional(
-    v.picklist(['thread', 'process'], "tea runs branches concurrently in one process: 'thread' (or 'process'); 'remote' is not available"),
+    v.picklist(['thread', 'process', 'remote'], "must be 'thread', 'process' or 'remote' (tea runs the branches in this process)"),
   ),
 })
 

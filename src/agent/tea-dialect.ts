@@ -5,11 +5,12 @@
  * `test/compat/print.ts --features` prints it as the table in docs/tea-compat.md.
  *
  * Statuses: `supported` (the same meaning), `mapped` (accepted and turned into tea's own form), `accepted`
- * (accepted; what it asks for is what tea does anyway, or it only informs), `planned` (an open tea issue will
+ * (accepted; what it asks for is what tea does anyway, or it only informs), `ignored` (TEA's own runtime does not read
+ * it either: tea warns and sets it aside), `planned` (an open tea issue will
  * bring it), `not in tea` (needs a cloud service, a Python library or another runtime; no plan).
  */
 
-export type TeaStatus = 'supported' | 'mapped' | 'accepted' | 'planned' | 'not in tea'
+export type TeaStatus = 'supported' | 'mapped' | 'accepted' | 'ignored' | 'planned' | 'not in tea'
 
 export interface TeaFeature {
   status: TeaStatus
@@ -22,6 +23,7 @@ const absent = (note: string): TeaFeature => ({ status: 'not in tea', note })
 const mapped = (note: string): TeaFeature => ({ status: 'mapped', note })
 const accepted = (note: string): TeaFeature => ({ status: 'accepted', note })
 const supported = (note: string): TeaFeature => ({ status: 'supported', note })
+const ignored = (note: string): TeaFeature => ({ status: 'ignored', note })
 
 /**
  * Marks, on a node of the parsed file, that a TEA feature tea lacks stands in for it: the loader keeps the node
@@ -128,7 +130,11 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'nodes.*.max_concurrency': mapped('dynamic_parallel concurrency (default 4)'),
   'nodes.*.fail_fast': mapped('dynamic_parallel failure policy (default true)'),
   'nodes.*.subgraph': planned('dynamic_parallel subgraph'),
-  'nodes.*.condition': mapped('while_loop condition'),
+  'nodes.*.condition': mapped('while_loop condition (on another node TEA ignores it, and tea warns and sets it aside)'),
+  'nodes.*.interrupt_after': ignored('TEA reads interrupt: after on a node, or config.interrupt_after'),
+  'nodes.*.interrupt_before': ignored('TEA reads interrupt: before on a node, or config.interrupt_before'),
+  'nodes.*.prompt': ignored("TEA's runtime does not read a node's prompt:; give it to llm.call's with:"),
+  'nodes.*.inputs': ignored("TEA's runtime does not read a node's inputs:; give the action's parameters under with:"),
   'nodes.*.max_iterations': mapped('while_loop bound (1–1000)'),
   'nodes.*.body': mapped('while_loop body'),
   'nodes.*.next': mapped('= goto, with condition for if'),
@@ -143,7 +149,9 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'edges.*.condition': mapped('lowered onto goto rules'),
   'edges.*.fan_in': supported('the fan-in of a parallel edge'),
   'edges.*.type': mapped('type: parallel edges, gathered by source into one fan-out'),
-  'edges.*.parallel_strategy': mapped('thread (and process): branches run concurrently, as tea runs them; remote is not available'),
+  'edges.*.parallel_strategy': mapped(
+    'thread (and process): branches run concurrently, as tea runs them; remote: a warning, and the branches run in this process',
+  ),
   'edges.*.parallel': planned("TEA's parallel edge flag; write {from, to: [...], fan_in}"),
   'edges.*.stream_mode': absent("TEA's stream channels"),
 }
@@ -203,8 +211,18 @@ export const TEA_NODE_TYPES: Readonly<Record<string, TeaFeature>> = {
 }
 
 /** The TEA feature a key path names, with `*` for indexes and mapping keys matched either way. */
-export function teaKey(path: ReadonlyArray<string | number>, value?: unknown): { key: string; feature: TeaFeature } | undefined {
+export function teaKey(
+  path: ReadonlyArray<string | number>,
+  value?: unknown,
+  node?: Record<string, unknown>,
+): { key: string; feature: TeaFeature } | undefined {
   const general = path.map((p) => (typeof p === 'number' ? '*' : p)).join('.')
+  // TEA reads a node's condition: only on a while_loop (yaml_nodes.py); elsewhere its runtime ignores it.
+  if (general === 'nodes.*.condition' && node && node.type !== 'while_loop')
+    return {
+      key: general,
+      feature: ignored('TEA reads condition: only on a while_loop node; route with goto: rules or edges with when:'),
+    }
   if (general === 'nodes.*.type' && typeof value === 'string') {
     return {
       key: `type: ${value}`,
@@ -230,6 +248,7 @@ export function teaAction(name: string): { key: string; feature: TeaFeature } | 
 
 /** The sentence for a TEA feature tea does not have: what it is and where tea stands. */
 export function teaMessage(what: string, feature: TeaFeature): string {
+  if (feature.status === 'ignored') return `${what} is not read by TEA's runtime either; tea sets it aside: ${feature.note}`
   return feature.status === 'planned'
     ? `${what} is a TEA feature that tea does not provide yet: ${feature.note}`
     : `${what} is a TEA feature that tea does not provide: ${feature.note}`

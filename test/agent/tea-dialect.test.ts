@@ -89,6 +89,37 @@ test('a node that needs a TEA feature tea lacks fails when the run reaches it, w
   assert.is(r.state.seen, 1)
 })
 
+test("keys TEA's runtime does not read either are warnings and set aside; the nodes run as TEA runs them", async () => {
+  const yaml = `name: x
+settings:
+  memory: { api_key: "\${NOT_SET_ANYWHERE_X}" }
+nodes:
+  - name: a
+    condition: "{{ state.go }}"
+    prompt: ignored
+    run: "return { a: 1 }"
+    output: parsed
+  - name: b
+    run: "return { b: state.a }"
+`
+  const { spec, problems, warnings } = loadAgentText(yaml, '/tmp/tea.yaml', buildRegistry(), { env: {} })
+  assert.equal(problems, [])
+  assert.equal(
+    warnings.map((w) => `${w.where.line} ${w.message.split(':')[0]}`),
+    [
+      "3 'settings.memory' is a TEA feature that tea does not provide",
+      "6 'nodes.0.condition' is not read by TEA's runtime either; tea sets it aside",
+      "7 'nodes.0.prompt' is not read by TEA's runtime either; tea sets it aside",
+      "9 'output",
+    ],
+  )
+  const llm = createLlmClient({ env: {} })
+  const r = await startRun(spec!, { store: createMemoryStore(), registry: buildRegistry(), llm }, { runId: 'r2' })
+  await llm.close()
+  assert.is(r.status, 'completed')
+  assert.equal([r.state.a, r.state.b, r.state.parsed], [1, 1, undefined])
+})
+
 test('unknown with: keys are load errors for every action, templated or not; open-mapping actions take any key', () => {
   const got = problems(
     'name: x\nnodes:\n  - name: a\n    uses: json.parse\n    with: { text: "{}", strictt: true, extra: "{{ state.x }}" }\n',
