@@ -174,6 +174,7 @@ export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
   'http.*': supported('HTTP calls'),
   'json.*': supported('JSON parse and transform'),
   'state.set': planned('set state keys; a run: node or output: does it today'),
+  'memory.retrieve': supported('= memory.get, with the key in the result as TEA returns it'),
   'memory.store': supported('memory on the LMDB store (memory.get, memory.list, memory.delete too)'),
   'memory.mem0.*': absent('mem0 (a cloud service)'),
   'ltm.*': planned('long-term memory on the LMDB store'),

@@ -16,7 +16,7 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
-import { loadAgentFile } from '../../src/agent/load.ts'
+import { loadAgentText } from '../../src/agent/load.ts'
 import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import { startRun } from '../../src/engine/lifecycle.ts'
 import { buildRegistry } from '../../src/features.ts'
@@ -110,6 +110,12 @@ function stubNodes(list: unknown): void {
   }
 }
 
+/**
+ * What the user of an OpenAI agent has in the environment: its key (TEA's planning examples write
+ * `api_key: ${OPENAI_API_KEY}`, which tea requires to be set). A placeholder: every call goes to the fake server.
+ */
+const USER_ENV = { ...process.env, OPENAI_API_KEY: process.env.OPENAI_API_KEY ?? 'sk-corpus-placeholder' }
+
 async function countFile(
   entry: ManifestEntry,
   registry: ReturnType<typeof buildRegistry>,
@@ -128,15 +134,16 @@ async function countFile(
     if (!existsSync(path)) return { ...base, outcome: 'invalid', message: 'copy failed' }
     if (mode === 'stubbed') writeFileSync(path, stub(readFileSync(path, 'utf8')))
     if (mode === 'python-default' && entry.languages.includes('python')) writeFileSync(path, pythonDefault(readFileSync(path, 'utf8')))
-    let loaded: ReturnType<typeof loadAgentFile>
+    let loaded: ReturnType<typeof loadAgentText>
     try {
-      loaded = loadAgentFile(path, registry)
+      loaded = loadAgentText(readFileSync(path, 'utf8'), path, registry, { env: USER_ENV })
     } catch (e) {
       return { ...base, outcome: 'invalid', code: isTeaError(e) ? e.code : 'UNCODED', message: errorMessage(e) }
     }
     if (!loaded.spec) return { ...base, outcome: 'invalid', code: loaded.problems[0]?.code, message: loaded.problems[0]?.message }
     const signal = AbortSignal.timeout(runTimeoutMs)
-    const llm = createLlmClient({ env: { OLLAMA_HOST: url }, defaults: loaded.spec.settings.llm })
+    // Both kinds of model server are the fake one: TEA's OpenAI agents name their key as ${OPENAI_API_KEY}.
+    const llm = createLlmClient({ env: { ...USER_ENV, OLLAMA_HOST: url, OPENAI_BASE_URL: url }, defaults: loaded.spec.settings.llm })
     try {
       const r = await startRun(loaded.spec, { store: createMemoryStore(), registry, llm, signal }, { runId: 'corpus', input: entry.input })
       if (r.status === 'completed') return { ...base, outcome: 'run-completed' }
