@@ -17,6 +17,7 @@ import { formatProblem, invalidAgent, type Problem } from './problems.ts'
 import { AgentSchema, keysAt, LlmSettingsSchema, type ShellProviderSchema, type AgentFile } from './schema.ts'
 import { teaKey, teaMessage, UNSUPPORTED } from './tea-dialect.ts'
 import { extractionPrompt, parseExtractionSchema } from '../actions/validate/extraction.ts'
+import { ltmBackendUnsupported } from '../actions/ltm/index.ts'
 import type { AgentSettingsView } from '../actions/types.ts'
 import { checkReferences, type References } from './references.ts'
 import { expandSettingsEnv } from './env-vars.ts'
@@ -85,10 +86,15 @@ export function loadAgentText(text: string, file: string, registry: Registry, op
   }
   // A `${VAR}` inside what was set aside is not needed (TEA's hierarchical LTM reads its database URL so).
   const asideKeys = warnings.map((w) => w.path!.join('.'))
+  // TEA's LTM backends that need a service: the settings stay (unused), their `${VAR}`s are not needed either.
+  const ltm = isPlainObject(parsed.data.settings) && isPlainObject(parsed.data.settings.ltm) ? parsed.data.settings.ltm : undefined
+  const ltmMessage = ltmBackendUnsupported(ltm?.backend)
+  if (ltmMessage) asideKeys.push('settings.ltm')
   const needed = expanded.filter((p) => !asideKeys.some((k) => p.message.startsWith(`${k}.`) || p.message.startsWith(`${k}:`)))
   const problems = structure.success ? needed : [...needed, ...structuralProblems(structure.issues, parsed)]
   const references = checkReferences(parsed.data, parsed, registry)
   for (const p of references.problems) (p.code === 'TEA_UNSUPPORTED' ? warnings : problems).push(p)
+  if (ltmMessage) warnings.push({ code: 'TEA_UNSUPPORTED', message: ltmMessage, where: parsed.locate(['settings', 'ltm', 'backend']) })
   const byPlace = (a: Problem, b: Problem) => a.where.line - b.where.line || a.where.col - b.where.col
   problems.sort(byPlace)
   warnings.sort(byPlace)
@@ -256,6 +262,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
       max_template_bytes: settings.max_template_bytes ?? DEFAULT_MAX_TEMPLATE_BYTES,
       sections: {
         ...(settings.planner && { planner: settings.planner }),
+        ...(settings.ltm && { ltm: settings.ltm }),
         ...(agent.extraction_schema && { extraction_schema: agent.extraction_schema }),
         ...(agent.semantic_probes && {
           semantic_probes: Array.isArray(agent.semantic_probes) ? { probes: agent.semantic_probes } : agent.semantic_probes,

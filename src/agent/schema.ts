@@ -141,6 +141,8 @@ export const SettingsSchema = v.strictObject({
   /** Most text one template render may build, bytes; default 1 MiB (src/template/values.ts). */
   max_template_bytes: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
   planner: v.optional(v.record(v.string(), v.unknown())),
+  /** TEA's long-term memory (actions/ltm): `backend` says where; the local ones are tea's store. */
+  ltm: v.optional(v.record(v.string(), v.unknown())),
 })
 
 export const ConfigSchema = v.strictObject({

@@ -80,7 +80,9 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'settings.model': planned('a model outside settings.llm; write settings.llm.model'),
   'settings.temperature': planned('a temperature outside settings.llm; write settings.llm.temperature'),
   'settings.shell_providers': supported('command-line models'),
-  'settings.ltm': planned('long-term memory (ltm.* actions) on the LMDB store'),
+  'settings.ltm': mapped(
+    "long-term memory on tea's store: backend sqlite, duckdb (and lmdb, memory) are tea's store, path is not used; a backend that needs a service (hierarchical, firestore, postgres…) is a warning and ltm.* nodes fail",
+  ),
   'settings.parallel': planned('the parallel strategy (thread, process, remote)'),
   'settings.auto_trace': mapped('with trace_exporter: file, every run event goes to trace_file as NDJSON (as --trace)'),
   'settings.trace_exporter': mapped("file: the trace file; console: tea's progress lines on stderr"),
@@ -177,7 +179,9 @@ export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
   'memory.retrieve': supported('= memory.get, with the key in the result as TEA returns it'),
   'memory.store': supported('memory on the LMDB store (memory.get, memory.list, memory.delete too)'),
   'memory.mem0.*': absent('mem0 (a cloud service)'),
-  'ltm.*': planned('long-term memory on the LMDB store'),
+  'ltm.*': supported(
+    "store, retrieve, delete, search on tea's store (LMDB), with TEA's result shapes; search matches words, not FTS5 syntax",
+  ),
   'graph.*': absent("TEA's graph database"),
   'rag.llamaindex.*': absent('LlamaIndex (a Python library)'),
   'llamaextract.*': absent('LlamaExtract (a cloud service)'),

@@ -29,7 +29,7 @@ test('every unknown key of a mapping is reported, each at its place, suggestions
 test("a TEA key tea lacks is a warning naming it as TEA's, never suggested as itself; the file loads", () => {
   const yaml = `name: x
 settings:
-  ltm: { backend: sqlite }
+  a2a: { enabled: true }
   opik: {}
 nodes:
   - name: a
@@ -38,7 +38,7 @@ nodes:
 `
   assert.equal(problems(yaml), [])
   assert.equal(warnings(yaml), [
-    "3:3 TEA_UNSUPPORTED 'settings.ltm' is a TEA feature that tea does not provide yet: long-term memory (ltm.* actions) on the LMDB store",
+    "3:3 TEA_UNSUPPORTED 'settings.a2a' is a TEA feature that tea does not provide: TEA's agent-to-agent messaging; tea agents coordinate through AOF/1",
     "4:3 TEA_UNSUPPORTED 'settings.opik' is a TEA feature that tea does not provide: Opik tracing (a cloud service)",
     "8:5 TEA_UNSUPPORTED 'nodes.0.params' is a TEA feature that tea does not provide yet: TEA's name for with:; write with:",
   ])
