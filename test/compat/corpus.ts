@@ -62,17 +62,33 @@ export type CountMode = 'as-written' | 'python-default' | 'stubbed'
 
 export async function countCorpus(options: { limit?: number; runTimeoutMs?: number; mode?: CountMode } = {}): Promise<FileResult[]> {
   const server = await startFakeModelServer()
-  server.fallback({ content: 'ok' })
+  // Every model call answers `ok`; one that asks for JSON (format, response_format) gets `{"answer": "ok"}`.
+  server.fallback({ content: (req) => (req.body?.format || req.body?.response_format ? '{"answer": "ok"}' : 'ok') })
   const registry = buildRegistry()
   const results: FileResult[] = []
+  const bin = fakeModelCommands()
   try {
     for (const entry of manifest().slice(0, options.limit)) {
-      results.push(await countFile(entry, registry, server.url, options.runTimeoutMs ?? 10_000, options.mode ?? 'as-written'))
+      results.push(await countFile(entry, registry, server.url, bin, options.runTimeoutMs ?? 10_000, options.mode ?? 'as-written'))
     }
   } finally {
     await server.close()
+    rmSync(bin, { recursive: true, force: true })
   }
   return results
+}
+
+/**
+ * The command-line models TEA's examples run as shell providers (`claude`, `codex`, `gemini`, and a board's
+ * `llama-cli`), as stand-ins that read the prompt and answer `ok` like the fake server: a folder put first on the
+ * runs' PATH.
+ */
+function fakeModelCommands(): string {
+  const bin = mkdtempSync(join(tmpdir(), 'tea-corpus-bin-'))
+  for (const name of ['claude', 'codex', 'gemini', 'llama-cli']) {
+    writeFileSync(join(bin, name), '#!/bin/sh\ncat > /dev/null\necho ok\n', { mode: 0o755 })
+  }
+  return bin
 }
 
 /** The agent with every `run:` body replaced by `return {}` and every `language:` removed; otherwise as written. */
@@ -120,6 +136,7 @@ async function countFile(
   entry: ManifestEntry,
   registry: ReturnType<typeof buildRegistry>,
   url: string,
+  bin: string,
   runTimeoutMs: number,
   mode: CountMode,
 ): Promise<FileResult> {
@@ -143,7 +160,8 @@ async function countFile(
     if (!loaded.spec) return { ...base, outcome: 'invalid', code: loaded.problems[0]?.code, message: loaded.problems[0]?.message }
     const signal = AbortSignal.timeout(runTimeoutMs)
     // Both kinds of model server are the fake one: TEA's OpenAI agents name their key as ${OPENAI_API_KEY}.
-    const llm = createLlmClient({ env: { ...USER_ENV, OLLAMA_HOST: url, OPENAI_BASE_URL: url }, defaults: loaded.spec.settings.llm })
+    const env = { ...USER_ENV, OLLAMA_HOST: url, OPENAI_BASE_URL: url, PATH: `${bin}:${process.env.PATH ?? ''}` }
+    const llm = createLlmClient({ env, defaults: loaded.spec.settings.llm })
     try {
       const r = await startRun(loaded.spec, { store: createMemoryStore(), registry, llm, signal }, { runId: 'corpus', input: entry.input })
       if (r.status === 'completed') return { ...base, outcome: 'run-completed' }
