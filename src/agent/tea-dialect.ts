@@ -110,7 +110,7 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'nodes.*.uses': supported('the action'),
   'nodes.*.action': supported('= uses'),
   'nodes.*.with': supported("the action's parameters"),
-  'nodes.*.params': planned("TEA's name for with:; write with:"),
+  'nodes.*.params': absent("TEA's examples write it for with:, but neither TEA runtime reads it; write with:"),
   'nodes.*.output': supported('where the result goes'),
   'nodes.*.run': supported(
     'run: code: JavaScript, or Prolog, Lua and Python (language:, run: {type, code}, a % prolog / -- lua first line, settings.run_language); run: {type: expression} is Python',
