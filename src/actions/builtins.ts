@@ -9,6 +9,7 @@ import { httpActions } from './http/index.ts'
 import { jsonActions } from './json/index.ts'
 import { llmActions } from './llm/index.ts'
 import { memoryActions } from './memory/index.ts'
+import { ltmActions } from './ltm/index.ts'
 import { toolsActions } from './tools/index.ts'
 import { aofActions } from './aof/index.ts'
 import { webActions } from './web/index.ts'
@@ -18,6 +19,7 @@ export function builtinActions(): Action[] {
     ...llmActions,
     ...jsonActions,
     ...memoryActions,
+    ...ltmActions,
     ...httpActions,
     ...webActions,
     ...fileActions,

@@ -13,10 +13,11 @@ import { sha256Hex } from '../core/sha256.ts'
 import { closest, isPlainObject } from '../core/util.ts'
 import type { Registry } from '../actions/registry.ts'
 import { parseYaml, type Parsed } from './parse.ts'
-import { invalidAgent, type Problem } from './problems.ts'
+import { formatProblem, invalidAgent, type Problem } from './problems.ts'
 import { AgentSchema, keysAt, LlmSettingsSchema, type ShellProviderSchema, type AgentFile } from './schema.ts'
-import { teaKey, teaMessage } from './tea-dialect.ts'
+import { teaKey, teaMessage, UNSUPPORTED } from './tea-dialect.ts'
 import { extractionPrompt, parseExtractionSchema } from '../actions/validate/extraction.ts'
+import { ltmBackendUnsupported } from '../actions/ltm/index.ts'
 import type { AgentSettingsView } from '../actions/types.ts'
 import { checkReferences, type References } from './references.ts'
 import { expandSettingsEnv } from './env-vars.ts'
@@ -27,6 +28,11 @@ import { START, type AgentSpec, type NodeSpec } from './types.ts'
 export interface LoadResult {
   spec?: AgentSpec
   problems: Problem[]
+  /**
+   * TEA features tea does not provide (code TEA_UNSUPPORTED), each named: the file loads without them — a key is set
+   * aside, and a node that needs one fails with TEA_UNSUPPORTED when the run reaches it (NodeSpec.unsupported).
+   */
+  warnings: Problem[]
 }
 
 export function loadAgentFile(path: string, registry: Registry): LoadResult {
@@ -39,10 +45,11 @@ export function loadAgentFile(path: string, registry: Registry): LoadResult {
   return loadAgentText(text, resolve(path), registry)
 }
 
-/** Throws AGENT_INVALID listing every problem. */
-export function requireAgent(path: string, registry: Registry): AgentSpec {
-  const { spec, problems } = loadAgentFile(path, registry)
+/** Throws AGENT_INVALID listing every problem; `warn` gets each warning (TEA features tea does not provide). */
+export function requireAgent(path: string, registry: Registry, warn?: (line: string) => void): AgentSpec {
+  const { spec, problems, warnings } = loadAgentFile(path, registry)
   if (!spec || problems.length) throw invalidAgent(path, problems)
+  if (warn) for (const w of warnings) warn(formatProblem(path, w))
   return spec
 }
 
@@ -54,24 +61,74 @@ export interface LoadOptions {
 export function loadAgentText(text: string, file: string, registry: Registry, options: LoadOptions = {}): LoadResult {
   const parsed = parseYaml(text)
   if (parsed.errors.length) {
-    return { problems: parsed.errors.map((e) => ({ code: 'YAML_SYNTAX', message: e.message, where: e.pos })) }
+    return { problems: parsed.errors.map((e) => ({ code: 'YAML_SYNTAX', message: e.message, where: e.pos })), warnings: [] }
   }
   if (!isPlainObject(parsed.data)) {
     return {
       problems: [
         { code: 'AGENT_INVALID', message: 'an agent file must be a YAML mapping with name and nodes', where: { line: 1, col: 1 } },
       ],
+      warnings: [],
     }
   }
   const expanded = expandSettingsEnv(parsed.data, parsed, options.env ?? process.env)
   lowerTeaNodes(parsed.data)
-  const structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
-  const problems = structure.success ? expanded : [...expanded, ...structuralProblems(structure.issues, parsed)]
+  let structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
+  const warnings: Problem[] = []
+  if (!structure.success) {
+    // TEA keys tea does not provide are warnings: set aside (a node that needs one is kept as a node that fails
+    // when it runs), and the file is checked again without them.
+    const tea = structuralProblems(structure.issues, parsed).filter((p) => p.code === 'TEA_UNSUPPORTED' && p.path)
+    if (tea.length) {
+      for (const p of tea) if (setAside(parsed.data, p)) warnings.push(p)
+      structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
+    }
+  }
+  // A `${VAR}` inside what was set aside is not needed (TEA's hierarchical LTM reads its database URL so).
+  const asideKeys = warnings.map((w) => w.path!.join('.'))
+  // TEA's LTM backends that need a service: the settings stay (unused), their `${VAR}`s are not needed either.
+  const ltm = isPlainObject(parsed.data.settings) && isPlainObject(parsed.data.settings.ltm) ? parsed.data.settings.ltm : undefined
+  const ltmMessage = ltmBackendUnsupported(ltm?.backend)
+  if (ltmMessage) asideKeys.push('settings.ltm')
+  const needed = expanded.filter((p) => !asideKeys.some((k) => p.message.startsWith(`${k}.`) || p.message.startsWith(`${k}:`)))
+  const problems = structure.success ? needed : [...needed, ...structuralProblems(structure.issues, parsed)]
   const references = checkReferences(parsed.data, parsed, registry)
-  problems.push(...references.problems)
-  problems.sort((a, b) => a.where.line - b.where.line || a.where.col - b.where.col)
-  if (problems.length || !structure.success) return { problems }
-  return { spec: normalise(structure.output, parsed, file, text, references), problems }
+  for (const p of references.problems) (p.code === 'TEA_UNSUPPORTED' ? warnings : problems).push(p)
+  if (ltmMessage) warnings.push({ code: 'TEA_UNSUPPORTED', message: ltmMessage, where: parsed.locate(['settings', 'ltm', 'backend']) })
+  const byPlace = (a: Problem, b: Problem) => a.where.line - b.where.line || a.where.col - b.where.col
+  problems.sort(byPlace)
+  warnings.sort(byPlace)
+  for (const w of warnings) {
+    delete w.path
+    delete w.expected
+  }
+  if (problems.length || !structure.success) return { problems, warnings }
+  return { spec: normalise(structure.output, parsed, file, text, references), problems, warnings }
+}
+
+/** Marks (as Problem.expected, while loading) a TEA key that TEA's runtime ignores too: set aside, the node kept. */
+const IGNORED = 'ignored by TEA'
+
+/**
+ * Removes a TEA key tea does not provide from the data. A node's own key (`streams:`, `type: dynamic_parallel`
+ * with `subgraph:`) replaces the node with one that keeps its name and routing and fails when it runs.
+ */
+function setAside(data: Record<string, unknown>, { path, message, expected }: Problem): boolean {
+  if (!path) return false
+  if (path[0] === 'nodes' && expected !== IGNORED && typeof path[1] === 'number' && path.length === 3 && Array.isArray(data.nodes)) {
+    const node = data.nodes[path[1]]
+    // One warning a node: the first of its TEA keys stands for the rest.
+    if (!isPlainObject(node) || (node as Record<symbol, unknown>)[UNSUPPORTED] !== undefined) return false
+    const kept: Record<string | symbol, unknown> = { [UNSUPPORTED]: message }
+    for (const k of ['name', 'description', 'goto', 'next', 'interrupt', 'on_error']) if (node[k] !== undefined) kept[k] = node[k]
+    data.nodes[path[1]] = kept
+    return true
+  }
+  let parent: unknown = data
+  for (const p of path.slice(0, -1))
+    parent = isPlainObject(parent) || Array.isArray(parent) ? (parent as Record<string, unknown>)[p] : undefined
+  if (isPlainObject(parent)) delete parent[path.at(-1) as string]
+  return true
 }
 
 function structuralProblems(issues: readonly v.BaseIssue<unknown>[], parsed: Parsed): Problem[] {
@@ -110,10 +167,12 @@ function unknownKeys(parent: Array<string | number>, parsed: Parsed): Problem[] 
     if (valid.includes(key)) continue
     const path = [...parent, key]
     const where = parsed.locate(path, true)
-    const tea = teaKey(path, mapping[key])
-    if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea')) {
+    const tea = teaKey(path, mapping[key], mapping)
+    if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea' || tea.feature.status === 'ignored')) {
       problems.push({
         code: 'TEA_UNSUPPORTED',
+        path,
+        ...(tea.feature.status === 'ignored' && { expected: IGNORED }),
         message: teaMessage(
           tea.key.startsWith('type: ') ? `'${path.join('.')}: ${String(mapping[key])}'` : `'${path.join('.')}'`,
           tea.feature,
@@ -135,15 +194,24 @@ function unknownKeys(parent: Array<string | number>, parsed: Parsed): Problem[] 
   return problems.some((p) => p.code === 'TEA_UNSUPPORTED') ? problems : [...problems, ...teaParts]
 }
 
-function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string, { compiled, routes }: References): AgentSpec {
+function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string, references: References): AgentSpec {
+  const { compiled, routes } = references
   const settings = agent.settings ?? {}
+  const stood = isPlainObject(parsed.data) && Array.isArray(parsed.data.nodes) ? (parsed.data.nodes as unknown[]) : []
+  const unsupportedAt = (i: number): string | undefined => {
+    const n = stood[i]
+    const marked = isPlainObject(n) ? (n as Record<symbol, unknown>)[UNSUPPORTED] : undefined
+    return references.unsupported.get(i) ?? (typeof marked === 'string' ? marked : undefined)
+  }
   const nodes: NodeSpec[] = agent.nodes.map((n, index) => ({
     name: n.name,
     index,
+    ...(unsupportedAt(index) !== undefined && { unsupported: unsupportedAt(index)! }),
     ...(n.description !== undefined && { description: n.description }),
     ...((n.uses ?? n.action) !== undefined && { uses: (n.uses ?? n.action)! }),
-    ...(n.with !== undefined && { with: n.with }),
-    ...(n.output !== undefined && { output: n.output }),
+    // On a run: node both are set aside with a warning (references.ts), as TEA's runtime ignores them.
+    ...(n.with !== undefined && n.run === undefined && { with: n.with }),
+    ...(n.output !== undefined && n.run === undefined && { output: n.output }),
     ...(n.run !== undefined && { run: n.run }),
     ...((n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name)) !== undefined && {
       goto: (n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name))!,
@@ -194,6 +262,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
       max_template_bytes: settings.max_template_bytes ?? DEFAULT_MAX_TEMPLATE_BYTES,
       sections: {
         ...(settings.planner && { planner: settings.planner }),
+        ...(settings.ltm && { ltm: settings.ltm }),
         ...(agent.extraction_schema && { extraction_schema: agent.extraction_schema }),
         ...(agent.semantic_probes && {
           semantic_probes: Array.isArray(agent.semantic_probes) ? { probes: agent.semantic_probes } : agent.semantic_probes,

@@ -23,7 +23,7 @@ import { compileCode } from '../code/compile.ts'
 import type { Parsed } from './parse.ts'
 import type { Problem } from './problems.ts'
 import type { GotoRule } from './schema.ts'
-import { teaAction, teaKey, teaMessage } from './tea-dialect.ts'
+import { teaAction, teaKey, teaMessage, UNSUPPORTED } from './tea-dialect.ts'
 import { LOWERED_LANGUAGE, looksLike } from './tea-nodes.ts'
 
 const LANGUAGE_NAMES = { python: 'Python', lua: 'Lua', prolog: 'Prolog' } as const
@@ -40,11 +40,14 @@ export interface References {
    * their conditions are in that node's `compiled.goto`.
    */
   routes: Map<string, GotoRule[]>
+  /** Nodes whose action is a TEA action tea does not provide, by index: the message their run fails with. */
+  unsupported: Map<number, string>
 }
 
 export function checkReferences(data: Record<string, unknown>, parsed: Parsed, registry: Registry): References {
   const problems: Problem[] = []
   const compiled: CompiledParts[] = []
+  const unsupported = new Map<number, string>()
   const at = (path: Path, code: Problem['code'], message: string, where?: Where): void => {
     problems.push({ code, message, where: { ...parsed.locate(path), ...where } })
   }
@@ -86,13 +89,22 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const kinds = ['uses', 'action', 'run'].filter((k) => n[k] !== undefined)
     const node = { node: label }
     // A TEA node kind tea lacks (`type: dynamic_parallel`, `steps:`…) is reported by its key, not as a node with nothing to do.
-    const teaKind = Object.keys(n).some((k) => ['planned', 'not in tea'].includes(teaKey(['nodes', i, k], n[k])?.feature.status ?? ''))
+    const teaKind =
+      (n as Record<symbol, unknown>)[UNSUPPORTED] !== undefined ||
+      Object.keys(n).some((k) => ['planned', 'not in tea'].includes(teaKey(['nodes', i, k], n[k])?.feature.status ?? ''))
     if (kinds.length === 0 && !teaKind) at(here, 'AGENT_INVALID', "needs 'uses:' (an action) or 'run:' (code)", node)
     else if (kinds.length > 1) at(here, 'AGENT_INVALID', `has both ${kinds.map((k) => `'${k}:'`).join(' and ')}; give one`, node)
     if (kinds.length !== 1) return
     if (typeof n.run === 'string') {
-      if (n.with !== undefined || n.output !== undefined)
-        at(here, 'AGENT_INVALID', "'with:' and 'output:' go with 'uses:', not 'run:'", node)
+      // TEA's runtime reads neither on a run: node (yaml_nodes.py: inline code wins); tea warns and sets them aside.
+      for (const k of ['with', 'output'] as const)
+        if (n[k] !== undefined)
+          at(
+            [...here, k],
+            'TEA_UNSUPPORTED',
+            `'${k}:' goes with 'uses:', not 'run:'; TEA's runtime does not read it on a run: node either, and tea sets it aside (the code's returned mapping is merged into the state)`,
+            node,
+          )
       if (!inlineCode) at([...here, 'run'], 'INLINE_CODE_FORBIDDEN', 'run: code is forbidden by settings.allow_inline_code: false', node)
       else {
         try {
@@ -116,9 +128,11 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     } else if (actionName !== undefined && !action) {
       const tea = teaAction(actionName)
       const path = [...here, n.uses !== undefined ? 'uses' : 'action']
-      if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea'))
-        at(path, 'TEA_UNSUPPORTED', teaMessage(`action '${actionName}'`, tea.feature), node)
-      else
+      if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea')) {
+        const message = teaMessage(`action '${actionName}'`, tea.feature)
+        at(path, 'TEA_UNSUPPORTED', message, node)
+        unsupported.set(i, message)
+      } else
         failed(
           path,
           'UNKNOWN_ACTION',
@@ -148,7 +162,14 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
         const value = n.with[key]
         const names = Array.isArray(value) ? value.map((name, i) => [name, [key, i]] as const) : [[value, [key]] as const]
         for (const [name, path] of names) {
-          if (typeof name === 'string' && !/\{[{%]/.test(name) && !registry.get(name)) {
+          if (typeof name !== 'string' || /\{[{%]/.test(name) || registry.get(name)) continue
+          const tea = teaAction(name)
+          if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea')) {
+            // A TEA action tea lacks, as a tool: the node fails when it runs, naming it.
+            const message = teaMessage(`${action.name} ${key}: action '${name}'`, tea.feature)
+            at([...here, 'with', ...path], 'TEA_UNSUPPORTED', message, node)
+            if (!unsupported.has(i)) unsupported.set(i, message)
+          } else {
             failed(
               [...here, 'with', ...path],
               'UNKNOWN_ACTION',
@@ -207,6 +228,12 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
       })
     }
     if (e.from !== START) target(['edges', i, 'from'], e.from, 'edge source', false)
+    if (e.parallel_strategy === 'remote')
+      at(
+        ['edges', i, 'parallel_strategy'],
+        'TEA_UNSUPPORTED',
+        "'parallel_strategy: remote' (branches on other hosts over SSH) is a TEA feature that tea does not provide: tea runs the branches concurrently in this process",
+      )
     if (Array.isArray(e.to)) {
       e.to.forEach((t, j) => target(['edges', i, 'to', j], t, 'parallel branch', false))
       if (e.fan_in === undefined)
@@ -295,7 +322,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const list = config[key]
     if (Array.isArray(list)) list.forEach((name, i) => target(['config', key, i], name, `config.${key} entry`, false))
   }
-  return { problems, compiled, routes }
+  return { problems, compiled, routes, unsupported }
 }
 
 /**

@@ -60,9 +60,12 @@ export const EdgeSchema = v.strictObject({
   ),
   /** TEA's parallel spelling: one `type: parallel` edge per branch, each with the same `fan_in` (agent/load.ts). */
   type: v.optional(v.picklist(['parallel', 'normal'], "must be 'parallel' or 'normal'")),
-  /** TEA's strategy for a parallel edge: `thread` (and `process`) run the branches concurrently, as tea does. */
+  /**
+   * TEA's strategy for a parallel edge: `thread` (and `process`) run the branches concurrently, as tea does;
+   * `remote` (other hosts over SSH) is a warning, and the branches run in this process (agent/references.ts).
+   */
   parallel_strategy: v.optional(
-    v.picklist(['thread', 'process'], "tea runs branches concurrently in one process: 'thread' (or 'process'); 'remote' is not available"),
+    v.picklist(['thread', 'process', 'remote'], "must be 'thread', 'process' or 'remote' (tea runs the branches in this process)"),
   ),
 })
 
@@ -138,6 +141,8 @@ export const SettingsSchema = v.strictObject({
   /** Most text one template render may build, bytes; default 1 MiB (src/template/values.ts). */
   max_template_bytes: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
   planner: v.optional(v.record(v.string(), v.unknown())),
+  /** TEA's long-term memory (actions/ltm): `backend` says where; the local ones are tea's store. */
+  ltm: v.optional(v.record(v.string(), v.unknown())),
 })
 
 export const ConfigSchema = v.strictObject({

@@ -5,11 +5,12 @@
  * `test/compat/print.ts --features` prints it as the table in docs/tea-compat.md.
  *
  * Statuses: `supported` (the same meaning), `mapped` (accepted and turned into tea's own form), `accepted`
- * (accepted; what it asks for is what tea does anyway, or it only informs), `planned` (an open tea issue will
+ * (accepted; what it asks for is what tea does anyway, or it only informs), `ignored` (TEA's own runtime does not read
+ * it either: tea warns and sets it aside), `planned` (an open tea issue will
  * bring it), `not in tea` (needs a cloud service, a Python library or another runtime; no plan).
  */
 
-export type TeaStatus = 'supported' | 'mapped' | 'accepted' | 'planned' | 'not in tea'
+export type TeaStatus = 'supported' | 'mapped' | 'accepted' | 'ignored' | 'planned' | 'not in tea'
 
 export interface TeaFeature {
   status: TeaStatus
@@ -22,6 +23,13 @@ const absent = (note: string): TeaFeature => ({ status: 'not in tea', note })
 const mapped = (note: string): TeaFeature => ({ status: 'mapped', note })
 const accepted = (note: string): TeaFeature => ({ status: 'accepted', note })
 const supported = (note: string): TeaFeature => ({ status: 'supported', note })
+const ignored = (note: string): TeaFeature => ({ status: 'ignored', note })
+
+/**
+ * Marks, on a node of the parsed file, that a TEA feature tea lacks stands in for it: the loader keeps the node
+ * (name and routing) and running it fails with TEA_UNSUPPORTED and this message.
+ */
+export const UNSUPPORTED = Symbol('tea-unsupported')
 
 /** Key paths; `*` stands for a list index or a mapping key. */
 export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
@@ -72,7 +80,9 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'settings.model': planned('a model outside settings.llm; write settings.llm.model'),
   'settings.temperature': planned('a temperature outside settings.llm; write settings.llm.temperature'),
   'settings.shell_providers': supported('command-line models'),
-  'settings.ltm': planned('long-term memory (ltm.* actions) on the LMDB store'),
+  'settings.ltm': mapped(
+    "long-term memory on tea's store: backend sqlite, duckdb (and lmdb, memory) are tea's store, path is not used; a backend that needs a service (hierarchical, firestore, postgres…) is a warning and ltm.* nodes fail",
+  ),
   'settings.parallel': planned('the parallel strategy (thread, process, remote)'),
   'settings.auto_trace': mapped('with trace_exporter: file, every run event goes to trace_file as NDJSON (as --trace)'),
   'settings.trace_exporter': mapped("file: the trace file; console: tea's progress lines on stderr"),
@@ -100,7 +110,7 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'nodes.*.uses': supported('the action'),
   'nodes.*.action': supported('= uses'),
   'nodes.*.with': supported("the action's parameters"),
-  'nodes.*.params': planned("TEA's name for with:; write with:"),
+  'nodes.*.params': absent("TEA's examples write it for with:, but neither TEA runtime reads it; write with:"),
   'nodes.*.output': supported('where the result goes'),
   'nodes.*.run': supported(
     'run: code: JavaScript, or Prolog, Lua and Python (language:, run: {type, code}, a % prolog / -- lua first line, settings.run_language); run: {type: expression} is Python',
@@ -122,7 +132,11 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'nodes.*.max_concurrency': mapped('dynamic_parallel concurrency (default 4)'),
   'nodes.*.fail_fast': mapped('dynamic_parallel failure policy (default true)'),
   'nodes.*.subgraph': planned('dynamic_parallel subgraph'),
-  'nodes.*.condition': mapped('while_loop condition'),
+  'nodes.*.condition': mapped('while_loop condition (on another node TEA ignores it, and tea warns and sets it aside)'),
+  'nodes.*.interrupt_after': ignored('TEA reads interrupt: after on a node, or config.interrupt_after'),
+  'nodes.*.interrupt_before': ignored('TEA reads interrupt: before on a node, or config.interrupt_before'),
+  'nodes.*.prompt': ignored("TEA's runtime does not read a node's prompt:; give it to llm.call's with:"),
+  'nodes.*.inputs': ignored("TEA's runtime does not read a node's inputs:; give the action's parameters under with:"),
   'nodes.*.max_iterations': mapped('while_loop bound (1–1000)'),
   'nodes.*.body': mapped('while_loop body'),
   'nodes.*.next': mapped('= goto, with condition for if'),
@@ -137,7 +151,9 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'edges.*.condition': mapped('lowered onto goto rules'),
   'edges.*.fan_in': supported('the fan-in of a parallel edge'),
   'edges.*.type': mapped('type: parallel edges, gathered by source into one fan-out'),
-  'edges.*.parallel_strategy': mapped('thread (and process): branches run concurrently, as tea runs them; remote is not available'),
+  'edges.*.parallel_strategy': mapped(
+    'thread (and process): branches run concurrently, as tea runs them; remote: a warning, and the branches run in this process',
+  ),
   'edges.*.parallel': planned("TEA's parallel edge flag; write {from, to: [...], fan_in}"),
   'edges.*.stream_mode': absent("TEA's stream channels"),
 }
@@ -160,9 +176,12 @@ export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
   'http.*': supported('HTTP calls'),
   'json.*': supported('JSON parse and transform'),
   'state.set': planned('set state keys; a run: node or output: does it today'),
+  'memory.retrieve': supported('= memory.get, with the key in the result as TEA returns it'),
   'memory.store': supported('memory on the LMDB store (memory.get, memory.list, memory.delete too)'),
   'memory.mem0.*': absent('mem0 (a cloud service)'),
-  'ltm.*': planned('long-term memory on the LMDB store'),
+  'ltm.*': supported(
+    "store, retrieve, delete, search on tea's store (LMDB), with TEA's result shapes; search matches words, not FTS5 syntax",
+  ),
   'graph.*': absent("TEA's graph database"),
   'rag.llamaindex.*': absent('LlamaIndex (a Python library)'),
   'llamaextract.*': absent('LlamaExtract (a cloud service)'),
@@ -197,8 +216,18 @@ export const TEA_NODE_TYPES: Readonly<Record<string, TeaFeature>> = {
 }
 
 /** The TEA feature a key path names, with `*` for indexes and mapping keys matched either way. */
-export function teaKey(path: ReadonlyArray<string | number>, value?: unknown): { key: string; feature: TeaFeature } | undefined {
+export function teaKey(
+  path: ReadonlyArray<string | number>,
+  value?: unknown,
+  node?: Record<string, unknown>,
+): { key: string; feature: TeaFeature } | undefined {
   const general = path.map((p) => (typeof p === 'number' ? '*' : p)).join('.')
+  // TEA reads a node's condition: only on a while_loop (yaml_nodes.py); elsewhere its runtime ignores it.
+  if (general === 'nodes.*.condition' && node && node.type !== 'while_loop')
+    return {
+      key: general,
+      feature: ignored('TEA reads condition: only on a while_loop node; route with goto: rules or edges with when:'),
+    }
   if (general === 'nodes.*.type' && typeof value === 'string') {
     return {
       key: `type: ${value}`,
@@ -224,6 +253,7 @@ export function teaAction(name: string): { key: string; feature: TeaFeature } | 
 
 /** The sentence for a TEA feature tea does not have: what it is and where tea stands. */
 export function teaMessage(what: string, feature: TeaFeature): string {
+  if (feature.status === 'ignored') return `${what} is not read by TEA's runtime either; tea sets it aside: ${feature.note}`
   return feature.status === 'planned'
     ? `${what} is a TEA feature that tea does not provide yet: ${feature.note}`
     : `${what} is a TEA feature that tea does not provide: ${feature.note}`

@@ -24,6 +24,8 @@ export interface NodeSpec {
   output?: string | Record<string, unknown>
   /** JavaScript function body, for code nodes. */
   run?: string
+  /** The TEA feature tea does not provide that this node needs: running it fails with TEA_UNSUPPORTED and this. */
+  unsupported?: string
   goto?: string | GotoRule[]
   onError: { mode: 'raise' | 'continue' | 'retry'; maxRetries: number; retryDelay: number; fallback?: string }
   interrupt?: 'before' | 'after'

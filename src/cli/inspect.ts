@@ -12,7 +12,9 @@ import { leanLoad } from './lean.ts'
 
 export async function validateCommand({ args }: { args: { agent: string } }, io: Io): Promise<number> {
   const file = args.agent
-  const { spec, problems } = leanLoad(file, () => loadAgentFile(file, buildRegistry()))
+  const { spec, problems, warnings } = leanLoad(file, () => loadAgentFile(file, buildRegistry()))
+  // TEA features tea does not provide: the file is valid, and a run fails at the node that needs one.
+  for (const w of warnings) io.err(`warning: ${formatProblem(file, w)}\n`)
   if (!spec || problems.length) {
     for (const p of problems) io.err(`${formatProblem(file, p)}\n`)
     io.err(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n`)
@@ -25,8 +27,9 @@ export async function validateCommand({ args }: { args: { agent: string } }, io:
     return EXIT.usage
   }
   const edges = spec.edges.size + spec.parallel.size
+  const warned = warnings.length ? ` (${warnings.length} warning${warnings.length === 1 ? '' : 's'})` : ''
   io.out(
-    `OK ${file}: agent '${spec.name}', ${spec.nodes.length} node${spec.nodes.length === 1 ? '' : 's'}, ${edges} edge${edges === 1 ? '' : 's'}\n`,
+    `OK ${file}: agent '${spec.name}', ${spec.nodes.length} node${spec.nodes.length === 1 ? '' : 's'}, ${edges} edge${edges === 1 ? '' : 's'}${warned}\n`,
   )
   return EXIT.ok
 }

@@ -24,7 +24,7 @@ export async function runCommand(
   io: Io,
 ): Promise<number> {
   const registry = buildRegistry()
-  const spec = leanLoad(args.agent, () => requireAgent(args.agent, registry))
+  const spec = leanLoad(args.agent, () => requireAgent(args.agent, registry, (w) => io.err(`tea: warning: ${w}\n`)))
   const input = readInput(flags.input, flags.set, io.cwd)
   const dataDir = dataDirOf(flags['data-dir'], io)
   const store = await openStore(dataDir)

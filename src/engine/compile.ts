@@ -4,6 +4,7 @@
  * few property reads and a call (SPEC §4: ≤ 5 µs per plain action node, ≤ 10 µs with a template).
  */
 
+import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
 import type { State } from '../core/util.ts'
 import type { Action } from '../actions/types.ts'
@@ -50,7 +51,19 @@ function compileNode(node: NodeSpec, spec: AgentSpec, registry: Registry): Compi
   const where = { node: node.name }
   let action: Action | undefined
   let params: ((state: State) => unknown) | undefined
-  if (node.uses !== undefined) {
+  const unsupported = node.unsupported
+  if (unsupported !== undefined) {
+    // A TEA feature tea does not provide (the loader warned): the node fails when the run reaches it.
+    action = {
+      name: node.uses ?? 'tea',
+      description: unsupported,
+      params: v.unknown(),
+      run: () => {
+        throw new TeaError('TEA_UNSUPPORTED', unsupported, { where, hint: 'docs/tea-compat.md lists what tea provides' })
+      },
+    }
+    params = () => ({})
+  } else if (node.uses !== undefined) {
     const a = registry.require(node.uses)
     action = a
     const raw = selfRendered(node.with ?? {}, a.raw)
@@ -62,8 +75,9 @@ function compileNode(node: NodeSpec, spec: AgentSpec, registry: Registry): Compi
       params = (state) => validateParams(a, { ...(withValue.render({ state, variables, settings }) as object), ...raw }, where)
     }
   }
-  const code = node.run !== undefined ? node.compiled.code : undefined
-  if (node.run !== undefined && !code) throw new TeaError('INTERNAL', 'its run: code was not compiled while loading', { where })
+  const code = node.run !== undefined && unsupported === undefined ? node.compiled.code : undefined
+  if (node.run !== undefined && unsupported === undefined && !code)
+    throw new TeaError('INTERNAL', 'its run: code was not compiled while loading', { where })
   return {
     spec: node,
     name: node.name,

@@ -8,9 +8,14 @@ import * as assert from 'uvu/assert'
 import { loadAgentText } from '../../src/agent/load.ts'
 import { TEA_ACTIONS, TEA_KEYS, teaAction, teaKey } from '../../src/agent/tea-dialect.ts'
 import { buildRegistry } from '../../src/features.ts'
+import { startRun } from '../../src/engine/lifecycle.ts'
+import { createLlmClient } from '../../src/llm/client.ts'
+import { createMemoryStore } from '../../src/store/memory-store.ts'
 
 const problems = (yaml: string) =>
   loadAgentText(yaml, '/tmp/tea.yaml', buildRegistry()).problems.map((p) => `${p.where.line}:${p.where.col} ${p.code} ${p.message}`)
+const warnings = (yaml: string) =>
+  loadAgentText(yaml, '/tmp/tea.yaml', buildRegistry()).warnings.map((p) => `${p.where.line}:${p.where.col} ${p.code} ${p.message}`)
 
 test('every unknown key of a mapping is reported, each at its place, suggestions only from keys valid there', () => {
   assert.equal(problems('name: x\nsetings: 1\nfoo: 2\nnodes:\n  - name: a\n    run: "return {}"\n    colour: red\n    stpes: 3\n'), [
@@ -21,25 +26,26 @@ test('every unknown key of a mapping is reported, each at its place, suggestions
   ])
 })
 
-test("a TEA key tea lacks is named as TEA's, never suggested as itself", () => {
-  const got = problems(`name: x
+test("a TEA key tea lacks is a warning naming it as TEA's, never suggested as itself; the file loads", () => {
+  const yaml = `name: x
 settings:
-  ltm: { backend: sqlite }
+  a2a: { enabled: true }
   opik: {}
 nodes:
   - name: a
     run: "return {}"
     params: {}
-`)
-  assert.equal(got, [
-    "3:3 TEA_UNSUPPORTED 'settings.ltm' is a TEA feature that tea does not provide yet: long-term memory (ltm.* actions) on the LMDB store",
+`
+  assert.equal(problems(yaml), [])
+  assert.equal(warnings(yaml), [
+    "3:3 TEA_UNSUPPORTED 'settings.a2a' is a TEA feature that tea does not provide: TEA's agent-to-agent messaging; tea agents coordinate through AOF/1",
     "4:3 TEA_UNSUPPORTED 'settings.opik' is a TEA feature that tea does not provide: Opik tracing (a cloud service)",
-    "8:5 TEA_UNSUPPORTED 'nodes.0.params' is a TEA feature that tea does not provide yet: TEA's name for with:; write with:",
+    "8:5 TEA_UNSUPPORTED 'nodes.0.params' is a TEA feature that tea does not provide: TEA's examples write it for with:, but neither TEA runtime reads it; write with:",
   ])
 })
 
 test('a TEA node kind is named by its key, not reported as a node without uses:/run:', () => {
-  const got = problems('name: x\nnodes:\n  - name: fan\n    type: dynamic_parallel\n    items: [1]\n    subgraph: ./other.yaml\n')
+  const got = warnings('name: x\nnodes:\n  - name: fan\n    type: dynamic_parallel\n    items: [1]\n    subgraph: ./other.yaml\n')
   assert.ok(
     got.every((p) => p.includes('TEA_UNSUPPORTED')),
     got.join('\n'),
@@ -48,8 +54,8 @@ test('a TEA node kind is named by its key, not reported as a node without uses:/
   assert.not.ok(got.some((p) => p.includes("needs 'uses:'")))
 })
 
-test("TEA actions tea lacks are TEA_UNSUPPORTED naming them; state.set is not 'did you mean http.get'", () => {
-  const got = problems(
+test("TEA actions tea lacks are TEA_UNSUPPORTED warnings naming them; state.set is not 'did you mean http.get'", () => {
+  const got = warnings(
     'name: x\nnodes:\n  - name: a\n    uses: state.set\n  - name: b\n    uses: reflection.evaluate\n  - name: c\n    uses: rag.llamaindex.query\n',
   )
   assert.equal(got, [
@@ -57,6 +63,61 @@ test("TEA actions tea lacks are TEA_UNSUPPORTED naming them; state.set is not 'd
     "6:11 TEA_UNSUPPORTED action 'reflection.evaluate' is a TEA feature that tea does not provide yet: reflection.evaluate and reflection.correct outside a loop",
     "8:11 TEA_UNSUPPORTED action 'rag.llamaindex.query' is a TEA feature that tea does not provide: LlamaIndex (a Python library)",
   ])
+})
+
+test('a node that needs a TEA feature tea lacks fails when the run reaches it, with TEA_UNSUPPORTED naming it', async () => {
+  const { spec, problems, warnings } = loadAgentText(
+    'name: x\nnodes:\n  - name: first\n    run: "return { seen: 1 }"\n  - name: ask\n    uses: reason.dspy.cot\n    with: { q: "{{ state.missing }}" }\n  - name: fan\n    type: dynamic_parallel\n    items: [1]\n    subgraph: ./other.yaml\n',
+    '/tmp/tea.yaml',
+    buildRegistry(),
+  )
+  assert.equal(problems, [])
+  assert.equal(
+    warnings.map((w) => w.message),
+    [
+      "action 'reason.dspy.cot' is a TEA feature that tea does not provide: DSPy (a Python library)",
+      "'nodes.2.type: dynamic_parallel' is a TEA feature that tea does not provide yet: dynamic_parallel with subgraph: (with action: or steps: it runs as flow.map)",
+    ],
+  )
+  const llm = createLlmClient({ env: {} })
+  const r = await startRun(spec!, { store: createMemoryStore(), registry: buildRegistry(), llm }, { runId: 'r1' })
+  await llm.close()
+  assert.is(r.status, 'failed')
+  assert.is(r.error?.code, 'TEA_UNSUPPORTED')
+  assert.equal(r.error?.where?.node, 'ask')
+  assert.match(r.error!.message, "'reason.dspy.cot' is a TEA feature")
+  assert.is(r.state.seen, 1)
+})
+
+test("keys TEA's runtime does not read either are warnings and set aside; the nodes run as TEA runs them", async () => {
+  const yaml = `name: x
+settings:
+  memory: { api_key: "\${NOT_SET_ANYWHERE_X}" }
+nodes:
+  - name: a
+    condition: "{{ state.go }}"
+    prompt: ignored
+    run: "return { a: 1 }"
+    output: parsed
+  - name: b
+    run: "return { b: state.a }"
+`
+  const { spec, problems, warnings } = loadAgentText(yaml, '/tmp/tea.yaml', buildRegistry(), { env: {} })
+  assert.equal(problems, [])
+  assert.equal(
+    warnings.map((w) => `${w.where.line} ${w.message.split(':')[0]}`),
+    [
+      "3 'settings.memory' is a TEA feature that tea does not provide",
+      "6 'nodes.0.condition' is not read by TEA's runtime either; tea sets it aside",
+      "7 'nodes.0.prompt' is not read by TEA's runtime either; tea sets it aside",
+      "9 'output",
+    ],
+  )
+  const llm = createLlmClient({ env: {} })
+  const r = await startRun(spec!, { store: createMemoryStore(), registry: buildRegistry(), llm }, { runId: 'r2' })
+  await llm.close()
+  assert.is(r.status, 'completed')
+  assert.equal([r.state.a, r.state.b, r.state.parsed], [1, 1, undefined])
 })
 
 test('unknown with: keys are load errors for every action, templated or not; open-mapping actions take any key', () => {
@@ -75,7 +136,7 @@ test('a file with two YAML documents gets a message for an agent author', () => 
 })
 
 test('the table answers by path pattern and by action family', () => {
-  assert.is(teaKey(['nodes', 3, 'params'])?.feature.status, 'planned')
+  assert.is(teaKey(['nodes', 3, 'params'])?.feature.status, 'not in tea')
   assert.is(teaKey(['nodes', 3, 'language'])?.feature.status, 'supported')
   assert.is(teaKey(['settings', 'llm', 'backend'])?.feature.status, 'not in tea')
   assert.is(teaAction('ltm.store')?.key, 'ltm.*')

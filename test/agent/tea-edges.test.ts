@@ -5,6 +5,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { rejection } from '../support/expect.ts'
+import { loadAgentText } from '../../src/agent/load.ts'
+import { buildRegistry } from '../../src/features.ts'
 import { load, nodesRun, run } from '../engine/harness.ts'
 
 const node = (name: string) => `  - name: ${name}\n    run: "return { path: (state.path || '') + '${name},' }"\n`
@@ -179,7 +181,7 @@ test("10-5 TEA's parallel spelling: type: parallel edges per branch, fan_in on t
   assert.equal(nodesRun(ran.events).sort(), ['b1', 'b2', 'join', 'start'])
 })
 
-test('10-5 parallel edges from one node with different fan_in nodes, or without one, are load errors; remote strategy is refused', async () => {
+test('10-5 parallel edges from one node with different fan_in nodes, or without one, are load errors; remote strategy is a warning', async () => {
   const mixed = await rejection(() =>
     load(TEA_PARALLEL.replace('    type: parallel\n    fan_in: join\n  - from: b1', '    type: parallel\n    fan_in: b1\n  - from: b1')),
   )
@@ -188,8 +190,18 @@ test('10-5 parallel edges from one node with different fan_in nodes, or without 
     load(TEA_PARALLEL.replace('    type: parallel\n    fan_in: join\n  - from: b1', '    type: parallel\n  - from: b1')),
   )
   assert.match(String(missing), 'a type: parallel edge needs fan_in')
-  const remote = await rejection(() => load(TEA_PARALLEL.replace('parallel_strategy: thread', 'parallel_strategy: remote')))
-  assert.match(String(remote), "'remote' is not available")
+  const remote = loadAgentText(
+    TEA_PARALLEL.replace('parallel_strategy: thread', 'parallel_strategy: remote'),
+    '/tmp/r.yaml',
+    buildRegistry(),
+  )
+  assert.equal(remote.problems, [])
+  assert.equal(
+    remote.warnings.map((w) => w.message),
+    [
+      "'parallel_strategy: remote' (branches on other hosts over SSH) is a TEA feature that tea does not provide: tea runs the branches concurrently in this process",
+    ],
+  )
 })
 
 test.run()

@@ -16,7 +16,7 @@
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
-import { loadAgentFile } from '../../src/agent/load.ts'
+import { loadAgentText } from '../../src/agent/load.ts'
 import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import { startRun } from '../../src/engine/lifecycle.ts'
 import { buildRegistry } from '../../src/features.ts'
@@ -62,17 +62,33 @@ export type CountMode = 'as-written' | 'python-default' | 'stubbed'
 
 export async function countCorpus(options: { limit?: number; runTimeoutMs?: number; mode?: CountMode } = {}): Promise<FileResult[]> {
   const server = await startFakeModelServer()
-  server.fallback({ content: 'ok' })
+  // Every model call answers `ok`; one that asks for JSON (format, response_format) gets `{"answer": "ok"}`.
+  server.fallback({ content: (req) => (req.body?.format || req.body?.response_format ? '{"answer": "ok"}' : 'ok') })
   const registry = buildRegistry()
   const results: FileResult[] = []
+  const bin = fakeModelCommands()
   try {
     for (const entry of manifest().slice(0, options.limit)) {
-      results.push(await countFile(entry, registry, server.url, options.runTimeoutMs ?? 10_000, options.mode ?? 'as-written'))
+      results.push(await countFile(entry, registry, server.url, bin, options.runTimeoutMs ?? 10_000, options.mode ?? 'as-written'))
     }
   } finally {
     await server.close()
+    rmSync(bin, { recursive: true, force: true })
   }
   return results
+}
+
+/**
+ * The command-line models TEA's examples run as shell providers (`claude`, `codex`, `gemini`, and a board's
+ * `llama-cli`), as stand-ins that read the prompt and answer `ok` like the fake server: a folder put first on the
+ * runs' PATH.
+ */
+function fakeModelCommands(): string {
+  const bin = mkdtempSync(join(tmpdir(), 'tea-corpus-bin-'))
+  for (const name of ['claude', 'codex', 'gemini', 'llama-cli']) {
+    writeFileSync(join(bin, name), '#!/bin/sh\ncat > /dev/null\necho ok\n', { mode: 0o755 })
+  }
+  return bin
 }
 
 /** The agent with every `run:` body replaced by `return {}` and every `language:` removed; otherwise as written. */
@@ -110,10 +126,17 @@ function stubNodes(list: unknown): void {
   }
 }
 
+/**
+ * What the user of an OpenAI agent has in the environment: its key (TEA's planning examples write
+ * `api_key: ${OPENAI_API_KEY}`, which tea requires to be set). A placeholder: every call goes to the fake server.
+ */
+const USER_ENV = { ...process.env, OPENAI_API_KEY: process.env.OPENAI_API_KEY ?? 'sk-corpus-placeholder' }
+
 async function countFile(
   entry: ManifestEntry,
   registry: ReturnType<typeof buildRegistry>,
   url: string,
+  bin: string,
   runTimeoutMs: number,
   mode: CountMode,
 ): Promise<FileResult> {
@@ -128,15 +151,17 @@ async function countFile(
     if (!existsSync(path)) return { ...base, outcome: 'invalid', message: 'copy failed' }
     if (mode === 'stubbed') writeFileSync(path, stub(readFileSync(path, 'utf8')))
     if (mode === 'python-default' && entry.languages.includes('python')) writeFileSync(path, pythonDefault(readFileSync(path, 'utf8')))
-    let loaded: ReturnType<typeof loadAgentFile>
+    let loaded: ReturnType<typeof loadAgentText>
     try {
-      loaded = loadAgentFile(path, registry)
+      loaded = loadAgentText(readFileSync(path, 'utf8'), path, registry, { env: USER_ENV })
     } catch (e) {
       return { ...base, outcome: 'invalid', code: isTeaError(e) ? e.code : 'UNCODED', message: errorMessage(e) }
     }
     if (!loaded.spec) return { ...base, outcome: 'invalid', code: loaded.problems[0]?.code, message: loaded.problems[0]?.message }
     const signal = AbortSignal.timeout(runTimeoutMs)
-    const llm = createLlmClient({ env: { OLLAMA_HOST: url }, defaults: loaded.spec.settings.llm })
+    // Both kinds of model server are the fake one: TEA's OpenAI agents name their key as ${OPENAI_API_KEY}.
+    const env = { ...USER_ENV, OLLAMA_HOST: url, OPENAI_BASE_URL: url, PATH: `${bin}:${process.env.PATH ?? ''}` }
+    const llm = createLlmClient({ env, defaults: loaded.spec.settings.llm })
     try {
       const r = await startRun(loaded.spec, { store: createMemoryStore(), registry, llm, signal }, { runId: 'corpus', input: entry.input })
       if (r.status === 'completed') return { ...base, outcome: 'run-completed' }

@@ -92,6 +92,23 @@ Cli('tea validate prints OK or every problem as file:line:col: CODE message, exi
   s.cleanup()
 })
 
+Cli('10: a TEA feature tea lacks is a warning at validate and run; the run fails at the node that needs it', async () => {
+  const s = scratch({
+    'tea.yaml':
+      'name: t\nsettings:\n  opik: { project: x }\nnodes:\n  - name: a\n    run: "return { a: 1 }"\n  - name: b\n    uses: reason.dspy.cot\n',
+  })
+  const ok = await tea(['validate', s.path('tea.yaml')])
+  assert.is(ok.code, 0, ok.stderr)
+  assert.match(ok.stdout, /^OK .*tea\.yaml: agent 't', 2 nodes, 0 edges \(2 warnings\)/)
+  assert.match(ok.stderr, /warning: .*tea\.yaml:3:3: TEA_UNSUPPORTED 'settings\.opik' is a TEA feature/)
+  assert.match(ok.stderr, /warning: .*tea\.yaml:8:11: TEA_UNSUPPORTED node 'b': action 'reason\.dspy\.cot' is a TEA feature/)
+  const run = await tea(['run', s.path('tea.yaml'), '--data-dir', s.path('data')])
+  assert.is(run.code, 1)
+  assert.match(run.stderr, /tea: warning: .*'settings\.opik'/)
+  assert.match(run.stderr, /\[TEA_UNSUPPORTED\] node 'b' \(reason\.dspy\.cot\): action 'reason\.dspy\.cot' is a TEA feature/)
+  s.cleanup()
+})
+
 Cli('tea graph prints Mermaid by default and DOT on request, including goto rule labels', async () => {
   const mermaid = await tea(['graph', 'examples/triage/agent.yaml'])
   assert.is(mermaid.code, 0, mermaid.stderr)

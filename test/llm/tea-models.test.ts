@@ -135,7 +135,7 @@ nodes:
     output: { v: "{{ result.embedding }}", dims: "{{ result.dimensions }}", m: "{{ result.model }}" }
   - name: many
     uses: llm.embed
-    with: { model: "openai:text-embedding-3-small", text: ["a", "bb"] }
+    with: { model: "openai:text-embedding-3-small", text: ["a", "bb"], backend: api }
     output: { vs: "{{ result.embeddings }}" }
 `
   const r = await runAgent(server, yaml)
@@ -161,6 +161,20 @@ t('10-9 llm.embed against a server that is not there is LLM_UNREACHABLE', async 
   const llm = createLlmClient({ env: {}, defaults: spec!.settings.llm })
   const r = await startRun(spec!, { store: createMemoryStore(), registry, llm }, { runId: 'r' })
   assert.is(r.error?.code, 'LLM_UNREACHABLE')
+})
+
+t("10-9 llm.embed backend: local is TEA's llama.cpp in the process: TEA_UNSUPPORTED naming it", async () => {
+  const registry = buildRegistry()
+  const { spec } = loadAgentText(
+    'name: e\nnodes:\n  - name: a\n    uses: llm.embed\n    with: { model: "ollama:x", text: "t", backend: "{{ state.b }}" }\n',
+    '/tmp/e.yaml',
+    registry,
+  )
+  const llm = createLlmClient({ env: {}, defaults: spec!.settings.llm })
+  const r = await startRun(spec!, { store: createMemoryStore(), registry, llm }, { runId: 'r', input: { b: 'local' } })
+  await llm.close()
+  assert.is(r.error?.code, 'TEA_UNSUPPORTED')
+  assert.match(String(r.error?.message), 'backend: local (llama.cpp inside the process) is a TEA feature that tea does not provide')
 })
 
 t.run()

@@ -9,6 +9,12 @@ const params = v.object({
   base_url: v.optional(v.pipe(v.string(), v.description('Server URL; overrides OLLAMA_HOST / OPENAI_BASE_URL.'))),
   api_base: v.optional(v.pipe(v.string(), v.description("TEA's name for base_url."))),
   timeout: v.optional(v.pipe(v.number(), v.gtValue(0), v.description('Seconds allowed (default 120).'))),
+  backend: v.optional(
+    v.pipe(
+      v.string(),
+      v.description("TEA's backend: `api` and `auto` are what tea does; `local` (llama.cpp in the process) is not in tea."),
+    ),
+  ),
 })
 
 /** `llm.embed` (TEA's): embeddings through Ollama's `/api/embed` or an OpenAI-compatible `/v1/embeddings`. */
@@ -17,6 +23,11 @@ export const llmEmbed = defineAction({
   description: 'Embeds a text (or a list): returns {embedding, model, dimensions}, and {embeddings} for a list.',
   params,
   async run(p, ctx) {
+    if (p.backend === 'local')
+      throw new TeaError(
+        'TEA_UNSUPPORTED',
+        'llm.embed backend: local (llama.cpp inside the process) is a TEA feature that tea does not provide: tea embeds through Ollama or an OpenAI-compatible server (backend: api)',
+      )
     if (!ctx.llm.embed) throw new TeaError('LLM_BAD_MODEL', 'this model client has no embeddings')
     const list = Array.isArray(p.text) ? p.text : [p.text]
     const base = p.base_url ?? p.api_base

@@ -25,7 +25,9 @@ export const llmFields = v.object({
       v.description("TEA's provider for a bare model name: `ollama`, `openai`, `auto` (from the environment) or `litellm`."),
     ),
   ),
-  prompt: v.optional(v.pipe(v.string(), v.description('The user message. Give this or `messages`, not both.'))),
+  prompt: v.optional(
+    v.pipe(v.string(), v.description('The user message. Give this or `messages` (with both, `messages` wins, as in TEA).')),
+  ),
   messages: v.optional(v.pipe(v.array(message), v.description('The whole conversation, as {role, content} objects.'))),
   system: v.optional(v.pipe(v.string(), v.description('A system message put before the prompt or messages.'))),
   temperature: v.optional(v.pipe(v.number(), v.minValue(0), v.description('Sampling temperature.'))),
@@ -62,11 +64,18 @@ export const llmFields = v.object({
     ),
   ),
   keep_alive: v.optional(v.pipe(v.union([v.string(), v.number()]), v.description('Ollama: how long the model stays loaded (e.g. `5m`).'))),
+  extra_body: v.optional(
+    v.pipe(
+      v.record(v.string(), v.unknown()),
+      v.description("TEA's (OpenAI's) extra request fields: sent in the body to an OpenAI-compatible server; to Ollama, as options."),
+    ),
+  ),
 })
 
+/** With both `prompt` and `messages`, `messages` is the conversation and `prompt` is not sent, as in TEA's llm.call. */
 export const llmParams = v.pipe(
   llmFields,
-  v.check((p) => (p.prompt === undefined) !== (p.messages === undefined), 'give exactly one of `prompt` or `messages`'),
+  v.check((p) => p.prompt !== undefined || p.messages !== undefined, 'give `prompt` or `messages`'),
 )
 
 export type LlmParams = v.InferOutput<typeof llmParams>
@@ -76,8 +85,9 @@ export function toLlmRequest(params: LlmParams): LlmRequest {
   if (params.system !== undefined) messages.push({ role: 'system', content: params.system })
   if (params.messages) messages.push(...params.messages)
   else if (params.prompt !== undefined) messages.push({ role: 'user', content: params.prompt })
-  const { prompt: _p, messages: _m, system: _s, api_base, response_format, stop, ...settings } = params
+  const { prompt: _p, messages: _m, system: _s, api_base, response_format, stop, extra_body, ...settings } = params
   const request: LlmRequest = { ...settings, messages }
+  if (extra_body !== undefined) request.options = { ...extra_body, ...settings.options }
   if (api_base !== undefined && settings.base_url === undefined) request.base_url = api_base
   if (stop !== undefined) request.stop = typeof stop === 'string' ? [stop] : stop
   if (response_format !== undefined && settings.format === undefined) {

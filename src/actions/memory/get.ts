@@ -17,3 +17,13 @@ export const memoryGet = defineAction({
     return got.found ? { value: got.value, found: true } : { value: p.default ?? null, found: false }
   },
 })
+
+/** TEA's `memory.retrieve`: memory.get with TEA's result shape, `{value, found, key}`. */
+export const memoryRetrieve = defineAction({
+  name: 'memory.retrieve',
+  description: "TEA's name for memory.get: returns {value, found, key} (value is `default`, or null, when not found).",
+  params,
+  async run(p, ctx) {
+    return { ...(await memoryGet.run(p, ctx)), key: p.key }
+  },
+})

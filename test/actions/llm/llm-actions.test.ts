@@ -4,6 +4,7 @@ import { isTeaError } from '../../../src/core/errors.ts'
 import { llmActions } from '../../../src/actions/llm/index.ts'
 import { jsonSchemaOf } from '../../../src/actions/json-schema.ts'
 import { paramIssues, validateParams } from '../../../src/actions/registry.ts'
+import { toLlmRequest } from '../../../src/actions/llm/params.ts'
 import type { Action } from '../../../src/actions/types.ts'
 import { createLlmClient } from '../../../src/llm/client.ts'
 import type { FakeModelServer } from '../../support/fake-model-server.ts'
@@ -130,18 +131,20 @@ t(
   },
 )
 
-t('params: exactly one of prompt or messages; every other issue is listed with its path', () => {
+t('params: prompt or messages (with both, messages wins, as in TEA); every other issue is listed with its path', () => {
   for (const action of [llmCall, llmStream]) {
     assert.equal(paramIssues(action, { prompt: 'a' }), [])
     assert.equal(paramIssues(action, { messages: [{ role: 'user', content: 'a' }] }), [])
     assert.equal(
       paramIssues(action, {}).map((i) => i.message),
-      ['give exactly one of `prompt` or `messages`'],
+      ['give `prompt` or `messages`'],
     )
-    assert.equal(
-      paramIssues(action, { prompt: 'a', messages: [] }).map((i) => i.message),
-      ['give exactly one of `prompt` or `messages`'],
-    )
+    assert.equal(paramIssues(action, { prompt: 'a', messages: [{ role: 'user', content: 'b' }] }), [])
+    assert.equal(toLlmRequest({ prompt: 'a', messages: [{ role: 'user', content: 'b' }] }).messages, [{ role: 'user', content: 'b' }])
+    assert.equal(toLlmRequest({ prompt: 'a', extra_body: { reasoning_effort: 'none' }, options: { top_k: 2 } }).options, {
+      reasoning_effort: 'none',
+      top_k: 2,
+    })
     const issues = paramIssues(action, {
       prompt: 'a',
       format: 'xml',
@@ -161,6 +164,7 @@ t('the params convert to a JSON Schema listing every parameter', () => {
   assert.equal(Object.keys(schema.properties).sort(), [
     'api_base',
     'base_url',
+    'extra_body',
     'format',
     'keep_alive',
     'max_reply_bytes',

@@ -22,10 +22,10 @@ function setup(now?: () => number): { ctx: TestContext; store: Store } {
   return { ctx: testContext({ store }), store }
 }
 
-test('memoryActions holds memory.store, memory.get, memory.delete and memory.list with JSON Schemas', () => {
+test('memoryActions holds memory.store, memory.get, memory.retrieve, memory.delete and memory.list with JSON Schemas', () => {
   assert.equal(
     memoryActions.map((a) => a.name),
-    ['memory.store', 'memory.get', 'memory.delete', 'memory.list'],
+    ['memory.store', 'memory.get', 'memory.retrieve', 'memory.delete', 'memory.list'],
   )
   for (const a of memoryActions) {
     assert.ok(a.description.length > 10)
@@ -39,6 +39,14 @@ test('memory.store then memory.get returns the value, found', async () => {
   assert.equal(await run(ctx, 'memory.get', { key: 'city' }), { value: { name: 'Oslo', pop: 700000 }, found: true })
   // namespace defaults to 'default'
   assert.equal(await store.memoryGet('default', 'city'), { found: true, value: { name: 'Oslo', pop: 700000 } })
+  ctx.cleanup()
+})
+
+test("memory.retrieve is TEA's memory.get: {value, found, key}", async () => {
+  const { ctx } = setup()
+  await run(ctx, 'memory.store', { key: 'k', value: 3 })
+  assert.equal(await run(ctx, 'memory.retrieve', { key: 'k' }), { value: 3, found: true, key: 'k' })
+  assert.equal(await run(ctx, 'memory.retrieve', { key: 'no', default: 0 }), { value: 0, found: false, key: 'no' })
   ctx.cleanup()
 })
 
