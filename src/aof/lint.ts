@@ -10,7 +10,7 @@ import { existsSync, lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { errorIssue } from '../core/errors.ts'
 import type { Issue } from '../core/issues.ts'
-import { type AofContext, eventsDir, runDirPath, statusDir, tasksDir } from './context.ts'
+import { type AofContext, eventsDir, legacyRunDirPath, runDirPath, statusDir, tasksDir } from './context.ts'
 import { errno, readError, readRegular } from './fs-atomic.ts'
 import { TASK_STATUSES, type TaskStatus, isTaskStatus } from './status.ts'
 import { readTaskFile } from './task-file.ts'
@@ -106,8 +106,19 @@ function lintTask(path: string, status: TaskStatus, id: string, problems: LintPr
 }
 
 function lintRun(ctx: AofContext, id: string, problems: LintProblem[]): void {
+  const legacy = legacyRunDirPath(ctx, id)
+  if (existsSync(legacy))
+    problems.push({
+      code: 'legacy_run_dir',
+      message: `run artifacts in tea's old runs/ folder, which the reference implementation does not read; 'tea aof init' moves them to state/runs/`,
+      where: { file: legacy },
+    })
+  for (const dir of [runDirPath(ctx, id), legacy]) lintRunDir(dir, problems)
+}
+
+function lintRunDir(dir: string, problems: LintProblem[]): void {
   for (const file of ['run.json', 'run_heartbeat.json', 'run_result.json']) {
-    const path = join(runDirPath(ctx, id), file)
+    const path = join(dir, file)
     let raw: string
     try {
       raw = readRegular(path)

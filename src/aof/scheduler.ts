@@ -17,7 +17,7 @@ import { checkTtlMs, ttlOption } from './ttl.ts'
 import { checkExpiredLeases, reclaimExpiredLease } from './lease-expiry.ts'
 import { completeRunArtifact, markRunArtifactExpired, readHeartbeat, readRun, readRunResult, resultBelongsToRun } from './run-artifacts.ts'
 import type { RunHeartbeat } from './schemas/run.ts'
-import type { TaskStatus } from './status.ts'
+import { TASK_STATUSES, type TaskStatus } from './status.ts'
 import { taskLease } from './task-file.ts'
 import { idsIn, readTaskLocked, withTaskLock } from './task-store.ts'
 import { moveTaskLocked } from './task-transition.ts'
@@ -100,7 +100,8 @@ export async function poll(ctx: AofContext, options: PollOptions = {}): Promise<
   const result: PollResult = {
     dryRun,
     now: ctx.now().toISOString(),
-    tasksEvaluated: idsIn(ctx, 'in-progress').length,
+    // Every task listed, in every status, as the reference counts them (not the in-progress ones left after recovery).
+    tasksEvaluated: TASK_STATUSES.reduce((n, s) => n + idsIn(ctx, s).length, 0),
     actions,
     actionsPlanned: actions.length,
     actionsExecuted: 0,
