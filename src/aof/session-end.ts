@@ -2,12 +2,13 @@
  * Session end: for every in-progress task whose `run_result.json` belongs to its current run (and that run is
  * still running), apply the outcome's transitions and complete the run. Tasks without a result, or with a result
  * from an earlier run, are left alone and nothing is logged for them (the reference applied any result it found,
- * including one left by an earlier run).
+ * including one left by an earlier run). A result from an earlier run beside a live run is moved to
+ * `previous_run_result.json`, where the reference's session end cannot apply it either.
  */
 
 import { applyOutcomeLocked, outcomeReason } from './completion-outcome.ts'
 import type { AofContext } from './context.ts'
-import { completeRunArtifact, readRun, readRunResult, resultBelongsToRun } from './run-artifacts.ts'
+import { completeRunArtifact, readRun, readRunResult, resultBelongsToRun, setAsideRunResult } from './run-artifacts.ts'
 import type { TaskStatus } from './status.ts'
 import { idsIn, readTaskLocked, withTaskLock } from './task-store.ts'
 
@@ -27,6 +28,12 @@ export async function handleSessionEnd(ctx: AofContext): Promise<SessionEndEntry
       const result = readRunResult(ctx, id)
       const run = readRun(ctx, id)
       if (!task || task.status !== 'in-progress' || !result) return undefined
+      if (run && run.status === 'running' && !resultBelongsToRun(result, run)) {
+        // An earlier run's result next to a live run (the reference leases without clearing it): put it aside, so
+        // the reference's own session end, which applies whatever it finds, cannot send this run to that outcome.
+        setAsideRunResult(ctx, id)
+        return undefined
+      }
       if (!resultBelongsToRun(result, run) || (run && run.status !== 'running')) return undefined
       const applied = applyOutcomeLocked(
         ctx,

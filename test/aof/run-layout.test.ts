@@ -172,4 +172,26 @@ test(
   }),
 )
 
+test(
+  'session end sets aside an earlier result found beside a run the reference started later (the reference leases without clearing it)',
+  withFixture(async (f) => {
+    await referenceLeased(f, T1)
+    f.advance(1_000)
+    await routeMessage(f.ctx, completion(T1, { outcome: 'blocked', blockers: ['x'] }, { sentAt: f.ctx.now().toISOString() }))
+    await transitionTask(f.ctx, T1, 'ready', { actor: 'ops' })
+    f.advance(60_000)
+    // The reference leases again: new run.json (no runId), and tea's result of the first run is still there.
+    await transitionTask(f.ctx, T1, 'in-progress', { actor: 'swe-backend' })
+    const now = f.ctx.now().toISOString()
+    writeFileSync(
+      join(runDir(f, T1), 'run.json'),
+      JSON.stringify({ taskId: T1, agentId: 'swe-backend', startedAt: now, status: 'running', artifactPaths: {}, metadata: {} }),
+    )
+    assert.equal(await handleSessionEnd(f.ctx), [])
+    assert.not.ok(existsSync(join(runDir(f, T1), 'run_result.json')), 'nothing left for the reference to apply')
+    assert.is(readJson(join(runDir(f, T1), 'previous_run_result.json')).outcome, 'blocked')
+    assert.is((await getTask(f.ctx, T1))!.status, 'in-progress')
+  }),
+)
+
 test.run()
