@@ -194,4 +194,27 @@ test(
   }),
 )
 
+test(
+  'poll sets aside an earlier result beside a live reference run too, and reports it',
+  withFixture(async (f) => {
+    await referenceLeased(f, T1)
+    f.advance(1_000)
+    await routeMessage(f.ctx, completion(T1, { outcome: 'blocked', blockers: ['x'] }, { sentAt: f.ctx.now().toISOString() }))
+    await transitionTask(f.ctx, T1, 'ready', { actor: 'ops' })
+    f.advance(60_000)
+    await transitionTask(f.ctx, T1, 'in-progress', { actor: 'swe-backend' })
+    const now = f.ctx.now().toISOString()
+    writeFileSync(
+      join(runDir(f, T1), 'run.json'),
+      JSON.stringify({ taskId: T1, agentId: 'swe-backend', startedAt: now, status: 'running' }),
+    )
+    assert.is((await poll(f.ctx, { dryRun: true })).resultsSetAside, undefined)
+    assert.ok(existsSync(join(runDir(f, T1), 'run_result.json')), 'a dry run moves nothing')
+    const r = await poll(f.ctx)
+    assert.equal(r.resultsSetAside, [T1])
+    assert.not.ok(existsSync(join(runDir(f, T1), 'run_result.json')))
+    assert.is((await getTask(f.ctx, T1))!.status, 'in-progress')
+  }),
+)
+
 test.run()
