@@ -229,8 +229,21 @@ for (const t of teaList) {
   if (expected.has(t.id))
     check('status: where the flow should end', expected.get(t.id) === t.status, `${t.id}: ${t.status}, expected ${expected.get(t.id)}`)
 }
-for (const id of readdirSync(join(root, 'state', 'runs'))) {
-  const run = JSON.parse(readFileSync(join(root, 'state', 'runs', id, 'run.json'), 'utf8'))
+// Both layouts, so an older tea (runs/) is measured too.
+const runFiles = ['state/runs', 'runs'].flatMap((dir) => {
+  let ids = []
+  try {
+    ids = readdirSync(join(root, dir))
+  } catch {}
+  return ids.map((id) => [id, join(root, dir, id, 'run.json')])
+})
+for (const [id, path] of runFiles) {
+  let run
+  try {
+    run = JSON.parse(readFileSync(path, 'utf8'))
+  } catch {
+    continue
+  }
   const status = await teaStatus(id)
   check(
     'no run.json left running outside in-progress',
