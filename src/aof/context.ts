@@ -52,7 +52,17 @@ export function taskDirPath(ctx: AofContext, status: TaskStatus, id: string): st
   return join(ctx.dataDir, 'tasks', status, id)
 }
 
+/**
+ * `state/runs/<ID>/`: where the reference reads and writes run artifacts, so a run either side started is seen by
+ * both (issue 15). Before that tea used `runs/<ID>/` (the BDD text's layout); see `legacyRunDirPath`.
+ */
 export function runDirPath(ctx: AofContext, id: string): string {
+  assertTaskId(id)
+  return join(ctx.dataDir, 'state', 'runs', id)
+}
+
+/** `runs/<ID>/`, tea's layout before issue 15: still read, and moved to `runDirPath` on the next write. */
+export function legacyRunDirPath(ctx: AofContext, id: string): string {
   assertTaskId(id)
   return join(ctx.dataDir, 'runs', id)
 }

@@ -18,18 +18,19 @@ export interface FrontmatterDoc {
 
 /** The frontmatter and body of `text`; AOF_INVALID placed in `file` (at the line, when there is one) otherwise. */
 export function parseFrontmatter(text: string, file: string): FrontmatterDoc {
-  // CRLF files are accepted on read (AOF itself rejects them); we always write LF.
-  const lines = text.replace(/\r\n/g, '\n').split('\n')
+  // Split on LF alone, as the reference does, so a CRLF body keeps its bytes (and its contentHash). A CRLF fence and
+  // CRLF frontmatter are accepted too (the reference rejects such a file): the `\r` is dropped from the YAML only.
+  const lines = text.split('\n')
   if (lines[0]?.trim() !== '---') {
     throw new TeaError('AOF_INVALID', `expected the frontmatter fence '---', found ${describeFirstLine(lines[0] ?? '')}`, {
       where: { file, line: 1 },
     })
   }
-  const end = lines.indexOf('---', 1)
+  const end = lines.findIndex((l, i) => i > 0 && (l === '---' || l === '---\r'))
   if (end === -1) throw new TeaError('AOF_INVALID', "expected a closing '---' after the frontmatter, found none", { where: { file } })
   let data: unknown
   try {
-    data = parse(lines.slice(1, end).join('\n'), { schema: 'core', prettyErrors: true, logLevel: 'error' })
+    data = parse(lines.slice(1, end).map(dropCr).join('\n'), { schema: 'core', prettyErrors: true, logLevel: 'error' })
   } catch (e) {
     const at = (e as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0]
     // +1: the YAML starts on the line after the opening fence.
@@ -47,6 +48,10 @@ export function parseFrontmatter(text: string, file: string): FrontmatterDoc {
       .join('\n')
       .trim(),
   }
+}
+
+function dropCr(line: string): string {
+  return line.endsWith('\r') ? line.slice(0, -1) : line
 }
 
 /** The exact shape AOF serialises: fences, 120-column YAML, a blank line, the body, a final newline. */

@@ -12,7 +12,7 @@ import { type AofContext, runDirPath } from './context.ts'
 import { type EventInput, appendEvents } from './events.ts'
 import { mkdirs } from './fs-atomic.ts'
 import { type Rollback, allOrNothing } from './rollback.ts'
-import { readHeartbeat, readRun, runArtifactPath, writeHeartbeatFile, writeRun } from './run-artifacts.ts'
+import { migrateRunDir, readHeartbeat, readRun, runArtifactPath, setAsideRunResult, writeHeartbeatFile, writeRun } from './run-artifacts.ts'
 import type { RunArtifact, RunHeartbeat } from './schemas/run.ts'
 import type { Lease } from './schemas/task.ts'
 import { type Task, taskLease } from './task-file.ts'
@@ -74,14 +74,15 @@ export async function acquireLease(ctx: AofContext, id: string, agent: string, o
     }
     // Everything is computed before the first write, so nothing but the writes themselves can fail midway.
     const lease: Lease = { agent, acquiredAt: now.toISOString(), expiresAt: iso(now.getTime() + ttlMs), renewCount: 0 }
+    const runId = sortableId(now.getTime())
     const newRun: RunArtifact = {
       taskId: id,
       agentId: agent,
-      runId: sortableId(now.getTime()),
+      runId,
       startedAt: now.toISOString(),
       status: 'running',
       artifactPaths: { inputs: 'inputs/', work: 'work/', output: 'outputs/' },
-      metadata: {},
+      metadata: { runId },
     }
     const hb = heartbeatRecord(ctx, id, agent, newRun.runId, hbTtl, now)
     const acquired: EventInput = {
@@ -91,7 +92,11 @@ export async function acquireLease(ctx: AofContext, id: string, agent: string, o
       payload: { agent, runId: newRun.runId, expiresAt: lease.expiresAt },
     }
     return allOrNothing((rb) => {
+      // A move, not a copy: undoing the lease leaves the folder in its new place, which every reader finds.
+      migrateRunDir(ctx, id)
       rb.folder(runDirPath(ctx, id), () => mkdirs(runDirPath(ctx, id)))
+      const restore = setAsideRunResult(ctx, id)
+      if (restore) rb.add(restore)
       rb.replace(runArtifactPath(ctx, id, 'run.json'), () => writeRun(ctx, newRun))
       writeBeat(ctx, rb, hb)
       let moved: Task

@@ -2,7 +2,8 @@
  * `tea aof lint`: every problem in the data dir, each with the path of the file at fault — unreadable or invalid
  * task files, frontmatter `status` that disagrees with the folder, the same task in two folders, a lease on a task
  * that is not in progress, timestamps with an offset (the reference rejects them), stray files and folders, symlinks
- * and other non-regular files (never opened: a FIFO would block), unreadable run artifacts and event logs. Reading
+ * and other non-regular files (never opened: a FIFO would block), keys tea passes through that the reference would
+ * refuse (`reference_rejects`, see schemas/reference-keys.ts), unreadable run artifacts and event logs. Reading
  * only: lint never repairs (the reference's lint created folders as a side effect).
  */
 
@@ -10,8 +11,9 @@ import { existsSync, lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { errorIssue } from '../core/errors.ts'
 import type { Issue } from '../core/issues.ts'
-import { type AofContext, eventsDir, runDirPath, statusDir, tasksDir } from './context.ts'
+import { type AofContext, eventsDir, legacyRunDirPath, runDirPath, statusDir, tasksDir } from './context.ts'
 import { errno, readError, readRegular } from './fs-atomic.ts'
+import { referenceKeyIssues } from './schemas/reference-keys.ts'
 import { TASK_STATUSES, type TaskStatus, isTaskStatus } from './status.ts'
 import { readTaskFile } from './task-file.ts'
 import { isTaskId } from './task-id.ts'
@@ -91,6 +93,12 @@ function lintTask(path: string, status: TaskStatus, id: string, problems: LintPr
       where: { file: path },
     })
   }
+  for (const issue of referenceKeyIssues(task.data))
+    problems.push({
+      code: 'reference_rejects',
+      message: `${issue.path}: ${issue.message}; the reference implementation refuses this task and skips it`,
+      where: { file: path },
+    })
   if (task.data.lease && status !== 'in-progress') {
     problems.push({ code: 'lease_not_in_progress', message: `has a lease but status is ${status}`, where: { file: path } })
   }
@@ -106,8 +114,19 @@ function lintTask(path: string, status: TaskStatus, id: string, problems: LintPr
 }
 
 function lintRun(ctx: AofContext, id: string, problems: LintProblem[]): void {
+  const legacy = legacyRunDirPath(ctx, id)
+  if (existsSync(legacy))
+    problems.push({
+      code: 'legacy_run_dir',
+      message: `run artifacts in tea's old runs/ folder, which the reference implementation does not read; 'tea aof init' moves them to state/runs/`,
+      where: { file: legacy },
+    })
+  for (const dir of [runDirPath(ctx, id), legacy]) lintRunDir(dir, problems)
+}
+
+function lintRunDir(dir: string, problems: LintProblem[]): void {
   for (const file of ['run.json', 'run_heartbeat.json', 'run_result.json']) {
-    const path = join(runDirPath(ctx, id), file)
+    const path = join(dir, file)
     let raw: string
     try {
       raw = readRegular(path)

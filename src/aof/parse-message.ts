@@ -3,9 +3,11 @@
  * order:
  *   1. anything over 10 MiB → rejected `payload_too_large` (before any parsing);
  *   2. an object: itself when it has a `protocol` key (the reference wrongly looked inside a bare envelope's own
- *      `payload`), else its `payload` / `message` / `content` member, the way chat events wrap messages;
+ *      `payload`), else its `payload` / `message` / `content` member, the way chat events wrap messages; an object
+ *      whose `protocol` is not `"aof"` (another protocol's message) is ignored, as the reference ignores it;
  *   3. a string starting `AOF/1 ` → the rest must be a JSON envelope (`invalid_json` / `invalid_envelope`);
- *   4. a string starting `{` → JSON; a JSON object without a `protocol` key is not for us (ignored);
+ *   4. a string starting `{` or `[` → JSON that must be an envelope: broken JSON is `invalid_json`, and any other
+ *      JSON (an object without `protocol`, an array) is `invalid_envelope`, logged as the reference logs it;
  *   5. anything else (plain text, numbers…) → ignored, silently.
  * Validation reports every issue with its dot-path. An envelope whose `type` we do not know is returned as such, so
  * the router can report it as `unknown`.
@@ -44,6 +46,7 @@ function parseAt(input: unknown, depth: number): ParsedMessage {
   if (typeof input === 'string') return parseString(input)
   if (!isPlainObject(input)) return { kind: 'ignored' }
   if ('protocol' in input) {
+    if (input.protocol !== 'aof') return { kind: 'ignored' }
     if (approxSize(input) > MAX_ENVELOPE_BYTES) return { kind: 'rejected', reason: 'payload_too_large', source: 'object' }
     return validateEnvelope(input, 'object')
   }
@@ -60,7 +63,7 @@ function parseString(raw: string): ParsedMessage {
   }
   const text = raw.trim()
   const prefixed = text.startsWith('AOF/1 ')
-  if (!prefixed && !text.startsWith('{')) return { kind: 'ignored' }
+  if (!prefixed && !text.startsWith('{') && !text.startsWith('[')) return { kind: 'ignored' }
   const source: MessageSource = prefixed ? 'aof-prefix' : 'json'
   let value: unknown
   try {
@@ -68,9 +71,10 @@ function parseString(raw: string): ParsedMessage {
   } catch (e) {
     return { kind: 'rejected', reason: 'invalid_json', source, error: (e as Error).message }
   }
-  if (!prefixed && !(isPlainObject(value) && 'protocol' in value)) return { kind: 'ignored' }
   if (!isPlainObject(value)) {
-    return { kind: 'rejected', reason: 'invalid_envelope', source, issues: [{ path: '(root)', message: 'expected a JSON object' }] }
+    const found = Array.isArray(value) ? 'an array' : `${value === null ? 'null' : typeof value}`
+    const message = `expected an AOF/1 envelope (a JSON object with protocol "aof"), found ${found}`
+    return { kind: 'rejected', reason: 'invalid_envelope', source, issues: [{ path: '(root)', message }] }
   }
   return validateEnvelope(value, source)
 }

@@ -17,10 +17,11 @@ import { checkTtlMs, ttlOption } from './ttl.ts'
 import { checkExpiredLeases, reclaimExpiredLease } from './lease-expiry.ts'
 import { completeRunArtifact, markRunArtifactExpired, readHeartbeat, readRun, readRunResult, resultBelongsToRun } from './run-artifacts.ts'
 import type { RunHeartbeat } from './schemas/run.ts'
-import type { TaskStatus } from './status.ts'
+import { TASK_STATUSES, type TaskStatus } from './status.ts'
 import { taskLease } from './task-file.ts'
 import { idsIn, readTaskLocked, withTaskLock } from './task-store.ts'
 import { moveTaskLocked } from './task-transition.ts'
+import { setAsideStaleResults } from './session-end.ts'
 
 export interface PollOptions {
   dryRun?: boolean
@@ -55,6 +56,8 @@ export interface PollResult {
   actionsExecuted: number
   staleHeartbeats: number
   leasesExpired: number
+  /** Tasks whose earlier run's result was moved to previous_run_result.json (absent when none). */
+  resultsSetAside?: string[]
 }
 
 export function heartbeatExpiry(hb: RunHeartbeat, ttlMs: number): number {
@@ -97,15 +100,19 @@ export async function poll(ctx: AofContext, options: PollOptions = {}): Promise<
     if (!dryRun) Object.assign(action, await reclaimExpiredLease(ctx, e))
     actions.push(action)
   }
+  // Results of earlier runs beside live runs: never applied by us, but the reference's session end would apply them.
+  const setAside = dryRun ? [] : await setAsideStaleResults(ctx)
   const result: PollResult = {
     dryRun,
     now: ctx.now().toISOString(),
-    tasksEvaluated: idsIn(ctx, 'in-progress').length,
+    // Every task listed, in every status, as the reference counts them (not the in-progress ones left after recovery).
+    tasksEvaluated: TASK_STATUSES.reduce((n, s) => n + idsIn(ctx, s).length, 0),
     actions,
     actionsPlanned: actions.length,
     actionsExecuted: 0,
     staleHeartbeats: stale.length,
     leasesExpired: expired.length,
+    ...(setAside.length ? { resultsSetAside: setAside } : {}),
   }
   appendEvent(ctx, {
     type: 'scheduler.poll',

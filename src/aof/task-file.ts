@@ -56,8 +56,9 @@ export function parseTaskText(text: string, path: string, folderStatus: TaskStat
   return { id: expectedId, status: folderStatus, data, body, path }
 }
 
+/** The file text of `task`; `contentHash` is always that of the body as written (another writer's stale one too). */
 export function renderTask(task: Task): string {
-  return stringifyFrontmatter({ ...task.data, status: task.status }, task.body)
+  return stringifyFrontmatter({ ...task.data, status: task.status, contentHash: contentHash(task.body) }, task.body)
 }
 
 /** First 16 hex characters of the body's SHA-256, as the reference computes `contentHash`. */

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -24,7 +24,7 @@ test(
     await makeTask(f.ctx, { id: T1 })
     const out = await routeMessage(f.ctx, completion(T1, { outcome: 'done' }))
     assert.equal(out.transitions, [{ from: 'in-progress', to: 'review' }])
-    assert.ok(existsSync(join(f.dir, 'runs', T1, 'run_result.json')))
+    assert.ok(existsSync(join(f.dir, 'state', 'runs', T1, 'run_result.json')))
     assert.is((await getTask(f.ctx, T1))!.status, 'review')
     assert.equal(
       eventsOf(f.ctx, 'task.completed', T1).map((p) => p.outcome),
@@ -164,8 +164,14 @@ test(
     const { transitionTask, acquireLease } = await import('../../src/aof/index.ts')
     await transitionTask(f.ctx, T1, 'ready', { actor: 'ops' })
     f.advance(60_000)
+    const earlier = readRunResult(f.ctx, T1)!
     await acquireLease(f.ctx, T1, 'swe-backend')
-    assert.is(readRunResult(f.ctx, T1)?.outcome, 'blocked')
+    // The new run puts the earlier result aside, where the reference's session end cannot apply it (issue 15)...
+    assert.is(readRunResult(f.ctx, T1), undefined)
+    const aside = JSON.parse(readFileSync(join(f.dir, 'state', 'runs', T1, 'previous_run_result.json'), 'utf8'))
+    assert.is(aside.outcome, 'blocked')
+    // ...and one that comes back (written late by another implementation) is still not ours: its runId differs.
+    writeRunResult(f.ctx, earlier)
     assert.equal(await handleSessionEnd(f.ctx), [])
     assert.is((await getTask(f.ctx, T1))!.status, 'in-progress')
   }),

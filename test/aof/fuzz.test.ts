@@ -112,7 +112,7 @@ test('1 000 mutated messages through the router: an outcome every time, the stor
     assert.equal(
       readdirSync(f.dir)
         .sort()
-        .filter((n) => !['events', 'locks', 'runs', 'tasks'].includes(n)),
+        .filter((n) => !['events', 'locks', 'state', 'tasks'].includes(n)),
       [],
     )
   } finally {

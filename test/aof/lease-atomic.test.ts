@@ -81,7 +81,7 @@ test(
   'heartbeat, poll, the heartbeat loop and the worker claim check their durations the same way',
   withFixture(async (f) => {
     await makeTask(f.ctx, { id: T1 })
-    const hbBefore = readFileSync(join(f.dir, 'runs', T1, 'run_heartbeat.json'), 'utf8')
+    const hbBefore = readFileSync(join(f.dir, 'state', 'runs', T1, 'run_heartbeat.json'), 'utf8')
     for (const bad of BAD_TTLS) {
       assert.ok(isTeaError(await rejection(heartbeat(f.ctx, T1, 'swe-backend', { ttlMs: bad })), 'USAGE'), `heartbeat ${bad}`)
       assert.ok(isTeaError(await rejection(poll(f.ctx, { heartbeatTtlMs: bad })), 'USAGE'), `poll ${bad}`)
@@ -97,7 +97,7 @@ test(
       () => startHeartbeat(f.ctx, { taskId: T1, agentId: 'swe-backend', intervalMs: 2 ** 31 }),
       (e: unknown) => isTeaError(e, 'USAGE'),
     )
-    assert.is(readFileSync(join(f.dir, 'runs', T1, 'run_heartbeat.json'), 'utf8'), hbBefore, 'no heartbeat was written')
+    assert.is(readFileSync(join(f.dir, 'state', 'runs', T1, 'run_heartbeat.json'), 'utf8'), hbBefore, 'no heartbeat was written')
   }),
 )
 
@@ -112,11 +112,11 @@ test(
   'the heartbeat write fails after run.json was written: run.json is taken back, the task stays ready',
   withFixture(async (f) => {
     await readyTask(f)
-    blockWith(join(f.dir, 'runs', T1, 'run_heartbeat.json'))
+    blockWith(join(f.dir, 'state', 'runs', T1, 'run_heartbeat.json'))
     const before = tree(f.dir)
     const e = await rejection(acquireLease(f.ctx, T1, 'swe-backend'))
     assert.ok(isTeaError(e, 'STORE_ERROR'), String(e))
-    assert.match(e.message, `cannot write ${join(f.dir, 'runs', T1, 'run_heartbeat.json')}`)
+    assert.match(e.message, `cannot write ${join(f.dir, 'state', 'runs', T1, 'run_heartbeat.json')}`)
     assert.equal(tree(f.dir), before)
   }),
 )

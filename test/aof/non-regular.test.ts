@@ -105,7 +105,7 @@ skipIf(
     }
     assert.ok(isFifo(fifo))
     assert.not.ok(existsSync(fifoIn(f, 'cancelled', T2)), 'not moved')
-    assert.not.ok(existsSync(join(f.dir, 'runs', T2)), 'no run started')
+    assert.not.ok(existsSync(join(f.dir, 'state', 'runs', T2)), 'no run started')
   }),
 )
 
@@ -115,7 +115,7 @@ skipIf(
   'a FIFO as run.json reads as absent, and lint names it',
   withFixture(async (f) => {
     await makeTask(f.ctx, { id: T1 })
-    const runJson = join(f.dir, 'runs', T1, 'run.json')
+    const runJson = join(f.dir, 'state', 'runs', T1, 'run.json')
     rmSync(runJson)
     mkfifo(runJson)
     assert.equal(op(f, 'run', T1), { ok: null })

@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { MAX_ENVELOPE_BYTES, parseProtocolMessage, routeMessage } from '../../src/aof/index.ts'
-import { T1, completion, eventTypes, eventsOf, fixture } from './helpers.ts'
+import { MAX_ENVELOPE_BYTES, getTask, parseProtocolMessage, routeMessage } from '../../src/aof/index.ts'
+import { T1, completion, eventTypes, eventsOf, fixture, makeTask } from './helpers.ts'
 
 test('AOF-BDD-25 Parse message with protocol field in payload', () => {
   const wrapped = parseProtocolMessage({ payload: completion(T1) })
@@ -28,7 +29,6 @@ test('AOF-BDD-28 Ignore non-protocol message', async () => {
   const f = fixture()
   try {
     assert.equal(parseProtocolMessage('Hello, this is a chat message'), { kind: 'ignored' })
-    assert.equal(parseProtocolMessage('{"hello": "world"}'), { kind: 'ignored' })
     assert.equal(await routeMessage(f.ctx, 'Hello, this is a chat message'), { outcome: 'ignored' })
     assert.equal(eventTypes(f.ctx), [])
   } finally {
@@ -87,5 +87,47 @@ test('AOF/1 prefix with a non-object body is an invalid envelope', () => {
   const r = parseProtocolMessage('AOF/1 [1,2]')
   assert.is(r.kind === 'rejected' && r.reason, 'invalid_envelope')
 })
+
+test('JSON text that is not an envelope (no protocol key, an array) is rejected as invalid_envelope and logged once, as the reference logs it; the task is untouched', async () => {
+  const f = fixture()
+  try {
+    await makeTask(f.ctx, { id: T1 })
+    const before = readFileSync((await getTask(f.ctx, T1))!.path, 'utf8')
+    for (const text of ['{"hello": 1}', '[1, 2]', ' [] ', `{"taskId":"${T1}","type":"completion.report"}`]) {
+      const out = await routeMessage(f.ctx, text)
+      assert.equal([out.outcome, out.reason], ['rejected', 'invalid_envelope'], text)
+    }
+    assert.is(eventsOf(f.ctx, 'protocol.message.rejected').length, 4)
+    assert.is(readFileSync((await getTask(f.ctx, T1))!.path, 'utf8'), before)
+    assert.equal(parseProtocolMessage('[1,'), { kind: 'rejected', reason: 'invalid_json', source: 'json', error: parseErr('[1,') })
+  } finally {
+    f.cleanup()
+  }
+})
+
+test('an object whose protocol is not "aof" is ignored silently, as the reference ignores it (it was rejected)', async () => {
+  const f = fixture()
+  try {
+    await makeTask(f.ctx, { id: T1 })
+    const mcp = { ...completion(T1), protocol: 'mcp' }
+    assert.equal(parseProtocolMessage(mcp), { kind: 'ignored' })
+    assert.equal(parseProtocolMessage({ payload: mcp }), { kind: 'ignored' })
+    const n = eventTypes(f.ctx).length
+    assert.equal(await routeMessage(f.ctx, mcp), { outcome: 'ignored' })
+    assert.is(eventTypes(f.ctx).length, n)
+    assert.is((await getTask(f.ctx, T1))!.status, 'in-progress')
+  } finally {
+    f.cleanup()
+  }
+})
+
+function parseErr(text: string): string {
+  try {
+    JSON.parse(text)
+    return ''
+  } catch (e) {
+    return (e as Error).message
+  }
+}
 
 test.run()

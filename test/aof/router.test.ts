@@ -88,7 +88,7 @@ test(
       ['task_not_found'],
     )
     assert.equal(eventsOf(ctx, 'task.transitioned'), [])
-    assert.not.ok(existsSync(join(dir, 'runs', MISSING)))
+    assert.not.ok(existsSync(join(dir, 'state', 'runs', MISSING)))
   }),
 )
 
@@ -129,9 +129,9 @@ test(
     await makeTask(ctx, { id: T1 })
     await makeTask(ctx, { id: T2 })
     // A file where the run folder should be: writing run_result.json fails with ENOTDIR.
-    mkdirSync(join(dir, 'runs'), { recursive: true })
-    writeFileSync(join(dir, 'runs', 'x'), '')
-    const runDir = join(dir, 'runs', T1)
+    mkdirSync(join(dir, 'state', 'runs'), { recursive: true })
+    writeFileSync(join(dir, 'state', 'runs', 'x'), '')
+    const runDir = join(dir, 'state', 'runs', T1)
     rmSync(runDir, { recursive: true, force: true })
     writeFileSync(runDir, 'not a folder')
     const first = await routeMessage(ctx, completion(T1))
@@ -191,7 +191,7 @@ test(
     const out = await routeMessage(ctx, `AOF/1 ${JSON.stringify(completion('TASK-../../etc'))}`)
     assert.equal([out.outcome, out.reason], ['rejected', 'invalid_envelope'])
     assert.not.ok(existsSync(join(dir, 'locks')))
-    assert.not.ok(existsSync(join(dir, 'runs')))
+    assert.not.ok(existsSync(join(dir, 'state')))
   }),
 )
 

@@ -20,7 +20,7 @@ test('AOF-BDD-21 Write run_result.json to runs directory', async () => {
   try {
     await makeTask(f.ctx, { id: T1 })
     writeRunResult(f.ctx, RESULT)
-    const path = join(f.dir, 'runs', T1, 'run_result.json')
+    const path = join(f.dir, 'state', 'runs', T1, 'run_result.json')
     assert.ok(existsSync(path))
     assert.equal(JSON.parse(readFileSync(path, 'utf8')), RESULT)
   } finally {
@@ -58,7 +58,7 @@ test('AOF-BDD-24 Write run_result.json with all optional fields', () => {
       notes: 'Partial completion due to blocker',
     }
     writeRunResult(f.ctx, r)
-    const stored = JSON.parse(readFileSync(join(f.dir, 'runs', T1, 'run_result.json'), 'utf8'))
+    const stored = JSON.parse(readFileSync(join(f.dir, 'state', 'runs', T1, 'run_result.json'), 'utf8'))
     assert.equal(stored.deliverables, ['src/foo.ts', 'src/bar.ts'])
     assert.equal(stored.blockers, ['API key needed'])
     assert.is(stored.notes, 'Partial completion due to blocker')
@@ -70,8 +70,8 @@ test('AOF-BDD-24 Write run_result.json with all optional fields', () => {
 test('a torn run_result.json reads as absent; an invalid one is refused on write', () => {
   const f = fixture()
   try {
-    mkdirSync(join(f.dir, 'runs', T1), { recursive: true })
-    writeFileSync(join(f.dir, 'runs', T1, 'run_result.json'), '{"taskId": "TASK-2026')
+    mkdirSync(join(f.dir, 'state', 'runs', T1), { recursive: true })
+    writeFileSync(join(f.dir, 'state', 'runs', T1, 'run_result.json'), '{"taskId": "TASK-2026')
     assert.is(readRunResult(f.ctx, T1), undefined)
     assert.throws(
       () => writeRunResult(f.ctx, { ...RESULT, outcome: 'maybe' as never }),

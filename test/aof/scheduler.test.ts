@@ -20,8 +20,8 @@ import { T1, T2, T3, eventsOf, fixture, makeTask, withFixture, type Fixture } fr
 type F = Fixture
 
 function writeHeartbeatRaw(f: F, id: string, body: Record<string, unknown>) {
-  mkdirSync(join(f.dir, 'runs', id), { recursive: true })
-  writeFileSync(join(f.dir, 'runs', id, 'run_heartbeat.json'), JSON.stringify(body))
+  mkdirSync(join(f.dir, 'state', 'runs', id), { recursive: true })
+  writeFileSync(join(f.dir, 'state', 'runs', id, 'run_heartbeat.json'), JSON.stringify(body))
 }
 
 /** An in-progress task whose heartbeat (5 min TTL, written at 10:00) is stale at 10:05, with an optional result. */
@@ -91,7 +91,7 @@ test(
   withFixture(async (f) => {
     await makeTask(f.ctx, { id: T1 })
     const { rmSync } = await import('node:fs')
-    rmSync(join(f.dir, 'runs', T1, 'run_heartbeat.json'))
+    rmSync(join(f.dir, 'state', 'runs', T1, 'run_heartbeat.json'))
     f.setNow('2030-01-01T00:00:00.000Z')
     assert.equal(checkStaleHeartbeats(f.ctx), [])
   }),
@@ -253,6 +253,10 @@ test(
   withFixture(async (f) => {
     await makeTask(f.ctx, { id: T1 })
     const firstRun = readRun(f.ctx, T1)!.runId!
+    await transitionTask(f.ctx, T1, 'ready', { actor: 'ops' })
+    f.setNow('2026-02-10T10:01:00.000Z')
+    await acquireLease(f.ctx, T1, 'swe-backend')
+    // The first run's result, arriving after the second run started (a new lease sets aside one already there).
     writeRunResult(f.ctx, {
       taskId: T1,
       agentId: 'swe-backend',
@@ -262,9 +266,6 @@ test(
       deliverables: [],
       blockers: ['old'],
     })
-    await transitionTask(f.ctx, T1, 'ready', { actor: 'ops' })
-    f.setNow('2026-02-10T10:01:00.000Z')
-    await acquireLease(f.ctx, T1, 'swe-backend')
     f.setNow('2026-02-10T10:07:00.000Z')
     const r = await poll(f.ctx)
     assert.is(r.actions[0]?.resolution, 'reclaimed')
@@ -293,7 +294,7 @@ test(
   withFixture(async (f) => {
     await makeTask(f.ctx, { id: T1 })
     const { rmSync } = await import('node:fs')
-    rmSync(join(f.dir, 'runs', T1, 'run_heartbeat.json'))
+    rmSync(join(f.dir, 'state', 'runs', T1, 'run_heartbeat.json'))
     f.setNow('2026-02-10T10:09:59.000Z')
     assert.equal((await poll(f.ctx)).actions, [])
     f.setNow('2026-02-10T10:10:00.000Z')

@@ -59,9 +59,11 @@ test('AOF-BDD-04 Valid handoff acknowledgment envelopes', () => {
 })
 
 test('AOF-BDD-05 Invalid protocol field', () => {
-  const r = rejected(completion(T1, {}, { protocol: 'custom' }))
+  const r = rejected(JSON.stringify(completion(T1, {}, { protocol: 'custom' })))
   assert.is(r.reason, 'invalid_envelope')
   assert.ok(r.issues?.some((i) => i.path === 'protocol' && /expected protocol "aof"/.test(i.message)))
+  // An object (a chat event carrying another protocol's message) is not for us: ignored, as the reference does.
+  assert.equal(parseProtocolMessage(completion(T1, {}, { protocol: 'custom' })), { kind: 'ignored' })
 })
 
 test('AOF-BDD-06 Invalid version field', () => {

@@ -192,7 +192,7 @@ test('session-end applies a result of the current run', async () => {
     const id = (await h.run(h.d('task', 'create', '--title', 'x', '--status', 'ready', '--agent', 'swe'))).out.trim()
     const runId = JSON.parse((await h.run(h.d('lease', id, '--agent', 'swe'))).out).runId
     writeFileSync(
-      join(h.dir, 'data', 'runs', id, 'run_result.json'),
+      join(h.dir, 'data', 'state', 'runs', id, 'run_result.json'),
       JSON.stringify({ taskId: id, agentId: 'swe', runId, completedAt: new Date(Date.now() + 1000).toISOString(), outcome: 'partial' }),
     )
     const r = await h.run(h.d('session-end'))

@@ -126,10 +126,10 @@ test('tea worker --once: leases the routed task, gives the agent the task and ha
 
   const r = await tea(workerArgs(s, 'agent.yaml', '--once'))
   assert.is(r.code, 0, r.stderr)
-  const aofRunId = json(s, `data/runs/${id}/run.json`).runId
+  const aofRunId = json(s, `data/state/runs/${id}/run.json`).runId
   assert.equal(lines(r.stdout), [{ taskId: id, runId: `aof-${id}-${aofRunId}`, outcome: 'done', status: 'review' }])
   assert.is(folderOf(s, id), 'review')
-  const result = json(s, `data/runs/${id}/run_result.json`)
+  const result = json(s, `data/state/runs/${id}/run_result.json`)
   assert.equal([result.outcome, result.runId, result.agentId, result.notes], ['done', aofRunId, 'swe', 'calibrated Calibrate sensor'])
   const events = lines(await aof(s, ['events', '--task', id])).map((e) => e.type)
   for (const t of ['lease.acquired', 'protocol.message.received', 'task.completed']) assert.ok(events.includes(t), `${t} in ${events}`)
@@ -183,8 +183,8 @@ test('the final state outcome picks the report: done (no review) → done, needs
     [ids.blocked!]: 'blocked → blocked',
     [ids.fail!]: 'blocked → blocked',
   })
-  assert.equal(json(s, `data/runs/${ids.blocked}/run_result.json`).blockers, ['needs a key'])
-  const failed = json(s, `data/runs/${ids.fail}/run_result.json`)
+  assert.equal(json(s, `data/state/runs/${ids.blocked}/run_result.json`).blockers, ['needs a key'])
+  const failed = json(s, `data/state/runs/${ids.fail}/run_result.json`)
   assert.match(failed.blockers[0], "at node 'decide'")
   assert.match(failed.blockers[0], 'boom')
   s.cleanup()
@@ -224,7 +224,7 @@ test("AOF-BDD-78 (through a worker) stale heartbeat: a killed worker's task is r
     [['stale_heartbeat', id, 'reclaimed']],
   )
   assert.is(folderOf(s, id), 'ready')
-  const expired = json(s, `data/runs/${id}/run.json`)
+  const expired = json(s, `data/state/runs/${id}/run.json`)
   assert.equal([expired.status, expired.metadata.expiredReason], ['failed', 'stale_heartbeat'])
 
   const next = await tea(workerArgs(s, 'slow.yaml', '--once'))
@@ -247,7 +247,7 @@ test('SIGINT stops a polling worker after the current checkpoint with exit 130; 
   const [line] = lines(stopped.stdout)
   assert.equal([line.taskId, line.outcome, line.status], [id, 'stopped', 'in-progress'])
   assert.is(folderOf(s, id), 'in-progress')
-  assert.is(json(s, `data/runs/${id}/run.json`).status, 'running')
+  assert.is(json(s, `data/state/runs/${id}/run.json`).status, 'running')
 
   const resumed = await tea(workerArgs(s, 'slow.yaml', '--once'))
   assert.is(resumed.code, 0, resumed.stderr)

@@ -37,6 +37,8 @@ export function handleCompletionReport(ctx: AofContext, env: CompletionReportEnv
     completedAt: sentAt,
     outcome: p.outcome,
     summaryRef: p.summaryRef,
+    // Required by the reference's RunResult schema: without it the reference cannot read our result.
+    handoffRef: 'outputs/handoff.md',
     deliverables: p.deliverables,
     tests: p.tests,
     blockers: p.blockers,

@@ -17,7 +17,8 @@ export function handleStatusUpdate(ctx: AofContext, env: StatusUpdateEnvelope, t
   const auth = authorize(ctx, task, env.fromAgent)
   if (!auth.ok) return rejectMessage(ctx, env, auth.reason, { sender: env.fromAgent, expected: auth.expected })
   const p = env.payload
-  const actor = p.agentId
+  // An empty agentId (the reference accepts one) is recorded under the sender.
+  const actor = p.agentId || env.fromAgent
   const warnings: string[] = []
   const transitions: NonNullable<RouteOutcome['transitions']> = []
   let current = task

@@ -13,10 +13,21 @@ const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d
 export const Datetime = v.pipe(
   v.string('expected an ISO 8601 datetime string'),
   v.check(
-    (s) => DATETIME.test(s) && !Number.isNaN(Date.parse(s)),
-    (i) => `expected an ISO 8601 datetime (e.g. 2026-02-10T10:00:00.000Z), received ${JSON.stringify(i.input)}`,
+    (s) => DATETIME.test(s) && isCalendarDatetime(s),
+    (i) => `expected an ISO 8601 datetime of a real date and time (e.g. 2026-02-10T10:00:00.000Z), received ${JSON.stringify(i.input)}`,
   ),
 )
+
+/**
+ * Whether the date and time fields name a real instant: `Date.parse` rolls `2026-02-30` over to 2 March and takes
+ * `T24:00` as the next midnight, where the reference (zod `datetime()`) rejects both, and then skips the task.
+ */
+function isCalendarDatetime(s: string): boolean {
+  const [y, mo, d, h, mi, sec] = [0, 5, 8, 11, 14, 17].map((at) => Number(s.slice(at, at + (at === 0 ? 4 : 2))))
+  const days = new Date(Date.UTC(y!, mo!, 0)).getUTCDate()
+  const seconds = s[16] === ':' ? sec! : 0
+  return mo! >= 1 && mo! <= 12 && d! >= 1 && d! <= days && h! <= 23 && mi! <= 59 && seconds <= 59 && !Number.isNaN(Date.parse(s))
+}
 
 export const TaskIdSchema = v.pipe(
   v.string('expected a task id string'),

@@ -5,7 +5,7 @@
  */
 
 import * as v from 'valibot'
-import { Datetime, NonEmpty, TaskIdSchema } from './common.ts'
+import { Datetime, TaskIdSchema } from './common.ts'
 import { CompletionReportPayload, HandoffAckPayload, HandoffRequestPayload, StatusUpdatePayload } from './payloads.ts'
 
 /** A raw message larger than this is refused before parsing (`payload_too_large`). */
@@ -20,11 +20,12 @@ export const EnvelopeBase = v.object({
   version: v.literal(1, (i) => `unsupported version: expected 1, received ${JSON.stringify(i.input)}`),
   type: v.pipe(v.string('expected a message type string'), v.minLength(1)),
   // Optional for us: tea has one task store per data dir. Kept and echoed when present.
-  projectId: v.optional(NonEmpty),
+  // Plain strings, empty ones included, as in the reference (z.string()); who may speak is the router's question.
+  projectId: v.optional(v.string()),
   taskRelpath: v.optional(v.string()),
   taskId: TaskIdSchema,
-  fromAgent: NonEmpty,
-  toAgent: NonEmpty,
+  fromAgent: v.string(),
+  toAgent: v.string(),
   sentAt: Datetime,
   payload: v.unknown(),
 })

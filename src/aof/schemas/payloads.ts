@@ -3,7 +3,7 @@
  */
 
 import * as v from 'valibot'
-import { Datetime, NonEmpty, StatusSchema, TaskIdSchema, text, textList } from './common.ts'
+import { Datetime, StatusSchema, TaskIdSchema, text, textList } from './common.ts'
 
 export const OUTCOMES = ['done', 'blocked', 'needs_review', 'partial'] as const
 export type Outcome = (typeof OUTCOMES)[number]
@@ -27,7 +27,7 @@ export const CompletionReportPayload = v.object({
 export const StatusUpdatePayload = v.pipe(
   v.object({
     taskId: TaskIdSchema,
-    agentId: NonEmpty,
+    agentId: v.string(),
     status: v.optional(StatusSchema),
     progress: v.optional(text(1_000)),
     blockers: v.optional(textList(20, 256)),
@@ -42,8 +42,8 @@ export const StatusUpdatePayload = v.pipe(
 export const HandoffRequestPayload = v.object({
   taskId: TaskIdSchema,
   parentTaskId: TaskIdSchema,
-  fromAgent: NonEmpty,
-  toAgent: NonEmpty,
+  fromAgent: v.string(),
+  toAgent: v.string(),
   acceptanceCriteria: v.optional(textList(50, 256), () => []),
   expectedOutputs: v.optional(textList(50, 256), () => []),
   contextRefs: v.optional(textList(50, 256), () => []),

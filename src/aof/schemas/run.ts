@@ -17,11 +17,15 @@ export const RunArtifactSchema = v.looseObject({
   runId: v.optional(NonEmpty),
   startedAt: Datetime,
   status: v.optional(v.picklist(RUN_STATUSES), 'running'),
-  artifactPaths: v.optional(v.looseObject({ inputs: v.string(), work: v.string(), output: v.string() }), () => ({
-    inputs: 'inputs/',
-    work: 'work/',
-    output: 'outputs/',
-  })),
+  // Each path optional, as the reference defaults each one: a run.json it accepts must not be unreadable here.
+  artifactPaths: v.optional(
+    v.looseObject({ inputs: v.optional(v.string()), work: v.optional(v.string()), output: v.optional(v.string()) }),
+    () => ({
+      inputs: 'inputs/',
+      work: 'work/',
+      output: 'outputs/',
+    }),
+  ),
   metadata: v.optional(v.record(v.string(), v.unknown()), () => ({})),
 })
 

@@ -10,7 +10,8 @@ import { Datetime, NonEmpty, StatusSchema, TaskIdSchema } from './common.ts'
 export const PRIORITIES = ['critical', 'high', 'normal', 'low'] as const
 
 export const LeaseSchema = v.looseObject({
-  agent: NonEmpty,
+  // Any string, as in the reference: a lease held by "" is read (no real agent matches it until it expires).
+  agent: v.string(),
   acquiredAt: Datetime,
   expiresAt: Datetime,
   renewCount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),

@@ -9,7 +9,7 @@ const TTL = (what: string, ms: number) => ({ type: 'ms', default: ms, descriptio
 
 const init = defineCommand({
   name: 'init',
-  summary: 'create the folder layout (tasks/<status>/, runs/, events/) in the data dir',
+  summary: 'create the folder layout (tasks/<status>/, state/runs/, events/) in the data dir',
   flags: { 'data-dir': DATA_DIR },
   run: async (input, io) => (await import('../aof.ts')).initCommand(input, io),
 })

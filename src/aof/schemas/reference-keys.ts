@@ -1,0 +1,141 @@
+/**
+ * Task-file keys tea passes through without using them, checked the way the reference implementation checks them
+ * (its `TaskFrontmatter` zod schema, v1.20.0). The reference refuses a task whose key breaks these rules, and its
+ * store then skips that task silently; tea reads such a task (it never acts on these keys) and `tea aof lint`
+ * reports each broken key with what the reference expects (`reference_rejects`), so a mixed tree can be fixed
+ * before the reference loses a task.
+ *
+ * `workflow` is checked down to its hops and hop states; a hop's `condition` only to being an object with an `op`
+ * (the reference's expression grammar is recursive and bounded in depth and size; a bad condition there still
+ * passes here).
+ */
+
+import * as v from 'valibot'
+import { Datetime, type SchemaIssue, issuesOf } from './common.ts'
+
+const got = (i: { input: unknown }) => (Array.isArray(i.input) ? 'an array' : (JSON.stringify(i.input) ?? String(i.input)))
+// A key that is missing is reported against the schema that requires it, with `input` undefined.
+const expect = (what: string) => (i: { input: unknown }) =>
+  i.input === undefined ? 'required, missing' : `expected ${what}, received ${got(i)}`
+
+const str = v.string(expect('a string'))
+const nonEmpty = v.pipe(v.string(expect('a non-empty string')), v.minLength(1, expect('a non-empty string')))
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => v.picklist(values, expect(`one of ${values.join(', ')}`))
+const intAtLeast = (min: number) =>
+  v.pipe(v.number(expect(`an integer ≥ ${min}`)), v.integer(expect(`an integer ≥ ${min}`)), v.minValue(min, expect(`an integer ≥ ${min}`)))
+const obj = <E extends v.ObjectEntries>(entries: E) => v.looseObject(entries, expect('a mapping'))
+const list = <S extends v.GenericSchema>(item: S) => v.array(item, expect('a list'))
+const strings = list(str)
+const bool = v.boolean(expect('true or false'))
+const record = v.record(v.string(), v.unknown(), expect('a mapping'))
+
+const Sla = obj({
+  maxInProgressMs: v.optional(
+    v.pipe(
+      v.number(expect('a positive integer (ms)')),
+      v.integer(expect('a positive integer (ms)')),
+      v.minValue(1, expect('a positive integer (ms)')),
+    ),
+  ),
+  onViolation: v.optional(oneOf(['alert', 'block', 'deadletter'])),
+})
+
+const Gate = obj({ current: nonEmpty, entered: Datetime })
+
+const GateHistoryEntry = obj({
+  gate: str,
+  role: str,
+  agent: v.optional(str),
+  entered: Datetime,
+  exited: v.optional(Datetime),
+  outcome: v.optional(oneOf(['complete', 'needs_review', 'blocked'])),
+  summary: v.optional(str),
+  blockers: v.optional(strings),
+  rejectionNotes: v.optional(str),
+  duration: v.optional(intAtLeast(0)),
+})
+
+const ReviewContext = obj({
+  fromGate: str,
+  fromAgent: v.optional(str),
+  fromRole: str,
+  timestamp: Datetime,
+  blockers: v.optional(strings),
+  notes: v.optional(str),
+})
+
+const TestSpec = obj({
+  given: str,
+  when: str,
+  then: obj({
+    status: v.optional(v.pipe(v.number(expect('an integer')), v.integer(expect('an integer')))),
+    body_contains: v.optional(strings),
+  }),
+})
+
+const Hop = obj({
+  id: nonEmpty,
+  role: nonEmpty,
+  dependsOn: v.optional(strings),
+  joinType: v.optional(oneOf(['all', 'any'])),
+  autoAdvance: v.optional(bool),
+  condition: v.optional(obj({ op: str })),
+  description: v.optional(str),
+  canReject: v.optional(bool),
+  rejectionStrategy: v.optional(oneOf(['origin', 'predecessors'])),
+  timeout: v.optional(str),
+  escalateTo: v.optional(str),
+})
+
+const HopState = obj({
+  status: oneOf(['pending', 'ready', 'dispatched', 'complete', 'failed', 'skipped']),
+  startedAt: v.optional(Datetime),
+  completedAt: v.optional(Datetime),
+  agent: v.optional(str),
+  correlationId: v.optional(str),
+  result: v.optional(record),
+  rejectionCount: v.optional(intAtLeast(0)),
+  escalated: v.optional(bool),
+})
+
+const Workflow = obj({
+  definition: obj({ name: nonEmpty, hops: v.pipe(list(Hop), v.minLength(1, expect('at least one hop'))) }),
+  state: obj({
+    status: oneOf(['pending', 'running', 'complete', 'failed']),
+    hops: v.record(v.string(), HopState, expect('a mapping of hop id to hop state')),
+    startedAt: v.optional(Datetime),
+    completedAt: v.optional(Datetime),
+  }),
+  templateName: v.optional(str),
+})
+
+const ReferenceKeys = v.looseObject({
+  sla: v.optional(Sla),
+  metadata: v.optional(record),
+  contextTier: v.optional(oneOf(['seed', 'full'])),
+  requiredRunbook: v.optional(str),
+  instructionsRef: v.optional(nonEmpty),
+  guidanceRef: v.optional(nonEmpty),
+  resource: v.optional(str),
+  callbackDepth: v.optional(intAtLeast(0)),
+  gate: v.optional(Gate),
+  gateHistory: v.optional(list(GateHistoryEntry)),
+  reviewContext: v.optional(ReviewContext),
+  tests: v.optional(list(TestSpec)),
+  testsFile: v.optional(str),
+  workflow: v.optional(Workflow),
+})
+
+/** Every way `data` breaks the reference's rules for the keys above; none when the reference would accept them. */
+export function referenceKeyIssues(data: Record<string, unknown>): SchemaIssue[] {
+  // The reference reads `required_runbook` as `requiredRunbook` when the latter is absent.
+  const input =
+    data.requiredRunbook === undefined && data.required_runbook !== undefined ? { ...data, requiredRunbook: data.required_runbook } : data
+  const r = v.safeParse(ReferenceKeys, input)
+  const issues = r.success ? [] : issuesOf(r.issues)
+  // valibot's record accepts an array; zod's (the reference's) does not.
+  if (Array.isArray(data.metadata)) issues.push({ path: 'metadata', message: 'expected a mapping, received an array' })
+  if (data.gate !== undefined && data.workflow !== undefined)
+    issues.push({ path: 'workflow', message: "expected 'gate' or 'workflow', not both (the reference's two workflow kinds are exclusive)" })
+  return issues
+}
