@@ -32,8 +32,10 @@ async function untilExpired(store: TaskStore, iso: string): Promise<void> {
   while ((await store.now()).getTime() <= at) await new Promise((r) => setTimeout(r, 5))
 }
 
-export function storeContract(name: string, open: () => Promise<StoreHandle>): void {
+/** `teardown` runs once after the last test (a shared server's stop). */
+export function storeContract(name: string, open: () => Promise<StoreHandle>, teardown?: () => Promise<void>): void {
   const t = suite<{ h: StoreHandle }>(`task store contract: ${name}`)
+  if (teardown) t.after(teardown)
   t.before.each(async (ctx) => {
     ctx.h = await open()
   })
