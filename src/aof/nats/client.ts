@@ -45,9 +45,11 @@ export async function connectNats(options: NatsOptions) {
       throw new TeaError('NATS_CONNECT', `cannot read NATS credentials ${options.credsFile}: ${(e as Error).message}`)
     }
   }
+  const { server, user, pass, shown } = splitUrl(options.url)
   try {
     const nc = await connect({
-      servers: options.url,
+      servers: server,
+      ...(user !== undefined ? { user, pass: pass ?? '' } : {}),
       timeout: options.timeoutMs ?? 5_000,
       // A board that loses the server keeps working and reconnects in the background (docs/fleet.md, Partitions).
       maxReconnectAttempts: -1,
@@ -61,13 +63,26 @@ export async function connectNats(options: NatsOptions) {
     return { nc, js, jsm, kvm: new Kvm(js) }
   } catch (e) {
     if (e instanceof TeaError) throw e
-    throw new TeaError('NATS_CONNECT', `cannot reach NATS at ${options.url}: ${connectReason(e)}`)
+    throw new TeaError('NATS_CONNECT', `cannot reach NATS at ${shown}: ${connectReason(e)}`)
   }
+}
+
+/**
+ * `nats://user:pass@host:port`: the client takes the user and password as options, not in the URL, and no
+ * message may show the password (`shown` has `***` in its place).
+ */
+export function splitUrl(url: string): { server: string; user?: string; pass?: string; shown: string } {
+  const m = /^([a-z]+:\/\/)([^@/]*)@(.*)$/i.exec(url)
+  if (!m) return { server: url, shown: url }
+  const [user, pass] = m[2]!.split(':', 2).map((x) => decodeURIComponent(x))
+  const server = `${m[1]}${m[3]}`
+  const shown = `${m[1]}${m[2]!.includes(':') ? `${m[2]!.split(':')[0]}:***` : m[2]}@${m[3]}`
+  return { server, ...(user !== undefined ? { user } : {}), ...(pass !== undefined ? { pass } : {}), shown }
 }
 
 function connectReason(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e)
-  if (/authorization/i.test(m)) return 'authorization violation (check --nats-creds)'
+  if (/authorization/i.test(m)) return 'authorization violation (check the user, password or credentials file)'
   if (/ECONNREFUSED|CONNECTION_REFUSED/i.test(m)) return 'connection refused'
   if (/timeout/i.test(m)) return 'timed out'
   if (/jetstream not enabled|503/i.test(m)) return 'JetStream is not enabled on the server (start it with -js)'

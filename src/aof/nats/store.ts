@@ -26,7 +26,7 @@ import { isTaskId, newTaskId } from '../task-id.ts'
 import type { TaskListing } from '../task-store.ts'
 import type { TransitionOptions } from '../task-transition.ts'
 import { MAX_TTL_MS, MIN_TTL_MS, ttlOption } from '../ttl.ts'
-import { type KV, type NatsOptions, connectNats } from './client.ts'
+import { type KV, type NatsOptions, connectNats, splitUrl } from './client.ts'
 import { readEventStream } from './events.ts'
 
 export interface NatsStoreOptions extends NatsOptions {
@@ -46,7 +46,8 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
   if (!/^[A-Za-z0-9_-]+$/.test(p))
     throw new TeaError('AOF_INVALID', `a NATS project name is letters, digits, _ and -; received ${JSON.stringify(p)}`)
   const { nc, js, jsm, kvm } = await connectNats(options)
-  const where = `${options.url}/${p}`
+  const shown = splitUrl(options.url).shown
+  const where = `${shown}/${p}`
   let tasks: KV
   let runs: KV
   try {
@@ -60,7 +61,7 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
     }
   } catch (e) {
     await nc.close()
-    throw new TeaError('NATS_CONNECT', `cannot open the tea buckets on ${options.url}: ${(e as Error).message}`)
+    throw new TeaError('NATS_CONNECT', `cannot open the tea buckets on ${shown}: ${(e as Error).message}`)
   }
   const pathOf = (id: string) => `${where}/tasks/${id}`
 
