@@ -4,6 +4,7 @@
  * command on the filesystem store neither loads nor parses it (docs/fleet.md, Build).
  */
 
+import { TeaError } from '../core/errors.ts'
 import { fsTaskStore } from '../aof/store-fs.ts'
 import type { TaskStore } from '../aof/store-port.ts'
 import { contextOf } from './aof-common.ts'
@@ -19,7 +20,14 @@ export async function storeOf(flags: StoreFlags, io: Io): Promise<TaskStore> {
   const url = flags.nats ?? (io.env.TEA_NATS_URL || undefined)
   if (url === undefined) return fsTaskStore(contextOf(flags['data-dir'], io))
   const credsFile = flags['nats-creds'] ?? (io.env.TEA_NATS_CREDS || undefined)
-  const { openNatsStore } = await import('../aof/nats/store.ts')
+  // A target built without the fleet (the core one, docs/fleet.md) carries no NATS client: esbuild folds the
+  // condition to `undefined` and drops the import with it (a throw before the import would not drop it).
+  const load = typeof __FEATURE_FLEET__ === 'undefined' || __FEATURE_FLEET__ ? () => import('../aof/nats/store.ts') : undefined
+  if (!load) {
+    const target = typeof __TEA_TARGET__ === 'string' ? __TEA_TARGET__ : 'tea'
+    throw new TeaError('USAGE', `this build (${target}) has no NATS fleet store; use a full target for --nats`)
+  }
+  const { openNatsStore } = await load()
   return openNatsStore({
     url,
     ...(credsFile ? { credsFile } : {}),
