@@ -11,8 +11,10 @@ import { readRun } from './run-artifacts.ts'
 import { poll } from './scheduler.ts'
 import type { ReclaimedLease, TaskStore } from './store-port.ts'
 import { createTask } from './task-create.ts'
-import { getTask, listTasks } from './task-store.ts'
-import { transitionTask, updateTask } from './task-transition.ts'
+import { getTask, listTasks, readTaskLocked, withTaskLock } from './task-store.ts'
+import { moveTaskLocked, transitionTask, updateTask } from './task-transition.ts'
+import { type Task, taskLease } from './task-file.ts'
+import { TeaError } from '../core/errors.ts'
 
 export function fsTaskStore(ctx: AofContext): TaskStore {
   return {
@@ -22,7 +24,10 @@ export function fsTaskStore(ctx: AofContext): TaskStore {
     get: (id) => getTask(ctx, id),
     list: async (statuses) => listTasks(ctx, statuses),
     create: (input) => createTask(ctx, input),
-    transition: (id, to, options) => transitionTask(ctx, id, to, options),
+    transition: (id, to, { leasedTo, ...options }) =>
+      leasedTo === undefined
+        ? transitionTask(ctx, id, to, options)
+        : withTaskLock(ctx, id, () => moveTaskLocked(ctx, holdingTask(readTaskLocked(ctx, id), id, leasedTo), to, options)),
     update: (id, mutate) => updateTask(ctx, id, mutate),
     lease: (id, agent, options) => acquireLease(ctx, id, agent, options),
     heartbeat: (id, agent, options) => heartbeat(ctx, id, agent, options),
@@ -38,4 +43,16 @@ export function fsTaskStore(ctx: AofContext): TaskStore {
     readEvents: async (filter) => readEvents(ctx, filter),
     close: async () => {},
   }
+}
+
+/** The task if `agent` holds its lease in progress; AOF_LOCKED (lost) otherwise. Shared by both adapters. */
+export function holdingTask(task: Task | undefined, id: string, agent: string): Task {
+  if (!task) throw new TeaError('AOF_NOT_FOUND', `task ${id} not found`)
+  const lease = taskLease(task)
+  if (task.status !== 'in-progress' || lease?.agent !== agent) {
+    throw new TeaError('AOF_LOCKED', `${agent} no longer holds ${id} (status ${task.status}, lease ${lease?.agent ?? 'none'})`, {
+      details: { lost: true },
+    })
+  }
+  return task
 }

@@ -40,7 +40,11 @@ export interface TaskStore {
   get(id: string): Promise<Task | undefined>
   list(statuses?: readonly TaskStatus[]): Promise<TaskListing>
   create(input: CreateTaskInput): Promise<Task>
-  transition(id: string, to: TaskStatus, options: TransitionOptions): Promise<Task>
+  /**
+   * Moves the task. With `leasedTo`, only out of `in-progress` under that agent's lease (else AOF_LOCKED with
+   * `details.lost`): a worker's completion, which must never land on a task reclaimed and leased to another.
+   */
+  transition(id: string, to: TaskStatus, options: TransitionOptions & { leasedTo?: string }): Promise<Task>
   update(id: string, mutate: (task: Task) => void): Promise<Task>
   /** Takes or renews `agent`'s lease; AOF_LOCKED when another agent holds a live one. */
   lease(id: string, agent: string, options?: LeaseOptions): Promise<StoreLease>

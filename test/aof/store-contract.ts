@@ -120,7 +120,8 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>, te
     assert.is(hb.beatCount, 2)
     assert.is(await codeOf(h.store.heartbeat(task.id, 'b')), 'AOF_LOCKED')
     assert.is(await codeOf(h.store.lease(task.id, 'b')), 'AOF_LOCKED')
-    const done = await h.store.transition(task.id, 'review', { actor: 'a' })
+    assert.is(await codeOf(h.store.transition(task.id, 'review', { actor: 'b', leasedTo: 'b' })), 'AOF_LOCKED')
+    const done = await h.store.transition(task.id, 'review', { actor: 'a', leasedTo: 'a' })
     assert.is(done.data.lease, undefined)
     assert.is(await codeOf(h.store.heartbeat(task.id, 'a')), 'AOF_LOCKED')
   })
@@ -143,6 +144,8 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>, te
     assert.is((await h.store.get(live.id))?.status, 'in-progress')
     assert.is((await h.store.readRun(task.id))?.status, 'failed')
     assert.is(await codeOf(h.store.heartbeat(task.id, 'a')), 'AOF_LOCKED')
+    // A completion from the agent that lost the task never lands.
+    assert.is(await codeOf(h.store.transition(task.id, 'review', { actor: 'a', leasedTo: 'a' })), 'AOF_LOCKED')
     // The next lease starts a new run.
     const next = await h.store.lease(task.id, 'c')
     assert.is.not(next.run.runId, lease.run.runId)

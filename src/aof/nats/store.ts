@@ -19,6 +19,7 @@ import type { RunArtifact, RunHeartbeat } from '../schemas/run.ts'
 import type { Lease } from '../schemas/task.ts'
 import { heartbeatExpiry } from '../scheduler.ts'
 import { TASK_STATUSES, TRANSITIONS, type TaskStatus, isTaskStatus, isValidTransition } from '../status.ts'
+import { holdingTask } from '../store-fs.ts'
 import type { ReclaimedLease, StoreLease, TaskStore } from '../store-port.ts'
 import { type CreateTaskInput, newTaskFields } from '../task-create.ts'
 import { type Task, nextStamp, parseTaskText, renderTask, taskLease, taskMetadata } from '../task-file.ts'
@@ -148,9 +149,14 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
     payload: { from: task.status, to, ...(options.reason ? { reason: options.reason } : {}) },
   })
 
-  async function transition(id: string, to: TaskStatus, options: TransitionOptions): Promise<Task> {
+  async function transition(
+    id: string,
+    to: TaskStatus,
+    { leasedTo, ...options }: TransitionOptions & { leasedTo?: string },
+  ): Promise<Task> {
     for (;;) {
       const { task, revision } = await mustRead(id)
+      if (leasedTo !== undefined) holdingTask(task, id, leasedTo)
       if (task.status === to) return task
       const t = await now()
       const next = moved(task, to, t, options)
