@@ -5,6 +5,8 @@ declare const __FEATURE_REASONING__: boolean | undefined
 declare const __FEATURE_PROLOG__: boolean | undefined
 declare const __FEATURE_LUA__: boolean | undefined
 declare const __FEATURE_PYTHON__: boolean | undefined
+/** The NATS fleet store (`--nats`); false only where the target file says `"fleet": false`. */
+declare const __FEATURE_FLEET__: boolean | undefined
 declare const __TEA_TARGET__: string | undefined
 /** The target's enabled feature flags, by name (the same target file as the __FEATURE_*__ flags). */
 declare const __TEA_FEATURES__: readonly string[] | undefined

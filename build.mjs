@@ -59,6 +59,8 @@ export async function buildTarget(name, opts = {}) {
   }
   for (const f of FLAGS) define[`__FEATURE_${f.toUpperCase()}__`] = String(target.features[f])
   define.__TEA_FEATURES__ = JSON.stringify(FLAGS.filter((f) => target.features[f]))
+  // The NATS client for `--nats` (docs/fleet.md): on unless the target says `"fleet": false` (the core target).
+  define.__FEATURE_FLEET__ = String(target.fleet !== false)
   const result = await bundle({
     root,
     entry: entrySource(),

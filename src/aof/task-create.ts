@@ -42,26 +42,7 @@ export async function createTask(ctx: AofContext, input: CreateTaskInput): Promi
         if (input.id !== undefined) throw new TeaError('AOF_INVALID', `task ${id} already exists`)
         return undefined
       }
-      const stamp = now.toISOString()
-      const body = (input.body ?? '').trim()
-      const status = input.status ?? 'backlog'
-      // Field order and defaults as the reference writes them, so its tools read our files unchanged.
-      const data: Record<string, unknown> = {
-        schemaVersion: 1,
-        id,
-        title: input.title.trim(),
-        status,
-        priority: input.priority ?? 'normal',
-        routing: { ...(input.agent ? { agent: input.agent } : {}), tags: [] },
-        createdAt: stamp,
-        updatedAt: stamp,
-        lastTransitionAt: stamp,
-        createdBy: input.createdBy ?? 'tea',
-        ...(input.parentId ? { parentId: input.parentId } : {}),
-        dependsOn: input.dependsOn ?? [],
-        contentHash: contentHash(body),
-        metadata: input.metadata ?? {},
-      }
+      const { status, data, body } = newTaskFields(input, id, now)
       const created: Task = { id, status, data, body, path: taskFilePath(ctx, status, id) }
       writeFileAtomic(created.path, renderTask(created))
       ensureTaskDirs(ctx, status, id)
@@ -78,4 +59,33 @@ export async function createTask(ctx: AofContext, input: CreateTaskInput): Promi
     }
   }
   throw new TeaError('INTERNAL', 'could not allocate a free task id after 100 attempts')
+}
+
+/** The frontmatter and body of a new task (no I/O): the same for every store (docs/fleet.md). */
+export function newTaskFields(
+  input: CreateTaskInput,
+  id: string,
+  now: Date,
+): { status: TaskStatus; data: Record<string, unknown>; body: string } {
+  const stamp = now.toISOString()
+  const body = (input.body ?? '').trim()
+  const status = input.status ?? 'backlog'
+  // Field order and defaults as the reference writes them, so its tools read our files unchanged.
+  const data: Record<string, unknown> = {
+    schemaVersion: 1,
+    id,
+    title: input.title.trim(),
+    status,
+    priority: input.priority ?? 'normal',
+    routing: { ...(input.agent ? { agent: input.agent } : {}), tags: [] },
+    createdAt: stamp,
+    updatedAt: stamp,
+    lastTransitionAt: stamp,
+    createdBy: input.createdBy ?? 'tea',
+    ...(input.parentId ? { parentId: input.parentId } : {}),
+    dependsOn: input.dependsOn ?? [],
+    contentHash: contentHash(body),
+    metadata: input.metadata ?? {},
+  }
+  return { status, data, body }
 }

@@ -4,14 +4,15 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { formatIssue } from '../core/issues.ts'
-import { TASK_STATUSES, type TaskStatus, createTask, getTask, isTaskStatus, listTasks, readTaskText, transitionTask } from '../aof/index.ts'
-import { contextOf, json, requireTaskId } from './aof-common.ts'
+import { TASK_STATUSES, type TaskStatus, isTaskStatus, readTaskText } from '../aof/index.ts'
+import { renderTask } from '../aof/task-file.ts'
+import { json, requireTaskId } from './aof-common.ts'
+import { type StoreFlags, withStore } from './aof-store.ts'
 import { EXIT } from './exit.ts'
 import type { Io } from './io.ts'
 import { isReservedKey, RESERVED_KEYS } from './reserved-keys.ts'
 
-interface CreateFlags {
-  'data-dir'?: string
+interface CreateFlags extends StoreFlags {
   title: string
   body?: string
   'body-file'?: string
@@ -26,15 +27,17 @@ export async function createCommand({ flags }: { flags: CreateFlags }, io: Io): 
   if (flags.parent !== undefined) requireTaskId(flags.parent, '--parent to be a task id')
   if (flags.body !== undefined && flags['body-file'] !== undefined) throw new TeaError('USAGE', 'give --body or --body-file, not both')
   const body = flags['body-file'] !== undefined ? readBody(flags['body-file'], io) : flags.body
-  const task = await createTask(contextOf(flags['data-dir'], io), {
-    title: flags.title,
-    status: flags.status,
-    metadata,
-    createdBy: 'cli',
-    ...(body !== undefined ? { body } : {}),
-    ...(flags.agent ? { agent: flags.agent } : {}),
-    ...(flags.parent ? { parentId: flags.parent } : {}),
-  })
+  const task = await withStore(flags, io, (store) =>
+    store.create({
+      title: flags.title,
+      status: flags.status,
+      metadata,
+      createdBy: 'cli',
+      ...(body !== undefined ? { body } : {}),
+      ...(flags.agent ? { agent: flags.agent } : {}),
+      ...(flags.parent ? { parentId: flags.parent } : {}),
+    }),
+  )
   io.out(`${task.id}\n`)
   return EXIT.ok
 }
@@ -75,12 +78,9 @@ function readBody(file: string, io: Io): string {
   }
 }
 
-export async function listCommand(
-  { flags }: { flags: { 'data-dir'?: string; status?: TaskStatus; json: boolean } },
-  io: Io,
-): Promise<number> {
+export async function listCommand({ flags }: { flags: StoreFlags & { status?: TaskStatus; json: boolean } }, io: Io): Promise<number> {
   const statuses: readonly TaskStatus[] = flags.status ? [flags.status] : TASK_STATUSES
-  const { tasks, problems } = listTasks(contextOf(flags['data-dir'], io), statuses)
+  const { tasks, problems } = await withStore(flags, io, (store) => store.list(statuses))
   for (const p of problems) io.err(`warning: skipped ${formatIssue(p)}\n`)
   const rows = tasks.map((t) => ({
     id: t.id,
@@ -95,31 +95,33 @@ export async function listCommand(
 }
 
 export async function showCommand(
-  { args, flags }: { args: { id: string }; flags: { 'data-dir'?: string; json: boolean } },
+  { args, flags }: { args: { id: string }; flags: StoreFlags & { json: boolean } },
   io: Io,
 ): Promise<number> {
   const id = requireTaskId(args.id)
-  const task = await getTask(contextOf(flags['data-dir'], io), id)
+  const [task, kind] = await withStore(flags, io, async (store) => [await store.get(id), store.kind] as const)
   if (!task)
     throw new TeaError('AOF_NOT_FOUND', `task ${id} not found`, {
       hint: "'tea aof task list' lists the tasks; pass --data-dir if they live elsewhere",
     })
   if (flags.json) io.out(json({ id: task.id, status: task.status, path: task.path, frontmatter: task.data, body: task.body }))
-  // Through the AOF reader: a file swapped for a FIFO since the listing is refused, never waited on.
-  else io.out(readTaskText(task.path))
+  // Through the AOF reader: a file swapped for a FIFO since the listing is refused, never waited on. A task on
+  // NATS has no file: its entry holds the same text.
+  else io.out(kind === 'nats' ? renderTask(task) : readTaskText(task.path))
   return EXIT.ok
 }
 
 export async function moveCommand(
-  { args, flags }: { args: { id: string; status: string }; flags: { 'data-dir'?: string; reason?: string } },
+  { args, flags }: { args: { id: string; status: string }; flags: StoreFlags & { reason?: string } },
   io: Io,
 ): Promise<number> {
   const id = requireTaskId(args.id)
   const to = args.status
   if (!isTaskStatus(to)) throw new TeaError('USAGE', `expected a target status (${TASK_STATUSES.join(', ')}), got ${JSON.stringify(to)}`)
-  const ctx = contextOf(flags['data-dir'], io)
-  const before = await getTask(ctx, id)
-  const after = await transitionTask(ctx, id, to, { actor: 'cli', ...(flags.reason ? { reason: flags.reason } : {}) })
+  const [before, after] = await withStore(flags, io, async (store) => [
+    await store.get(id),
+    await store.transition(id, to, { actor: 'cli', ...(flags.reason ? { reason: flags.reason } : {}) }),
+  ])
   io.out(`${id}: ${before?.status ?? '?'} -> ${after.status}\n`)
   return EXIT.ok
 }

@@ -70,6 +70,7 @@ export const ERROR_CODES = {
   AOF_NOT_FOUND: ['failure', 'no AOF task with that id'],
   AOF_TRANSITION: ['failure', 'the AOF transition table does not allow that move'],
   AOF_LOCKED: ['failure', 'the AOF task lock could not be taken in time'],
+  NATS_CONNECT: ['failure', 'the NATS server cannot be reached or refused the connection'],
   NATIVE_LOAD_FAILED: ['failure', "lmdb's native addon could not be loaded"],
   CACHE_DIR_UNUSABLE: ['failure', 'the cache dir cannot hold executable files'],
   INTERNAL: ['failure', 'a bug in tea'],

@@ -2,13 +2,15 @@
 
 import { TASK_STATUSES } from '../../aof/status.ts'
 import { defineCommand } from '../command.ts'
-import { DATA_DIR, TASK_ID } from './flags.ts'
+import { DATA_DIR, NATS, NATS_CREDS, TASK_ID } from './flags.ts'
 
 const create = defineCommand({
   name: 'create',
   summary: 'create a task and print its id',
   flags: {
     'data-dir': DATA_DIR,
+    nats: NATS,
+    'nats-creds': NATS_CREDS,
     title: { type: 'string', value: 'T', required: true, description: 'the title' },
     body: { type: 'string', value: 'TEXT', description: 'the body (Markdown)' },
     'body-file': { type: 'string', value: 'FILE', description: 'read the body from FILE (instead of --body)' },
@@ -29,6 +31,8 @@ const list = defineCommand({
   summary: 'list tasks: id, status, title and agent',
   flags: {
     'data-dir': DATA_DIR,
+    nats: NATS,
+    'nats-creds': NATS_CREDS,
     status: { type: 'enum', values: TASK_STATUSES, description: 'only tasks in this status' },
     json: { type: 'boolean', description: 'print {id, status, title, agent, updatedAt} records as a JSON array' },
   },
@@ -39,7 +43,12 @@ const show = defineCommand({
   name: 'show',
   summary: 'print a task file',
   args: [TASK_ID],
-  flags: { 'data-dir': DATA_DIR, json: { type: 'boolean', description: 'print {id, status, path, frontmatter, body} as JSON' } },
+  flags: {
+    'data-dir': DATA_DIR,
+    nats: NATS,
+    'nats-creds': NATS_CREDS,
+    json: { type: 'boolean', description: 'print {id, status, path, frontmatter, body} as JSON' },
+  },
   run: async (input, io) => (await import('../aof-task.ts')).showCommand(input, io),
 })
 
@@ -47,7 +56,12 @@ const move = defineCommand({
   name: 'move',
   summary: 'move a task to another status; a transition the AOF table does not allow is refused (exit 1)',
   args: [TASK_ID, { name: 'status', value: 'STATUS', description: `the new status: ${TASK_STATUSES.join(', ')}` }],
-  flags: { 'data-dir': DATA_DIR, reason: { type: 'string', value: 'R', description: 'why, recorded in the event' } },
+  flags: {
+    'data-dir': DATA_DIR,
+    nats: NATS,
+    'nats-creds': NATS_CREDS,
+    reason: { type: 'string', value: 'R', description: 'why, recorded in the event' },
+  },
   run: async (input, io) => (await import('../aof-task.ts')).moveCommand(input, io),
 })
 

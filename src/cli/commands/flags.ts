@@ -23,3 +23,17 @@ export const REPLAY = {
 
 /** An AOF task id as an argument (its form is checked by the command: aof-common.ts `requireTaskId`). */
 export const TASK_ID = { name: 'id', value: 'TASK-ID', description: 'the task, e.g. TASK-2026-02-09-001' } as const satisfies ArgDef
+
+export const NATS = {
+  type: 'string',
+  value: 'URL',
+  description: 'use the task store on this NATS JetStream server instead of the data dir (docs/fleet.md)',
+  defaultText: '$TEA_NATS_URL',
+} as const satisfies StringFlag
+
+export const NATS_CREDS = {
+  type: 'string',
+  value: 'FILE',
+  description: 'a NATS credentials file (JWT and nkey seed)',
+  defaultText: '$TEA_NATS_CREDS',
+} as const satisfies StringFlag

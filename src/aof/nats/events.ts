@@ -1,0 +1,42 @@
+/**
+ * Reading the event stream back (`tea aof events`, lint, tests): an ordered consumer from the first message to the
+ * last one the stream held when the read began, filtered here as the filesystem reader filters its log lines. A
+ * message that is not an event is skipped, as a torn or foreign log line is.
+ */
+
+import type { AofEvent, EventFilter } from '../events.ts'
+import type { JetStreamClient, JetStreamManager } from './client.ts'
+
+export async function readEventStream(
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  stream: string,
+  filter: EventFilter,
+): Promise<AofEvent[]> {
+  const last = (await jsm.streams.info(stream)).state.last_seq
+  const out: AofEvent[] = []
+  if (last === 0) return out
+  const consumer = await js.consumers.get(stream)
+  let seq = 0
+  while (seq < last) {
+    const batch = await consumer.fetch({ max_messages: 500, expires: 5_000 })
+    let got = 0
+    for await (const m of batch) {
+      got++
+      seq = m.seq
+      let e: AofEvent
+      try {
+        e = m.json<AofEvent>()
+      } catch {
+        continue
+      }
+      if (filter.taskId !== undefined && e.taskId !== filter.taskId) continue
+      if (filter.type !== undefined && e.type !== filter.type) continue
+      out.push(e)
+      if (seq >= last) break
+    }
+    if (got === 0) break
+  }
+  await consumer.delete().catch(() => {})
+  return out
+}

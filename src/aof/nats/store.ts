@@ -1,0 +1,395 @@
+/**
+ * The NATS JetStream adapter of the task-store port (docs/fleet.md). Layout, for project prefix `p`:
+ *   - KV bucket `p_tasks`: key `<TASK-ID>`, value the task file's text (YAML frontmatter + body, exactly what the
+ *     filesystem store writes, `status` in the frontmatter), so the same parser and validation read both;
+ *   - KV bucket `p_runs`: `<TASK-ID>.run`, `<TASK-ID>.heartbeat` (run.json, run_heartbeat.json) and `_clock`;
+ *   - stream `p_events` on `p.events.>`: one AofEvent a message, `Nats-Msg-Id` = its event id (duplicates dropped).
+ * Every change of a task is a compare-and-set on the revision it was decided on (`kv.update(key, value, rev)`); a
+ * lost race re-reads and decides again, so two boards never both claim, lease, complete or reclaim a task. Times
+ * that decide expiry come from the server (`now()`: the timestamp of a probe write), never from the board alone.
+ */
+
+import { TeaError, errorIssue } from '../../core/errors.ts'
+import { sortableId } from '../../core/ids.ts'
+import type { Issue } from '../../core/issues.ts'
+import { parseFrontmatter } from '../frontmatter.ts'
+import { type AofEvent, type EventInput, newEventId } from '../events.ts'
+import { DEFAULT_HEARTBEAT_TTL_MS, DEFAULT_LEASE_TTL_MS, type LeaseOptions } from '../lease.ts'
+import type { RunArtifact, RunHeartbeat } from '../schemas/run.ts'
+import type { Lease } from '../schemas/task.ts'
+import { heartbeatExpiry } from '../scheduler.ts'
+import { TASK_STATUSES, TRANSITIONS, type TaskStatus, isTaskStatus, isValidTransition } from '../status.ts'
+import { holdingTask } from '../store-fs.ts'
+import type { ReclaimedLease, StoreLease, TaskStore } from '../store-port.ts'
+import { type CreateTaskInput, newTaskFields } from '../task-create.ts'
+import { type Task, nextStamp, parseTaskText, renderTask, taskLease, taskMetadata } from '../task-file.ts'
+import { isTaskId, newTaskId } from '../task-id.ts'
+import type { TaskListing } from '../task-store.ts'
+import type { TransitionOptions } from '../task-transition.ts'
+import { MAX_TTL_MS, MIN_TTL_MS, ttlOption } from '../ttl.ts'
+import { type KV, type NatsOptions, connectNats, splitUrl } from './client.ts'
+import { readEventStream } from './events.ts'
+
+export interface NatsStoreOptions extends NatsOptions {
+  /** Prefix of every bucket and stream, so one server can hold several projects (default `tea`). */
+  project?: string
+}
+
+interface Entry {
+  task: Task
+  revision: number
+}
+
+const enc = new TextEncoder()
+
+export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStore> {
+  const p = options.project ?? 'tea'
+  if (!/^[A-Za-z0-9_-]+$/.test(p))
+    throw new TeaError('AOF_INVALID', `a NATS project name is letters, digits, _ and -; received ${JSON.stringify(p)}`)
+  const { nc, js, jsm, kvm } = await connectNats(options)
+  const shown = splitUrl(options.url).shown
+  const where = `${shown}/${p}`
+  let tasks: KV
+  let runs: KV
+  try {
+    tasks = await kvm.create(`${p}_tasks`, { history: 1, storage: 'file' })
+    runs = await kvm.create(`${p}_runs`, { history: 1, storage: 'file' })
+    const stream = `${p}_events`
+    try {
+      await jsm.streams.info(stream)
+    } catch {
+      await jsm.streams.add({ name: stream, subjects: [`${p}.events.>`], duplicate_window: 120_000_000_000 })
+    }
+  } catch (e) {
+    await nc.close()
+    throw new TeaError('NATS_CONNECT', `cannot open the tea buckets on ${shown}: ${(e as Error).message}`)
+  }
+  const pathOf = (id: string) => `${where}/tasks/${id}`
+
+  async function now(): Promise<Date> {
+    await runs.put('_clock', '')
+    const e = await runs.get('_clock')
+    return e ? e.created : new Date()
+  }
+
+  /** The task and its revision; AOF_INVALID (at its key) when the entry is not a valid task. */
+  async function read(id: string): Promise<Entry | undefined> {
+    if (!isTaskId(id)) throw new TeaError('AOF_INVALID', `expected a task id like TASK-2026-02-09-Ab3dEf7h, received ${JSON.stringify(id)}`)
+    const e = await tasks.get(id)
+    if (!e || e.operation !== 'PUT') return undefined
+    return { task: parseEntry(e.string(), id, pathOf(id)), revision: e.revision }
+  }
+
+  async function mustRead(id: string): Promise<Entry> {
+    const e = await read(id)
+    if (!e) throw new TeaError('AOF_NOT_FOUND', `task ${id} not found on ${where}`)
+    return e
+  }
+
+  /** Writes `task` if its entry is still at `revision`; false when someone else wrote it first. */
+  async function cas(task: Task, revision: number): Promise<boolean> {
+    try {
+      await tasks.update(task.id, renderTask(task), revision)
+      return true
+    } catch (e) {
+      if (isConflict(e)) return false
+      throw e
+    }
+  }
+
+  async function readJson<T>(key: string): Promise<T | undefined> {
+    const e = await runs.get(key)
+    if (!e || e.operation !== 'PUT' || e.length === 0) return undefined
+    try {
+      return e.json<T>()
+    } catch {
+      return undefined
+    }
+  }
+  const putJson = (key: string, value: unknown) => runs.put(key, JSON.stringify(value))
+  const readRun = (id: string) => readJson<RunArtifact>(`${id}.run`)
+  const readHeartbeat = (id: string) => readJson<RunHeartbeat>(`${id}.heartbeat`)
+
+  async function appendEvents(inputs: EventInput[], at?: Date): Promise<AofEvent[]> {
+    const timestamp = (at ?? new Date()).toISOString()
+    const events = inputs.map(
+      (input): AofEvent => ({
+        eventId: newEventId(),
+        type: input.type,
+        timestamp,
+        actor: input.actor,
+        ...(input.taskId === undefined ? {} : { taskId: input.taskId }),
+        payload: input.payload ?? {},
+      }),
+    )
+    for (const e of events) {
+      await js.publish(`${p}.events.${e.type.replace(/[^A-Za-z0-9_.-]/g, '_')}`, enc.encode(JSON.stringify(e)), { msgID: e.eventId })
+    }
+    return events
+  }
+
+  function moved(task: Task, to: TaskStatus, stamp: Date, options: TransitionOptions): Task {
+    if (!isValidTransition(task.status, to)) {
+      throw new TeaError(
+        'AOF_TRANSITION',
+        `${task.id}: cannot move from ${task.status} to ${to}; allowed from ${task.status}: ${TRANSITIONS[task.status].join(', ') || 'none (terminal)'}`,
+      )
+    }
+    const at = nextStamp(task, stamp)
+    const data: Record<string, unknown> = { ...task.data, status: to, updatedAt: at, lastTransitionAt: at }
+    if (options.metadataPatch) data.metadata = { ...taskMetadata(task), ...options.metadataPatch }
+    if (to !== 'in-progress') delete data.lease
+    return { ...task, status: to, data }
+  }
+
+  const transitionEvent = (task: Task, to: TaskStatus, options: TransitionOptions): EventInput => ({
+    type: 'task.transitioned',
+    actor: options.actor,
+    taskId: task.id,
+    payload: { from: task.status, to, ...(options.reason ? { reason: options.reason } : {}) },
+  })
+
+  async function transition(
+    id: string,
+    to: TaskStatus,
+    { leasedTo, ...options }: TransitionOptions & { leasedTo?: string },
+  ): Promise<Task> {
+    for (;;) {
+      const { task, revision } = await mustRead(id)
+      if (leasedTo !== undefined) holdingTask(task, id, leasedTo)
+      if (task.status === to) return task
+      const t = await now()
+      const next = moved(task, to, t, options)
+      if (!(await cas(next, revision))) continue
+      await appendEvents([transitionEvent(task, to, options)], t)
+      return next
+    }
+  }
+
+  async function update(id: string, mutate: (task: Task) => void): Promise<Task> {
+    for (;;) {
+      const { task, revision } = await mustRead(id)
+      const copy: Task = { ...task, data: structuredClone(task.data) }
+      mutate(copy)
+      copy.data.updatedAt = nextStamp(task, await now())
+      if (await cas(copy, revision)) return copy
+    }
+  }
+
+  async function create(input: CreateTaskInput): Promise<Task> {
+    if (input.title.trim() === '') throw new TeaError('AOF_INVALID', 'a task needs a non-empty title')
+    if (input.id !== undefined && !isTaskId(input.id)) throw new TeaError('AOF_INVALID', `${JSON.stringify(input.id)} is not a task id`)
+    if (input.parentId !== undefined && !(await read(input.parentId))) {
+      throw new TeaError('AOF_NOT_FOUND', `parent task ${input.parentId} not found`)
+    }
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const t = await now()
+      const id = input.id ?? newTaskId(t)
+      const { status, data, body } = newTaskFields(input, id, t)
+      const task: Task = { id, status, data, body, path: pathOf(id) }
+      try {
+        // kv.create fails when the key exists (and was not deleted): two boards never mint the same id.
+        await tasks.create(id, renderTask(task))
+      } catch (e) {
+        if (!isConflict(e)) throw e
+        if (input.id !== undefined) throw new TeaError('AOF_INVALID', `task ${id} already exists`)
+        continue
+      }
+      const payload = { title: data.title, status }
+      await appendEvents([{ type: 'task.created', actor: input.createdBy ?? 'tea', taskId: id, payload }], t)
+      return task
+    }
+    throw new TeaError('INTERNAL', 'could not allocate a free task id after 100 attempts')
+  }
+
+  async function list(statuses: readonly TaskStatus[] = TASK_STATUSES): Promise<TaskListing> {
+    const out: TaskListing = { tasks: [], problems: [] }
+    const keys: string[] = []
+    for await (const k of await tasks.keys()) keys.push(k)
+    for (const id of keys.sort()) {
+      try {
+        const e = await read(id)
+        if (e && statuses.includes(e.task.status)) out.tasks.push(e.task)
+      } catch (err) {
+        const issue = problemOf(err, pathOf(id))
+        out.problems.push(issue)
+      }
+    }
+    return out
+  }
+
+  async function lease(id: string, agent: string, options: LeaseOptions = {}): Promise<StoreLease> {
+    const ttlMs = ttlOption('ttlMs', options.ttlMs, DEFAULT_LEASE_TTL_MS)
+    const hbTtl = ttlOption('heartbeatTtlMs', options.heartbeatTtlMs, DEFAULT_HEARTBEAT_TTL_MS)
+    for (;;) {
+      const { task, revision } = await mustRead(id)
+      if (task.status !== 'ready' && task.status !== 'in-progress') {
+        throw new TeaError('AOF_TRANSITION', `task ${id} is ${task.status}; a lease can be taken only on a ready or in-progress task`)
+      }
+      const t = await now()
+      const held = taskLease(task)
+      const live = held !== undefined && Date.parse(held.expiresAt) > t.getTime()
+      if (live && held.agent !== agent) {
+        throw new TeaError('AOF_LOCKED', `task ${id} is leased to ${held.agent} until ${held.expiresAt}; ${agent} cannot take it`)
+      }
+      const run = await readRun(id)
+      if (task.status === 'in-progress' && live && run && run.agentId === agent && run.status === 'running') {
+        const renewedLease: Lease = { ...held, expiresAt: iso(t.getTime() + ttlMs), renewCount: (held.renewCount ?? 0) + 1 }
+        const renewed = withLease(task, renewedLease, t)
+        if (!(await cas(renewed, revision))) continue
+        const hb = await beat(id, agent, run.runId, hbTtl, t)
+        const payload = { expiresAt: renewedLease.expiresAt, renewCount: renewedLease.renewCount }
+        await appendEvents([{ type: 'lease.renewed', actor: agent, taskId: id, payload }], t)
+        return { task: renewed, run, heartbeat: hb, renewed: true }
+      }
+      const newLease: Lease = { agent, acquiredAt: t.toISOString(), expiresAt: iso(t.getTime() + ttlMs), renewCount: 0 }
+      const runId = sortableId(t.getTime())
+      const leased =
+        task.status === 'ready'
+          ? moved({ ...task, data: { ...task.data, lease: newLease } }, 'in-progress', t, { actor: agent })
+          : withLease(task, newLease, t)
+      // The compare-and-set is the commit point: the run and its first heartbeat are written only by the winner.
+      if (!(await cas(leased, revision))) continue
+      const newRun: RunArtifact = {
+        taskId: id,
+        agentId: agent,
+        runId,
+        startedAt: t.toISOString(),
+        status: 'running',
+        artifactPaths: { inputs: 'inputs/', work: 'work/', output: 'outputs/' },
+        metadata: {},
+      }
+      await putJson(`${id}.run`, newRun)
+      const hb = await beat(id, agent, runId, hbTtl, t)
+      const events: EventInput[] = [
+        { type: 'lease.acquired', actor: agent, taskId: id, payload: { agent, runId, expiresAt: newLease.expiresAt } },
+      ]
+      if (task.status === 'ready') events.unshift(transitionEvent(task, 'in-progress', { actor: agent, reason: 'lease_acquired' }))
+      await appendEvents(events, t)
+      return { task: leased, run: newRun, heartbeat: hb, renewed: false }
+    }
+  }
+
+  function withLease(task: Task, l: Lease, t: Date): Task {
+    return { ...task, data: { ...task.data, lease: l, updatedAt: nextStamp(task, t) } }
+  }
+
+  async function beat(id: string, agent: string, runId: string | undefined, ttlMs: number, t: Date): Promise<RunHeartbeat> {
+    const prev = await readHeartbeat(id)
+    const sameRun = prev !== undefined && prev.runId === runId
+    const hb: RunHeartbeat = {
+      taskId: id,
+      agentId: agent,
+      ...(runId ? { runId } : {}),
+      lastHeartbeat: t.toISOString(),
+      beatCount: sameRun ? (prev.beatCount ?? 0) + 1 : 0,
+      expiresAt: iso(t.getTime() + ttlMs),
+    }
+    await putJson(`${id}.heartbeat`, hb)
+    return hb
+  }
+
+  async function heartbeat(id: string, agent: string, options: { ttlMs?: number } = {}): Promise<RunHeartbeat> {
+    const ttlMs = ttlOption('ttlMs', options.ttlMs, DEFAULT_HEARTBEAT_TTL_MS)
+    for (;;) {
+      const { task, revision } = await mustRead(id)
+      const run = await readRun(id)
+      const l = taskLease(task)
+      if (task.status !== 'in-progress' || !run || run.status !== 'running' || (l ? l.agent : run.agentId) !== agent) {
+        throw new TeaError(
+          'AOF_LOCKED',
+          `${agent} does not hold a live run of ${id} (status ${task.status}, lease ${l?.agent ?? 'none'})`,
+          {
+            details: { lost: true },
+          },
+        )
+      }
+      const t = await now()
+      if (l) {
+        const length = Math.min(Math.max(Date.parse(l.expiresAt) - Date.parse(l.acquiredAt), MIN_TTL_MS), MAX_TTL_MS)
+        if (Date.parse(l.expiresAt) - t.getTime() < length / 2) {
+          if (!(await cas(withLease(task, { ...l, expiresAt: iso(t.getTime() + length) }, t), revision))) continue
+        }
+      }
+      return beat(id, agent, run.runId, ttlMs, t)
+    }
+  }
+
+  async function reclaimExpired(): Promise<ReclaimedLease[]> {
+    const t = await now()
+    const out: ReclaimedLease[] = []
+    const { tasks: inProgress } = await list(['in-progress'])
+    for (const listed of inProgress) {
+      const entry = await read(listed.id)
+      if (!entry || entry.task.status !== 'in-progress') continue
+      const { task, revision } = entry
+      const hb = await readHeartbeat(task.id)
+      const l = taskLease(task)
+      const run = await readRun(task.id)
+      const stale = hb
+        ? heartbeatExpiry(hb, DEFAULT_HEARTBEAT_TTL_MS) <= t.getTime()
+        : l !== undefined && Date.parse(l.expiresAt) <= t.getTime()
+      if (!stale) continue
+      if (hb && run && hb.runId !== undefined && run.runId !== hb.runId) continue
+      const reason = hb ? 'stale_heartbeat_reclaim' : 'lease_expired'
+      const options: TransitionOptions = { actor: 'scheduler', reason }
+      // Two schedulers may both find it stale; the one whose write lands first reclaims it, the other's CAS fails.
+      if (!(await cas(moved(task, 'ready', t, options), revision))) continue
+      if (run) {
+        const metadata = { ...run.metadata, expiredAt: t.toISOString(), expiredReason: hb ? 'stale_heartbeat' : 'lease_expired' }
+        await putJson(`${task.id}.run`, { ...run, status: 'failed', metadata })
+      }
+      await appendEvents([transitionEvent(task, 'ready', options)], t)
+      const agentId = hb?.agentId ?? l?.agent ?? run?.agentId ?? ''
+      const runId = hb?.runId ?? run?.runId
+      out.push({ taskId: task.id, agentId, ...(runId ? { runId } : {}) })
+    }
+    return out
+  }
+
+  return {
+    kind: 'nats',
+    where,
+    now,
+    get: async (id) => (await read(id))?.task,
+    list,
+    create,
+    transition,
+    update,
+    lease,
+    heartbeat,
+    readRun,
+    reclaimExpired,
+    appendEvents: (events) => appendEvents(events),
+    readEvents: (filter = {}) => readEventStream(js, jsm, `${p}_events`, filter),
+    close: async () => {
+      await nc.drain()
+    },
+  }
+}
+
+// --- internal ---
+
+function parseEntry(text: string, id: string, path: string): Task {
+  const status = parseFrontmatter(text, path).data.status
+  if (!isTaskStatus(status)) {
+    const message = `expected a task whose status is one of ${TASK_STATUSES.join(', ')}, received ${JSON.stringify(status ?? null)}`
+    throw new TeaError('AOF_INVALID', message, { where: { file: path } })
+  }
+  return parseTaskText(text, path, status, id)
+}
+
+function problemOf(e: unknown, path: string): Issue & { where: { file: string } } {
+  const issue = errorIssue(e)
+  return { ...issue, where: { ...issue.where, file: path } }
+}
+
+/** A compare-and-set that lost: JetStream's "wrong last sequence" (err_code 10071). */
+function isConflict(e: unknown): boolean {
+  const m = e instanceof Error ? e.message : String(e)
+  return /wrong last sequence|10071|key exists/i.test(m)
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}

@@ -1,0 +1,46 @@
+/**
+ * Which task store a `tea aof` command works on: the data dir's folders (the default), or a NATS JetStream server
+ * when `--nats URL` or `TEA_NATS_URL` is given. The NATS client is loaded by a dynamic import only then, so a
+ * command on the filesystem store neither loads nor parses it (docs/fleet.md, Build).
+ */
+
+import { TeaError } from '../core/errors.ts'
+import { fsTaskStore } from '../aof/store-fs.ts'
+import type { TaskStore } from '../aof/store-port.ts'
+import { contextOf } from './aof-common.ts'
+import type { Io } from './io.ts'
+
+export interface StoreFlags {
+  'data-dir'?: string
+  nats?: string
+  'nats-creds'?: string
+}
+
+export async function storeOf(flags: StoreFlags, io: Io): Promise<TaskStore> {
+  const url = flags.nats ?? (io.env.TEA_NATS_URL || undefined)
+  if (url === undefined) return fsTaskStore(contextOf(flags['data-dir'], io))
+  const credsFile = flags['nats-creds'] ?? (io.env.TEA_NATS_CREDS || undefined)
+  // A target built without the fleet (the core one, docs/fleet.md) carries no NATS client: esbuild folds the
+  // condition to `undefined` and drops the import with it (a throw before the import would not drop it).
+  const load = typeof __FEATURE_FLEET__ === 'undefined' || __FEATURE_FLEET__ ? () => import('../aof/nats/store.ts') : undefined
+  if (!load) {
+    const target = typeof __TEA_TARGET__ === 'string' ? __TEA_TARGET__ : 'tea'
+    throw new TeaError('USAGE', `this build (${target}) has no NATS fleet store; use a full target for --nats`)
+  }
+  const { openNatsStore } = await load()
+  return openNatsStore({
+    url,
+    ...(credsFile ? { credsFile } : {}),
+    ...(io.env.TEA_NATS_PROJECT ? { project: io.env.TEA_NATS_PROJECT } : {}),
+  })
+}
+
+/** Runs `fn` on the store and closes it (a NATS connection would otherwise keep the process alive). */
+export async function withStore<T>(flags: StoreFlags, io: Io, fn: (store: TaskStore) => Promise<T>): Promise<T> {
+  const store = await storeOf(flags, io)
+  try {
+    return await fn(store)
+  } finally {
+    await store.close()
+  }
+}
