@@ -152,3 +152,28 @@ export async function startGate(): Promise<{ url: string; open(): void; waiting(
     },
   }
 }
+
+/** Follows a run's SSE stream until an event `when` accepts, then closes it (resolves with that event). */
+export function waitEvent(url: string, runId: string, when: (e: Record<string, any>) => boolean): Promise<Record<string, any>> {
+  return new Promise((done, fail) => {
+    const req = request(`${url}/api/runs/${runId}/events`, (res) => {
+      let data = ''
+      res.on('data', (d) => {
+        data += d
+        const frames = data.split('\n\n')
+        data = frames.pop()!
+        for (const f of frames) {
+          if (!f.startsWith('data: ')) continue
+          const event = JSON.parse(f.slice(6))
+          if (when(event)) {
+            req.destroy()
+            return done(event)
+          }
+        }
+      })
+      res.on('end', () => fail(new Error(`the stream of ${runId} ended before the event awaited`)))
+    })
+    req.on('error', (e) => (req.destroyed ? undefined : fail(e)))
+    req.end()
+  })
+}
