@@ -34,3 +34,14 @@ export const serve = defineCommand({
   notes: 'Exit codes: 0 stopped by SIGTERM/SIGINT, 1 could not start (another tea serve, port in use), 2 bad usage.',
   run: async (input, io) => (await import('../serve/index.ts')).serveCommand(input, io),
 })
+
+export const doctor = defineCommand({
+  name: 'doctor',
+  summary: 'check the board: model server, models pulled, data and cache dirs, glibc, memory, clock, features',
+  description: `One line per check, ✓ or ✗ with the fix. Given agent files, also checks that they load, that this build
+has the features they use, that every Ollama model they name is pulled, and that memory fits the largest.`,
+  args: [{ name: 'agents', value: 'agent.yaml', description: 'agents to check for', variadic: true }],
+  flags: { 'data-dir': DATA_DIR, json: { type: 'boolean', description: 'print {ok, checks: [{name, ok, detail, fix?}]} as JSON' } },
+  notes: 'Exit codes: 0 every check passed, 1 one or more failed, 2 bad usage. Environment: OLLAMA_HOST, TEA_CACHE_DIR.',
+  run: async (input, io) => (await import('../doctor/index.ts')).doctorCommand(input, io),
+})
