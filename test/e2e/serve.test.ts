@@ -3,8 +3,9 @@
  * limits, graceful shutdown, and every bad input the issue lists.
  */
 
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { connect } from 'node:net'
+import { userInfo } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -294,6 +295,27 @@ nodes:
     assert.is(await d.stop(), 0)
     await g.close()
   }
+  p.cleanup()
+})
+
+test('16 serve --print-systemd: a unit running tea serve as this user after Ollama, hardened, writing only its dirs', async () => {
+  const p = project()
+  const r = await tea(['serve', '--print-systemd', ...p.args, '--listen', '127.0.0.1:8765'], { env: { TEA_CACHE_DIR: p.path('cache') } })
+  assert.is(r.code, 0, r.stderr)
+  const unit = r.stdout
+  assert.match(unit, /^\[Unit\]\n/)
+  assert.match(unit, /^After=network-online\.target ollama\.service$/m)
+  assert.match(unit, new RegExp(`^User=${userInfo().username}$`, 'm'))
+  assert.match(unit, /^WorkingDirectory=\/\S+$/m)
+  assert.match(
+    unit,
+    new RegExp(`^ExecStart=\\S+ .*serve --data-dir ${p.path('data')} --agents ${p.path('agents')} --listen 127\\.0\\.0\\.1:8765$`, 'm'),
+  )
+  assert.match(unit, /^Restart=on-failure$/m)
+  assert.match(unit, /^ProtectSystem=strict$/m)
+  assert.match(unit, new RegExp(`^ReadWritePaths=${p.path('data')} -${p.path('cache')}$`, 'm'))
+  assert.match(unit, /^WantedBy=multi-user\.target$/m)
+  assert.not.ok(existsSync(p.path('data')), 'printing a unit starts nothing and writes nothing')
   p.cleanup()
 })
 

@@ -31,7 +31,7 @@ export const serve = defineCommand({
     config: { type: 'string', value: 'FILE', description: 'a serve config (YAML): agents, listen, limits, schedules' },
     'print-systemd': { type: 'boolean', description: 'print a systemd unit for these flags and exit' },
   },
-  notes: 'Exit codes: 0 stopped by SIGTERM/SIGINT, 1 could not start (another tea serve, port in use), 2 bad usage.',
+  notes: 'Exit codes: 0 stopped by SIGTERM/SIGINT, 1 another tea serve owns the data dir, 2 bad usage or an address it cannot listen on.',
   run: async (input, io) => (await import('../serve/index.ts')).serveCommand(input, io),
 })
 

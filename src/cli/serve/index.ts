@@ -61,6 +61,8 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
     return EXIT.ok
   }
 
+  const schedulesModule = config?.schedules.length ? await import('./schedules.ts') : undefined
+  schedulesModule?.checkSchedules(config!.schedules) // a bad expression is a start-up error, before anything is taken
   const lock = takeServeLock(dataDir, listenText)
   const log = (line: string) => io.err(`${new Date().toISOString()} ${line}\n`)
   // Listened for from the start: a service manager may stop tea while it is still starting.
@@ -102,13 +104,12 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address
   log(`tea serve: listening on http://${host}:${bound.port} (data dir ${dataDir}, agents ${agentsDir}${token ? ', token required' : ''})`)
 
-  const schedules = config?.schedules.length
-    ? (await import('./schedules.ts')).startSchedules(config.schedules, { manager, registry, agentsDir, dataDir, log })
-    : undefined
   if (!flags['no-resume']) {
     const resumed = await manager.resumeLeftovers()
     if (resumed.length) log(`resuming ${resumed.length} unfinished run${resumed.length === 1 ? '' : 's'}: ${resumed.join(', ')}`)
   }
+  // After the resumes: runs a power cut interrupted go first in the queue, before missed schedules.
+  const schedules = schedulesModule?.startSchedules(config!.schedules, { manager, registry, agentsDir, dataDir, log })
 
   await stopRequested
   schedules?.stop()
