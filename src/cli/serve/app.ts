@@ -6,6 +6,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import * as v from 'valibot'
+import { aofContext, listTasks, TASK_STATUSES } from '../../aof/index.ts'
 import type { Registry } from '../../actions/registry.ts'
 import { requireAgent } from '../../agent/load.ts'
 import { buildInfo } from '../../core/build-info.ts'
@@ -23,6 +24,8 @@ import type { RunManager } from './run-manager.ts'
 
 export interface AppOptions {
   store: Store
+  /** Where the AOF task folders are (`tea aof` of the same data dir). */
+  dataDir: string
   registry: Registry
   manager: RunManager
   agentsDir: string
@@ -85,6 +88,8 @@ async function handle(opts: AppOptions, req: IncomingMessage, res: ServerRespons
       return sendJson(res, 200, listAgents(opts.agentsDir))
     case 'GET /api/runs':
       return sendJson(res, 200, await listRuns(opts))
+    case 'GET /api/tasks':
+      return sendJson(res, 200, taskBoard(opts.dataDir))
     case 'POST /api/runs': {
       const body = parseBody(StartBody, await readJson(req, opts.bodyLimit))
       const spec = requireAgent(resolveAgent(opts.agentsDir, body.agent), opts.registry)
@@ -106,6 +111,17 @@ async function handle(opts: AppOptions, req: IncomingMessage, res: ServerRespons
     }
   }
   throw new TeaError('NOT_FOUND', `no route ${method} ${url.pathname}`, { hint: 'docs/serve.md lists the routes' })
+}
+
+/** The AOF task board: every status folder with its tasks (id, title, assigned agent), unreadable files apart. */
+function taskBoard(dataDir: string): Record<string, unknown> {
+  const { tasks, problems } = listTasks(aofContext(dataDir))
+  const board: Record<string, Array<Record<string, unknown>>> = Object.fromEntries(TASK_STATUSES.map((s) => [s, []]))
+  for (const t of tasks) {
+    const agent = (t.data.routing as { agent?: unknown } | undefined)?.agent
+    board[t.status]!.push({ id: t.id, title: t.data.title, agent: typeof agent === 'string' ? agent : null })
+  }
+  return { statuses: board, problems: problems.map((p) => ({ file: p.where.file, message: p.message })) }
 }
 
 function notFound(id: string): TeaError {

@@ -82,7 +82,15 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   })
   const registry = buildRegistry()
   const manager = new RunManager({ store, registry, dataDir, io, maxConcurrent, minFreeBytes: minFreeMb * 2 ** 20, log })
-  const app = createApp({ store, registry, manager, agentsDir, bodyLimit: BODY_LIMIT, ...(token && { checkToken: tokenMatcher(token) }) })
+  const app = createApp({
+    store,
+    dataDir,
+    registry,
+    manager,
+    agentsDir,
+    bodyLimit: BODY_LIMIT,
+    ...(token && { checkToken: tokenMatcher(token) }),
+  })
   const server = createServer(app)
   // Slow or stuck clients must not hold sockets for ever; SSE streams are long by design and exempt.
   server.requestTimeout = 30_000

@@ -1,7 +1,8 @@
 /**
  * The status page at `/`: one self-contained HTML document (no CDN, no build step, works offline), readable on
  * a phone. It polls `GET /api/runs` and follows the selected run's `GET /api/runs/:id/events` stream: the node
- * timeline, plan subtasks coloured by status as they change, recent events and the final state. Same-origin
+ * timeline, plan subtasks coloured by status as they change, recent events and the final state; and the AOF task
+ * board (`GET /api/tasks`: the tasks of each status folder). Same-origin
  * requests carry the token cookie, so the page needs no token handling of its own.
  */
 
@@ -27,7 +28,9 @@ tr.sel{background:#e8f0fe}tbody tr{cursor:pointer}
 .interrupted,.queued,.pending{background:#e3e3e3}.cancelled,.skipped{background:#ddd;color:#555}
 #dag span{display:inline-block;margin:.15em;padding:.2em .5em;border-radius:4px;border:1px solid #ccc}
 pre{white-space:pre-wrap;word-break:break-word;font-size:.85em;margin:0}
-ol{padding-left:1.4em;margin:0}#events li{font-family:monospace;font-size:.8em}
+ol{padding-left:1.4em;margin:0}#tasks{display:flex;flex-wrap:wrap;gap:.4em}
+#tasks div{flex:1 1 8em;min-width:0;background:#f6f7f9;border-radius:4px;padding:.3em}
+#tasks h3{font-size:.85em;margin:0 0 .2em}#tasks p{margin:.15em 0;font-size:.85em;word-break:break-word}#events li{font-family:monospace;font-size:.8em}
 </style></head><body>
 <header><h1>tea serve <span id="health"></span></h1></header>
 <main>
@@ -37,6 +40,7 @@ ol{padding-left:1.4em;margin:0}#events li{font-family:monospace;font-size:.8em}
 <h2>Timeline</h2><ol id="timeline"></ol>
 <h2>Plan</h2><div id="dag"></div>
 <h2>Final state</h2><pre id="state"></pre></section>
+<section><h2>Tasks</h2><div id="tasks"></div></section>
 <section><h2>Recent events</h2><ol id="events"></ol></section>
 </main>
 <script>
@@ -55,7 +59,13 @@ function refresh(){
       var td=el("td");td.appendChild(el("span",r.status,"s status "+r.status));tr.appendChild(td);
       tr.appendChild(el("td",r.node||"-"));tr.appendChild(el("td",dur(r)));
       tr.onclick=function(){select(r.run_id)};body.appendChild(tr)});
-    if(!selected&&runs[0])select(runs[0].run_id)}).catch(function(){})}
+    if(!selected&&runs[0])select(runs[0].run_id)}).catch(function(){});
+  getJson("/api/tasks").then(function(b){
+    var box=$("tasks");box.textContent="";
+    Object.keys(b.statuses).forEach(function(st){
+      var col=el("div");col.dataset.status=st;col.appendChild(el("h3",st+" ("+b.statuses[st].length+")"));
+      b.statuses[st].forEach(function(t){var p=el("p",t.title+(t.agent?" \u2192 "+t.agent:""));p.title=t.id;p.dataset.task=t.id;col.appendChild(p)});
+      box.appendChild(col)})}).catch(function(){})}
 function addEvent(id,ev){
   var li=el("li",id+" "+ev.type+(ev.node?" "+ev.node:"")+(ev.status?" "+ev.status:""));
   var list=$("events");list.insertBefore(li,list.firstChild);while(list.children.length>50)list.removeChild(list.lastChild)}
