@@ -42,6 +42,9 @@ type Job =
   | { kind: 'start'; runId: string; agent: string; spec: AgentSpec; input: State; feed: EventFeed; controller: AbortController }
   | { kind: 'resume'; runId: string; agent: string; edits: State; feed: EventFeed; controller: AbortController }
 
+/** How a run ended in this process: its status, or `error` when it could not run at all. */
+type Ended = RunResult['status'] | 'error'
+
 /** Feeds of ended runs kept for late SSE clients. */
 const ENDED_FEEDS = 50
 /** Runs a shutdown stopped, to be resumed by the next start. */
@@ -49,11 +52,9 @@ const STOPPED_FILE = 'serve-stopped.json'
 
 export class RunManager {
   private readonly queue: Job[] = []
-  private readonly active = new Map<string, { job: Job; done: Promise<void> }>()
+  private readonly active = new Map<string, { job: Job; done: Promise<Ended> }>()
   private readonly feeds = new Map<string, EventFeed>()
   private stopping = false
-  /** Runs that ended in this process, by id, with how (for tests and the log). */
-  readonly ended = new Map<string, RunResult['status'] | 'error'>()
 
   constructor(private readonly opts: ManagerOptions) {}
 
@@ -93,7 +94,6 @@ export class RunManager {
     if (queued >= 0) {
       const [job] = this.queue.splice(queued, 1)
       job!.feed.end()
-      this.ended.set(runId, 'cancelled')
       return
     }
     const active = this.active.get(runId)
@@ -151,8 +151,8 @@ export class RunManager {
     for (const job of this.queue.splice(0)) job.feed.end()
     const running = [...this.active.values()]
     for (const { job } of running) job.controller.abort(cancelled('tea serve is stopping'))
-    await Promise.all(running.map((r) => r.done))
-    const stopped = running.filter((r) => this.ended.get(r.job.runId) === 'cancelled').map((r) => r.job.runId)
+    const ends = await Promise.all(running.map((r) => r.done))
+    const stopped = running.filter((_, i) => ends[i] === 'cancelled').map((r) => r.job.runId)
     if (stopped.length) writeFileSync(join(this.opts.dataDir, STOPPED_FILE), JSON.stringify(stopped))
     return stopped
   }
@@ -211,7 +211,7 @@ export class RunManager {
     }
   }
 
-  private async execute(job: Job): Promise<void> {
+  private async execute(job: Job): Promise<Ended> {
     const { store, registry, dataDir, io, log } = this.opts
     const emit = (event: RunEvent) => job.feed.publish(event)
     const services: RunServices = {
@@ -229,16 +229,16 @@ export class RunManager {
         job.kind === 'start'
           ? await startRun(job.spec, services, { runId: job.runId, input: job.input })
           : await resumeRun(services, { runId: job.runId, edits: job.edits, load: (path) => requireAgent(path, registry) })
-      this.ended.set(job.runId, result.status)
       const why = result.status === 'failed' && result.error ? `: [${result.error.code}] ${errorMessage(result.error)}` : ''
       log(`run ${job.runId} ${result.status}${why}`)
+      return result.status
     } catch (e) {
       // Before or outside the run (the agent no longer loads, the store is full, a lost claim): reported on the
       // run's stream and in the log; the daemon goes on.
-      this.ended.set(job.runId, 'error')
       const error = isTeaError(e) ? e.toJSON() : { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) }
       emit({ type: 'error', error })
       log(`run ${job.runId} could not run: [${String(error.code)}] ${String(error.message)}`)
+      return 'error'
     }
   }
 }
