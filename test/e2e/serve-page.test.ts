@@ -15,6 +15,16 @@ import { startGate, startServe } from './serve-harness.ts'
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
 const t = suite('the status page')
 
+/** One browser for the suite (a launch costs seconds on a loaded machine); closed after the last test. */
+let browserP: Promise<import('playwright-core').Browser> | undefined
+function browser(): Promise<import('playwright-core').Browser> {
+  browserP ??= import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] }))
+  return browserP
+}
+t.after(async () => {
+  if (browserP) await (await browserP).close()
+})
+
 const AGENT = `name: steps
 nodes:
   - name: prepare
@@ -31,7 +41,6 @@ skipIf(
   CHROMIUM ? false : 'no chromium at /usr/bin/chromium (bash .ci/install-browser.sh installs it)',
   '16 page: runs, node timeline and final state in headless Chromium, updated live as the run progresses; phone width',
   async () => {
-    const { chromium } = await import('playwright-core')
     const s = scratch()
     mkdirSync(s.path('agents'))
     writeFileSync(s.path('agents/steps.yaml'), AGENT)
@@ -53,13 +62,13 @@ skipIf(
     ])
     assert.is(task.code, 0, task.stderr)
     const d = await startServe(['--data-dir', s.path('data'), '--agents', s.path('agents'), '--token-file', s.path('token')])
-    const browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] })
+    const context = await (await browser()).newContext({ viewport: { width: 390, height: 844 } })
     try {
       const auth = { authorization: `Bearer ${token}` }
       assert.is((await d.json('POST', '/api/runs', { agent: 'steps', run_id: 'live', input: { gate: g.url } }, auth)).status, 201)
       await g.waiting(1)
       // A phone: 390 px wide.
-      const page = await browser.newPage({ viewport: { width: 390, height: 844 } })
+      const page = await context.newPage()
       const external: string[] = []
       page.on('request', (r) => {
         if (!r.url().startsWith(d.url)) external.push(r.url())
@@ -85,7 +94,63 @@ skipIf(
       assert.not.equal(after, before)
       assert.equal(external, [], 'the page loads nothing from elsewhere')
     } finally {
-      await browser.close()
+      await context.close()
+      await d.stop()
+      await g.close()
+      s.cleanup()
+    }
+  },
+)
+
+const PLANNED = `name: planned
+initial_state:
+  plan:
+    goal: breakfast
+    subtasks:
+      - { id: toast, description: make toast }
+      - { id: coffee, description: brew coffee, dependencies: [toast] }
+      - { id: eggs, description: cook eggs, dependencies: [toast] }
+nodes:
+  - name: setup
+    uses: http.get
+    with: { url: "{{ state.gate }}", timeout: 120 }
+    output: { plan: "{{ state.plan }}" }
+  - name: cook
+    uses: plan.execute
+    with:
+      plan: "{{ state.plan }}"
+      max_concurrent: 2
+      subtask_executor:
+        run: "return subtask.id"
+`
+
+skipIf(
+  t,
+  CHROMIUM ? false : 'no chromium at /usr/bin/chromium (bash .ci/install-browser.sh installs it)',
+  '16 page: the plan DAG, a column per dependency depth, coloured by subtask status as the plan executes',
+  async () => {
+    const s = scratch()
+    mkdirSync(s.path('agents'))
+    writeFileSync(s.path('agents/planned.yaml'), PLANNED)
+    const g = await startGate()
+    const d = await startServe(['--data-dir', s.path('data'), '--agents', s.path('agents')])
+    const context = await (await browser()).newContext({ viewport: { width: 390, height: 844 } })
+    try {
+      const page = await context.newPage()
+      assert.is((await d.json('POST', '/api/runs', { agent: 'planned', run_id: 'plan1', input: { gate: g.url } })).status, 201)
+      await g.waiting(1)
+      await page.goto(d.url)
+      await page.locator('#run-id', { hasText: 'plan1' }).waitFor()
+      g.open()
+      for (const id of ['toast', 'coffee', 'eggs']) await page.locator(`#dag span.completed[data-subtask="${id}"]`).waitFor()
+      const columns = await page
+        .locator('#dag .level')
+        .evaluateAll((cols) => cols.map((c) => [...c.querySelectorAll('span')].map((x) => x.getAttribute('data-subtask'))))
+      assert.equal(columns, [['toast'], ['coffee', 'eggs']])
+      assert.match((await page.locator('#dag span[data-subtask="coffee"] small').textContent()) ?? '', /← toast/)
+      assert.ok((await page.screenshot({ path: s.path('plan.png') })).length > 1000)
+    } finally {
+      await context.close()
       await d.stop()
       await g.close()
       s.cleanup()

@@ -26,7 +26,9 @@ tr.sel{background:#e8f0fe}tbody tr{cursor:pointer}
 .s{padding:0 .4em;border-radius:3px;font-size:.85em}
 .running,.in_progress{background:#fff3c4}.completed,.done{background:#cdeccd}.failed{background:#f8cccc}
 .interrupted,.queued,.pending{background:#e3e3e3}.cancelled,.skipped{background:#ddd;color:#555}
-#dag span{display:inline-block;margin:.15em;padding:.2em .5em;border-radius:4px;border:1px solid #ccc}
+#dag{display:flex;gap:.6em;overflow-x:auto}#dag .level{display:flex;flex-direction:column;gap:.2em}
+#dag span{display:block;padding:.2em .5em;border-radius:4px;border:1px solid #ccc;font-size:.85em;white-space:nowrap}
+#dag small{color:#555}
 pre{white-space:pre-wrap;word-break:break-word;font-size:.85em;margin:0}
 ol{padding-left:1.4em;margin:0}#tasks{display:flex;flex-wrap:wrap;gap:.4em}
 #tasks div{flex:1 1 8em;min-width:0;background:#f6f7f9;border-radius:4px;padding:.3em}
@@ -69,6 +71,19 @@ function refresh(){
 function addEvent(id,ev){
   var li=el("li",id+" "+ev.type+(ev.node?" "+ev.node:"")+(ev.status?" "+ev.status:""));
   var list=$("events");list.insertBefore(li,list.firstChild);while(list.children.length>50)list.removeChild(list.lastChild)}
+// The plan DAG: one column per dependency depth, each subtask a chip naming what it waits for. Chips are keyed by
+// subtask id: the plan as a node first returns it has no plan id yet (plan.execute gives it one).
+function drawPlan(subtasks,plan){
+  var depth={},byId={};plan.subtasks.forEach(function(t){byId[t.id]=t});
+  function d(id,seen){if(depth[id]!=null)return depth[id];if(seen[id]||!byId[id])return 0;seen[id]=1;
+    var deps=byId[id].dependencies||[];return depth[id]=deps.length?1+Math.max.apply(null,deps.map(function(x){return d(x,seen)})):0}
+  plan.subtasks.forEach(function(t){chip(subtasks,plan.id,t.id,d(t.id,{}),t.dependencies||[],t.status||"pending")})}
+function chip(subtasks,planId,id,level,deps,status){
+  var key=id,s=subtasks[key];if(s)return s;
+  var dag=$("dag");while(dag.children.length<=level){var col=el("div",null,"level");dag.appendChild(col)}
+  s=subtasks[key]=el("span",id,"subtask "+(status||"pending"));s.dataset.subtask=id;
+  if(deps.length)s.appendChild(el("small"," \u2190 "+deps.join(", ")));
+  dag.children[level].appendChild(s);return s}
 function select(id){
   selected=id;if(source)source.close();$("run-id").textContent=id;
   $("timeline").textContent="";$("dag").textContent="";$("state").textContent="";
@@ -77,10 +92,9 @@ function select(id){
   source.onmessage=function(m){
     var ev=JSON.parse(m.data);if(ev.type!=="llm_token")addEvent(id,ev);
     if(ev.type==="node_start"){var li=el("li",ev.node+" \u2026","running");li.id="n-"+ev.step;$("timeline").appendChild(li)}
-    else if(ev.type==="node_end"){var n=$("n-"+ev.step)||$("timeline").appendChild(el("li"));n.textContent=ev.node+" "+ev.ms+" ms";n.className="done"}
-    else if(ev.type==="subtask"){
-      var s=subtasks[ev.planId+"/"+ev.id];if(!s){s=subtasks[ev.planId+"/"+ev.id]=el("span",ev.id);s.dataset.subtask=ev.id;$("dag").appendChild(s)}
-      s.className="subtask "+ev.status;s.title=ev.status}
+    else if(ev.type==="node_end"){var n=$("n-"+ev.step)||$("timeline").appendChild(el("li"));n.textContent=ev.node+" "+ev.ms+" ms";n.className="done";
+      var plan=ev.update&&ev.update.plan;if(plan&&Array.isArray(plan.subtasks))drawPlan(subtasks,plan)}
+    else if(ev.type==="subtask"){var s=chip(subtasks,ev.planId,ev.id,0,[]);s.className="subtask "+ev.status;s.title=ev.status}
     else if(ev.type==="complete"){$("state").textContent=JSON.stringify(ev.state,null,2)}
     else if(ev.type==="error"){$("state").textContent="error: "+JSON.stringify(ev.error,null,2)}
     else if(ev.type==="interrupt"){$("state").textContent="paused "+ev.when+" "+ev.node}};
