@@ -35,7 +35,7 @@ function mountable(): string | false {
 skipIf(
   t,
   mountable(),
-  '16 serve: a full data dir fails the run resumable (STORE_FULL); the daemon stays up; with room, resume finishes it',
+  '16 serve: a full data dir fails the run resumable (STORE_FULL); the daemon stays up and refuses runs until restarted; with room, resume finishes it',
   async () => {
     const s = scratch()
     mkdirSync(s.path('agents'))
@@ -52,11 +52,23 @@ skipIf(
       assert.is(last.error.code, 'STORE_FULL')
       assert.is((await d.json('GET', '/api/health')).status, 200, 'the daemon is still up')
       assert.match(d.stderr(), /run f failed: \[STORE_FULL\]/)
+      // lmdb is not trusted again in this process after a failed commit: runs are refused until a restart.
+      const refused = await d.json('POST', '/api/runs/f/resume', {})
+      assert.is(refused.status, 503)
+      assert.is(refused.body.error.code, 'STORE_FULL')
+      assert.match(refused.body.error.hint, /restart tea serve/)
+      assert.is((await d.json('GET', '/api/runs/f')).body.status, 'failed')
+      assert.is(await d.stop(), 0)
       execFileSync('mount', ['-o', 'remount,size=64m', mnt])
-      assert.is((await d.json('POST', '/api/runs/f/resume', {})).status, 202)
-      const resumed = await d.events('f')
-      assert.is(resumed.at(-1)!.type, 'complete', JSON.stringify(resumed.at(-1)).slice(0, 300))
-      assert.is(Object.keys(resumed.at(-1)!.state).length, 12)
+      const next = await startServe(['--data-dir', join(mnt, 'data'), '--agents', s.path('agents')])
+      try {
+        assert.is((await next.json('POST', '/api/runs/f/resume', {})).status, 202)
+        const resumed = await next.events('f')
+        assert.is(resumed.at(-1)!.type, 'complete', `${JSON.stringify(resumed.at(-1)).slice(0, 300)}\n${next.stderr()}`)
+        assert.is(Object.keys(resumed.at(-1)!.state).length, 12)
+      } finally {
+        await next.stop()
+      }
     } finally {
       await d.stop()
       execFileSync('umount', [mnt])

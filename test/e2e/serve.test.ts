@@ -251,8 +251,8 @@ test('16 serve: cancel stops a run after its checkpoint (409 when not running); 
 })
 
 test('16 serve: a stuck SSE client never blocks a run; once the event window has passed it, it is cut off', async () => {
-  // After the gate, 100 steps of ~300 KB updates: 30 MB of events, past the 8 MB window and what the kernel's
-  // socket buffers can hold for a client that reads nothing (several MB on loopback).
+  // After the gate, 160 steps of ~300 KB updates: 48 MB of events, past the 24 MB kept for clients behind plus what
+  // the kernel's socket buffers hold for a client that reads nothing (several MB on loopback).
   const big = `name: big
 nodes:
   - name: gate
@@ -261,7 +261,7 @@ nodes:
   - name: grow
     run: "return { i: (state.i || 0) + 1, blob: 'x'.repeat(300000) }"
     goto:
-      - if: "state.i < 100"
+      - if: "state.i < 160"
         to: grow
       - to: __end__
 `
@@ -278,11 +278,11 @@ nodes:
     await g.waiting(1)
     g.open()
     await d.waitLog(/run big1 completed/)
-    assert.is((await d.json('GET', '/api/runs/big1')).body.state.i, 100, 'the run finished while a client read nothing')
+    assert.is((await d.json('GET', '/api/runs/big1')).body.state.i, 160, 'the run finished while a client read nothing')
     // A client arriving now gets what the window kept (the newest 8 MB), ending with the final event.
     const late = await d.events('big1')
     assert.is(late.at(-1)!.type, 'complete')
-    assert.ok(late.length > 10 && late.length < 100, String(late.length))
+    assert.ok(late.length > 10 && late.length < 160, String(late.length))
     // The stuck client, read at last: cut off before the end (no final event), the connection closed by tea.
     let got = ''
     stuck.on('data', (chunk) => (got += chunk))

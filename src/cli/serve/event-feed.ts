@@ -5,17 +5,24 @@
  * Backpressure: the run never waits for a client, and a slow client costs no memory of its own. Events are
  * kept once, as SSE frames, in a window bounded by bytes and count; each client holds only a cursor into it.
  * A client is written to while its socket takes data (`write` returns true), and resumes from its cursor on
- * `drain`. A client so far behind that the window has moved past its cursor would see a gap: it is cut off
- * instead (it may reconnect). A client that connects late starts at the oldest event still in the window.
+ * `drain`. Events a connected client has not been sent yet are kept up to 24 MB, so a burst does not cut off a
+ * client that reads; a client so far behind that even that has moved past its cursor would see a gap: it is cut
+ * off instead (it may reconnect). A client that connects late starts at the oldest event still kept.
  * Token events (`llm_token`) are not kept: they go to the clients that are caught up; the node's `node_end`
  * repeats what they said.
  */
 
 import type { RunEvent } from '../../core/events.ts'
 
-/** Bytes and events kept per run for late and slow clients. */
+/** Bytes and events kept per run for clients that connect late. */
 const WINDOW_BYTES = 8 << 20
 const WINDOW_EVENTS = 5000
+/**
+ * Bytes kept at most for connected clients that are behind: a run can emit a burst (a large final state after
+ * large updates) faster than a reading client takes it, and that client must not be cut off for it. Past this,
+ * the clients still behind are cut off.
+ */
+const HARD_BYTES = 24 << 20
 
 export interface FeedClient {
   /** Writes one SSE frame; false when the socket's buffer is full (Node's `write` contract). */
@@ -53,10 +60,7 @@ export class EventFeed {
     }
     this.frames.push(frame)
     this.bytes += frame.length
-    while (this.frames.length > 1 && (this.bytes > WINDOW_BYTES || this.frames.length > WINDOW_EVENTS)) {
-      this.bytes -= this.frames.shift()!.length
-      this.first++
-    }
+    this.trim()
     for (const c of this.cursors) this.pump(c)
   }
 
@@ -76,6 +80,16 @@ export class EventFeed {
 
   get isEnded(): boolean {
     return this.ended
+  }
+
+  /** Drops the oldest events past the window that no connected client still needs, and any past the hard cap. */
+  private trim(): void {
+    const needed = Math.min(...[...this.cursors].map((c) => c.next))
+    while (this.frames.length > 1 && (this.bytes > WINDOW_BYTES || this.frames.length > WINDOW_EVENTS)) {
+      if (this.first >= needed && this.bytes <= HARD_BYTES && this.frames.length <= WINDOW_EVENTS * 4) break
+      this.bytes -= this.frames.shift()!.length
+      this.first++
+    }
   }
 
   private end_(): number {
@@ -98,6 +112,7 @@ export class EventFeed {
         c.client.onDrain(() => {
           c.waiting = false
           this.pump(c)
+          this.trim() // what it no longer needs may go now
         })
         return
       }

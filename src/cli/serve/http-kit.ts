@@ -19,6 +19,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   RUN_NOT_ACTIVE: 409,
   BODY_TOO_LARGE: 413,
   LOW_MEMORY: 503,
+  STORE_FULL: 503,
 }
 
 export function statusOf(e: unknown): number {

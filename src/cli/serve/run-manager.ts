@@ -47,6 +47,8 @@ type Ended = RunResult['status'] | 'error'
 
 /** Feeds of ended runs kept for late SSE clients. */
 const ENDED_FEEDS = 50
+/** Failures after which this process's store is not trusted again (see `storeFailure`). */
+const STORE_FAILURES = new Set(['STORE_FULL', 'STORE_ERROR', 'STORE_CORRUPT'])
 /** Runs a shutdown stopped, to be resumed by the next start. */
 const STOPPED_FILE = 'serve-stopped.json'
 
@@ -55,6 +57,12 @@ export class RunManager {
   private readonly active = new Map<string, { job: Job; done: Promise<Ended> }>()
   private readonly feeds = new Map<string, EventFeed>()
   private stopping = false
+  /**
+   * Set when a run failed because the store could not write (a full disk): lmdb's environment is not reliable in
+   * this process after a failed commit (a later write may abort the process), so no run starts again until tea
+   * serve restarts. Nothing is lost: every committed checkpoint stays, and the failed run resumes after the restart.
+   */
+  private storeFailure: string | undefined
 
   constructor(private readonly opts: ManagerOptions) {}
 
@@ -163,6 +171,13 @@ export class RunManager {
     return this.liveStatus(runId) !== undefined
   }
 
+  private guardStore(): void {
+    if (this.storeFailure)
+      throw new TeaError('STORE_FULL', `the store failed in this tea serve (${this.storeFailure}); no run starts until it restarts`, {
+        hint: 'free space under the data dir, then restart tea serve (systemctl restart tea); the failed run resumes then',
+      })
+  }
+
   private guardMemory(): void {
     if (!this.opts.minFreeBytes) return
     const free = (this.opts.freeMemory ?? memAvailable)()
@@ -193,6 +208,7 @@ export class RunManager {
   }
 
   private enqueue(job: Job): { run_id: string; status: 'running' | 'queued' } {
+    this.guardStore()
     if (this.stopping) throw new TeaError('RUN_NOT_ACTIVE', 'tea serve is stopping', { details: { runId: job.runId } })
     this.queue.push(job)
     this.pump()
@@ -229,12 +245,14 @@ export class RunManager {
         job.kind === 'start'
           ? await startRun(job.spec, services, { runId: job.runId, input: job.input })
           : await resumeRun(services, { runId: job.runId, edits: job.edits, load: (path) => requireAgent(path, registry) })
+      if (result.status === 'failed' && STORE_FAILURES.has(result.error?.code ?? '')) this.storeFailure = result.error!.code
       const why = result.status === 'failed' && result.error ? `: [${result.error.code}] ${errorMessage(result.error)}` : ''
       log(`run ${job.runId} ${result.status}${why}`)
       return result.status
     } catch (e) {
       // Before or outside the run (the agent no longer loads, the store is full, a lost claim): reported on the
       // run's stream and in the log; the daemon goes on.
+      if (isTeaError(e) && STORE_FAILURES.has(e.code)) this.storeFailure = e.code
       const error = isTeaError(e) ? e.toJSON() : { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) }
       emit({ type: 'error', error })
       log(`run ${job.runId} could not run: [${String(error.code)}] ${String(error.message)}`)

@@ -74,20 +74,33 @@ test('a slow client is not written to while its socket is full, and resumes wher
   assert.is(slow.state.ended, true)
 })
 
-test('a client the 8 MB window has moved past is cut off; the others go on', () => {
+test('a burst past the 8 MB window does not cut off a client that is behind but within 24 MB', () => {
+  const feed = new EventFeed()
+  const behind = client(1)
+  feed.subscribe(behind.c)
+  for (let i = 1; i <= 12; i++) feed.publish(nodeEnd(i, 1 << 20)) // 12 MB while its socket is full
+  assert.is(behind.state.dropped, false)
+  behind.drain()
+  assert.is(behind.frames.length, 12, 'it gets every event once it reads')
+  const late = client()
+  feed.subscribe(late.c)
+  assert.ok(late.frames.length <= 8, `a late client gets the 8 MB window (${late.frames.length})`)
+})
+
+test('a client the 24 MB kept for the ones behind has moved past is cut off; the others go on', () => {
   const feed = new EventFeed()
   const stuck = client(1)
   const fast = client()
   feed.subscribe(stuck.c)
   feed.subscribe(fast.c)
-  for (let i = 1; i <= 20; i++) feed.publish(nodeEnd(i, 1 << 20)) // 20 MB of events
+  for (let i = 1; i <= 30; i++) feed.publish(nodeEnd(i, 1 << 20)) // 30 MB of events
   assert.is(stuck.state.dropped, true)
   assert.is(feed.dropped, 1)
-  assert.is(fast.frames.length, 20)
+  assert.is(fast.frames.length, 30)
   const late = client()
   feed.subscribe(late.c)
   assert.ok(late.frames.length >= 6 && late.frames.length <= 8, `a late client starts at the oldest kept event (${late.frames.length})`)
-  assert.is(JSON.parse(late.frames.at(-1)!.slice(6)).step, 20)
+  assert.is(JSON.parse(late.frames.at(-1)!.slice(6)).step, 30)
 })
 
 test('token events go to caught-up clients only and are not kept', () => {
