@@ -73,6 +73,15 @@ export const ERROR_CODES = {
   NATS_CONNECT: ['failure', 'the NATS server cannot be reached or refused the connection'],
   NATIVE_LOAD_FAILED: ['failure', "lmdb's native addon could not be loaded"],
   CACHE_DIR_UNUSABLE: ['failure', 'the cache dir cannot hold executable files'],
+  SERVE_RUNNING: ['failure', 'another tea serve owns the data dir'],
+  AGENT_NOT_FOUND: ['usage', 'no agent file of that name in the agents folder (tea serve)'],
+  PATH_OUTSIDE_AGENTS: ['usage', 'an agent path that leads outside the agents folder (tea serve)'],
+  BAD_REQUEST: ['usage', 'an HTTP request tea serve cannot read: malformed JSON, a body of the wrong shape'],
+  NOT_FOUND: ['usage', 'no such route (tea serve)'],
+  UNAUTHORIZED: ['usage', 'a request without the right bearer token (tea serve)'],
+  BODY_TOO_LARGE: ['usage', 'a request body over the size limit (tea serve)'],
+  LOW_MEMORY: ['failure', "free memory is below tea serve's --min-free-mb: the run was not started"],
+  RUN_NOT_ACTIVE: ['usage', 'the run is not in a state that allows this (tea serve: cancel a run that is not running)'],
   INTERNAL: ['failure', 'a bug in tea'],
 } as const satisfies Record<string, readonly ['usage' | 'failure', string]>
 

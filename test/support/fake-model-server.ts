@@ -103,6 +103,8 @@ export interface FakeModelServer {
 export interface FakeServerOptions {
   port?: number
   models?: string[]
+  /** Sizes in bytes that /api/tags reports for those models (default 1). */
+  modelSizes?: Record<string, number>
   onRequest?: (req: ReceivedRequest) => void
   /** Behave like a model server with limited memory and slots (model-server-sim.ts). */
   simulate?: SimulatorConfig
@@ -162,7 +164,13 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
     }
     if (received.path === '/api/tags')
       return json(res, 200, {
-        models: models.map((name) => ({ name, model: name, size: 1, digest: 'fake', modified_at: '2026-01-01T00:00:00Z' })),
+        models: models.map((name) => ({
+          name,
+          model: name,
+          size: options.modelSizes?.[name] ?? 1,
+          digest: 'fake',
+          modified_at: '2026-01-01T00:00:00Z',
+        })),
       })
     if (received.path === '/api/ps') return json(res, 200, { models: sim?.resident() ?? [] })
     if (received.path === '/_simulation') return json(res, 200, sim?.stats() ?? { loads: [], served: [] })

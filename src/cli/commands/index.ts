@@ -13,6 +13,7 @@ import { aof } from './aof.ts'
 import { actions, graph, validate } from './inspect.ts'
 import { resume, run } from './run.ts'
 import { runs } from './runs.ts'
+import { doctor, serve } from './serve.ts'
 import { worker } from './worker.ts'
 
 function printVersion(io: Io): number {
@@ -42,7 +43,7 @@ export const tea: Command = defineCommand({
   name: 'tea',
   summary: 'run YAML agents against a local model server',
   flags: { version: { type: 'boolean', short: 'V', description: "print the version (the same as 'tea version')" } },
-  subcommands: [run, resume, runs, validate, graph, actions, version, help, aof, worker],
+  subcommands: [run, resume, runs, validate, graph, actions, version, help, aof, worker, serve, doctor],
   run: async ({ flags }, io) => {
     if (flags.version) return printVersion(io)
     io.out(renderHelp([tea])) // no command: the help, as for a group without its subcommand (exit 2)

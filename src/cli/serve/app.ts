@@ -1,0 +1,188 @@
+/**
+ * The routes of `tea serve` (SPEC §3.11) as one request handler over `node:http`. Every route, the page included,
+ * needs the token when there is one; bodies are JSON, validated with valibot, and every problem is reported at
+ * once (400 with `issues`).
+ */
+
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import * as v from 'valibot'
+import { aofContext, listTasks, TASK_STATUSES } from '../../aof/index.ts'
+import type { Registry } from '../../actions/registry.ts'
+import { requireAgent } from '../../agent/load.ts'
+import { buildInfo } from '../../core/build-info.ts'
+import { TeaError } from '../../core/errors.ts'
+import { sortableId } from '../../core/ids.ts'
+import { toIssues } from '../../core/issues.ts'
+import { isPlainObject } from '../../core/util.ts'
+import type { Store, RunRecord } from '../../store/types.ts'
+import { runsByCreation } from '../../store/prune-runs.ts'
+import { listAgents, resolveAgent } from './agents.ts'
+import { sseFrame } from './event-feed.ts'
+import { readJson, requestToken, sendError, sendJson, TOKEN_COOKIE } from './http-kit.ts'
+import { statusPage } from './page.ts'
+import type { RunManager } from './run-manager.ts'
+
+export interface AppOptions {
+  store: Store
+  /** Where the AOF task folders are (`tea aof` of the same data dir). */
+  dataDir: string
+  registry: Registry
+  manager: RunManager
+  agentsDir: string
+  /** Checks a request's token; absent: no token configured (loopback only). */
+  checkToken?: (given: string | undefined) => boolean
+  bodyLimit: number
+}
+
+const RUN_ID = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'a run id is 1-128 letters, digits, ".", "_" or "-"'))
+// A plain object: valibot's record takes an array as an object of index keys.
+const INPUT = v.custom<Record<string, unknown>>(
+  isPlainObject,
+  (issue) => `Invalid type: Expected an object of input keys but received ${issue.received}`,
+)
+const StartBody = v.strictObject({ agent: v.pipe(v.string(), v.minLength(1)), input: v.optional(INPUT), run_id: v.optional(RUN_ID) })
+const ResumeBody = v.strictObject({ input: v.optional(INPUT) })
+
+function parseBody<T extends v.GenericSchema>(schema: T, body: unknown): v.InferOutput<T> {
+  const r = v.safeParse(schema, body)
+  if (r.success) return r.output
+  throw new TeaError('BAD_REQUEST', 'the request body is not what this route takes', { issues: toIssues(r.issues) })
+}
+
+export function createApp(opts: AppOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handle(opts, req, res).catch((e: unknown) => sendError(res, e))
+  }
+}
+
+async function handle(opts: AppOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://tea')
+  const method = req.method ?? 'GET'
+  if (opts.checkToken) {
+    const query = url.pathname === '/' ? url.searchParams.get('token') : null
+    if (query !== null && opts.checkToken(query)) {
+      // A browser cannot send a header when a person opens a link: the token in the address sets a cookie once.
+      res.writeHead(303, {
+        location: '/',
+        'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(query)}; HttpOnly; SameSite=Strict; Path=/`,
+      })
+      res.end()
+      return
+    }
+    if (!opts.checkToken(requestToken(req)))
+      throw new TeaError('UNAUTHORIZED', 'this tea serve needs its token: Authorization: Bearer <token>', {
+        hint: 'the token is in the file given to --token-file; a browser opens /?token=<token> once',
+      })
+  }
+  const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent)
+  const route = `${method} /${parts.map((p, i) => (parts[0] === 'api' && parts[1] === 'runs' && i === 2 ? ':id' : p)).join('/')}`
+  const id = parts[2] ?? ''
+  switch (route) {
+    case 'GET /':
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
+      res.end(statusPage())
+      return
+    case 'GET /api/health':
+      return sendJson(res, 200, { ok: true, version: buildInfo().version, features: buildInfo().features, ...opts.manager.counts })
+    case 'GET /api/agents':
+      return sendJson(res, 200, listAgents(opts.agentsDir))
+    case 'GET /api/runs':
+      return sendJson(res, 200, await listRuns(opts))
+    case 'GET /api/tasks':
+      return sendJson(res, 200, taskBoard(opts.dataDir))
+    case 'POST /api/runs': {
+      const body = parseBody(StartBody, await readJson(req, opts.bodyLimit))
+      const spec = requireAgent(resolveAgent(opts.agentsDir, body.agent), opts.registry)
+      return sendJson(res, 201, await opts.manager.start(spec, body.run_id ?? sortableId(), body.input))
+    }
+    case 'GET /api/runs/:id':
+      return sendJson(res, 200, await oneRun(opts, id))
+    case 'GET /api/runs/:id/events':
+      return streamEvents(opts, id, req, res)
+    case 'POST /api/runs/:id/resume': {
+      const body = parseBody(ResumeBody, await readJson(req, opts.bodyLimit))
+      return sendJson(res, 202, await opts.manager.resume(id, body.input))
+    }
+    case 'POST /api/runs/:id/cancel': {
+      await readJson(req, opts.bodyLimit)
+      if (!opts.manager.liveStatus(id) && !(await opts.store.getRun(id))) throw notFound(id)
+      opts.manager.cancel(id)
+      return sendJson(res, 202, { run_id: id, status: 'cancelling' })
+    }
+  }
+  throw new TeaError('NOT_FOUND', `no route ${method} ${url.pathname}`, { hint: 'docs/serve.md lists the routes' })
+}
+
+/** The AOF task board: every status folder with its tasks (id, title, assigned agent), unreadable files apart. */
+function taskBoard(dataDir: string): Record<string, unknown> {
+  const { tasks, problems } = listTasks(aofContext(dataDir))
+  const board: Record<string, Array<Record<string, unknown>>> = Object.fromEntries(TASK_STATUSES.map((s) => [s, []]))
+  for (const t of tasks) {
+    const agent = (t.data.routing as { agent?: unknown } | undefined)?.agent
+    board[t.status]!.push({ id: t.id, title: t.data.title, agent: typeof agent === 'string' ? agent : null })
+  }
+  return { statuses: board, problems: problems.map((p) => ({ file: p.where.file, message: p.message })) }
+}
+
+function notFound(id: string): TeaError {
+  return new TeaError('RUN_NOT_FOUND', `no run ${id}`, { details: { runId: id } })
+}
+
+const iso = (ms: number) => new Date(ms).toISOString()
+
+function runView(r: RunRecord): Record<string, unknown> {
+  return {
+    run_id: r.id,
+    agent: r.agent,
+    status: r.status,
+    node: r.node,
+    step: r.step,
+    created_at: iso(r.createdAt),
+    updated_at: iso(r.updatedAt),
+    ...(r.error && { error: r.error }),
+  }
+}
+
+async function listRuns(opts: AppOptions): Promise<Array<Record<string, unknown>>> {
+  const now = iso(Date.now())
+  const queued = opts.manager.queued().map((q) => ({ ...q, status: 'queued', node: null, step: 0, created_at: now, updated_at: now }))
+  return [...queued, ...(await runsByCreation(opts.store)).map(runView)]
+}
+
+async function oneRun(opts: AppOptions, id: string): Promise<Record<string, unknown>> {
+  const run = await opts.store.getRun(id)
+  if (!run) {
+    if (opts.manager.liveStatus(id) === 'queued') return { run_id: id, status: 'queued', state: {} }
+    throw notFound(id)
+  }
+  const checkpoint = await opts.store.loadLatest(id)
+  return { ...runView(run), state: checkpoint?.state ?? {} }
+}
+
+/**
+ * SSE: the run's events so far, then live ones, ending after its final event. A run this process did not run
+ * (before a restart) has no feed: its end is told from the store as the one event `--stream` would have ended with.
+ */
+async function streamEvents(opts: AppOptions, id: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const feed = opts.manager.feed(id)
+  const run = feed ? undefined : await opts.store.getRun(id)
+  if (!feed && !run) throw notFound(id)
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' })
+  res.flushHeaders()
+  if (!feed) {
+    const checkpoint = await opts.store.loadLatest(id)
+    if (run!.status === 'completed') res.write(sseFrame({ type: 'complete', state: checkpoint?.state ?? {} }))
+    else if (run!.status === 'failed' && run!.error)
+      res.write(sseFrame({ type: 'error', ...(run!.error.node && { node: run!.error.node }), error: run!.error }))
+    else if (run!.status === 'interrupted') res.write(sseFrame({ type: 'interrupt', node: run!.node ?? '', when: 'after', runId: id }))
+    res.end()
+    return
+  }
+  const unsubscribe = feed.subscribe({
+    write: (frame) => res.write(frame),
+    onDrain: (resume) => res.once('drain', resume),
+    end: () => res.end(),
+    drop: () => res.destroy(),
+  })
+  req.on('close', unsubscribe)
+}

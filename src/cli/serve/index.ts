@@ -1,0 +1,131 @@
+/**
+ * What `tea serve` does (its definition, flags and help are in commands/serve.ts): take the data dir's one
+ * daemon lock, open the store, resume what was left unfinished, serve the API, and on SIGTERM/SIGINT stop every
+ * run after its current checkpoint, close the store and exit 0.
+ */
+
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { resolve } from 'node:path'
+import { TeaError } from '../../core/errors.ts'
+import { buildRegistry } from '../../features.ts'
+import { dataDirOf } from '../data-dir.ts'
+import { EXIT } from '../exit.ts'
+import type { Io } from '../io.ts'
+import { openStore } from '../run-output.ts'
+import { createApp } from './app.ts'
+import { readServeConfig } from './config.ts'
+import { tokenMatcher } from './http-kit.ts'
+import { DEFAULT_LISTEN, parseListen, readToken, requireTokenOffLoopback } from './listen.ts'
+import { takeServeLock } from './lock.ts'
+import { RunManager } from './run-manager.ts'
+
+export interface ServeFlags {
+  'data-dir'?: string
+  agents?: string
+  listen?: string
+  'token-file'?: string
+  'max-concurrent'?: number
+  'min-free-mb'?: number
+  'no-resume': boolean
+  config?: string
+  'print-systemd': boolean
+}
+
+const BODY_LIMIT = 1 << 20
+
+export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Promise<number> {
+  const config = flags.config ? readServeConfig(resolve(io.cwd, flags.config)) : undefined
+  const base = config ? config.dir : io.cwd
+  const dataDir = dataDirOf(flags['data-dir'] ?? (config?.data_dir && resolve(base, config.data_dir)), io)
+  const agentsDir = resolve(flags.agents ? io.cwd : base, flags.agents ?? config?.agents ?? 'agents')
+  const listenText = flags.listen ?? config?.listen ?? DEFAULT_LISTEN
+  const address = parseListen(listenText)
+  const tokenFile = flags['token-file'] ?? (config?.token_file && resolve(base, config.token_file))
+  const token = tokenFile ? readToken(resolve(io.cwd, tokenFile)) : undefined
+  requireTokenOffLoopback(address, token)
+  const maxConcurrent = flags['max-concurrent'] ?? config?.max_concurrent ?? 2
+  const minFreeMb = flags['min-free-mb'] ?? config?.min_free_mb ?? 128
+  if (flags['print-systemd']) {
+    const { systemdUnit } = await import('./systemd.ts')
+    io.out(
+      systemdUnit({
+        io,
+        dataDir,
+        agentsDir,
+        listen: listenText,
+        ...(tokenFile && { tokenFile: resolve(io.cwd, tokenFile) }),
+        ...(flags.config && { config: resolve(io.cwd, flags.config) }),
+      }),
+    )
+    return EXIT.ok
+  }
+
+  const schedulesModule = config?.schedules.length ? await import('./schedules.ts') : undefined
+  schedulesModule?.checkSchedules(config!.schedules) // a bad expression is a start-up error, before anything is taken
+  const lock = takeServeLock(dataDir, listenText)
+  const log = (line: string) => io.err(`${new Date().toISOString()} ${line}\n`)
+  // Listened for from the start: a service manager may stop tea while it is still starting.
+  const stopRequested = new Promise<void>((done) => {
+    let signals = 0
+    const onSignal = (name: NodeJS.Signals): void => {
+      if (++signals > 1) process.exit(EXIT.signal) // a second signal means now
+      log(`${name}: stopping runs after their current checkpoint…`)
+      done()
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+  })
+  const store = await openStore(dataDir).catch((e: unknown) => {
+    lock.release()
+    throw e
+  })
+  const registry = buildRegistry()
+  const manager = new RunManager({ store, registry, dataDir, io, maxConcurrent, minFreeBytes: minFreeMb * 2 ** 20, log })
+  const app = createApp({
+    store,
+    dataDir,
+    registry,
+    manager,
+    agentsDir,
+    bodyLimit: BODY_LIMIT,
+    ...(token && { checkToken: tokenMatcher(token) }),
+  })
+  const server = createServer(app)
+  // Slow or stuck clients must not hold sockets for ever; SSE streams are long by design and exempt.
+  server.requestTimeout = 30_000
+  server.headersTimeout = 10_000
+  try {
+    await new Promise<void>((done, fail) => {
+      server.once('error', fail)
+      server.listen(address.port, address.host, () => done())
+    })
+  } catch (e) {
+    await store.close()
+    lock.release()
+    const code = (e as NodeJS.ErrnoException).code
+    throw new TeaError('USAGE', `cannot listen on ${listenText}: ${code ?? e}`, {
+      hint: code === 'EADDRINUSE' ? 'another program uses that port: give --listen HOST:OTHERPORT' : undefined,
+    })
+  }
+  const bound = server.address() as AddressInfo
+  const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address
+  log(`tea serve: listening on http://${host}:${bound.port} (data dir ${dataDir}, agents ${agentsDir}${token ? ', token required' : ''})`)
+
+  if (!flags['no-resume']) {
+    const resumed = await manager.resumeLeftovers()
+    if (resumed.length) log(`resuming ${resumed.length} unfinished run${resumed.length === 1 ? '' : 's'}: ${resumed.join(', ')}`)
+  }
+  // After the resumes: runs a power cut interrupted go first in the queue, before missed schedules.
+  const schedules = schedulesModule?.startSchedules(config!.schedules, { manager, registry, agentsDir, dataDir, log })
+
+  await stopRequested
+  schedules?.stop()
+  server.close()
+  const stopped = await manager.shutdown()
+  server.closeAllConnections()
+  await store.close()
+  lock.release()
+  log(`tea serve: stopped${stopped.length ? `; ${stopped.join(', ')} will resume at the next start` : ''}`)
+  return EXIT.ok
+}
