@@ -72,7 +72,7 @@ function addEvent(id,ev){
   var li=el("li",id+" "+ev.type+(ev.node?" "+ev.node:"")+(ev.status?" "+ev.status:""));
   var list=$("events");list.insertBefore(li,list.firstChild);while(list.children.length>50)list.removeChild(list.lastChild)}
 // The plan DAG: one column per dependency depth, each subtask a chip naming what it waits for. Chips are keyed by
-// subtask id: the plan as a node first returns it has no plan id yet (plan.execute gives it one).
+// subtask id: the plan as a node first returns it has no plan id yet (executing the plan gives it one).
 function drawPlan(subtasks,plan){
   var depth={},byId={};plan.subtasks.forEach(function(t){byId[t.id]=t});
   function d(id,seen){if(depth[id]!=null)return depth[id];if(seen[id]||!byId[id])return 0;seen[id]=1;
