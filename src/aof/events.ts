@@ -45,16 +45,7 @@ export function appendEvent(ctx: AofContext, input: EventInput): AofEvent {
  */
 export function appendEvents(ctx: AofContext, inputs: EventInput[]): AofEvent[] {
   const timestamp = ctx.now().toISOString()
-  const events = inputs.map(
-    (input): AofEvent => ({
-      eventId: newEventId(),
-      type: input.type,
-      timestamp,
-      actor: input.actor,
-      ...(input.taskId === undefined ? {} : { taskId: input.taskId }),
-      payload: input.payload ?? {},
-    }),
-  )
+  const events = stampEvents(inputs, timestamp)
   appendLine(join(eventsDir(ctx), `${timestamp.slice(0, 10)}.jsonl`), events.map((e) => JSON.stringify(e)).join('\n'))
   return events
 }
@@ -100,4 +91,18 @@ export function readEvents(ctx: AofContext, filter: EventFilter = {}): AofEvent[
     }
   }
   return out
+}
+
+/** The events of one step, each with its own id and all with one timestamp (every task store logs them so). */
+export function stampEvents(inputs: EventInput[], timestamp: string): AofEvent[] {
+  return inputs.map(
+    (input): AofEvent => ({
+      eventId: newEventId(),
+      type: input.type,
+      timestamp,
+      actor: input.actor,
+      ...(input.taskId === undefined ? {} : { taskId: input.taskId }),
+      payload: input.payload ?? {},
+    }),
+  )
 }

@@ -3,7 +3,7 @@
  * data dir and environment. `npm test` builds the bundle before the suites run.
  */
 
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -58,6 +58,20 @@ export function collect(child: ChildProcess, options: TeaOptions = {}): Promise<
       done({ code, signal, stdout, stderr })
     }),
   )
+}
+
+/** Why a small tmpfs cannot be mounted here (the full-disk tests fill one), or false when it can. */
+export function cannotMountTmpfs(): string | false {
+  const s = scratch()
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', s.dir], { stdio: 'ignore' })
+    execFileSync('umount', [s.dir], { stdio: 'ignore' })
+    return false
+  } catch {
+    return 'cannot mount a tmpfs here (needs root): the full-disk test needs a small filesystem to fill'
+  } finally {
+    s.cleanup()
+  }
 }
 
 /** A scratch folder with the given files; removed by `cleanup`. */

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { skipIf } from '../support/skip.ts'
-import { scratch } from './cli.ts'
+import { cannotMountTmpfs, scratch } from './cli.ts'
 import { startServe } from './serve-harness.ts'
 
 const t = suite('tea serve on a full disk')
@@ -19,22 +19,9 @@ nodes:
 ${Array.from({ length: 12 }, (_, i) => `  - name: n${i + 1}\n    run: "return { n${i + 1}: 'x'.repeat(400000) }"`).join('\n')}
 `
 
-function mountable(): string | false {
-  const s = scratch()
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', s.dir], { stdio: 'ignore' })
-    execFileSync('umount', [s.dir], { stdio: 'ignore' })
-    return false
-  } catch {
-    return 'cannot mount a tmpfs here (needs root): the full-disk test needs a small filesystem to fill'
-  } finally {
-    s.cleanup()
-  }
-}
-
 skipIf(
   t,
-  mountable(),
+  cannotMountTmpfs(),
   '16 serve: a full data dir fails the run resumable (STORE_FULL); the daemon stays up and refuses runs until restarted; with room, resume finishes it',
   async () => {
     const s = scratch()

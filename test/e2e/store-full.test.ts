@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { skipIf } from '../support/skip.ts'
-import { scratch, tea } from './cli.ts'
+import { cannotMountTmpfs, scratch, tea } from './cli.ts'
 
 const t = suite('a full disk')
 
@@ -22,22 +22,9 @@ ${Array.from(
 ).join('\n')}
 `
 
-function mountable(): string | false {
-  const s = scratch()
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', s.dir], { stdio: 'ignore' })
-    execFileSync('umount', [s.dir], { stdio: 'ignore' })
-    return false
-  } catch {
-    return 'cannot mount a tmpfs here (needs root): the full-disk test needs a small filesystem to fill'
-  } finally {
-    s.cleanup()
-  }
-}
-
 skipIf(
   t,
-  mountable(),
+  cannotMountTmpfs(),
   '9-3 a full disk ends the run with STORE_FULL (exit 1, no stack); with room again, tea resume finishes it',
   async () => {
     const s = scratch({ 'agent.yaml': AGENT })

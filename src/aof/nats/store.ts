@@ -13,7 +13,7 @@ import { TeaError, errorIssue } from '../../core/errors.ts'
 import { sortableId } from '../../core/ids.ts'
 import type { Issue } from '../../core/issues.ts'
 import { parseFrontmatter } from '../frontmatter.ts'
-import { type AofEvent, type EventInput, newEventId } from '../events.ts'
+import { type AofEvent, type EventInput, stampEvents } from '../events.ts'
 import { DEFAULT_HEARTBEAT_TTL_MS, DEFAULT_LEASE_TTL_MS, type LeaseOptions } from '../lease.ts'
 import type { RunArtifact, RunHeartbeat } from '../schemas/run.ts'
 import type { Lease } from '../schemas/task.ts'
@@ -111,17 +111,7 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
   const readHeartbeat = (id: string) => readJson<RunHeartbeat>(`${id}.heartbeat`)
 
   async function appendEvents(inputs: EventInput[], at?: Date): Promise<AofEvent[]> {
-    const timestamp = (at ?? new Date()).toISOString()
-    const events = inputs.map(
-      (input): AofEvent => ({
-        eventId: newEventId(),
-        type: input.type,
-        timestamp,
-        actor: input.actor,
-        ...(input.taskId === undefined ? {} : { taskId: input.taskId }),
-        payload: input.payload ?? {},
-      }),
-    )
+    const events = stampEvents(inputs, (at ?? new Date()).toISOString())
     for (const e of events) {
       await js.publish(`${p}.events.${e.type.replace(/[^A-Za-z0-9_.-]/g, '_')}`, enc.encode(JSON.stringify(e)), { msgID: e.eventId })
     }
