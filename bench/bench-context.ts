@@ -33,3 +33,29 @@ export function benchContext(store: unknown, runId: string, state: Record<string
     invoke: fail,
   }
 }
+
+const idOf = (task: unknown): string => (task as { args: { subtask: { id: string } } }).args.subtask.id
+
+/**
+ * A pool that answers every subtask at once in this thread with its id (batches too): the planning layer measured
+ * without workers. Untyped, as benchContext, for another tree's src/.
+ */
+export function instantPool() {
+  return {
+    maxThreads: 2,
+    started: true,
+    run: async (task: unknown) => ({ value: idOf(task) }),
+    runBatch(members: Array<{ task: unknown }>, o: { onStart(i: number): void; onSettle(i: number, r: unknown): void }) {
+      const done = (async () => {
+        await undefined
+        members.forEach((m, i) => {
+          if (i > 0) o.onStart(i)
+          o.onSettle(i, { ok: true, result: { value: idOf(m.task) } })
+        })
+        return []
+      })()
+      return { withdraw: () => [], done }
+    },
+    close: async () => {},
+  }
+}

@@ -34,6 +34,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { CORPUS, corpusBodies, isObject, type Located, runIn } from './corpus-bodies.ts'
+import { dirBytes, median } from './measure.ts'
 
 const root = join(import.meta.dirname, '..')
 const MODULES = process.env.LUACMP_MODULES ?? '/tmp/luacmp/node_modules'
@@ -453,18 +454,6 @@ const RUNAWAYS = [
 
 // ---------------------------------------------------------------------------------------------------------------
 // Measuring.
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = s.length >> 1
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
-
-function dirBytes(path: string): number {
-  const st = statSync(path)
-  if (!st.isDirectory()) return st.size
-  return readdirSync(path).reduce((sum, name) => sum + dirBytes(join(path, name)), 0)
-}
 
 /** The package directory (with any node_modules inside it) and the dependencies it declares found beside it. */
 function installedBytes(packageDir: string): { bytes: number; packages: string[] } {

@@ -28,7 +28,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { benchContext } from './bench-context.ts'
+import { benchContext, instantPool } from './bench-context.ts'
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name)
@@ -190,24 +190,7 @@ async function overhead(s: Src): Promise<Figures> {
     f.rawAllAtOnce = perSubtask(now() - t)
     await pool.close()
     // The planning layer alone: a pool that answers at once, in this thread (batches too, where the code has them).
-    const idOf = (task: unknown): string => (task as { args: { subtask: { id: string } } }).args.subtask.id
-    const stub: BenchPool = {
-      maxThreads: 2,
-      started: true,
-      run: async (task: unknown) => ({ value: idOf(task) }),
-      runBatch(members: Array<{ task: unknown }>, o: { onStart(i: number): void; onSettle(i: number, r: unknown): void }) {
-        const done = (async () => {
-          await undefined
-          members.forEach((m, i) => {
-            if (i > 0) o.onStart(i)
-            o.onSettle(i, { ok: true, result: { value: idOf(m.task) } })
-          })
-          return []
-        })()
-        return { withdraw: () => [], done }
-      },
-      close: async () => {},
-    }
+    const stub: BenchPool = instantPool()
     await timePlan(s, store, stub, makePlan(N, 'wide', 'stub-warm'), trivial)
     f.stubLmdb = perSubtask(await timePlan(s, store, stub, makePlan(N, 'wide', 'stub'), trivial))
     const mem = s.createMemoryStore()

@@ -30,7 +30,7 @@ import type { Pool } from '../src/pool/pool.ts'
 import { _openRawDb, openLmdbStore } from '../src/store/lmdb-store.ts'
 import { createMemoryStore } from '../src/store/memory-store.ts'
 import type { Store } from '../src/store/types.ts'
-import { benchContext } from './bench-context.ts'
+import { benchContext, instantPool } from './bench-context.ts'
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name)
@@ -87,8 +87,6 @@ async function warmPool(threads: number): Promise<Pool> {
   return pool
 }
 
-const idOf = (task: unknown): string => (task as { args: { subtask: { id: string } } }).args.subtask.id
-
 async function overhead(): Promise<void> {
   const N = 1000
   const r = {
@@ -102,23 +100,7 @@ async function overhead(): Promise<void> {
     stubMem: [] as number[],
   }
   // The planning layer alone: the pool replaced by an in-thread stub that answers at once.
-  const stub: Pool = {
-    maxThreads: 2,
-    started: true,
-    run: async (task) => ({ value: idOf(task) }),
-    runBatch(members, o) {
-      const done = (async () => {
-        await undefined
-        members.forEach((m, i) => {
-          if (i > 0) o.onStart(i)
-          o.onSettle(i, { ok: true, result: { value: idOf(m.task) } })
-        })
-        return []
-      })()
-      return { withdraw: () => [], done }
-    },
-    close: async () => {},
-  }
+  const stub = instantPool() as unknown as Pool
   const trivial = { subtask_executor: { run: 'return subtask.id' }, max_concurrent: 2 }
   for (let round = 0; round < ROUNDS; round++) {
     let t = now()

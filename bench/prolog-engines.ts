@@ -28,6 +28,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { CORPUS, corpusBodies, isObject, type Located, runIn } from './corpus-bodies.ts'
+import { dirBytes, median } from './measure.ts'
 
 const root = join(import.meta.dirname, '..')
 const MODULES = process.env.PLCMP_MODULES ?? '/tmp/plcmp/node_modules'
@@ -400,18 +401,6 @@ const ENGINES = [swipl, trealla, tau]
 
 // ---------------------------------------------------------------------------------------------------------------
 // Measuring.
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = s.length >> 1
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
-
-function dirBytes(path: string): number {
-  const st = statSync(path)
-  if (!st.isDirectory()) return st.size
-  return readdirSync(path).reduce((sum, name) => sum + dirBytes(join(path, name)), 0)
-}
 
 /** The package directory and, recursively, the dependencies it declares (found beside it in node_modules). */
 function installedBytes(packageDir: string): { bytes: number; packages: string[] } {
