@@ -14,6 +14,7 @@ import type { Issue } from '../core/issues.ts'
 import { type AofContext, eventsDir, legacyRunDirPath, runDirPath, statusDir, tasksDir } from './context.ts'
 import { errno, readError, readRegular } from './fs-atomic.ts'
 import { referenceKeyIssues } from './schemas/reference-keys.ts'
+import type { Lease } from './schemas/task.ts'
 import { TASK_STATUSES, type TaskStatus, isTaskStatus } from './status.ts'
 import { readTaskFile } from './task-file.ts'
 import { isTaskId } from './task-id.ts'
@@ -102,8 +103,10 @@ function lintTask(path: string, status: TaskStatus, id: string, problems: LintPr
   if (task.data.lease && status !== 'in-progress') {
     problems.push({ code: 'lease_not_in_progress', message: `has a lease but status is ${status}`, where: { file: path } })
   }
-  for (const f of TIMESTAMP_FIELDS) {
-    const v = task.data[f]
+  const stamps: Array<[string, unknown]> = TIMESTAMP_FIELDS.map((f) => [f, task.data[f]])
+  const lease = task.data.lease as Lease | null | undefined
+  if (lease) stamps.push(['lease.acquiredAt', lease.acquiredAt], ['lease.expiresAt', lease.expiresAt])
+  for (const [f, v] of stamps) {
     if (typeof v === 'string' && !v.endsWith('Z'))
       problems.push({
         code: 'timestamp_offset',
