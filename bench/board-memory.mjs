@@ -9,7 +9,7 @@
 // cache the run touched (the 129 MB executable is read through it), so it is reported beside the process's RSS.
 // Needs root and a writable cgroup (v1 `memory` controller or cgroup v2); prints why and exits 0 otherwise.
 //
-//   node scripts/sea.mjs --target linux-x64 --quiet && node bench/board-memory.mjs [--budget 400] [--runs 3]
+//   node scripts/sea.mjs --target linux-x64 --quiet && node bench/board-memory.mjs [--budget 400] [--runs 3] [--only NAME]
 import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -22,6 +22,7 @@ const args = process.argv.slice(2)
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback)
 const budgetMiB = Number(opt('--budget', 400))
 const runs = Number(opt('--runs', 3))
+const only = opt('--only') // a substring of the agents' names
 const exe = join(root, 'dist', 'linux-x64', 'tea')
 const out = join(root, 'bench', '.out', 'board-memory')
 const MiB = 1024 * 1024
@@ -120,6 +121,13 @@ function bigAgent() {
   return file
 }
 
+/** One Python `run:` node: the largest runtime tea carries (Pyodide, WebAssembly). */
+function pythonAgent() {
+  const file = join(out, 'python.yaml')
+  writeFileSync(file, 'name: py\nnodes:\n  - name: p\n    language: python\n    run: |\n      return {"n": sum(range(10))}\n')
+  return file
+}
+
 async function main() {
   if (!existsSync(exe)) throw new Error(`${exe} is missing: node scripts/sea.mjs --target linux-x64 --quiet`)
   const cg = cgroupRoot()
@@ -134,6 +142,8 @@ async function main() {
     return { name, dir, agent: join(dir, 'agent.yaml'), replay: ['--replay', join(dir, 'cassette.jsonl')] }
   })
   cases.push({ name: '200 `run:` nodes', agent: bigAgent(), replay: [] })
+  cases.push({ name: 'a Python `run:` node (Pyodide)', agent: pythonAgent(), replay: [] })
+  if (only) cases.splice(0, cases.length, ...cases.filter((c) => c.name.includes(only)))
   const lines = [
     `Budget ${budgetMiB} MiB (memory + swap), cgroup v${cg.v}; median of ${runs} runs at the budget; smallest limit found by bisection.`,
     '',
