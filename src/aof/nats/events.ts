@@ -12,6 +12,7 @@ export async function readEventStream(
   jsm: JetStreamManager,
   stream: string,
   filter: EventFilter,
+  unpack: (bytes: Uint8Array) => Promise<string>,
 ): Promise<AofEvent[]> {
   const last = (await jsm.streams.info(stream)).state.last_seq
   const out: AofEvent[] = []
@@ -24,9 +25,14 @@ export async function readEventStream(
     for await (const m of batch) {
       got++
       seq = m.seq
+      // Protocol messages share the stream (`<p>.msg.>`); only events are read here.
+      if (!m.subject.includes('.events.')) {
+        if (seq >= last) break
+        continue
+      }
       let e: AofEvent
       try {
-        e = m.json<AofEvent>()
+        e = JSON.parse(await unpack(m.data)) as AofEvent
       } catch {
         continue
       }
