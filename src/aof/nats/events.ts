@@ -25,24 +25,25 @@ export async function readEventStream(
     for await (const m of batch) {
       got++
       seq = m.seq
-      // Protocol messages share the stream (`<p>.msg.>`); only events are read here.
-      if (!m.subject.includes('.events.')) {
-        if (seq >= last) break
-        continue
+      const e = await eventOf(m.subject, m.data, unpack)
+      if (e && (filter.taskId === undefined || e.taskId === filter.taskId) && (filter.type === undefined || e.type === filter.type)) {
+        out.push(e)
       }
-      let e: AofEvent
-      try {
-        e = JSON.parse(await unpack(m.data)) as AofEvent
-      } catch {
-        continue
-      }
-      if (filter.taskId !== undefined && e.taskId !== filter.taskId) continue
-      if (filter.type !== undefined && e.type !== filter.type) continue
-      out.push(e)
+      // Checked on every message, kept or not: waiting for more would last until the fetch expires.
       if (seq >= last) break
     }
     if (got === 0) break
   }
   await consumer.delete().catch(() => {})
   return out
+}
+
+/** The event a stream message holds; undefined for a protocol message (`<p>.msg.>`) or anything unreadable. */
+async function eventOf(subject: string, data: Uint8Array, unpack: (bytes: Uint8Array) => Promise<string>): Promise<AofEvent | undefined> {
+  if (!subject.includes('.events.')) return undefined
+  try {
+    return JSON.parse(await unpack(data)) as AofEvent
+  } catch {
+    return undefined
+  }
 }
