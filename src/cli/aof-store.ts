@@ -18,12 +18,15 @@ export interface StoreFlags {
   'nats-tls-ca'?: string
   'nats-tls-cert'?: string
   'nats-tls-key'?: string
+  'nats-timeout-ms'?: number
 }
 
 export async function storeOf(flags: StoreFlags, io: Io): Promise<TaskStore> {
   const url = flags.nats ?? (io.env.TEA_NATS_URL || undefined)
   if (url === undefined) {
-    const stray = (['nats-creds', 'nats-tls-ca', 'nats-tls-cert', 'nats-tls-key'] as const).find((f) => flags[f] !== undefined)
+    const stray = (['nats-creds', 'nats-tls-ca', 'nats-tls-cert', 'nats-tls-key', 'nats-timeout-ms'] as const).find(
+      (f) => flags[f] !== undefined,
+    )
     if (stray) throw new TeaError('USAGE', `--${stray} is for a NATS store: give --nats URL (or set TEA_NATS_URL) with it`)
     return fsTaskStore(contextOf(flags['data-dir'], io))
   }
@@ -49,6 +52,7 @@ export async function storeOf(flags: StoreFlags, io: Io): Promise<TaskStore> {
     ...(tlsCa ? { tlsCa } : {}),
     ...(tlsCert ? { tlsCert } : {}),
     ...(tlsKey ? { tlsKey } : {}),
+    ...(flags['nats-timeout-ms'] !== undefined ? { timeoutMs: flags['nats-timeout-ms'] } : {}),
     ...(io.env.TEA_NATS_PROJECT ? { project: io.env.TEA_NATS_PROJECT } : {}),
   })
 }

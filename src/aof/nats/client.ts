@@ -78,7 +78,12 @@ export async function connectNats(options: NatsOptions) {
     return { nc, js, jsm, kvm: new Kvm(js), objm: new Objm(js), maxPayload }
   } catch (e) {
     if (e instanceof TeaError) throw e
-    throw new TeaError('NATS_CONNECT', `cannot reach NATS at ${shown}: ${connectReason(e)}`)
+    let reason = connectReason(e)
+    // A server that requires a client certificate drops a connection without one after the TLS handshake, so the
+    // client only sees silence until its timeout.
+    if (reason === 'timed out' && tls && !options.tlsCert)
+      reason += '; if the server requires a client certificate, give --nats-tls-cert and --nats-tls-key'
+    throw new TeaError('NATS_CONNECT', `cannot reach NATS at ${shown}: ${reason}`)
   }
 }
 

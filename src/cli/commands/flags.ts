@@ -1,6 +1,6 @@
 /** Flags several commands share, defined once so their help reads the same everywhere. */
 
-import type { ArgDef, StringFlag } from '../command.ts'
+import type { ArgDef, NumberFlag, StringFlag } from '../command.ts'
 
 export const DATA_DIR = {
   type: 'string',
@@ -59,6 +59,13 @@ export const NATS_TLS_KEY = {
   defaultText: '$TEA_NATS_TLS_KEY',
 } as const satisfies StringFlag
 
+export const NATS_TIMEOUT = {
+  type: 'ms',
+  value: 'MS',
+  min: 100,
+  description: 'how long connecting to the NATS server may take before the command fails (default 5000)',
+} as const satisfies NumberFlag
+
 /**
  * The flags that choose the task store: the data dir, or a NATS server (a `tls://` URL or any TLS file asks for
  * TLS, and the connection is refused unless it is encrypted).
@@ -70,4 +77,5 @@ export const STORE_FLAGS = {
   'nats-tls-ca': NATS_TLS_CA,
   'nats-tls-cert': NATS_TLS_CERT,
   'nats-tls-key': NATS_TLS_KEY,
+  'nats-timeout-ms': NATS_TIMEOUT,
 } as const
