@@ -23,10 +23,12 @@ interface DataDir {
 /** On NATS there are no folders: opening the store creates its buckets and stream (idempotent, as on disk). */
 export async function initCommand({ flags }: { flags: StoreFlags }, io: Io): Promise<number> {
   const where = await withStore(flags, io, async (store) => {
-    if (store.kind === 'fs') initDataDir(contextOf(flags['data-dir'], io))
-    return store.kind === 'fs'
-      ? dataDirOf(flags['data-dir'], io)
-      : `${store.where} (KV buckets _tasks and _runs, object store _files, stream _events)`
+    if (store.kind === 'fs') {
+      initDataDir(contextOf(flags['data-dir'], io))
+      return dataDirOf(flags['data-dir'], io)
+    }
+    const p = io.env.TEA_NATS_PROJECT || 'tea'
+    return `${store.where}: KV buckets ${p}_tasks and ${p}_runs, object store ${p}_files, stream ${p}_events`
   })
   io.out(`initialized ${where}\n`)
   return EXIT.ok

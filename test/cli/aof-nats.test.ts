@@ -69,7 +69,8 @@ skipIf(test, missing, 'init, lease, heartbeat, send, session-end, events and lin
   const nats = ['--nats', server!.url]
   const init = await aof(['init', ...nats])
   assert.is(init.code, 0, init.err)
-  assert.is(init.out, `initialized ${server!.url}/cmd${process.pid} (KV buckets _tasks and _runs, object store _files, stream _events)\n`)
+  const p = `cmd${process.pid}`
+  assert.is(init.out, `initialized ${server!.url}/${p}: KV buckets ${p}_tasks and ${p}_runs, object store ${p}_files, stream ${p}_events\n`)
   const id = (await aof(['task', 'create', '--title', 'Calibrate', '--status', 'ready', '--agent', 'swe-backend', ...nats])).out.trim()
 
   const lease = await aof(['lease', id, '--agent', 'swe-backend', ...nats])
