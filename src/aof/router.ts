@@ -27,8 +27,8 @@ export async function routeMessage(ctx: AofContext, input: unknown): Promise<Rou
 /**
  * `routeMessage` on any task store. A parsed envelope is first recorded with the store (`recordMessage`: on NATS
  * published on `<p>.msg.<type>` with its id as `Nats-Msg-Id`); one the store has already seen — the same message
- * sent again within the stream's duplicate window — is not routed again and comes back `ignored` with reason
- * `duplicate`. Its id is the envelope's own `id` when it has one, else the SHA-256 of the envelope (AOF/1
+ * sent again within the stream's duplicate window — and whose receipt is logged (`protocol.message.received` with
+ * its `messageId`) is not routed again and comes back `ignored` with reason `duplicate`. Its id is the envelope's own `id` when it has one, else the SHA-256 of the envelope (AOF/1
  * envelopes carry no id; two identical messages are one message).
  */
 export async function routeOn(store: TaskStore, input: unknown): Promise<RouteOutcome> {
@@ -44,13 +44,20 @@ export async function routeOn(store: TaskStore, input: unknown): Promise<RouteOu
   const env = parsed.envelope
   const text = JSON.stringify(env)
   const messageId = messageIdOf(input) ?? createHash('sha256').update(text).digest('hex')
-  if ((await store.recordMessage(messageId, env.type, text)) === 'duplicate') {
+  const recorded = await store.recordMessage(messageId, env.type, text)
+  // A duplicate whose receipt is not in the events was recorded by a sender that died before routing it: route it.
+  if (recorded === 'duplicate' && (await received(store, env.taskId, messageId))) {
     return { outcome: 'ignored', reason: 'duplicate', taskId: env.taskId, type: env.type }
   }
-  return route(store, env)
+  return route(store, env, recorded === 'unrecorded' ? undefined : messageId)
 }
 
-async function route(store: TaskStore, env: ProtocolEnvelope | UnknownEnvelope): Promise<RouteOutcome> {
+async function received(store: TaskStore, taskId: string, messageId: string): Promise<boolean> {
+  const events = await store.readEvents({ taskId, type: 'protocol.message.received' })
+  return events.some((e) => e.payload.messageId === messageId)
+}
+
+async function route(store: TaskStore, env: ProtocolEnvelope | UnknownEnvelope, messageId?: string): Promise<RouteOutcome> {
   if ('unknownType' in env) {
     await store.appendEvents([{ type: 'protocol.message.unknown', actor: env.fromAgent, taskId: env.taskId, payload: { type: env.type } }])
     return { outcome: 'rejected', reason: 'unknown_type', taskId: env.taskId, type: env.type }
@@ -66,7 +73,12 @@ async function route(store: TaskStore, env: ProtocolEnvelope | UnknownEnvelope):
         return rejectOn(store, env, 'task_not_found')
       }
       await store.appendEvents([
-        { type: 'protocol.message.received', actor: env.fromAgent, taskId: env.taskId, payload: { type: env.type } },
+        {
+          type: 'protocol.message.received',
+          actor: env.fromAgent,
+          taskId: env.taskId,
+          payload: { type: env.type, ...(messageId ? { messageId } : {}) },
+        },
       ])
       return dispatch(store, unit, env)
     })

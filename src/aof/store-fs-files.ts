@@ -103,7 +103,7 @@ export function fsFiles(ctx: AofContext): FsFiles {
       }
       return added
     },
-    recordMessage: async () => 'new',
+    recordMessage: async () => 'unrecorded',
   }
 }
 

@@ -82,9 +82,10 @@ export interface TaskStore {
   importEvents(events: AofEvent[]): Promise<number>
   /**
    * Records a protocol message before it is routed (NATS: on the stream `<p>.msg.<type>`, `Nats-Msg-Id` =
-   * `messageId`). `duplicate` when the store has already seen that id; the filesystem keeps no message log.
+   * `messageId`). `duplicate` when the store has already seen that id; `unrecorded` on the filesystem, which keeps
+   * no message log (and whose receipt events therefore carry no message id).
    */
-  recordMessage(messageId: string, type: string, text: string): Promise<'new' | 'duplicate'>
+  recordMessage(messageId: string, type: string, text: string): Promise<'new' | 'duplicate' | 'unrecorded'>
 }
 
 export const RUN_FILES = ['run.json', 'run_heartbeat.json', 'run_result.json', 'previous_run_result.json'] as const
