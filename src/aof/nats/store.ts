@@ -2,7 +2,8 @@
  * The NATS JetStream adapter of the task-store port (docs/fleet.md). Layout, for project prefix `p`:
  *   - KV bucket `p_tasks`: key `<TASK-ID>`, value the task file's text (YAML frontmatter + body, exactly what the
  *     filesystem store writes, `status` in the frontmatter), so the same parser and validation read both;
- *   - KV bucket `p_runs`: `<TASK-ID>.run`, `<TASK-ID>.heartbeat` (run.json, run_heartbeat.json) and `_clock`;
+ *   - KV bucket `p_runs`: `<TASK-ID>.run`, `.heartbeat`, `.result`, `.previous_result` (the run files), `.files`
+ *     (the list of the task's companion files) and `_clock`;
  *   - stream `p_events` on `p.events.>`: one AofEvent a message, `Nats-Msg-Id` = its event id (duplicates dropped),
  *     and on `p.msg.>`: the protocol messages `tea aof send` routed, `Nats-Msg-Id` = the message's id;
  *   - object store `p_files`: companion files as `<TASK-ID>/<path>`, and values too large for one message
@@ -390,18 +391,29 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
       else await runs.put(key, await pack(text))
     },
     async listFiles(id) {
-      const prefix = `${checkedId(id)}/`
-      return (await files.list())
-        .filter((o) => !o.deleted && o.name.startsWith(prefix))
-        .map((o) => o.name.slice(prefix.length))
-        .sort()
+      return (await readJson<string[]>(`${checkedId(id)}.files`)) ?? []
     },
     async readFile(id, path) {
       return (await files.getBlob(`${checkedId(id)}/${relativePath(path)}`)) ?? undefined
     },
     async writeFile(id, path, bytes) {
       await mustRead(id)
-      await files.putBlob({ name: `${id}/${relativePath(path)}`, options: { max_chunk_size: big.chunkSize } }, bytes)
+      const rel = relativePath(path)
+      await files.putBlob({ name: `${id}/${rel}`, options: { max_chunk_size: big.chunkSize } }, bytes)
+      // The task's file list, kept beside its runs: the object store can only list every object of the project.
+      for (;;) {
+        const e = await runs.get(`${id}.files`)
+        const listed: string[] = e && e.operation === 'PUT' ? JSON.parse(await unpack(e.value)) : []
+        if (listed.includes(rel)) return
+        const value = await pack(JSON.stringify([...listed, rel].sort()))
+        try {
+          if (e && e.operation === 'PUT') await runs.update(`${id}.files`, value, e.revision)
+          else await runs.create(`${id}.files`, value)
+          return
+        } catch (err) {
+          if (!isConflict(err)) throw err
+        }
+      }
     },
     async putTask(task) {
       for (;;) {
