@@ -7,8 +7,10 @@
  * copied and is reported with its problem.
  */
 
+import { errorIssue } from '../core/errors.ts'
 import type { Issue } from '../core/issues.ts'
 import { RUN_FILES, type TaskStore } from './store-port.ts'
+import type { Task } from './task-file.ts'
 
 export interface CopyReport {
   from: string
@@ -37,27 +39,37 @@ export async function copyProject(from: TaskStore, to: TaskStore): Promise<CopyR
   const { tasks, problems } = await from.list()
   report.notCopied.push(...problems)
   for (const task of tasks) {
-    const verdict = await to.putTask(task)
-    report.tasks[verdict]++
-    if (verdict === 'kept') {
-      report.keptNewer.push(task.id)
-      continue
-    }
-    for (const name of RUN_FILES) {
-      const text = await from.readRunFile(task.id, name)
-      if (text === undefined || text === (await to.readRunFile(task.id, name))) continue
-      await to.writeRunFile(task.id, name, text)
-      report.runFiles++
-    }
-    for (const path of await from.listFiles(task.id)) {
-      const bytes = await from.readFile(task.id, path)
-      if (!bytes) continue
-      const there = await to.readFile(task.id, path)
-      if (there && Buffer.from(there).equals(Buffer.from(bytes))) continue
-      await to.writeFile(task.id, path, bytes)
-      report.files++
+    try {
+      await copyTask(from, to, task, report)
+    } catch (e) {
+      // One task the target refuses (an unreadable copy there, a file in the way) does not stop the others.
+      const issue = errorIssue(e)
+      report.notCopied.push({ ...issue, where: { ...issue.where, file: issue.where?.file ?? task.path } })
     }
   }
   report.events = await to.importEvents(await from.readEvents())
   return report
+}
+
+async function copyTask(from: TaskStore, to: TaskStore, task: Task, report: CopyReport): Promise<void> {
+  const verdict = await to.putTask(task)
+  report.tasks[verdict]++
+  if (verdict === 'kept') {
+    report.keptNewer.push(task.id)
+    return
+  }
+  for (const name of RUN_FILES) {
+    const text = await from.readRunFile(task.id, name)
+    if (text === undefined || text === (await to.readRunFile(task.id, name))) continue
+    await to.writeRunFile(task.id, name, text)
+    report.runFiles++
+  }
+  for (const path of await from.listFiles(task.id)) {
+    const bytes = await from.readFile(task.id, path)
+    if (!bytes) continue
+    const there = await to.readFile(task.id, path)
+    if (there && Buffer.from(there).equals(Buffer.from(bytes))) continue
+    await to.writeFile(task.id, path, bytes)
+    report.files++
+  }
 }

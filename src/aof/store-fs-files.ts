@@ -10,7 +10,7 @@ import { TeaError } from '../core/errors.ts'
 import { readRegularFile } from '../core/regular-file.ts'
 import { type AofContext, eventsDir, runDirPath, taskDirPath, taskFilePath } from './context.ts'
 import { type AofEvent, readEvents } from './events.ts'
-import { appendLine, errno, isNotRegular, mkdirs, readError, readRegular, remove, writeError, writeFileAtomic } from './fs-atomic.ts'
+import { appendLine, errno, mkdirs, readError, readRegular, remove, writeError, writeFileAtomic } from './fs-atomic.ts'
 import { migrateRunDir, readableRunDir } from './run-artifacts.ts'
 import type { RunFileName, TaskStore, TaskUnit } from './store-port.ts'
 import { type Task, renderTask } from './task-file.ts'
@@ -155,7 +155,7 @@ function moveFolder(from: string, to: string): void {
     mkdirs(join(to, '..'))
     renameSync(from, to)
   } catch (e) {
-    if (errno(e) === 'ENOENT' || isNotRegular(e)) return
+    if (errno(e) === 'ENOENT') return
     throw writeError(e, to)
   }
 }

@@ -21,8 +21,8 @@ const dir = mkdtempSync(join(tmpdir(), 'tea-aof-export-'))
 const A = join(dir, 'a')
 const B = join(dir, 'b')
 
-async function tea(argv: string[], stdin?: string) {
-  const io = memoryIo({ cwd: dir, env: { TEA_NATS_PROJECT: `exp${process.pid}` }, ...(stdin ? { stdin } : {}) })
+async function tea(argv: string[], stdin?: string, project = `exp${process.pid}`) {
+  const io = memoryIo({ cwd: dir, env: { TEA_NATS_PROJECT: project }, ...(stdin ? { stdin } : {}) })
   const code = await main(argv, io)
   return { code, out: io.stdout, err: io.stderr }
 }
@@ -131,6 +131,26 @@ skipIf(test, missing, 'a folder project goes onto NATS and back into another fol
   assert.equal(JSON.parse(kept.out).keptNewer, [idle])
   assert.match(kept.err, `note: ${idle} is newer on ${B}; kept it`)
   assert.match((await tea(['aof', 'task', 'show', idle, '--data-dir', B])).out, 'status: ready')
+})
+
+skipIf(test, missing, 'an unreadable task file is not copied: named on stderr, exit 1, the other tasks copied', async () => {
+  const C = join(dir, 'c')
+  const project = `bad${process.pid}`
+  const good = (await tea(['aof', 'task', 'create', '--title', 'Good', '--status', 'ready', '--data-dir', C])).out.trim()
+  const bad = join(C, 'tasks', 'ready', 'TASK-2026-02-09-001.md')
+  writeFileSync(bad, '---\nid: [unclosed\n---\n')
+  const up = await tea(['aof', 'import', '--nats', server!.url, '--data-dir', C], undefined, project)
+  assert.is(up.code, 1)
+  assert.match(up.err, `warning: not copied: ${bad}`)
+  const report = JSON.parse(up.out)
+  assert.equal([report.tasks.created, report.notCopied.length], [1, 1])
+  // The other way, a target whose copy of the task cannot be read refuses that task alone.
+  const D = join(dir, 'd')
+  mkdirSync(join(D, 'tasks', 'ready'), { recursive: true })
+  writeFileSync(join(D, 'tasks', 'ready', `${good}.md`), 'not a task file')
+  const down = await tea(['aof', 'export', '--nats', server!.url, '--data-dir', D], undefined, project)
+  assert.is(down.code, 1)
+  assert.match(down.err, `warning: not copied: ${join(D, 'tasks', 'ready', `${good}.md`)}`)
 })
 
 test('export and import without a NATS server are refused in one line', async () => {
