@@ -15,6 +15,8 @@ export async function readEventStream(
   unpack: (bytes: Uint8Array) => Promise<string>,
 ): Promise<AofEvent[]> {
   const last = (await jsm.streams.info(stream)).state.last_seq
+  // Protocol messages share the stream (`<p>.msg.>`); only `<p>.events.>` holds events.
+  const prefix = `${stream.replace(/_events$/, '')}.events.`
   const out: AofEvent[] = []
   if (last === 0) return out
   const consumer = await js.consumers.get(stream)
@@ -25,7 +27,7 @@ export async function readEventStream(
     for await (const m of batch) {
       got++
       seq = m.seq
-      const e = await eventOf(m.subject, m.data, unpack)
+      const e = m.subject.startsWith(prefix) ? await eventOf(m.data, unpack) : undefined
       if (e && (filter.taskId === undefined || e.taskId === filter.taskId) && (filter.type === undefined || e.type === filter.type)) {
         out.push(e)
       }
@@ -38,9 +40,8 @@ export async function readEventStream(
   return out
 }
 
-/** The event a stream message holds; undefined for a protocol message (`<p>.msg.>`) or anything unreadable. */
-async function eventOf(subject: string, data: Uint8Array, unpack: (bytes: Uint8Array) => Promise<string>): Promise<AofEvent | undefined> {
-  if (!subject.includes('.events.')) return undefined
+/** The event a message on `<p>.events.>` holds; undefined when it is unreadable. */
+async function eventOf(data: Uint8Array, unpack: (bytes: Uint8Array) => Promise<string>): Promise<AofEvent | undefined> {
   try {
     return JSON.parse(await unpack(data)) as AofEvent
   } catch {

@@ -505,9 +505,9 @@ function checkedId(id: string): string {
   return id
 }
 
-/** An event or message type as one subject token (`.` separates tokens; `*`, `>` and spaces are not allowed). */
+/** An event or message type as subject tokens (`task.transitioned` is two; `*`, `>` and spaces are not allowed). */
 function subjectToken(type: string): string {
-  return type.replace(/[^A-Za-z0-9_-]/g, '_')
+  return type.replace(/[^A-Za-z0-9_.-]/g, '_')
 }
 
 // --- internal ---
