@@ -232,5 +232,20 @@ export function routeContract(name: string, open: () => Promise<StoreHandle>, te
     assert.ok(problems.every((p) => p.where.file.includes(bad.id) && !p.where.file.includes(clean.id)))
   })
 
+  t('lint on the store: a task moved without its event (the writer died between the two) is a history gap', async ({ h }) => {
+    const { store } = h
+    const task = await store.create({ title: 'Moved quietly', status: 'ready' })
+    await store.transition(task.id, 'blocked', { actor: 'test' })
+    assert.equal(await lintStore(store), [])
+    // What a board that died after its compare-and-set leaves: the entry moved on, no event says so.
+    const now = (await store.get(task.id))!
+    await store.putTask({ ...now, status: 'cancelled', data: { ...now.data, status: 'cancelled', updatedAt: '2099-01-01T00:00:00.000Z' } })
+    const problems = await lintStore(store)
+    assert.equal(
+      problems.map((p) => [p.code, p.message]),
+      [['history_gap', 'is cancelled but its events leave it blocked: a move was not logged (the board died between the two)']],
+    )
+  })
+
   t.run()
 }
