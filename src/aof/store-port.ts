@@ -62,7 +62,8 @@ export interface TaskStore {
   /**
    * Runs `fn` as one unit of work on task `id` (the router's handlers): on the filesystem under the task's lock;
    * on NATS optimistically — every write is a compare-and-set at the revision the unit read, and when another
-   * writer got there first the unit is run again on the newer version. `fn` gets `undefined` when there is no task.
+   * writer got there first the unit is run again on the newer version (events it logged before the lost write are
+   * logged again: a unit logs facts, not counters). `fn` gets `undefined` when there is no task.
    */
   withTask<T>(id: string, fn: (unit: TaskUnit | undefined) => Promise<T>): Promise<T>
   /** The text of a run file (run.json, run_heartbeat.json, run_result.json, previous_run_result.json) as stored. */
