@@ -16,7 +16,7 @@ import { errno, readError, readRegular } from './fs-atomic.ts'
 import { referenceKeyIssues } from './schemas/reference-keys.ts'
 import type { Lease } from './schemas/task.ts'
 import { TASK_STATUSES, type TaskStatus, isTaskStatus } from './status.ts'
-import { readTaskFile } from './task-file.ts'
+import { type Task, readTaskFile } from './task-file.ts'
 import { isTaskId } from './task-id.ts'
 
 /** One finding: an issue with lint's own `code` (`status_mismatch`, …), in the file or folder `where.file`. */
@@ -87,6 +87,12 @@ function lintTask(path: string, status: TaskStatus, id: string, problems: LintPr
     problems.push({ ...issue, code: 'unreadable_task', where: { ...issue.where, file: path } })
     return
   }
+  problems.push(...lintTaskContent(task, status, path))
+}
+
+/** What lint finds in a task that could be read, wherever it is stored (`path` names it in the problems). */
+export function lintTaskContent(task: Task, status: TaskStatus, path: string): LintProblem[] {
+  const problems: LintProblem[] = []
   if (task.data.status !== status) {
     problems.push({
       code: 'status_mismatch',
@@ -114,6 +120,7 @@ function lintTask(path: string, status: TaskStatus, id: string, problems: LintPr
         where: { file: path },
       })
   }
+  return problems
 }
 
 function lintRun(ctx: AofContext, id: string, problems: LintProblem[]): void {
