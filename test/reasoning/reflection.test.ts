@@ -5,6 +5,7 @@
 
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { errorMessage } from '../../src/core/errors.ts'
 import { rejection } from '../support/expect.ts'
 import { coerce, schemaVerdict } from '../../src/reasoning/schema-evaluator.ts'
 import { benchSuite, oneNodeAgent } from './harness.ts'
@@ -169,13 +170,14 @@ evaluator:
   assert.match(history[0]!.errors[0].message, 'flaky generator')
 })
 
-t("TEA's Python evaluator fails at once, naming the language", async ({ b }) => {
-  const r = await b.go(
-    agent(`generator:\n  run: "return {}"\nevaluator:\n  type: custom\n  language: python\n  run: "result = {'valid': True}"`),
-  )
+t("TEA's Lua evaluator fails at once, naming the TEA feature (Python runs: test/python/tea-contract.test.ts)", async ({ b }) => {
+  const r = await b.go(agent(`generator:\n  run: "return {}"\nevaluator:\n  type: custom\n  language: lua\n  run: "return true"`))
   assert.is(r.status, 'failed')
-  assert.is(r.error?.code, 'CODE_ERROR')
-  assert.match(r.error!.message, 'run: is python; tea runs JavaScript')
+  assert.is(r.error?.code, 'TEA_UNSUPPORTED')
+  assert.match(
+    errorMessage(r.error),
+    "node 'generate' (reflection.loop), with.evaluator.run: reflection.loop evaluator code in lua is a TEA feature",
+  )
 })
 
 t('max_iterations 0 and an unknown on_failure are errors when the agent loads', async ({ b }) => {
