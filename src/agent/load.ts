@@ -216,6 +216,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
     ...((n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name)) !== undefined && {
       goto: (n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name))!,
     }),
+    ...(n.goto === undefined && n.next === undefined && routes.has(n.name) && { routedByEdges: true }),
     onError: {
       mode: n.on_error?.mode ?? 'raise',
       maxRetries: n.on_error?.max_retries ?? (n.on_error?.mode === 'retry' ? 2 : 0),

@@ -138,9 +138,10 @@ function text(value: unknown): string {
  * the temporary module the code ran in.
  */
 function tidy(message: string): string {
-  const at = /^Stream <stream>\(0x[0-9a-f]+\):\d+:(\d+) /.exec(message)
+  // At the start, or after tea_load_code/1's own prefix (an error in the code it loads).
+  const at = /Stream <stream>\(0x[0-9a-f]+\):\d+:(\d+) /.exec(message)
   const text = message
-    .slice(at ? at[0].length : 0)
+    .replace(at?.[0] ?? '', '')
     .replace(/'tmp-[\w-]+':/g, '')
     .trim()
   return at ? `${text} (column ${at[1]})` : text
