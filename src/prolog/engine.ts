@@ -134,8 +134,8 @@ function text(value: unknown): string {
 }
 
 /**
- * An engine message as a user reads it: without the stream's address (the line is reported apart) or the name of
- * the temporary module the code ran in.
+ * An engine message as a user reads it: without the stream's address (the line is reported apart), the name of
+ * the temporary module the code ran in, or the glue's predicate that called the user's goal.
  */
 function tidy(message: string): string {
   // At the start, or after tea_load_code/1's own prefix (an error in the code it loads).
@@ -143,6 +143,7 @@ function tidy(message: string): string {
   const text = message
     .replace(at?.[0] ?? '', '')
     .replace(/'tmp-[\w-]+':/g, '')
+    .replace(/\btea_call\/3: /g, '') // the glue's own predicate, not the user's
     .trim()
   return at ? `${text} (column ${at[1]})` : text
 }
