@@ -164,6 +164,9 @@ export function looksLike(code: string): 'python' | 'lua' | 'prolog' | undefined
   if (has(/:-|\bstate\(\s*\w+\s*,/) && has(/\.\s*$/)) return 'prolog'
   if (has(/^\s*(import\s+[\w.]+|from\s+[\w.]+\s+import\b|def\s+\w+\s*\(.*\)\s*:|elif\b|class\s+\w+.*:\s*$)/m)) return 'python'
   if (has(/\bstate\[\s*['"]|\b(True|False|None)\b|:\s*$/m)) return 'python'
+  // A # comment line, an f-string, a comprehension, `x or []`, an inline if-else, str methods JavaScript lacks.
+  if (has(/^\s*#(?!!)|\bf["']|\[[^\]\n]*\bfor\s+\w+(\s*,\s*\w+)*\s+in\s|\s(or|and)\s+(\[\]|None|True|False)/m)) return 'python'
+  if (has(/=[^=\n]*\sif\s[^\n]*\selse\s|\.(lower|upper|strip)\(\)/)) return 'python'
   if (has(/^\s*local\s+\w+|\bthen\b|^\s*end\s*$|\.\.\s*["'\w]/m)) return 'lua'
   return undefined
 }
