@@ -160,7 +160,7 @@ async function countFile(
     const path = join(scratch, basename(original))
     if (!existsSync(path)) return { ...base, outcome: 'invalid', message: 'copy failed' }
     if (mode === 'stubbed') writeFileSync(path, stub(readFileSync(path, 'utf8')))
-    if (mode === 'python-default' && entry.languages.includes('python')) writeFileSync(path, pythonDefault(readFileSync(path, 'utf8')))
+    if (mode === 'python-default' && pythonInside(entry, path, registry)) writeFileSync(path, pythonDefault(readFileSync(path, 'utf8')))
     let loaded: ReturnType<typeof loadAgentText>
     try {
       loaded = loadAgentText(readFileSync(path, 'utf8'), path, registry, { env: USER_ENV })
@@ -191,6 +191,20 @@ async function countFile(
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Whether a user would add `settings.run_language: python`: the manifest found Python in the file, or tea's hint
+ * says some of its `run:` code looks like Python (the manifest counts one file with Prolog nodes as Prolog only).
+ */
+function pythonInside(entry: ManifestEntry, path: string, registry: ReturnType<typeof buildRegistry>): boolean {
+  if (entry.languages.includes('python')) return true
+  try {
+    const { problems } = loadAgentText(readFileSync(path, 'utf8'), path, registry, { env: USER_ENV })
+    return problems.some((p) => p.message.includes('it looks like Python'))
+  } catch {
+    return false
   }
 }
 
