@@ -166,7 +166,9 @@ export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
   'llm.embed': supported("embeddings (Ollama's /api/embed, OpenAI's /v1/embeddings)"),
   'plan.*': supported('planning: decompose, execute, replan, status'),
   'retry.loop': supported('validate, correct through a node of the agent, validate again (validate_args re-rendered each time)'),
-  'reflection.loop': supported('generate, evaluate (schema, llm, custom), correct; JavaScript run: code (docs/reasoning.md)'),
+  'reflection.loop': supported(
+    "generate, evaluate (schema, llm, custom), correct; run: code in JavaScript, or Python with TEA's contract (docs/reasoning.md)",
+  ),
   'reflection.*': planned('reflection.evaluate and reflection.correct outside a loop'),
   'reason.*': supported(
     'the reasoning feature: chain of thought, ReAct with real tools (checkpointed per step), self-correction, decomposition',
