@@ -137,6 +137,7 @@ export const TEA_KEYS: Readonly<Record<string, TeaFeature>> = {
   'nodes.*.interrupt_before': ignored('TEA reads interrupt: before on a node, or config.interrupt_before'),
   'nodes.*.prompt': ignored("TEA's runtime does not read a node's prompt:; give it to llm.call's with:"),
   'nodes.*.inputs': ignored("TEA's runtime does not read a node's inputs:; give the action's parameters under with:"),
+  'nodes.*.config': ignored("TEA's runtime does not read a node's config:; give the action's parameters under with:"),
   'nodes.*.max_iterations': mapped('while_loop bound (1–1000)'),
   'nodes.*.body': mapped('while_loop body'),
   'nodes.*.next': mapped('= goto, with condition for if'),

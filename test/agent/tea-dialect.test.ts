@@ -120,6 +120,7 @@ nodes:
     output: parsed
   - name: b
     run: "return { b: state.a }"
+    config: { model: x }
 `
   const { spec, problems, warnings } = loadAgentText(yaml, '/tmp/tea.yaml', buildRegistry(), { env: {} })
   assert.equal(problems, [])
@@ -130,6 +131,7 @@ nodes:
       "6 'nodes.0.condition' is not read by TEA's runtime either; tea sets it aside",
       "7 'nodes.0.prompt' is not read by TEA's runtime either; tea sets it aside",
       "9 'output",
+      "12 'nodes.1.config' is not read by TEA's runtime either; tea sets it aside",
     ],
   )
   const llm = createLlmClient({ env: {} })
