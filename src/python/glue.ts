@@ -106,12 +106,33 @@ def _is_branch(value):
     return (isinstance(value, dict) and isinstance(value.get('branch'), str) and isinstance(value.get('success'), bool)
             and 'state' in value)
 
+class _BranchState(dict):
+    """One branch of a parallel fan-out as tea keeps it (its state), read as TEA's ParallelFlowResult too."""
+    __slots__ = ()
+    def __getattr__(self, name):
+        if name == 'state':
+            return self
+        if name == 'success':
+            return '__error__' not in self
+        if name == 'error':
+            error = dict.get(self, '__error__')
+            return error.get('message') if isinstance(error, dict) else error
+        if name == 'branch':
+            return None
+        if name in _BRANCH_DEFAULTS:
+            return _BRANCH_DEFAULTS[name]
+        raise AttributeError(f"'ParallelFlowResult' object has no attribute '{name}'")
+
 def _state_view(state):
-    # A list of dynamic_parallel results (flow.map's results: branches) at the top of the state becomes TEA's objects.
+    # A list of dynamic_parallel results (flow.map's results: branches) at the top of the state becomes TEA's
+    # objects; the branch states a parallel fan-out hands its fan-in node (parallel_results) read as them too. Both
+    # stay equal to the data they wrap, so they never count as written in place.
     if isinstance(state, dict):
         for key, value in state.items():
             if isinstance(value, list) and value and all(_is_branch(v) for v in value):
                 state[key] = [ParallelFlowResult(v) for v in value]
+            elif key == 'parallel_results' and isinstance(value, list) and all(isinstance(v, dict) for v in value):
+                state[key] = [_BranchState(v) for v in value]
     return state
 
 def _in_place(state, before):

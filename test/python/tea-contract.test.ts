@@ -78,6 +78,35 @@ nodes:
   assert.equal((r.state.first as { state: unknown }).state, { inv: 1, n: 1, index: 0 }, 'a result returned goes back as plain data')
 })
 
+test("10 a parallel fan-out's branch states read in Python as TEA's ParallelFlowResult too: r.state, r.success, r.error", async () => {
+  const r = await run(`name: fan
+nodes:
+  - name: split
+    run: "return {}"
+  - name: a
+    run: "return { v: 1 }"
+    goto: join
+  - name: b
+    on_error: { mode: continue }
+    run: "throw new Error('b broke')"
+    goto: join
+  - name: join
+    language: python
+    run: |
+      seen = [(r.state.get("v"), r.success, r.error is not None, r["v"] if "v" in r else None) for r in parallel_results]
+      same = state["parallel_results"] == parallel_results
+edges:
+  - { from: split, to: [a, b], fan_in: join }
+`)
+  assert.is(r.status, 'completed', errorMessage(r.error))
+  assert.equal(plain(r.state.seen), [
+    [1, true, false, 1],
+    [null, false, true, null],
+  ])
+  assert.is(r.state.same, true)
+  assert.equal(plain(r.state.parallel_results)[0], { v: 1 }, 'the branch states are left as they were (no write in place)')
+})
+
 test('10 a name the state holds but run: code never had is explained: read it as state[...], TEA has no such variable either', async () => {
   const r = await run(
     'name: n\nsettings:\n  run_language: python\nnodes:\n  - name: format_output\n    run: |\n      result["attempts"] = 1\n      return result\n',
