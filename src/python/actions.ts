@@ -56,14 +56,16 @@ export const pythonRun = defineAction({
   }),
   raw: ['code'],
   async verify(params, ctx) {
-    if (typeof params.code !== 'string' || /\{[{%]/.test(params.code) || params.contract === 'reflection') return []
+    if (typeof params.code !== 'string' || /\{[{%]/.test(params.code)) return []
     const call = { signal: ctx.signal, timeoutMs: 30_000, where: {}, what: 'reading the Python code' }
-    const found = (await callEngine(task({ op: 'check', code: params.code }), call)) as { line?: number; message: string } | null
+    const check = task({ op: 'check', code: params.code, asIs: params.contract === 'reflection' })
+    const found = (await callEngine(check, call)) as { line?: number; message: string } | null
     return found ? [`Python${found.line ? `, line ${found.line}` : ''}: ${found.message}`] : []
   },
   async run(p, ctx) {
     const where = { node: ctx.node, field: 'run' }
-    const code = pythonSource(p.code, ctx)
+    // TEA renders run: code as a template first, never its reflection code.
+    const code = p.contract === 'reflection' ? p.code : pythonSource(p.code, ctx)
     const outcome = (await callEngine(
       task({
         op: 'run',

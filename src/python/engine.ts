@@ -73,9 +73,9 @@ export class PythonEngine {
     return { kind: 'error', message: out.error, ...(out.line ? { line: out.line } : {}), output }
   }
 
-  /** Compiles `code` without running it: undefined, or the syntax error. */
-  check(code: string): { line?: number; message: string } | undefined {
-    const found = this.py.globals.get('tea_check')(code)
+  /** Compiles `code` without running it (`asIs`: as reflection code is run, never as a function body). */
+  check(code: string, asIs = false): { line?: number; message: string } | undefined {
+    const found = this.py.globals.get('tea_check')(code, asIs)
     if (found === undefined || found === null) return undefined
     const e = JSON.parse(String(found)) as { error: string; line?: number | null }
     return { message: e.error, ...(e.line ? { line: e.line } : {}) }

@@ -201,8 +201,8 @@ def tea_reflect(code, state_json, variables_json, output_json):
             raise
         return _json.dumps({'error': _message(error, state), 'line': _line(error, 0)})
 
-def tea_check(code):
-    wrapped = 'return' in code
+def tea_check(code, as_is=False):
+    wrapped = 'return' in code and not as_is
     try:
         if wrapped:
             body = '\n'.join('    ' + line for line in code.split('\n'))

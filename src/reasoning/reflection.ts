@@ -92,6 +92,18 @@ export const reflectionLoop = defineAction({
     "TEA's reflection loop: generate, evaluate (schema, llm or custom), correct, until valid or max_iterations; returns {valid, reflection_output, reflection_history, …}.",
   params,
   raw: ['generator', 'evaluator', 'corrector'],
+  // `tea validate` compiles Python code the way it runs (through python.run), so a syntax error is found first.
+  async verify(params, ctx) {
+    const python = ctx.action('python.run')
+    const found: string[] = []
+    for (const role of ['generator', 'evaluator', 'corrector']) {
+      const part = params[role]
+      if (!python?.verify || !isPlainObject(part) || typeof part.run !== 'string') continue
+      if (codeLanguage(typeof part.language === 'string' ? part.language : undefined) !== 'python') continue
+      for (const message of await python.verify({ code: part.run, contract: 'reflection' }, ctx)) found.push(`${role}: ${message}`)
+    }
+    return found
+  },
   async run(p, ctx) {
     checkSteps(p, ctx)
     const tracer = new Tracer(ctx, 'reflection.loop', p.trace_file)

@@ -7,7 +7,8 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { errorMessage } from '../../src/core/errors.ts'
-import { nodesRun, run } from '../engine/harness.ts'
+import { verifyAgent } from '../../src/agent/verify.ts'
+import { load, nodesRun, run, testRegistry } from '../engine/harness.ts'
 
 /** Values made by the interpreter cross as JSON; compare them as such. */
 const plain = (v: unknown) => JSON.parse(JSON.stringify(v))
@@ -152,6 +153,16 @@ test("10 reflection.loop code in Python (settings.run_language or language: pyth
   const history = plain(r.state.reflection_history) as Array<{ score: number; errors: unknown[] }>
   assert.equal(history[0]!.errors, [{ message: '3 words', type: 'word_count' }])
   assert.is(String(r.state.content).split(' ').filter(Boolean).length, 7)
+})
+
+test("10 tea validate compiles reflection code in Python as it runs: as is, so a return outside a function is TEA's SyntaxError too", async () => {
+  const spec = load(REFLECTION.replace('result = {"correction_hints"', 'return {"correction_hints"'))
+  const found = await verifyAgent(spec, testRegistry())
+  assert.equal(
+    found.map((f) => [f.node, f.action, f.message.replace(/'return' outside function.*/, "'return' outside function")]),
+    [['generate', 'reflection.loop', "corrector: Python, line 1: SyntaxError: 'return' outside function"]],
+  )
+  assert.equal(await verifyAgent(load(REFLECTION), testRegistry()), [])
 })
 
 test('10 a Python evaluator that raises is a failed evaluation, as in TEA, not a failed node', async () => {
