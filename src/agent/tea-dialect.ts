@@ -168,7 +168,7 @@ export const TEA_ACTIONS: Readonly<Record<string, TeaFeature>> = {
   'plan.*': supported('planning: decompose, execute, replan, status'),
   'retry.loop': supported('validate, correct through a node of the agent, validate again (validate_args re-rendered each time)'),
   'reflection.loop': supported(
-    "generate, evaluate (schema, llm, custom), correct; run: code in JavaScript, or Python with TEA's contract (docs/reasoning.md)",
+    "generate, evaluate (schema, llm, custom), correct; run: code in JavaScript, or Python with TEA's contract; evaluators in Lua too (docs/reasoning.md)",
   ),
   'reflection.*': planned('reflection.evaluate and reflection.correct outside a loop'),
   'reason.*': supported(

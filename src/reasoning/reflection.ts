@@ -21,7 +21,8 @@
  * Code is JavaScript, like every `run:`, or Python with `language: python` (TEA's reflection code is Python): it
  * runs on the python feature's interpreter with TEA's contract for reflection code — executed as it is, `state`,
  * `output` and the loop's keys in scope, its value the variable `result` it sets. A Python evaluator that raises is
- * a failed evaluation, as in TEA. TEA's Lua and Prolog evaluators fail naming the feature (TEA_UNSUPPORTED).
+ * a failed evaluation, as in TEA. A Lua evaluator is the body of TEA's `function(state, output)` (through the lua
+ * feature); TEA's Prolog evaluators fail naming the feature (TEA_UNSUPPORTED).
  */
 
 import * as v from 'valibot'
@@ -225,13 +226,16 @@ function checkLanguage(ctx: ActionContext, role: string, language: string | unde
   const lang = codeLanguage(language)
   const where = { node: ctx.node, field: `with.${role}.run` }
   if (lang === 'javascript') return
-  if (lang === 'python') {
-    if (ctx.listActions().some((a) => a.name === 'python.run')) return
-    throw new TeaError('CODE_ERROR', `reflection.loop ${role}: run: is Python; this build lacks the 'python' feature`, { where })
+  // TEA runs evaluators in Python, Lua or Prolog, and generators and correctors in Python only.
+  const engine = lang === 'python' || (lang === 'lua' && role === 'evaluator') ? `${lang}.run` : undefined
+  if (engine) {
+    if (ctx.listActions().some((a) => a.name === engine)) return
+    const name = lang === 'lua' ? 'Lua' : 'Python'
+    throw new TeaError('CODE_ERROR', `reflection.loop ${role}: run: is ${name}; this build lacks the '${lang}' feature`, { where })
   }
   throw new TeaError(
     'TEA_UNSUPPORTED',
-    `reflection.loop ${role} code in ${language} is a TEA feature that tea does not provide: tea runs reflection code in JavaScript or Python`,
+    `reflection.loop ${role} code in ${language} is a TEA feature that tea does not provide: tea runs reflection code in JavaScript or Python (and evaluators in Lua)`,
     { where, hint: 'port the code to JavaScript or Python (language: python)' },
   )
 }
@@ -267,8 +271,8 @@ async function evaluate(p: Params, ctx: ActionContext, code: CodeCache, output: 
     try {
       return customVerdict(await code.run(e.run as string, e.language, 'evaluator', loop, { output }))
     } catch (err) {
-      // TEA: a Python evaluator that raises is a failed evaluation, not a failed node.
-      if (codeLanguage(e.language) !== 'python' || !isTeaError(err, 'CODE_ERROR')) throw err
+      // TEA: an evaluator in Python or Lua that raises is a failed evaluation, not a failed node.
+      if (!['python', 'lua'].includes(codeLanguage(e.language)) || !isTeaError(err, 'CODE_ERROR')) throw err
       const message = `custom evaluator error: ${errorMessage(err)}`
       return { valid: false, score: 0, errors: [{ message, type: 'evaluator_error' }], suggestions: ['Check your custom evaluation code'] }
     }
@@ -344,6 +348,14 @@ class CodeCache {
       const onState = 'output' in extra ? { ...state, output: extra.output } : state
       const done = await ctx.invoke('python.run', { code: source, contract: 'reflection', output: extra.output ?? null }, onState)
       return done.result
+    }
+    if (codeLanguage(language) === 'lua') {
+      // TEA's Lua evaluator is the body of function(state, output); lua.run's is a body given state. `output` is
+      // bound on the code's first line, so error lines stay the code's own.
+      const done = await ctx.invoke('lua.run', { code: `local output = state.output; ${source}` }, { ...state, output: extra.output })
+      // lua.run turns a value that is not a table into {result = value}; a verdict is a table or a boolean.
+      const keys = Object.keys(done)
+      return keys.length === 1 && keys[0] === 'result' && !isPlainObject(done.result) ? done.result : done
     }
     const names = Object.keys(extra)
     const key = `${names.join(',')}\u0000${source}`
