@@ -1,0 +1,129 @@
+/**
+ * A router as a service (`tea aof route`, docs/fleet.md "Messages and routers"): it takes protocol messages from the
+ * durable consumer every router of the project shares (nats/router-queue.ts), routes each through the port
+ * (`routeRecorded`: the same handlers, rejections and events as `tea aof send`), and acks it only once its effect
+ * is committed and it is marked routed. So:
+ *
+ * - a router that dies holding a message leaves it unacked; the server hands it to another router after the ack
+ *   wait. If the effect was committed and marked, that router finds the mark and acks it without effect
+ *   (`duplicate`); if not, it routes it — every handler survives running twice (store-port.ts `markRouted`).
+ * - a malformed message is rejected and logged exactly as the filesystem router logs it, then acked: it is an answer,
+ *   not a failure, and is never handed out again.
+ * - a message the router cannot handle (unreadable — a `$ref` whose object is gone — or a store error while routing)
+ *   is given back with a growing delay, and on its last delivery (`max deliver`) terminated and logged as
+ *   `protocol.message.failed`: never redelivered forever.
+ * - a message its sender routes itself (`Tea-Routed-By: sender`: `tea aof send` without `--no-route`, the `aof.*`
+ *   actions) is acked untouched.
+ *
+ * On stop (SIGTERM/SIGINT) it finishes and acks the message in hand, then returns.
+ */
+
+import { errorMessage } from '../core/errors.ts'
+import type { QueuedMessage, RouterQueue } from './nats/router-queue.ts'
+import type { RouteOutcome } from './route-outcome.ts'
+import { routeRecorded } from './router.ts'
+import type { TaskStore } from './store-port.ts'
+
+/** What the service says about one message (one JSON line on stdout). */
+export interface RoutedLine extends RouteOutcome {
+  seq: number
+  /** Why a message was given up on. */
+  error?: string
+  messageId?: string
+  delivery: number
+}
+
+export interface RouteServiceOptions {
+  /** Route what is queued (and what other routers hold, when it comes back or is acked), then return. */
+  once: boolean
+  /** Fired by SIGTERM/SIGINT: the message in hand is finished, then the service returns. */
+  signal: AbortSignal
+  onLine(line: RoutedLine): void
+  /** A log line (stderr), without the trailing newline. */
+  onNote(text: string): void
+  /** How long one wait for a message lasts before the loop looks again (default 5 s). */
+  waitMs?: number
+}
+
+export interface RouteServiceResult {
+  routed: number
+  byOutcome: Record<string, number>
+  /** Messages terminated on their last delivery. */
+  gaveUp: number
+}
+
+export async function serveRouter(store: TaskStore, queue: RouterQueue, options: RouteServiceOptions): Promise<RouteServiceResult> {
+  const result: RouteServiceResult = { routed: 0, byOutcome: {}, gaveUp: 0 }
+  const waitMs = options.waitMs ?? 5_000
+  // With --once, a message in another router's hands is waited for until it is acked or comes back; a router that
+  // died on a message's last delivery leaves it in hand for ever, so the wait ends after two ack waits of silence.
+  let quietSince = Date.now()
+  while (!options.signal.aborted) {
+    if (options.once) {
+      const { pending, inHand } = await queue.backlog()
+      if (pending === 0 && inHand === 0) break
+      if (pending === 0 && Date.now() - quietSince > 2 * queue.ackWaitMs) {
+        options.onNote(`${inHand} message(s) still in other routers' hands; leaving them to them`)
+        break
+      }
+    }
+    const m = await queue.next(options.once ? Math.min(waitMs, 2_000) : waitMs, options.signal)
+    if (!m) continue
+    quietSince = Date.now()
+    const line = await handle(store, m, options)
+    if (!line) continue
+    result.routed++
+    const key = line.reason === 'gave_up' ? 'failed' : line.outcome
+    result.byOutcome[key] = (result.byOutcome[key] ?? 0) + 1
+    if (line.reason === 'gave_up') result.gaveUp++
+    options.onLine(line)
+    const what = [line.type, line.taskId].filter(Boolean).join(' ')
+    const delivery = line.delivery > 1 ? ` (delivery ${line.delivery})` : ''
+    options.onNote(`#${line.seq} ${what || m.subject}: ${line.outcome}${line.reason ? ` (${line.reason})` : ''}${delivery}`)
+  }
+  return result
+}
+
+/** Routes one message and acks it; the line to print, or undefined when it was given back for a later delivery. */
+async function handle(store: TaskStore, m: QueuedMessage, options: RouteServiceOptions): Promise<RoutedLine | undefined> {
+  const base = { seq: m.seq, ...(m.messageId ? { messageId: m.messageId } : {}), delivery: m.delivery }
+  if (m.routedBySender) {
+    await m.ack()
+    return { ...base, outcome: 'ignored', reason: 'routed_by_sender' }
+  }
+  // A long unit of work (many lost races, a slow server) must not outlast the ack wait and be handed out twice.
+  const keepAlive = setInterval(() => m.working(), Math.max(500, Math.floor(m.ackWaitMs / 3)))
+  let outcome: RouteOutcome
+  try {
+    if (m.text === undefined) throw new Error(`the message cannot be read: ${m.error ?? 'unknown error'}`)
+    outcome = await routeRecorded(store, m.text, m.messageId)
+  } catch (e) {
+    clearInterval(keepAlive)
+    return failed(store, m, base, errorMessage(e), options)
+  }
+  clearInterval(keepAlive)
+  await m.ack()
+  return { ...base, ...outcome }
+}
+
+/** Gives the message back with a growing delay, or, on its last delivery, terminates it and logs the failure. */
+async function failed(
+  store: TaskStore,
+  m: QueuedMessage,
+  base: Pick<RoutedLine, 'seq' | 'messageId' | 'delivery'>,
+  error: string,
+  options: RouteServiceOptions,
+): Promise<RoutedLine | undefined> {
+  if (m.delivery < m.maxDeliver) {
+    const delayMs = Math.min(1_000 * 2 ** (m.delivery - 1), 30_000)
+    options.onNote(`#${m.seq} ${m.subject}: ${error}; delivery ${m.delivery} of ${m.maxDeliver}, trying again in ${delayMs} ms`)
+    m.nak(delayMs)
+    return undefined
+  }
+  m.term(error)
+  const payload = { subject: m.subject, seq: m.seq, error, deliveries: m.delivery, ...(m.messageId ? { messageId: m.messageId } : {}) }
+  await store.appendEvents([{ type: 'protocol.message.failed', actor: 'router', payload }]).catch((e: unknown) => {
+    options.onNote(`#${m.seq}: could not log the failure either: ${errorMessage(e)}`)
+  })
+  return { ...base, outcome: 'rejected', reason: 'gave_up', error }
+}
