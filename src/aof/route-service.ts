@@ -41,7 +41,7 @@ export interface RouteServiceOptions {
   onLine(line: RoutedLine): void
   /** A log line (stderr), without the trailing newline. */
   onNote(text: string): void
-  /** How long one wait for a message lasts before the loop looks again (default 5 s). */
+  /** How long one wait for a message lasts before the loop looks again, and so how long a stop may take (default 1 s). */
   waitMs?: number
 }
 
@@ -54,7 +54,7 @@ export interface RouteServiceResult {
 
 export async function serveRouter(store: TaskStore, queue: RouterQueue, options: RouteServiceOptions): Promise<RouteServiceResult> {
   const result: RouteServiceResult = { routed: 0, byOutcome: {}, gaveUp: 0 }
-  const waitMs = options.waitMs ?? 5_000
+  const waitMs = options.waitMs ?? 1_000
   // With --once, a message in another router's hands is waited for until it is acked or comes back; a router that
   // died on a message's last delivery leaves it in hand for ever, so the wait ends after two ack waits of silence.
   let quietSince = Date.now()
@@ -67,7 +67,7 @@ export async function serveRouter(store: TaskStore, queue: RouterQueue, options:
         break
       }
     }
-    const m = await queue.next(options.once ? Math.min(waitMs, 2_000) : waitMs, options.signal)
+    const m = await queue.next(waitMs)
     if (!m) continue
     quietSince = Date.now()
     const line = await handle(store, m, options)
@@ -89,7 +89,7 @@ async function handle(store: TaskStore, m: QueuedMessage, options: RouteServiceO
   const base = { seq: m.seq, ...(m.messageId ? { messageId: m.messageId } : {}), delivery: m.delivery }
   if (m.routedBySender) {
     await m.ack()
-    return { ...base, outcome: 'ignored', reason: 'routed_by_sender' }
+    return { ...base, outcome: 'ignored', reason: 'routed_by_sender', type: m.type }
   }
   // A long unit of work (many lost races, a slow server) must not outlast the ack wait and be handed out twice.
   const keepAlive = setInterval(() => m.working(), Math.max(500, Math.floor(m.ackWaitMs / 3)))
@@ -120,7 +120,7 @@ async function failed(
     m.nak(delayMs)
     return undefined
   }
-  m.term(error)
+  m.term()
   const payload = { subject: m.subject, seq: m.seq, error, deliveries: m.delivery, ...(m.messageId ? { messageId: m.messageId } : {}) }
   await store.appendEvents([{ type: 'protocol.message.failed', actor: 'router', payload }]).catch((e: unknown) => {
     options.onNote(`#${m.seq}: could not log the failure either: ${errorMessage(e)}`)

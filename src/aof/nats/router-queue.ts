@@ -37,11 +37,13 @@ export interface QueuedMessage {
   /** Its sequence number in the stream (for log lines). */
   seq: number
   subject: string
+  /** The message type, from the subject (`<p>.msg.<type>`). */
+  type: string
   ack(): Promise<void>
   /** Gives it back, to be handed out again after `delayMs`. */
   nak(delayMs: number): void
   /** Never hand it out again (a message that keeps failing, at its last delivery). */
-  term(reason: string): void
+  term(): void
   /** Still being handled: restarts the ack wait. */
   working(): void
 }
@@ -50,8 +52,8 @@ export interface RouterQueue {
   readonly consumer: string
   readonly ackWaitMs: number
   readonly maxDeliver: number
-  /** The next message, waiting up to `waitMs`; undefined when none came or `signal` fired. */
-  next(waitMs: number, signal?: AbortSignal): Promise<QueuedMessage | undefined>
+  /** The next message, waiting up to `waitMs` (at least 1 s); undefined when none came. */
+  next(waitMs: number): Promise<QueuedMessage | undefined>
   /** Messages not handed out yet, and messages handed out and not acked (in some router's hands). */
   backlog(): Promise<{ pending: number; inHand: number }>
 }
@@ -98,12 +100,14 @@ export async function openRouterQueue(
       ackWaitMs,
       seq: m.seq,
       subject: m.subject,
+      type: m.subject.slice(`${project}.msg.`.length),
       // Acked with the server's confirmation: an ack lost on the way would hand the message out again.
       ack: async () => {
         await m.ackAck()
       },
       nak: (delayMs) => m.nak(delayMs),
-      term: (reason) => m.term(reason),
+      // Without a reason: nats-server 2.9 (Debian's) does not know `+TERM <reason>` and would keep the message.
+      term: () => m.term(),
       working: () => m.working(),
     }
   }
@@ -112,17 +116,12 @@ export async function openRouterQueue(
     consumer: name,
     ackWaitMs,
     maxDeliver,
-    async next(waitMs, signal) {
-      if (signal?.aborted) return undefined
+    async next(waitMs) {
+      // Not cut short by a stop: a message the server sent meanwhile would be in this router's hands, unseen, until
+      // the ack wait ran out. A stopping router waits out this fetch (at most `waitMs`) and handles what came.
       const batch = await consumer.fetch({ max_messages: 1, expires: Math.max(waitMs, 1_000) })
-      const stop = () => batch.stop()
-      signal?.addEventListener('abort', stop, { once: true })
-      try {
-        for await (const m of batch) return await message(m)
-        return undefined
-      } finally {
-        signal?.removeEventListener('abort', stop)
-      }
+      for await (const m of batch) return message(m)
+      return undefined
     },
     async backlog() {
       const i = await consumer.info()
