@@ -64,7 +64,7 @@ const route = defineCommand({
   flags: {
     ...STORE_FLAGS,
     once: { type: 'boolean', description: 'route what is queued, then exit (exit 1 when a message was given up on)' },
-    'ack-wait-ms': { type: 'ms', default: 30_000, min: 1000, description: "how long a message may stay in one router's hands" },
+    'ack-wait-ms': { type: 'ms', default: 30_000, min: 100, description: "how long a message may stay in one router's hands" },
     'max-deliver': { type: 'int', default: 5, min: 1, description: 'how many times a message is handed out in all' },
   },
   notes:
