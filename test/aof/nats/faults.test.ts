@@ -169,4 +169,36 @@ skipIf(test, missing, 'a message recorded by a sender that died before routing i
   }
 })
 
+skipIf(
+  test,
+  missing,
+  'a sender that died after the receipt but before the effect: the re-send is routed, not taken for a duplicate',
+  async () => {
+    const store = await openNatsStore({ url: server!.url, project: project() })
+    try {
+      const task = await store.create({ title: 'Receipt only', status: 'ready', agent: 'swe-backend' })
+      await store.lease(task.id, 'swe-backend')
+      const sentAt = new Date((await store.now()).getTime() + 1).toISOString()
+      const msg = { ...statusUpdate(task.id, { progress: 'after the receipt' }, { sentAt }), id: 'msg-receipt-only' }
+      // The dead sender recorded the message and logged its receipt; the handler never ran, nothing was marked.
+      await store.recordMessage('msg-receipt-only', 'status.update', JSON.stringify(msg))
+      await store.appendEvents([
+        {
+          type: 'protocol.message.received',
+          actor: 'swe-backend',
+          taskId: task.id,
+          payload: { type: 'status.update', messageId: 'msg-receipt-only' },
+        },
+      ])
+      assert.is(await store.wasRouted('msg-receipt-only'), false)
+      assert.is((await routeOn(store, msg)).outcome, 'accepted')
+      assert.match((await store.get(task.id))!.body, 'Progress: after the receipt')
+      assert.is(await store.wasRouted('msg-receipt-only'), true)
+      assert.is((await routeOn(store, msg)).reason, 'duplicate')
+    } finally {
+      await store.close()
+    }
+  },
+)
+
 test.run()
