@@ -19,6 +19,7 @@
  */
 
 import { errorMessage } from '../core/errors.ts'
+import { sleep } from '../core/util.ts'
 import type { QueuedMessage, RouterQueue } from './nats/router-queue.ts'
 import type { RouteOutcome } from './route-outcome.ts'
 import { routeRecorded } from './router.ts'
@@ -45,6 +46,9 @@ export interface RouteServiceOptions {
   waitMs?: number
 }
 
+/** The pause after the queue could not be read (the server is away): the client reconnects meanwhile. */
+const RETRY_MS = 2_000
+
 export interface RouteServiceResult {
   routed: number
   byOutcome: Record<string, number>
@@ -59,18 +63,29 @@ export async function serveRouter(store: TaskStore, queue: RouterQueue, options:
   // died on a message's last delivery leaves it in hand for ever, so the wait ends after two ack waits of silence.
   let quietSince = Date.now()
   while (!options.signal.aborted) {
-    if (options.once) {
-      const { pending, inHand } = await queue.backlog()
-      if (pending === 0 && inHand === 0) break
-      if (pending === 0 && Date.now() - quietSince > 2 * queue.ackWaitMs) {
-        options.onNote(`${inHand} message(s) still in other routers' hands; leaving them to them`)
-        break
+    let m: QueuedMessage | undefined
+    let line: RoutedLine | undefined
+    try {
+      if (options.once) {
+        const { pending, inHand } = await queue.backlog()
+        if (pending === 0 && inHand === 0) break
+        if (pending === 0 && Date.now() - quietSince > 2 * queue.ackWaitMs) {
+          options.onNote(`${inHand} message(s) still in other routers' hands; leaving them to them`)
+          break
+        }
       }
+      m = await queue.next(waitMs)
+      if (!m) continue
+      quietSince = Date.now()
+      line = await handle(store, m, options)
+    } catch (e) {
+      // The server is gone or restarting. The client reconnects in the background; a message in hand is not acked
+      // and comes back after the ack wait (marked, if its effect was committed). A script (--once) is told instead.
+      if (options.once) throw e
+      options.onNote(`${m ? `#${m.seq}: ` : ''}${errorMessage(e)}; trying again in ${RETRY_MS} ms`)
+      await sleep(RETRY_MS, options.signal).catch(() => undefined)
+      continue
     }
-    const m = await queue.next(waitMs)
-    if (!m) continue
-    quietSince = Date.now()
-    const line = await handle(store, m, options)
     if (!line) continue
     result.routed++
     const key = line.reason === 'gave_up' ? 'failed' : line.outcome

@@ -113,9 +113,9 @@ function statusUpdate(taskId: string, i: number) {
 }
 
 /** Queues `count` status updates over `tasks` (as `tea aof send --no-route` does); their message ids, in order. */
-async function queueUpdates(store: NatsTaskStore, tasks: string[], count: number): Promise<string[]> {
+async function queueUpdates(store: NatsTaskStore, tasks: string[], count: number, from = 0): Promise<string[]> {
   const ids: string[] = []
-  for (let i = 0; i < count; i++) {
+  for (let i = from; i < from + count; i++) {
     const r = await queueOn(store, statusUpdate(tasks[i % tasks.length]!, i))
     assert.is(r.outcome, 'queued')
     ids.push((r as { messageId: string }).messageId)
@@ -288,6 +288,44 @@ skipIf(test, missing, 'SIGTERM mid-stream: the message in hand is finished and a
     await store.close()
   }
 })
+
+skipIf(
+  test,
+  missing,
+  'the server stopped and restarted under a running router: it reconnects and routes what is queued after',
+  async () => {
+    const { name, store } = await project()
+    try {
+      const tasks = await leasedTasks(store, 2)
+      await queueUpdates(store, tasks, 4)
+      const r = router(name, [])
+      await r.waitErr(/^tea aof route: #\d+ /, 4)
+      await server!.stop()
+      await server!.restart()
+      // The test's own connection is back once a write goes through (its client reconnects too).
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await store.now()
+          break
+        } catch (e) {
+          if (attempt > 50) throw e
+          await new Promise((w) => setTimeout(w, 200))
+        }
+      }
+      await queueUpdates(store, tasks, 10, 4)
+      await r.waitErr(/^tea aof route: #\d+ /, 14)
+      r.child.kill('SIGTERM')
+      assert.is(await r.exited, 0, r.err())
+      assert.equal(await notes(store, tasks), expected(14))
+      assert.ok(
+        r.lines.every((l) => l.outcome === 'accepted' || l.reason === 'duplicate'),
+        JSON.stringify(r.lines),
+      )
+    } finally {
+      await store.close()
+    }
+  },
+)
 
 skipIf(test, missing, 'route and send --no-route need a NATS server; send --no-route queues once, a re-send is a duplicate', async () => {
   const io = memoryIo({ cwd: dir, env: {} })
