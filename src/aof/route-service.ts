@@ -62,11 +62,13 @@ export async function serveRouter(store: TaskStore, queue: RouterQueue, options:
   // With --once, a message in another router's hands is waited for until it is acked or comes back; a router that
   // died on a message's last delivery leaves it in hand for ever, so the wait ends after two ack waits of silence.
   let quietSince = Date.now()
+  // The backlog is asked for (one more request) only when the last message said none was pending after it.
+  let look = true
   while (!options.signal.aborted) {
     let m: QueuedMessage | undefined
     let line: RoutedLine | undefined
     try {
-      if (options.once) {
+      if (options.once && look) {
         const { pending, inHand } = await queue.backlog()
         if (pending === 0 && inHand === 0) break
         if (pending === 0 && Date.now() - quietSince > 2 * queue.ackWaitMs) {
@@ -75,6 +77,7 @@ export async function serveRouter(store: TaskStore, queue: RouterQueue, options:
         }
       }
       m = await queue.next(waitMs)
+      look = !m || m.pendingAfter === 0
       if (!m) continue
       quietSince = Date.now()
       line = await handle(store, m, options)

@@ -34,6 +34,8 @@ export interface QueuedMessage {
   delivery: number
   maxDeliver: number
   ackWaitMs: number
+  /** How many messages the consumer had not handed out yet when it handed out this one. */
+  pendingAfter: number
   /** Its sequence number in the stream (for log lines). */
   seq: number
   subject: string
@@ -98,6 +100,7 @@ export async function openRouterQueue(
       delivery: m.info.deliveryCount,
       maxDeliver,
       ackWaitMs,
+      pendingAfter: m.info.pending,
       seq: m.seq,
       subject: m.subject,
       type: m.subject.slice(`${project}.msg.`.length),
