@@ -64,13 +64,15 @@ export async function serveRouter(store: TaskStore, queue: RouterQueue, options:
   let quietSince = Date.now()
   // The backlog is asked for (one more request) only when the last message said none was pending after it.
   let look = true
+  let backAt = 0
   while (!options.signal.aborted) {
     let m: QueuedMessage | undefined
-    let line: RoutedLine | undefined
+    let line: RoutedLine | { backInMs: number }
     try {
       if (options.once && look) {
         const { pending, inHand } = await queue.backlog()
-        if (pending === 0 && inHand === 0) break
+        // A message given back with a delay is in nobody's hands until it comes back: wait for it.
+        if (pending === 0 && inHand === 0 && Date.now() > backAt) break
         if (pending === 0 && Date.now() - quietSince > 2 * queue.ackWaitMs) {
           options.onNote(`${inHand} message(s) still in other routers' hands; leaving them to them`)
           break
@@ -89,7 +91,11 @@ export async function serveRouter(store: TaskStore, queue: RouterQueue, options:
       await sleep(RETRY_MS, options.signal).catch(() => undefined)
       continue
     }
-    if (!line) continue
+    if ('backInMs' in line) {
+      backAt = Math.max(backAt, Date.now() + line.backInMs + 1_000)
+      look = true
+      continue
+    }
     result.routed++
     const key = line.reason === 'gave_up' ? 'failed' : line.outcome
     result.byOutcome[key] = (result.byOutcome[key] ?? 0) + 1
@@ -102,8 +108,8 @@ export async function serveRouter(store: TaskStore, queue: RouterQueue, options:
   return result
 }
 
-/** Routes one message and acks it; the line to print, or undefined when it was given back for a later delivery. */
-async function handle(store: TaskStore, m: QueuedMessage, options: RouteServiceOptions): Promise<RoutedLine | undefined> {
+/** Routes one message and acks it; the line to print, or when it was given back, in how long it comes back. */
+async function handle(store: TaskStore, m: QueuedMessage, options: RouteServiceOptions): Promise<RoutedLine | { backInMs: number }> {
   const base = { seq: m.seq, ...(m.messageId ? { messageId: m.messageId } : {}), delivery: m.delivery }
   if (m.routedBySender) {
     await m.ack()
@@ -131,12 +137,12 @@ async function failed(
   base: Pick<RoutedLine, 'seq' | 'messageId' | 'delivery'>,
   error: string,
   options: RouteServiceOptions,
-): Promise<RoutedLine | undefined> {
+): Promise<RoutedLine | { backInMs: number }> {
   if (m.delivery < m.maxDeliver) {
     const delayMs = Math.min(1_000 * 2 ** (m.delivery - 1), 30_000)
     options.onNote(`#${m.seq} ${m.subject}: ${error}; delivery ${m.delivery} of ${m.maxDeliver}, trying again in ${delayMs} ms`)
     m.nak(delayMs)
-    return undefined
+    return { backInMs: delayMs }
   }
   m.term()
   const payload = { subject: m.subject, seq: m.seq, error, deliveries: m.delivery, ...(m.messageId ? { messageId: m.messageId } : {}) }
