@@ -26,8 +26,8 @@ export async function routeMessage(ctx: AofContext, input: unknown): Promise<Rou
 
 /**
  * `routeMessage` on any task store. A parsed envelope is first recorded with the store (`recordMessage`: on NATS
- * published on `<p>.msg.<type>` with its id as `Nats-Msg-Id`); one the store has already seen — the same message
- * sent again within the stream's duplicate window — and that was routed to its end (`wasRouted`) is not routed
+ * published on `<p>.msg.<type>` with its id as `Nats-Msg-Id`); one that was routed to its end before
+ * (`wasRouted`) — the same message sent again, within the stream's duplicate window or after it — is not routed
  * again and comes back `ignored` with reason `duplicate`. One recorded by a sender that died before routing it is
  * routed. Its id is the envelope's own `id` when it has one, else the SHA-256 of the envelope (AOF/1 envelopes
  * carry no id; two identical messages are one message). Once routed, the message is marked (`markRouted`).
@@ -37,7 +37,8 @@ export async function routeOn(store: TaskStore, input: unknown): Promise<RouteOu
   if (!('envelope' in parsed)) return parsed
   const { envelope: env, messageId } = parsed
   const recorded = await store.recordMessage(messageId, env.type, JSON.stringify(env))
-  if (recorded === 'duplicate' && (await store.wasRouted(messageId))) return duplicate(env)
+  // Marked: routed before, whether the stream still remembers the id (2 minutes) or not.
+  if (recorded !== 'unrecorded' && (await store.wasRouted(messageId))) return duplicate(env)
   return routeMarked(store, env, recorded === 'unrecorded' ? undefined : messageId)
 }
 
