@@ -2,7 +2,7 @@
 
 import { defineCommand } from '../command.ts'
 import { task } from './aof-task.ts'
-import { DATA_DIR, STORE_FLAGS, TASK_ID } from './flags.ts'
+import { DATA_DIR, NATS_FLAGS, STORE_FLAGS, TASK_ID } from './flags.ts'
 
 const AGENT = { type: 'string', value: 'A', required: true, description: 'the agent id the lease is held in' } as const
 const TTL = (what: string, ms: number) => ({ type: 'ms', default: ms, description: `${what}, in milliseconds` }) as const
@@ -62,7 +62,7 @@ const route = defineCommand({
     'given up on at its last delivery and logged (protocol.message.failed). Messages their sender routed itself are ' +
     'acked untouched. The last router started sets the ack wait and max deliver for all.',
   flags: {
-    ...STORE_FLAGS,
+    ...NATS_FLAGS,
     once: { type: 'boolean', description: 'route what is queued, then exit (exit 1 when a message was given up on)' },
     'ack-wait-ms': { type: 'ms', default: 30_000, min: 100, description: "how long a message may stay in one router's hands" },
     'max-deliver': { type: 'int', default: 5, min: 1, description: 'how many times a message is handed out in all' },
