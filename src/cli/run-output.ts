@@ -11,6 +11,7 @@ import type { AgentSpec } from '../agent/types.ts'
 import type { RunEvent } from '../core/events.ts'
 import type { RunResult, RunServices } from '../engine/lifecycle.ts'
 import type { Registry } from '../actions/registry.ts'
+import type { AofRouter } from '../actions/types.ts'
 import { createLlmClient } from '../llm/client.ts'
 import type { LlmClient } from '../llm/types.ts'
 import { openLmdbStore } from '../store/lmdb-store.ts'
@@ -51,7 +52,7 @@ export function modelClient(io: Io, opts: { record?: string; replay?: string }):
 export function runServices(
   io: Io,
   flags: OutputOptions & { model?: string },
-  opened: { store: Store; registry: Registry; dataDir: string; signal: AbortSignal },
+  opened: { store: Store; registry: Registry; dataDir: string; signal: AbortSignal; aof?: AofRouter },
 ): RunServices {
   return {
     ...opened,
