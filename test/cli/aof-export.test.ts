@@ -12,11 +12,10 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { memoryIo } from '../../src/cli/io.ts'
 import { main } from '../../src/cli/main.ts'
-import { type NatsServer, natsServerMissing, startNatsServer } from '../support/nats-server.ts'
+import { natsServerForFile, natsServerMissing } from '../support/nats-server.ts'
 import { skipIf } from '../support/skip.ts'
 
 const missing = natsServerMissing()
-let server: NatsServer | undefined
 const dir = mkdtempSync(join(tmpdir(), 'tea-aof-export-'))
 const A = join(dir, 'a')
 const B = join(dir, 'b')
@@ -55,13 +54,7 @@ function events(root: string): string[] {
     .sort()
 }
 
-test.before(async () => {
-  if (!missing) server = await startNatsServer()
-})
-test.after(async () => {
-  await server?.cleanup()
-  rmSync(dir, { recursive: true, force: true })
-})
+const natsFile = natsServerForFile(test, missing, dir)
 
 skipIf(test, missing, 'a folder project goes onto NATS and back into another folder unchanged; again, nothing is written', async () => {
   const fs = ['--data-dir', A]
@@ -95,7 +88,7 @@ skipIf(test, missing, 'a folder project goes onto NATS and back into another fol
   mkdirSync(outputs, { recursive: true })
   writeFileSync(join(outputs, 'capture.bin'), Buffer.from(Array.from({ length: 5_000 }, (_, i) => i % 256)))
 
-  const nats = ['--nats', server!.url]
+  const nats = ['--nats', natsFile.server.url]
   const imported = await tea(['aof', 'import', ...nats, ...fs])
   assert.is(imported.code, 0, imported.err)
   const up = JSON.parse(imported.out)
@@ -139,7 +132,7 @@ skipIf(test, missing, 'an unreadable task file is not copied: named on stderr, e
   const good = (await tea(['aof', 'task', 'create', '--title', 'Good', '--status', 'ready', '--data-dir', C])).out.trim()
   const bad = join(C, 'tasks', 'ready', 'TASK-2026-02-09-001.md')
   writeFileSync(bad, '---\nid: [unclosed\n---\n')
-  const up = await tea(['aof', 'import', '--nats', server!.url, '--data-dir', C], undefined, project)
+  const up = await tea(['aof', 'import', '--nats', natsFile.server.url, '--data-dir', C], undefined, project)
   assert.is(up.code, 1)
   assert.match(up.err, `warning: not copied: ${bad}`)
   const report = JSON.parse(up.out)
@@ -148,7 +141,7 @@ skipIf(test, missing, 'an unreadable task file is not copied: named on stderr, e
   const D = join(dir, 'd')
   mkdirSync(join(D, 'tasks', 'ready'), { recursive: true })
   writeFileSync(join(D, 'tasks', 'ready', `${good}.md`), 'not a task file')
-  const down = await tea(['aof', 'export', '--nats', server!.url, '--data-dir', D], undefined, project)
+  const down = await tea(['aof', 'export', '--nats', natsFile.server.url, '--data-dir', D], undefined, project)
   assert.is(down.code, 1)
   assert.match(down.err, `warning: not copied: ${join(D, 'tasks', 'ready', `${good}.md`)}`)
 })

@@ -11,11 +11,10 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { memoryIo } from '../../src/cli/io.ts'
 import { main } from '../../src/cli/main.ts'
-import { type NatsServer, natsServerMissing, startNatsServer } from '../support/nats-server.ts'
+import { natsServerForFile, natsServerMissing } from '../support/nats-server.ts'
 import { skipIf } from '../support/skip.ts'
 
 const missing = natsServerMissing()
-let server: NatsServer | undefined
 const dir = mkdtempSync(join(tmpdir(), 'tea-aof-nats-cli-'))
 
 async function run(argv: string[], env: Record<string, string> = {}) {
@@ -34,16 +33,10 @@ async function aof(argv: string[], options: { env?: Record<string, string>; stdi
   return { code, out: io.stdout, err: io.stderr }
 }
 
-test.before(async () => {
-  if (!missing) server = await startNatsServer()
-})
-test.after(async () => {
-  await server?.cleanup()
-  rmSync(dir, { recursive: true, force: true })
-})
+const natsFile = natsServerForFile(test, missing, dir)
 
 skipIf(test, missing, 'create, list, show and move a task with --nats; TEA_NATS_URL does the same; the data dir stays empty', async () => {
-  const url = server!.url
+  const url = natsFile.server.url
   const created = await run(['create', '--title', 'Calibrate', '--status', 'ready', '--agent', 'swe', '--nats', url])
   assert.is(created.code, 0, created.err)
   const id = created.out.trim()
@@ -66,11 +59,14 @@ skipIf(test, missing, 'create, list, show and move a task with --nats; TEA_NATS_
 })
 
 skipIf(test, missing, 'init, lease, heartbeat, send, session-end, events and lint on NATS: the same JSON as on the data dir', async () => {
-  const nats = ['--nats', server!.url]
+  const nats = ['--nats', natsFile.server.url]
   const init = await aof(['init', ...nats])
   assert.is(init.code, 0, init.err)
   const p = `cmd${process.pid}`
-  assert.is(init.out, `initialized ${server!.url}/${p}: KV buckets ${p}_tasks and ${p}_runs, object store ${p}_files, stream ${p}_events\n`)
+  assert.is(
+    init.out,
+    `initialized ${natsFile.server.url}/${p}: KV buckets ${p}_tasks and ${p}_runs, object store ${p}_files, stream ${p}_events\n`,
+  )
   const id = (await aof(['task', 'create', '--title', 'Calibrate', '--status', 'ready', '--agent', 'swe-backend', ...nats])).out.trim()
 
   const lease = await aof(['lease', id, '--agent', 'swe-backend', ...nats])
@@ -128,10 +124,10 @@ skipIf(test, missing, 'init, lease, heartbeat, send, session-end, events and lin
 
 skipIf(test, missing, 'lint on NATS names a foreign entry by its key and exits 1', async () => {
   const project = `lint${process.pid}`
-  const env = { TEA_NATS_PROJECT: project, TEA_NATS_URL: server!.url }
+  const env = { TEA_NATS_PROJECT: project, TEA_NATS_URL: natsFile.server.url }
   assert.is((await aof(['init'], { env })).code, 0)
   const { connectNats } = await import('../../src/aof/nats/client.ts')
-  const c = await connectNats({ url: server!.url })
+  const c = await connectNats({ url: natsFile.server.url })
   await (await c.kvm.open(`${project}_tasks`)).put('TASK-2026-02-09-001', 'not a task at all')
   await c.nc.close()
   const lint = await aof(['lint', '--json'], { env })
@@ -139,7 +135,7 @@ skipIf(test, missing, 'lint on NATS names a foreign entry by its key and exits 1
   const problems = JSON.parse(lint.out)
   assert.equal(
     problems.map((p: { code: string; where: { file: string } }) => [p.code, p.where.file]),
-    [['unreadable_task', `${server!.url}/${project}/tasks/TASK-2026-02-09-001`]],
+    [['unreadable_task', `${natsFile.server.url}/${project}/tasks/TASK-2026-02-09-001`]],
   )
 })
 

@@ -13,11 +13,10 @@ import { openNatsStore } from '../../src/aof/nats/store.ts'
 import { workLogEntries } from '../../src/aof/work-log.ts'
 import { memoryIo } from '../../src/cli/io.ts'
 import { main } from '../../src/cli/main.ts'
-import { type NatsServer, natsServerMissing, startNatsServer } from '../support/nats-server.ts'
+import { natsServerForFile, natsServerMissing } from '../support/nats-server.ts'
 import { skipIf } from '../support/skip.ts'
 
 const missing = natsServerMissing()
-let server: NatsServer | undefined
 const dir = mkdtempSync(join(tmpdir(), 'tea-run-aof-nats-'))
 const project = `run${process.pid}`
 
@@ -47,21 +46,15 @@ async function run(agent: string, argv: string[]) {
   return { code, out: io.stdout, err: io.stderr }
 }
 
-test.before(async () => {
-  if (!missing) server = await startNatsServer()
-})
-test.after(async () => {
-  await server?.cleanup()
-  rmSync(dir, { recursive: true, force: true })
-})
+const natsFile = natsServerForFile(test, missing, dir)
 
 skipIf(test, missing, 'an agent reports through aof.status and aof.report on a NATS store: the task moves to review there', async () => {
-  const store = await openNatsStore({ url: server!.url, project })
+  const store = await openNatsStore({ url: natsFile.server.url, project })
   try {
     const task = await store.create({ title: 'Calibrate', status: 'ready', agent: 'swe' })
     const { run: aofRun } = await store.lease(task.id, 'swe')
     await store.writeFile(task.id, 'outputs/summary.md', new TextEncoder().encode('# Summary\n'))
-    const r = await run(REPORTER, ['--nats', server!.url, '-i', JSON.stringify({ task: { id: task.id }, agent_id: 'swe' })])
+    const r = await run(REPORTER, ['--nats', natsFile.server.url, '-i', JSON.stringify({ task: { id: task.id }, agent_id: 'swe' })])
     assert.is(r.code, 0, r.err)
     const state = JSON.parse(r.out)
     assert.equal([state.aof.outcome, state.aof.taskId, state.aof.type], ['accepted', task.id, 'completion.report'])

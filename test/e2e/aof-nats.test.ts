@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { type NatsServer, natsServerMissing, startNatsServer } from '../support/nats-server.ts'
+import { natsServerForFile, natsServerMissing } from '../support/nats-server.ts'
 import { skipIf } from '../support/skip.ts'
 
 const BUNDLE = resolve(import.meta.dirname, '../../dist/linux-x64/tea.cjs')
@@ -30,18 +30,12 @@ function aof(args: string[], env: Record<string, string> = {}): Promise<{ code: 
   })
 }
 
-let server: NatsServer | undefined
 const missing = natsServerMissing()
-test.before(async () => {
-  if (!missing) server = await startNatsServer()
-})
-test.after(async () => {
-  await server?.cleanup()
-})
+const natsFile = natsServerForFile(test, missing)
 
 skipIf(test, missing, 'the bundle creates, lists and moves a task on NATS (TEA_NATS_URL)', async () => {
   assert.ok(existsSync(BUNDLE), `${BUNDLE} is missing: node build.mjs --target linux-x64`)
-  const env = { TEA_NATS_URL: server!.url, TEA_NATS_PROJECT: 'e2e' }
+  const env = { TEA_NATS_URL: natsFile.server.url, TEA_NATS_PROJECT: 'e2e' }
   const created = await tea(['create', '--title', 'From the bundle', '--status', 'ready'], env)
   assert.is(created.code, 0, created.err)
   const id = created.out.trim()
@@ -58,7 +52,7 @@ skipIf(
   async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tea-e2e-nats-copy-'))
     try {
-      const env = { TEA_NATS_URL: server!.url, TEA_NATS_PROJECT: 'e2ecopy' }
+      const env = { TEA_NATS_URL: natsFile.server.url, TEA_NATS_PROJECT: 'e2ecopy' }
       const a = join(dir, 'a')
       const id = (await aof(['task', 'create', '--title', 'Copied', '--status', 'ready', '--data-dir', a], { TEA_DATA_DIR: a })).out.trim()
       const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 13) % 256))
@@ -87,7 +81,7 @@ test('the bundle: an unreachable NATS server is exit 1 and one line naming it', 
 skipIf(test, missing, 'the bundle queues a message with send --no-route and a router service routes it (route --once)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tea-e2e-nats-route-'))
   try {
-    const env = { TEA_NATS_URL: server!.url, TEA_NATS_PROJECT: 'e2eroute' }
+    const env = { TEA_NATS_URL: natsFile.server.url, TEA_NATS_PROJECT: 'e2eroute' }
     const id = (await tea(['create', '--title', 'Routed', '--status', 'ready', '--agent', 'swe'], env)).out.trim()
     assert.is((await aof(['lease', id, '--agent', 'swe'], env)).code, 0)
     const file = join(dir, 'msg.json')

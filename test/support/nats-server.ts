@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Test } from 'uvu'
 
 export interface NatsServer {
   url: string
@@ -87,6 +88,27 @@ export async function startNatsServer(args: string[] = []): Promise<NatsServer> 
     cleanup: async () => {
       await stop()
       rmSync(storeDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/**
+ * One server for a test file's tests: started before the first unless `missing` says nats-server is not here,
+ * stopped after the last, when `remove` (the file's scratch folders) is removed too.
+ */
+export function natsServerForFile(t: Test, missing: string | undefined, ...remove: string[]): { readonly server: NatsServer } {
+  let server: NatsServer | undefined
+  t.before(async () => {
+    if (!missing) server = await startNatsServer()
+  })
+  t.after(async () => {
+    await server?.cleanup()
+    for (const dir of remove) rmSync(dir, { recursive: true, force: true })
+  })
+  return {
+    get server() {
+      if (!server) throw new Error(`no NATS server: ${missing ?? 'not started yet'}`)
+      return server
     },
   }
 }

@@ -66,20 +66,6 @@ export const NATS_TIMEOUT = {
   description: 'how long connecting to the NATS server may take before the command fails (default 5000)',
 } as const satisfies NumberFlag
 
-/**
- * The flags that choose the task store: the data dir, or a NATS server (a `tls://` URL or any TLS file asks for
- * TLS, and the connection is refused unless it is encrypted).
- */
-export const STORE_FLAGS = {
-  'data-dir': DATA_DIR,
-  nats: NATS,
-  'nats-creds': NATS_CREDS,
-  'nats-tls-ca': NATS_TLS_CA,
-  'nats-tls-cert': NATS_TLS_CERT,
-  'nats-tls-key': NATS_TLS_KEY,
-  'nats-timeout-ms': NATS_TIMEOUT,
-} as const
-
 /** The NATS half of STORE_FLAGS, for commands that have their own --data-dir (`tea run`, `tea resume`). */
 export const NATS_FLAGS = {
   nats: NATS,
@@ -89,3 +75,10 @@ export const NATS_FLAGS = {
   'nats-tls-key': NATS_TLS_KEY,
   'nats-timeout-ms': NATS_TIMEOUT,
 } as const
+
+/**
+ * The flags that choose the task store: the data dir, or a NATS server (a `tls://` URL or any TLS file asks for
+ * TLS, and the connection is refused unless it is encrypted).
+ */
+export const STORE_FLAGS = { 'data-dir': DATA_DIR, ...NATS_FLAGS } as const
+
