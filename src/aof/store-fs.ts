@@ -9,6 +9,8 @@ import { appendEvents, readEvents } from './events.ts'
 import { acquireLease, heartbeat } from './lease.ts'
 import { readRun } from './run-artifacts.ts'
 import { poll } from './scheduler.ts'
+import { reportCompletion } from './worker-report.ts'
+import { readHandoffInputs } from './worker-task-state.ts'
 import type { ReclaimedLease, TaskStore } from './store-port.ts'
 import { createTask } from './task-create.ts'
 import { getTask, listTasks, readTaskLocked, withTaskLock } from './task-store.ts'
@@ -42,6 +44,10 @@ export function fsTaskStore(ctx: AofContext): TaskStore {
     appendEvents: async (events) => appendEvents(ctx, events),
     readEvents: async (filter) => readEvents(ctx, filter),
     close: async () => {},
+
+    handoffInputs: async (task) => readHandoffInputs(ctx, task),
+    reportCompletion: (target, payload) => reportCompletion(ctx, target, payload),
+    poll: (options) => poll(ctx, options),
   }
 }
 

@@ -28,8 +28,8 @@ export type WorkerReport =
   | { kind: 'sent'; outcome: Outcome; route: RouteOutcome; status?: TaskStatus }
   /** The agent had already reported for this run. */
   | { kind: 'agent'; outcome: Outcome; status?: TaskStatus }
-  /** The task left the run (reclaimed, moved, re-leased): nothing was sent. */
-  | { kind: 'lost'; status?: TaskStatus }
+  /** The task left the run (reclaimed, moved, re-leased): nothing was applied (on NATS logged as `stale_run`). */
+  | { kind: 'lost'; status?: TaskStatus; reason?: 'stale_run' }
 
 export interface ReportTarget {
   taskId: string

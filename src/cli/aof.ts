@@ -10,6 +10,7 @@ import { TeaError } from '../core/errors.ts'
 import { formatIssue } from '../core/issues.ts'
 import { acquireLease, handleSessionEnd, heartbeat, initDataDir, lintDataDir, poll, readEvents, routeMessage } from '../aof/index.ts'
 import { contextOf, json, parseNow, requireTaskId } from './aof-common.ts'
+import { type StoreFlags, withStore } from './aof-store.ts'
 import { dataDirOf } from './data-dir.ts'
 import { EXIT } from './exit.ts'
 import type { Io } from './io.ts'
@@ -75,9 +76,16 @@ export async function sessionEndCommand({ flags }: { flags: DataDir }, io: Io): 
 }
 
 export async function pollCommand(
-  { flags }: { flags: DataDir & { 'dry-run': boolean; now?: string; 'heartbeat-ttl-ms': number } },
+  { flags }: { flags: StoreFlags & { 'dry-run': boolean; now?: string; 'heartbeat-ttl-ms': number } },
   io: Io,
 ): Promise<number> {
+  if (flags.nats !== undefined || io.env.TEA_NATS_URL) {
+    // On NATS staleness is judged by the server's clock (docs/fleet.md, Leases): a time given here cannot apply.
+    if (flags.now !== undefined) throw new TeaError('USAGE', '--now cannot be used with --nats: the server time decides staleness')
+    const options = { dryRun: flags['dry-run'], heartbeatTtlMs: flags['heartbeat-ttl-ms'] }
+    io.out(json(await withStore(flags, io, (store) => store.poll(options))))
+    return EXIT.ok
+  }
   const now = parseNow(flags.now)
   const result = await poll(contextOf(flags['data-dir'], io, now), { dryRun: flags['dry-run'], heartbeatTtlMs: flags['heartbeat-ttl-ms'] })
   io.out(json(result))

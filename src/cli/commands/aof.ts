@@ -3,6 +3,7 @@
 import { defineCommand } from '../command.ts'
 import { task } from './aof-task.ts'
 import { DATA_DIR, TASK_ID } from './flags.ts'
+import { NATS, NATS_CREDS } from './flags.ts'
 
 const AGENT = { type: 'string', value: 'A', required: true, description: 'the agent id the lease is held in' } as const
 const TTL = (what: string, ms: number) => ({ type: 'ms', default: ms, description: `${what}, in milliseconds` }) as const
@@ -52,6 +53,8 @@ const poll = defineCommand({
   summary: 'recover tasks whose heartbeat is stale; prints the actions as JSON',
   flags: {
     'data-dir': DATA_DIR,
+    nats: NATS,
+    'nats-creds': NATS_CREDS,
     'dry-run': { type: 'boolean', description: 'say what would be done, and do nothing' },
     now: { type: 'string', value: 'ISO', description: 'the time to judge staleness at, e.g. 2026-02-10T10:05:00Z (default: now)' },
     'heartbeat-ttl-ms': TTL('heartbeat TTL for heartbeats without an expiresAt', 300_000),
