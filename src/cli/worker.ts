@@ -5,7 +5,8 @@
  *   a restarted worker takes them up again), then `ready` tasks routed to it (`routing.agent`, else `routing.role`,
  *   else `routing.team`) whose `dependsOn` are done; oldest first. A lease another worker wins is skipped
  *   (src/aof/worker-claim.ts). An own run whose agent run is alive in another process (LMDB run record `running`
- *   with a live pid) is left to that process.
+ *   with a live pid), or that has no agent run in this data dir at all, is left alone (`adoptable`); if two
+ *   processes still meet on one agent run, the one that loses the engine's claim drops it without reporting.
  * - The agent run: id `aof-<TASK-ID>-<AOF run id>`. It does not exist → a fresh run whose initial state is the
  *   agent's `initial_state` with `{task: {id, title, body, inputs, metadata}, agent_id}` over it
  *   (src/aof/worker-task-state.ts). It exists → resumed from its latest checkpoint (nodes already recorded do not
@@ -26,9 +27,9 @@
  *   the scheduler's stale-heartbeat recovery. A second signal exits at once.
  * - The task store: the data dir's folders, or NATS JetStream with `--nats URL` / `TEA_NATS_URL` (docs/fleet.md).
  *   Everything about tasks goes through the port (claim, lease, heartbeat, report); the agent's own checkpoints
- *   stay in the local LMDB of `--data-dir` either way. On NATS, where each board has its own data dir, only a run
- *   whose agent run this board's LMDB knows is taken up again (another board's run of the same agent id is that
- *   board's, or the scheduler's to reclaim), and a report that cannot reach the server is retried every
+ *   stay in the local LMDB of `--data-dir` either way. Only a run whose agent run this data dir's LMDB knows is
+ *   taken up again (on NATS another board's run of the same agent id is that board's, or the scheduler's to
+ *   reclaim; see `adoptable`), and on NATS a report that cannot reach the server is retried every
  *   `--interval-ms` until it does: the agent's work is done and checkpointed, and the server decides whether the run
  *   is still current (a run reclaimed meanwhile is refused as `stale_run`).
  */
@@ -224,6 +225,9 @@ async function processTask(w: Worker, claim: WorkerClaim): Promise<TaskLine> {
   try {
     outcome = await runTaskAgent(w, claim, runId, run.signal)
   } catch (e) {
+    // Another process of this agent id on this data dir started or took up the same agent run between our claim and
+    // now: the run is that process's to finish and report, not a failure of ours.
+    if (isTeaError(e, 'RUN_EXISTS') || (isTeaError(e, 'RUN_NOT_RESUMABLE') && e.details?.pid !== undefined)) lost ??= e.message
     const error = isTeaError(e) ? e : new TeaError('INTERNAL', errorMessage(e))
     outcome = { status: 'failed', state: {}, step: 0, error }
   } finally {
@@ -297,11 +301,13 @@ async function reportUntilReached(w: Worker, taskId: string, aofRunId: string, p
 }
 
 /**
- * Whether an own unfinished run may be taken up here: not while its agent run is alive in another process; and on
- * NATS only when this board's LMDB has the agent run (another board's run of the same agent id is not ours).
+ * Whether an own unfinished run may be taken up here: only when this data dir's LMDB has its agent run, and the
+ * process that last ran it is gone. A run without a record is not adopted: on NATS it may be another board's run of
+ * the same agent id; on one data dir it may be a lease another process took a moment ago and has not started yet
+ * (two processes would then both start it). If its worker died before starting it, the scheduler reclaims it.
  */
 async function adoptable(w: Worker, runId: string): Promise<boolean> {
   const record = await w.store.getRun(runId)
-  if (!record) return w.tasks.kind === 'fs'
-  return !runningElsewhere(record)
+  // Whatever its status: a run that completed in a live process is being reported by that process right now.
+  return record !== undefined && !runningElsewhere({ ...record, status: 'running' })
 }

@@ -20,7 +20,7 @@ import type { ReclaimedLease } from '../store-port.ts'
 import { taskLease } from '../task-file.ts'
 import { ttlOption } from '../ttl.ts'
 import type { NatsOps } from './ops.ts'
-import { completedRun, outcomeMove } from './outcome.ts'
+import { completedRun, outcomeEventId, outcomeMove } from './outcome.ts'
 
 export async function natsPoll(ops: NatsOps, options: PollOptions = {}): Promise<PollResult> {
   const dryRun = options.dryRun ?? false
@@ -72,7 +72,14 @@ async function recover(ops: NatsOps, id: string, now: Date, ttlMs: number, dryRu
       const move = outcomeMove(ops, task, result, now, 'scheduler', 'stale_heartbeat_')
       if (!(await ops.cas(move.next, revision))) continue
       await ops.putRunEntry(`${id}.run`, completedRun(run, now))
-      await ops.appendEvents(move.events, now, move.ids)
+      // The same `task.completed` (same id) the worker's report would have logged: one per run, whoever applies it.
+      const completed: EventInput = {
+        type: 'task.completed',
+        actor: result.agentId,
+        taskId: id,
+        payload: { outcome: result.outcome, runId: result.runId },
+      }
+      await ops.appendEvents([...move.events, completed], now, [...move.ids, outcomeEventId(id, result.runId, 'completed')])
       return { ...action, resolution: 'applied_result', outcome: result.outcome, transitions: move.applied }
     }
     const reason = hb ? 'stale_heartbeat_reclaim' : 'lease_expired'

@@ -67,6 +67,7 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
     throw new TeaError('NATS_CONNECT', `cannot open the tea buckets on ${shown}: ${(e as Error).message}`)
   }
   const pathOf = (id: string) => `${where}/tasks/${id}`
+  const parsed = new Map<string, Entry>()
 
   async function now(): Promise<Date> {
     await runs.put('_clock', '')
@@ -79,7 +80,14 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
     if (!isTaskId(id)) throw new TeaError('AOF_INVALID', `expected a task id like TASK-2026-02-09-Ab3dEf7h, received ${JSON.stringify(id)}`)
     const e = await tasks.get(id)
     if (!e || e.operation !== 'PUT') return undefined
-    return { task: parseEntry(e.string(), id, pathOf(id)), revision: e.revision }
+    // A revision is never reused, so its parse can be: a worker lists every task before each claim, and parsing the
+    // YAML of 200 unchanged entries was half the cost of the listing. Callers never mutate a task they read (every
+    // change builds a new one), so the cached object is shared.
+    const known = parsed.get(id)
+    if (known?.revision === e.revision) return known
+    const entry = { task: parseEntry(e.string(), id, pathOf(id)), revision: e.revision }
+    parsed.set(id, entry)
+    return entry
   }
 
   async function mustRead(id: string): Promise<Entry> {
@@ -199,13 +207,18 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
     const out: TaskListing = { tasks: [], problems: [] }
     const keys: string[] = []
     for await (const k of await tasks.keys()) keys.push(k)
-    for (const id of keys.sort()) {
-      try {
-        const e = await read(id)
-        if (e && statuses.includes(e.task.status)) out.tasks.push(e.task)
-      } catch (err) {
-        const issue = problemOf(err, pathOf(id))
-        out.problems.push(issue)
+    keys.sort()
+    // Read in parallel, 64 at a time: a worker lists before every claim, and 200 reads one after the other cost
+    // ~250 ms on a loaded 2-core machine, against ~40 ms so.
+    const read64 = (id: string) =>
+      read(id).then(
+        (e) => ({ id, e }),
+        (err: unknown) => ({ id, err }),
+      )
+    for (let i = 0; i < keys.length; i += 64) {
+      for (const r of await Promise.all(keys.slice(i, i + 64).map(read64))) {
+        if ('err' in r) out.problems.push(problemOf(r.err, pathOf(r.id)))
+        else if (r.e && statuses.includes(r.e.task.status)) out.tasks.push(r.e.task)
       }
     }
     return out
