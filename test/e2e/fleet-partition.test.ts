@@ -146,4 +146,36 @@ skipIf(
     }),
 )
 
+skipIf(test, missing, 'a worker stopped (SIGTERM) while the server is away exits 130, not waiting for the server', () =>
+  withFleet(async ({ server, worker, path }) => {
+    const w = worker('--agent', path('quick.yaml'))
+    await w.waitErr(/polling/)
+    await server.stop()
+    await w.waitErr(/cannot claim a task/)
+    w.child.kill('SIGTERM')
+    assert.is((await w.exited).code, 130)
+  }),
+)
+
+test('tea worker --nats with the server unreachable at start: exit 1 and one line naming it', async () => {
+  const s = scratch({ 'quick.yaml': QUICK })
+  try {
+    const r = await tea([
+      'worker',
+      '--agent-id',
+      'swe',
+      '--agent',
+      s.path('quick.yaml'),
+      '--data-dir',
+      s.path('d'),
+      '--nats',
+      'nats://127.0.0.1:1',
+    ])
+    assert.equal([r.code, r.stdout], [1, ''])
+    assert.is(r.stderr, 'tea worker: NATS_CONNECT: cannot reach NATS at nats://127.0.0.1:1: connection refused\n')
+  } finally {
+    s.cleanup()
+  }
+})
+
 test.run()

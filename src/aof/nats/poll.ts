@@ -71,7 +71,6 @@ async function recover(ops: NatsOps, id: string, now: Date, ttlMs: number, dryRu
     if (run && result && resultBelongsToRun(result, run)) {
       const move = outcomeMove(ops, task, result, now, 'scheduler', 'stale_heartbeat_')
       if (!(await ops.cas(move.next, revision))) continue
-      await ops.putRunEntry(`${id}.run`, completedRun(run, now))
       // The same `task.completed` (same id) the worker's report would have logged: one per run, whoever applies it.
       const completed: EventInput = {
         type: 'task.completed',
@@ -80,6 +79,7 @@ async function recover(ops: NatsOps, id: string, now: Date, ttlMs: number, dryRu
         payload: { outcome: result.outcome, runId: result.runId },
       }
       await ops.appendEvents([...move.events, completed], now, [...move.ids, outcomeEventId(id, result.runId, 'completed')])
+      await ops.putRunEntry(`${id}.run`, completedRun(run, now))
       return { ...action, resolution: 'applied_result', outcome: result.outcome, transitions: move.applied }
     }
     const reason = hb ? 'stale_heartbeat_reclaim' : 'lease_expired'

@@ -8,7 +8,7 @@
  * `protocol.message.rejected`), never applied on top of someone else's run.
  *
  * Order: the result (`<ID>.result`, tagged with the run id) is written first, then the compare-and-set (the commit
- * point), then the run is marked completed and the events published with ids derived from task and run. A worker
+ * point), then the events are published with ids derived from task and run, and the run is marked completed last. A worker
  * that loses the server in the middle retries the whole report when it is back; the retry recognises its own
  * landed write (the task moved to where the outcome leads, the result and the run still its own) and only finishes
  * the bookkeeping, so nothing is applied or logged twice. A worker that dies after writing the result is finished
@@ -88,8 +88,11 @@ export async function natsReportCompletion(ops: NatsOps, target: ReportTarget, p
   }
 }
 
-function holder(task: Task, run: RunArtifact): string {
-  return taskLease(task)?.agent ?? run.agentId
+/** Who holds the task in `run`: the lease's agent when the lease is of that run (or names none), else nobody. */
+function holder(task: Task, run: RunArtifact): string | undefined {
+  const lease = taskLease(task)
+  if (!lease) return run.agentId
+  return lease.runId === undefined || lease.runId === run.runId ? lease.agent : undefined
 }
 
 /** Whether our own compare-and-set landed before its reply was lost: the task is where our outcome leads, with our result. */
@@ -103,7 +106,6 @@ async function landed(ops: NatsOps, task: Task, result: RunResult): Promise<bool
 /** After the compare-and-set: the run marked completed, the events published (the moves recomputed from in-progress). */
 async function finish(ops: NatsOps, task: Task, run: RunArtifact, result: RunResult, at?: Date): Promise<WorkerReport> {
   const t = at ?? (await ops.now())
-  await ops.putRunEntry(`${task.id}.run`, completedRun(run, t))
   const actor = result.agentId
   const move = outcomeMove(ops, { ...task, status: 'in-progress' }, result, t, actor)
   const events = [
@@ -113,6 +115,9 @@ async function finish(ops: NatsOps, task: Task, run: RunArtifact, result: RunRes
   ]
   const ids = [outcomeEventId(task.id, result.runId, 'received'), ...move.ids, outcomeEventId(task.id, result.runId, 'completed')]
   await ops.appendEvents(events, t, ids)
+  // Last: while the run still reads `running`, a retry after a failure here finds its landed write and finishes again
+  // (the events, re-published with the same ids, are dropped as duplicates).
+  await ops.putRunEntry(`${task.id}.run`, completedRun(run, t))
   return {
     kind: 'sent',
     outcome: result.outcome,

@@ -239,41 +239,53 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
         throw new TeaError('AOF_LOCKED', `task ${id} is leased to ${held.agent} until ${held.expiresAt}; ${agent} cannot take it`)
       }
       const run = await readRun(id)
-      if (task.status === 'in-progress' && live && run && run.agentId === agent && run.status === 'running') {
+      const own = task.status === 'in-progress' && live && held.agent === agent ? ownRun(id, held, run) : undefined
+      if (own && held) {
         const renewedLease: Lease = { ...held, expiresAt: iso(t.getTime() + ttlMs), renewCount: (held.renewCount ?? 0) + 1 }
         const renewed = withLease(task, renewedLease, t)
         if (!(await cas(renewed, revision))) continue
-        const hb = await beat(id, agent, run.runId, hbTtl, t)
+        const hb = await beat(id, agent, own.runId, hbTtl, t)
         const payload = { expiresAt: renewedLease.expiresAt, renewCount: renewedLease.renewCount }
         await appendEvents([{ type: 'lease.renewed', actor: agent, taskId: id, payload }], t)
-        return { task: renewed, run, heartbeat: hb, renewed: true }
+        return { task: renewed, run: own, heartbeat: hb, renewed: true }
       }
-      const newLease: Lease = { agent, acquiredAt: t.toISOString(), expiresAt: iso(t.getTime() + ttlMs), renewCount: 0 }
       const runId = sortableId(t.getTime())
+      // The lease names its run, in the same write: see `ownRun`.
+      const newLease: Lease = { agent, acquiredAt: t.toISOString(), expiresAt: iso(t.getTime() + ttlMs), renewCount: 0, runId }
       const leased =
         task.status === 'ready'
           ? moved({ ...task, data: { ...task.data, lease: newLease } }, 'in-progress', t, { actor: agent })
           : withLease(task, newLease, t)
-      // The compare-and-set is the commit point: the run and its first heartbeat are written only by the winner.
+      // The compare-and-set is the commit point: the run and its first heartbeat are written only by the winner. The
+      // events go first, so a server lost before the run entry lands leaves no move unlogged (the scheduler then
+      // reclaims the run that never started).
       if (!(await cas(leased, revision))) continue
-      const newRun: RunArtifact = {
-        taskId: id,
-        agentId: agent,
-        runId,
-        startedAt: t.toISOString(),
-        status: 'running',
-        artifactPaths: { inputs: 'inputs/', work: 'work/', output: 'outputs/' },
-        metadata: {},
-      }
-      await putJson(`${id}.run`, newRun)
-      const hb = await beat(id, agent, runId, hbTtl, t)
       const events: EventInput[] = [
         { type: 'lease.acquired', actor: agent, taskId: id, payload: { agent, runId, expiresAt: newLease.expiresAt } },
       ]
       if (task.status === 'ready') events.unshift(transitionEvent(task, 'in-progress', { actor: agent, reason: 'lease_acquired' }))
       await appendEvents(events, t)
+      const newRun = runOfLease(id, agent, runId, t.toISOString())
+      await putJson(`${id}.run`, newRun)
+      const hb = await beat(id, agent, runId, hbTtl, t)
       return { task: leased, run: newRun, heartbeat: hb, renewed: false }
     }
+  }
+
+  /**
+   * The run `agent`'s live lease belongs to. The lease names it (`runId`, written with the lease in one
+   * compare-and-set) because the run entry is written after that: in between, another process of the same agent id
+   * (a second board running the same agent) must see a run in progress, never a task it may lease afresh — which
+   * would give the task two runs. A lease without `runId` (written before it was recorded) falls back to the run entry.
+   */
+  function ownRun(id: string, held: Lease, run: RunArtifact | undefined): RunArtifact | undefined {
+    if (typeof held.runId === 'string') return run?.runId === held.runId ? run : runOfLease(id, held.agent, held.runId, held.acquiredAt)
+    return run && run.agentId === held.agent && run.status === 'running' ? run : undefined
+  }
+
+  function runOfLease(id: string, agent: string, runId: string, startedAt: string): RunArtifact {
+    const artifactPaths = { inputs: 'inputs/', work: 'work/', output: 'outputs/' }
+    return { taskId: id, agentId: agent, runId, startedAt, status: 'running', artifactPaths, metadata: {} }
   }
 
   function withLease(task: Task, l: Lease, t: Date): Task {
@@ -352,7 +364,13 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
     appendEvents: (events) => appendEvents(events),
     readEvents: (filter = {}) => readEventStream(js, jsm, `${p}_events`, filter),
     close: async () => {
-      await nc.drain()
+      // Draining waits for the server; with the server away (a worker stopped during an outage) it would wait for
+      // ever, so after 2 s the connection is closed as it is.
+      const timer = setTimeout(() => void nc.close(), 2_000)
+      await Promise.race([nc.drain().catch(() => {}), nc.closed()])
+      clearTimeout(timer)
+      // A drain refused while disconnected leaves the client reconnecting (and the process alive).
+      if (!nc.isClosed()) await nc.close()
     },
 
     // Companion files (inputs/handoff.json) are not on NATS yet (docs/fleet.md, Status): a worker gets no inputs.
