@@ -4,12 +4,13 @@
  * SIGKILLed in the middle of its task (after the agent's first node checkpointed); on NATS the server itself stopped
  * for 5 s and restarted mid-run (JetStream file storage in a temp dir, same port), each worker a board with its own
  * data dir for the agent's LMDB checkpoints. Afterwards: every task in review, reported done exactly once; from the
- * event stream, every move valid, one move into review and one `task.completed` per task, and per task the moves
- * balance (what went into a status came out of it, but for the start and the end); the killed worker's task done
- * once by another. The same on the filesystem store, the workers sharing one data dir as processes of one machine.
+ * event stream, every move valid, one move into review and one `task.completed` per task, per task the moves
+ * balance (what went into a status came out of it, but for the start and the end) and one lease more than the
+ * scheduler's reclaims (never two runs at once); the killed worker's task done once by another. The same on the filesystem store, the workers sharing one data dir as processes of one machine.
  */
 
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { aofContext } from '../../src/aof/index.ts'
@@ -100,6 +101,9 @@ async function run(kind: 'fs' | 'nats'): Promise<void> {
       await sleep(500)
     }
     mark('all done')
+    // FLEET_DEBUG=DIR keeps each worker's stderr there, to see what they did (reclaims, refused reports, retries).
+    const keep = process.env.FLEET_DEBUG
+    if (keep) workers.forEach((w, i) => writeFileSync(join(keep, `w${i}-${kind}.err`), w.stderr()))
     await sched.stop()
     for (const w of workers) w.child.kill('SIGTERM')
     const exits = await Promise.all(workers.map((w) => w.exited))
@@ -169,6 +173,10 @@ function checkEvents(events: AofEvent[], ids: string[]): void {
     if (intoReview !== 1) problems.push(`${id}: ${intoReview} moves into review`)
     const completed = events.filter((e) => e.type === 'task.completed' && e.taskId === id).length
     if (completed !== 1) problems.push(`${id}: ${completed} task.completed events`)
+    // One run per lease: a second lease of a task is only after the scheduler took it back.
+    const leases = events.filter((e) => e.type === 'lease.acquired' && e.taskId === id).length
+    const reclaims = mine.filter((e) => e.payload.from === 'in-progress' && e.payload.to === 'ready').length
+    if (leases !== reclaims + 1) problems.push(`${id}: ${leases} leases, ${reclaims} reclaims`)
   }
   assert.equal(problems, [])
 }
