@@ -109,6 +109,19 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>, te
     assert.is((await h.store.readEvents({ taskId: task.id, type: 'lease.acquired' })).length, 1)
   })
 
+  t('of many processes of one agent id leasing one ready task at once, one starts a run; the others see it renewed', async ({ h }) => {
+    const task = await h.store.create({ title: 'claim me', agent: 'swe', status: 'ready' })
+    const other = await h.other()
+    const leases = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => (i % 2 ? other : h.store).lease(task.id, 'swe', { ttlMs: 60_000 })),
+    )
+    // 24 at once: enough that, before a lease named its run, one of them took the task afresh (two runs of it).
+    assert.is(leases.filter((l) => !l.renewed).length, 1)
+    const runIds = new Set(leases.map((l) => l.run.runId))
+    assert.equal([...runIds], [(await h.store.readRun(task.id))?.runId], 'one run, the one every process was told of')
+    assert.is((await h.store.readEvents({ taskId: task.id, type: 'lease.acquired' })).length, 1)
+  })
+
   t('the lease holder renews and beats; anyone else is refused; leaving in-progress clears the lease', async ({ h }) => {
     const task = await h.store.create({ title: 'x', status: 'ready' })
     const first = await h.store.lease(task.id, 'a', { ttlMs: 60_000 })
