@@ -76,7 +76,7 @@ async function run(kind: 'fs' | 'nats'): Promise<void> {
     }
     const doomed = worker('doomed', 'hold.yaml', '-v')
     const workers = [worker('w0', 'quick.yaml'), worker('w1', 'quick.yaml'), worker('w2', 'quick.yaml')]
-    sched = scheduler([...storeArgs, '--heartbeat-ttl-ms', String(HEARTBEAT_TTL_MS)], 1_000)
+    sched = scheduler([...storeArgs, '--heartbeat-ttl-ms', String(HEARTBEAT_TTL_MS)], 2_000)
 
     // Killed mid-task: its lease taken, its agent run checkpointed after the first node, the second one running.
     const [, doomedTask, doomedRun] = await doomed.waitErr(/(TASK-\S+) "[^"]*": starting run (\S+)/)
