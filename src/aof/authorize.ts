@@ -5,8 +5,6 @@
  * status updates at all; we check every message type.
  */
 
-import { readRun } from './run-artifacts.ts'
-import type { AofContext } from './context.ts'
 import type { RunArtifact } from './schemas/run.ts'
 import { type Task, routedAgent, taskLease } from './task-file.ts'
 
@@ -22,11 +20,7 @@ function authorizedAgents(task: Task, run: RunArtifact | undefined): string[] {
   return [...out]
 }
 
-export function authorize(ctx: AofContext, task: Task, sender: string): AuthResult {
-  return authorizeRun(task, readRun(ctx, task.id), sender)
-}
-
-/** `authorize` with the task's current run already read (from whichever store holds it). */
+/** Whether `sender` may speak for `task`, its current run read from whichever store holds it. */
 export function authorizeRun(task: Task, run: RunArtifact | undefined, sender: string): AuthResult {
   const expected = authorizedAgents(task, run)
   if (expected.length === 0) return { ok: false, reason: 'unassigned_task', expected }

@@ -5,8 +5,8 @@
  */
 
 import { isTeaError } from '../core/errors.ts'
-import type { AofContext } from './context.ts'
-import { DEFAULT_HEARTBEAT_TTL_MS, heartbeat } from './lease.ts'
+import { DEFAULT_HEARTBEAT_TTL_MS } from './lease.ts'
+import type { TaskStore } from './store-port.ts'
 import { checkIntervalMs, ttlOption } from './ttl.ts'
 
 export interface HeartbeatLoopOptions {
@@ -33,7 +33,8 @@ export interface HeartbeatLoop {
   readonly stopped: boolean
 }
 
-export function startHeartbeat(ctx: AofContext, options: HeartbeatLoopOptions): HeartbeatLoop {
+/** Beats through the task-store port: `run_heartbeat.json` on the folder, the `<ID>.heartbeat` entry on NATS. */
+export function startHeartbeat(store: Pick<TaskStore, 'heartbeat'>, options: HeartbeatLoopOptions): HeartbeatLoop {
   // Checked before the timer starts: an interval past a Node timer's range would fire in a tight loop.
   const ttlMs = ttlOption('ttlMs', options.ttlMs, DEFAULT_HEARTBEAT_TTL_MS)
   const intervalMs = checkIntervalMs('intervalMs', options.intervalMs ?? Math.max(10, Math.floor(ttlMs / 3)))
@@ -49,7 +50,8 @@ export function startHeartbeat(ctx: AofContext, options: HeartbeatLoopOptions): 
     beat() {
       if (stopped) return Promise.resolve(false)
       if (inFlight) return inFlight
-      inFlight = heartbeat(ctx, options.taskId, options.agentId, { ttlMs })
+      inFlight = store
+        .heartbeat(options.taskId, options.agentId, { ttlMs })
         .then(() => true)
         .catch((e: unknown) => {
           if (isTeaError(e, 'AOF_LOCKED') && e.details?.lost === true) {

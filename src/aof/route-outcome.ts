@@ -3,11 +3,9 @@
  * through, so each rejection is logged exactly once as `protocol.message.rejected` with its reason.
  */
 
-import type { AofContext } from './context.ts'
-import { type EventInput, appendEvent } from './events.ts'
+import type { EventInput } from './events.ts'
 import type { SchemaIssue } from './schemas/common.ts'
 import type { TaskStatus } from './status.ts'
-import type { TaskStore } from './store-port.ts'
 
 export interface RouteOutcome {
   outcome: 'accepted' | 'rejected' | 'ignored'
@@ -25,24 +23,15 @@ export interface EnvelopeRef {
   fromAgent: string
 }
 
-export function rejectMessage(
-  ctx: AofContext,
-  env: EnvelopeRef | undefined,
-  reason: string,
-  extra: Record<string, unknown> = {},
-): RouteOutcome {
-  appendEvent(ctx, rejectedEvent(env, reason, extra))
-  return rejected(env, reason, extra)
-}
+/**
+ * The part of a task store (store-port.ts) a rejection or warning needs: named here, not imported, because the
+ * port's own types name `RouteOutcome`.
+ */
+type EventLog = { appendEvents(events: EventInput[]): Promise<unknown> }
 
-export function warn(ctx: AofContext, env: EnvelopeRef, reason: string, extra: Record<string, unknown> = {}): string {
-  appendEvent(ctx, warningEvent(env, reason, extra))
-  return reason
-}
-
-/** `rejectMessage` on any task store. */
+/** Logs the rejection (`protocol.message.rejected`, with its reason) on any task store, and says so. */
 export async function rejectOn(
-  store: TaskStore,
+  store: EventLog,
   env: EnvelopeRef | undefined,
   reason: string,
   extra: Record<string, unknown> = {},
@@ -51,8 +40,8 @@ export async function rejectOn(
   return rejected(env, reason, extra)
 }
 
-/** `warn` on any task store. */
-export async function warnOn(store: TaskStore, env: EnvelopeRef, reason: string, extra: Record<string, unknown> = {}): Promise<string> {
+/** Logs a warning about the message (`protocol.message.warning`) on any task store; the reason. */
+export async function warnOn(store: EventLog, env: EnvelopeRef, reason: string, extra: Record<string, unknown> = {}): Promise<string> {
   await store.appendEvents([warningEvent(env, reason, extra)])
   return reason
 }

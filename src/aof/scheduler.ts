@@ -10,6 +10,7 @@
  */
 
 import { applyOutcomeLocked } from './completion-outcome.ts'
+import type { PollOptions, PollResult, SchedulerAction, StaleHeartbeat } from './poll-result.ts'
 import type { AofContext } from './context.ts'
 import { appendEvent } from './events.ts'
 import { DEFAULT_HEARTBEAT_TTL_MS } from './lease.ts'
@@ -22,43 +23,6 @@ import { taskLease } from './task-file.ts'
 import { idsIn, readTaskLocked, withTaskLock } from './task-store.ts'
 import { moveTaskLocked } from './task-transition.ts'
 import { setAsideStaleResults } from './session-end.ts'
-
-export interface PollOptions {
-  dryRun?: boolean
-  heartbeatTtlMs?: number
-}
-
-export interface StaleHeartbeat {
-  taskId: string
-  agentId: string
-  runId?: string
-  expiresAt: string
-}
-
-export interface SchedulerAction {
-  type: 'stale_heartbeat' | 'expired_lease'
-  taskId: string
-  agentId: string
-  runId?: string
-  /** What was (or, in a dry run, would be) done. */
-  resolution?: 'reclaimed' | 'applied_result' | 'skipped'
-  outcome?: string
-  transitions?: Array<{ from: TaskStatus; to: TaskStatus }>
-  skipReason?: string
-}
-
-export interface PollResult {
-  dryRun: boolean
-  now: string
-  tasksEvaluated: number
-  actions: SchedulerAction[]
-  actionsPlanned: number
-  actionsExecuted: number
-  staleHeartbeats: number
-  leasesExpired: number
-  /** Tasks whose earlier run's result was moved to previous_run_result.json (absent when none). */
-  resultsSetAside?: string[]
-}
 
 export function heartbeatExpiry(hb: RunHeartbeat, ttlMs: number): number {
   return hb.expiresAt !== undefined ? Date.parse(hb.expiresAt) : Date.parse(hb.lastHeartbeat) + ttlMs

@@ -9,6 +9,8 @@ import { appendEvents, readEvents } from './events.ts'
 import { acquireLease, heartbeat } from './lease.ts'
 import { readRun } from './run-artifacts.ts'
 import { poll } from './scheduler.ts'
+import { reportCompletion } from './worker-report.ts'
+import { readHandoffInputs } from './worker-task-state.ts'
 import type { ReclaimedLease, TaskStore } from './store-port.ts'
 import { createTask } from './task-create.ts'
 import { getTask, listTasks, readTaskLocked, withTaskLock } from './task-store.ts'
@@ -18,7 +20,7 @@ import { fsFiles } from './store-fs-files.ts'
 import { TeaError } from '../core/errors.ts'
 
 export function fsTaskStore(ctx: AofContext): TaskStore {
-  return {
+  const store: TaskStore = {
     kind: 'fs',
     where: ctx.dataDir,
     now: async () => ctx.now(),
@@ -44,7 +46,12 @@ export function fsTaskStore(ctx: AofContext): TaskStore {
     readEvents: async (filter) => readEvents(ctx, filter),
     close: async () => {},
     ...fsFiles(ctx),
+
+    handoffInputs: async (task) => readHandoffInputs(ctx, task),
+    reportCompletion: (target, payload) => reportCompletion(ctx, store, target, payload),
+    poll: (options) => poll(ctx, options),
   }
+  return store
 }
 
 /** The task if `agent` holds its lease in progress; AOF_LOCKED (lost) otherwise. Shared by both adapters. */

@@ -15,6 +15,9 @@ import type { CreateTaskInput } from './task-create.ts'
 import type { Task } from './task-file.ts'
 import type { TaskListing } from './task-store.ts'
 import type { TransitionOptions } from './task-transition.ts'
+import type { PollOptions, PollResult } from './poll-result.ts'
+import type { CompletionPayload } from './worker-completion.ts'
+import type { ReportTarget, WorkerReport } from './worker-completion.ts'
 
 export interface StoreLease {
   task: Task
@@ -98,6 +101,19 @@ export interface TaskStore {
   markRouted(messageId: string): Promise<void>
   /** Whether `markRouted(messageId)` happened: a message routed again is then a duplicate. False on the filesystem. */
   wasRouted(messageId: string): Promise<boolean>
+
+  // --- what `tea worker` and the scheduler need (docs/fleet.md, "Workers on the port") ---
+
+  /** The handoff inputs a `handoff.request` left for the task (`inputs/handoff.json`), or `{}`. */
+  handoffInputs(task: Task): Promise<Record<string, unknown>>
+  /**
+   * The worker's `completion.report`, applied only while the task is still in progress in `target.aofRunId` (a
+   * compare-and-set on the task as it was read with that run): a report from a run that was reclaimed is refused
+   * (`lost`), never applied twice.
+   */
+  reportCompletion(target: ReportTarget, payload: CompletionPayload): Promise<WorkerReport>
+  /** The scheduler's pass (`tea aof poll`): stale runs reclaimed — or their written result applied — each once. */
+  poll(options?: PollOptions): Promise<PollResult>
 }
 
 export const RUN_FILES = ['run.json', 'run_heartbeat.json', 'run_result.json', 'previous_run_result.json'] as const

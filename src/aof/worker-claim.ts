@@ -15,15 +15,15 @@
  * worker with the same id got there first, and its run is not ours to share. An own unfinished run is re-claimed
  * with a heartbeat (which also extends an expiring or expired lease) and keeps its AOF run id; the caller may veto
  * it (`canAdopt`), e.g. when the agent run is still alive in another process of the same agent id.
+ *
+ * Everything goes through the task-store port, so the same claim works on the folder and on NATS (there a lease
+ * and a heartbeat are compare-and-sets on the task's revision: two boards never both win a task).
  */
 
 import { isTeaError } from '../core/errors.ts'
 import { isPlainObject } from '../core/util.ts'
-import type { AofContext } from './context.ts'
-import { acquireLease, heartbeat } from './lease.ts'
-import { readRun } from './run-artifacts.ts'
+import type { TaskStore } from './store-port.ts'
 import { type Task, taskLease } from './task-file.ts'
-import { getTask, idsIn, listTasks } from './task-store.ts'
 import { checkTtlMs } from './ttl.ts'
 
 export interface WorkerClaim {
@@ -50,48 +50,65 @@ export function routedTarget(task: Task): string | undefined {
 }
 
 /** The next task for `agentId`, claimed; undefined when there is none. */
-export async function claimNextTask(ctx: AofContext, agentId: string, options: ClaimOptions = {}): Promise<WorkerClaim | undefined> {
+export async function claimNextTask(store: TaskStore, agentId: string, options: ClaimOptions = {}): Promise<WorkerClaim | undefined> {
   // Checked up front, not only by the lease: a bad TTL is the caller's mistake, never "no task".
   if (options.leaseTtlMs !== undefined) checkTtlMs('leaseTtlMs', options.leaseTtlMs)
   if (options.heartbeatTtlMs !== undefined) checkTtlMs('heartbeatTtlMs', options.heartbeatTtlMs)
   // Files that cannot be read (a FIFO, a symlink, broken YAML) are left out here; `tea aof lint` names them.
-  const { tasks } = listTasks(ctx, ['in-progress', 'ready'])
+  const { tasks } = await store.list(['in-progress', 'ready'])
   tasks.sort(byAge)
   for (const task of tasks) {
     if (task.status !== 'in-progress') continue
-    const claim = await adopt(ctx, task, agentId, options)
+    const claim = await adopt(store, task, agentId, options)
     if (claim) return claim
   }
-  const done = new Set(idsIn(ctx, 'done'))
+  const done = new Map<string, boolean>()
   for (const task of tasks) {
     if (task.status !== 'ready' || routedTarget(task) !== agentId) continue
-    if (dependsOn(task).some((dep) => !done.has(dep))) continue
-    const claim = await lease(ctx, task, agentId, options)
+    if (!(await allDone(store, dependsOn(task), done))) continue
+    const claim = await lease(store, task, agentId, options)
     if (claim) return claim
   }
   return undefined
 }
 
-async function adopt(ctx: AofContext, task: Task, agentId: string, options: ClaimOptions): Promise<WorkerClaim | undefined> {
-  const run = readRun(ctx, task.id)
+/** Whether every dependency is done; looked up by id (and remembered for this claim), not by listing done tasks. */
+async function allDone(store: TaskStore, deps: string[], seen: Map<string, boolean>): Promise<boolean> {
+  for (const dep of deps) {
+    let done = seen.get(dep)
+    if (done === undefined) {
+      // An unreadable dependency is not done; lint names it.
+      done = await store.get(dep).then(
+        (t) => t?.status === 'done',
+        () => false,
+      )
+      seen.set(dep, done)
+    }
+    if (!done) return false
+  }
+  return true
+}
+
+async function adopt(store: TaskStore, task: Task, agentId: string, options: ClaimOptions): Promise<WorkerClaim | undefined> {
+  const run = await store.readRun(task.id)
   const owner = taskLease(task)?.agent ?? run?.agentId
   if (owner !== agentId || !run || run.status !== 'running' || run.agentId !== agentId || !run.runId) return undefined
   if (options.canAdopt && !(await options.canAdopt(task, run.runId))) return undefined
   try {
-    await heartbeat(ctx, task.id, agentId, options.heartbeatTtlMs ? { ttlMs: options.heartbeatTtlMs } : {})
+    await store.heartbeat(task.id, agentId, options.heartbeatTtlMs ? { ttlMs: options.heartbeatTtlMs } : {})
   } catch (e) {
     if (isTaken(e)) return undefined
     throw e
   }
   // The beat was for whatever run was current under the lock; make sure that is still the one we saw.
-  const now = await getTask(ctx, task.id)
-  if (!now || now.status !== 'in-progress' || readRun(ctx, task.id)?.runId !== run.runId) return undefined
+  const now = await store.get(task.id)
+  if (!now || now.status !== 'in-progress' || (await store.readRun(task.id))?.runId !== run.runId) return undefined
   return { task: now, aofRunId: run.runId, adopted: true }
 }
 
-async function lease(ctx: AofContext, task: Task, agentId: string, options: ClaimOptions): Promise<WorkerClaim | undefined> {
+async function lease(store: TaskStore, task: Task, agentId: string, options: ClaimOptions): Promise<WorkerClaim | undefined> {
   try {
-    const r = await acquireLease(ctx, task.id, agentId, {
+    const r = await store.lease(task.id, agentId, {
       ...(options.leaseTtlMs ? { ttlMs: options.leaseTtlMs } : {}),
       ...(options.heartbeatTtlMs ? { heartbeatTtlMs: options.heartbeatTtlMs } : {}),
     })

@@ -15,6 +15,8 @@
 
 import { isPlainObject, type State } from '../core/util.ts'
 import type { Outcome } from './schemas/payloads.ts'
+import type { RouteOutcome } from './route-outcome.ts'
+import type { TaskStatus } from './status.ts'
 
 export interface CompletionPayload {
   outcome: Outcome
@@ -117,4 +119,20 @@ function tests(v: unknown): CompletionPayload['tests'] {
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`
+}
+
+export type WorkerReport =
+  /** The worker's report went through the router's handler (accepted, or rejected with a reason). */
+  | { kind: 'sent'; outcome: Outcome; route: RouteOutcome; status?: TaskStatus }
+  /** The agent had already reported for this run. */
+  | { kind: 'agent'; outcome: Outcome; status?: TaskStatus }
+  /** The task left the run (reclaimed, moved, re-leased): nothing was applied (on NATS logged as `stale_run`). */
+  | { kind: 'lost'; status?: TaskStatus; reason?: 'stale_run' }
+
+export interface ReportTarget {
+  taskId: string
+  agentId: string
+  aofRunId: string
+  /** `toAgent` of the envelope (default "orchestrator", as the aof.* actions). */
+  to?: string
 }

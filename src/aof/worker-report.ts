@@ -13,33 +13,19 @@
 
 import { errorMessage, isTeaError } from '../core/errors.ts'
 import type { AofContext } from './context.ts'
-import { appendEvent } from './events.ts'
-import { handleCompletionReport } from './handlers/completion-report.ts'
+import { completionReport } from './handlers/completion-report.ts'
 import { parseProtocolMessage } from './parse-message.ts'
-import { type RouteOutcome, rejectMessage } from './route-outcome.ts'
+import { type RouteOutcome, rejectOn } from './route-outcome.ts'
 import { readRun, readRunResult, resultBelongsToRun } from './run-artifacts.ts'
-import type { Outcome } from './schemas/payloads.ts'
-import type { TaskStatus } from './status.ts'
-import { readTaskLocked, withTaskLock } from './task-store.ts'
-import type { CompletionPayload } from './worker-completion.ts'
+import type { TaskStore } from './store-port.ts'
+import type { CompletionPayload, ReportTarget, WorkerReport } from './worker-completion.ts'
 
-export type WorkerReport =
-  /** The worker's report went through the router's handler (accepted, or rejected with a reason). */
-  | { kind: 'sent'; outcome: Outcome; route: RouteOutcome; status?: TaskStatus }
-  /** The agent had already reported for this run. */
-  | { kind: 'agent'; outcome: Outcome; status?: TaskStatus }
-  /** The task left the run (reclaimed, moved, re-leased): nothing was sent. */
-  | { kind: 'lost'; status?: TaskStatus }
-
-export interface ReportTarget {
-  taskId: string
-  agentId: string
-  aofRunId: string
-  /** `toAgent` of the envelope (default "orchestrator", as the aof.* actions). */
-  to?: string
-}
-
-export async function reportCompletion(ctx: AofContext, target: ReportTarget, payload: CompletionPayload): Promise<WorkerReport> {
+export async function reportCompletion(
+  ctx: AofContext,
+  store: TaskStore,
+  target: ReportTarget,
+  payload: CompletionPayload,
+): Promise<WorkerReport> {
   const { taskId, agentId, aofRunId } = target
   const parsed = parseProtocolMessage({
     protocol: 'aof',
@@ -51,43 +37,45 @@ export async function reportCompletion(ctx: AofContext, target: ReportTarget, pa
     sentAt: ctx.now().toISOString(),
     payload,
   })
-  return withTaskLock(ctx, taskId, () => {
-    const task = readTaskLocked(ctx, taskId)
+  // One unit of work on the task: under its lock, the same critical section as the router's handler.
+  return store.withTask(taskId, async (unit): Promise<WorkerReport> => {
+    const task = unit?.task
     const run = readRun(ctx, taskId)
     const status = task?.status
     if (run?.runId === aofRunId && run.status === 'completed') {
       const result = readRunResult(ctx, taskId)
       if (result && resultBelongsToRun(result, run)) return { kind: 'agent', outcome: result.outcome, ...(status && { status }) }
     }
-    if (!task || task.status !== 'in-progress' || run?.runId !== aofRunId || run.status !== 'running')
+    if (!unit || unit.task.status !== 'in-progress' || run?.runId !== aofRunId || run.status !== 'running')
       return { kind: 'lost', ...(status && { status }) }
     if (parsed.kind !== 'envelope' || 'unknownType' in parsed.envelope || parsed.envelope.type !== 'completion.report') {
       // Unreachable with a payload from worker-completion.ts; kept so a bad payload is logged, not thrown.
-      const route = rejectMessage(
-        ctx,
+      const route = await rejectOn(
+        store,
         { type: 'completion.report', taskId, fromAgent: agentId },
         parsed.kind === 'rejected' ? parsed.reason : 'invalid_envelope',
         {
           ...(parsed.kind === 'rejected' && parsed.issues ? { issues: parsed.issues } : {}),
         },
       )
-      return { kind: 'sent', outcome: payload.outcome, route, status: task.status }
+      return { kind: 'sent', outcome: payload.outcome, route, status: unit.task.status }
     }
     const env = parsed.envelope
-    appendEvent(ctx, { type: 'protocol.message.received', actor: agentId, taskId, payload: { type: env.type } })
+    await store.appendEvents([{ type: 'protocol.message.received', actor: agentId, taskId, payload: { type: env.type } }])
     let route: RouteOutcome
     try {
-      route = handleCompletionReport(ctx, env, task)
+      route = await completionReport(store, unit, env)
     } catch (e) {
-      appendEvent(ctx, {
-        type: 'protocol.message.failed',
-        actor: agentId,
-        taskId,
-        payload: { type: env.type, error: errorMessage(e), ...(isTeaError(e) ? { code: e.code } : {}) },
-      })
+      await store.appendEvents([
+        {
+          type: 'protocol.message.failed',
+          actor: agentId,
+          taskId,
+          payload: { type: env.type, error: errorMessage(e), ...(isTeaError(e) ? { code: e.code } : {}) },
+        },
+      ])
       route = { outcome: 'rejected', reason: isTeaError(e, 'AOF_INVALID') ? 'task_unreadable' : 'handler_error', taskId, type: env.type }
     }
-    const after = readTaskLocked(ctx, taskId)?.status
-    return { kind: 'sent', outcome: payload.outcome, route, ...(after && { status: after }) }
+    return { kind: 'sent', outcome: payload.outcome, route, status: unit.task.status }
   })
 }

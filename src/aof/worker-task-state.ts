@@ -27,13 +27,13 @@ export interface WorkerTaskState {
   metadata: Record<string, unknown>
 }
 
-/** The keys a worker sets in the agent's initial state. */
-export function workerTaskState(ctx: AofContext, task: Task, agentId: string): State {
+/** The keys a worker sets in the agent's initial state; `inputs` from the store's `handoffInputs`. */
+export function workerTaskState(task: Task, agentId: string, inputs: Record<string, unknown>): State {
   const state: WorkerTaskState = {
     id: task.id,
     title: taskTitle(task),
     body: task.body.trim(),
-    inputs: readHandoff(ctx, task),
+    inputs,
     metadata: taskMetadata(task),
   }
   return { task: state, agent_id: agentId }
@@ -48,7 +48,8 @@ export function workerRunId(taskId: string, aofRunId: string): string {
   return `aof-${taskId}-${aofRunId}`
 }
 
-function readHandoff(ctx: AofContext, task: Task): Record<string, unknown> {
+/** The filesystem store's `handoffInputs`: the parsed `inputs/handoff.json` of the task's companion folder, or `{}`. */
+export function readHandoffInputs(ctx: AofContext, task: Task): Record<string, unknown> {
   const dir = taskDirPath(ctx, task.status, task.id)
   // The companion folder and its inputs/ must be real folders: a symlink there could hand the agent any file.
   if (!isRealDir(dir) || !isRealDir(join(dir, 'inputs'))) return {}
@@ -60,6 +61,12 @@ function readHandoff(ctx: AofContext, task: Task): Record<string, unknown> {
     if (errno(e) === 'ENOENT' || isNotRegular(e)) return {}
     throw readError(e, join(dir, 'inputs', 'handoff.json'), 'handoff file')
   }
+  return handoffInputsOf(raw)
+}
+
+/** The inputs in the text of a task's `inputs/handoff.json` (either store): its object, or `{}` when absent or not one. */
+export function handoffInputsOf(raw: string | undefined): Record<string, unknown> {
+  if (raw === undefined) return {}
   try {
     const parsed: unknown = JSON.parse(raw)
     return isPlainObject(parsed) ? parsed : {}

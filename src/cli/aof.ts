@@ -95,9 +95,16 @@ export async function sessionEndCommand({ flags }: { flags: StoreFlags }, io: Io
 }
 
 export async function pollCommand(
-  { flags }: { flags: DataDir & { 'dry-run': boolean; now?: string; 'heartbeat-ttl-ms': number } },
+  { flags }: { flags: StoreFlags & { 'dry-run': boolean; now?: string; 'heartbeat-ttl-ms': number } },
   io: Io,
 ): Promise<number> {
+  if (flags.nats !== undefined || io.env.TEA_NATS_URL) {
+    // On NATS staleness is judged by the server's clock (docs/fleet.md, Leases): a time given here cannot apply.
+    if (flags.now !== undefined) throw new TeaError('USAGE', '--now cannot be used with --nats: the server time decides staleness')
+    const options = { dryRun: flags['dry-run'], heartbeatTtlMs: flags['heartbeat-ttl-ms'] }
+    io.out(json(await withStore(flags, io, (store) => store.poll(options))))
+    return EXIT.ok
+  }
   const now = parseNow(flags.now)
   const result = await poll(contextOf(flags['data-dir'], io, now), { dryRun: flags['dry-run'], heartbeatTtlMs: flags['heartbeat-ttl-ms'] })
   io.out(json(result))

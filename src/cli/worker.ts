@@ -5,7 +5,8 @@
  *   a restarted worker takes them up again), then `ready` tasks routed to it (`routing.agent`, else `routing.role`,
  *   else `routing.team`) whose `dependsOn` are done; oldest first. A lease another worker wins is skipped
  *   (src/aof/worker-claim.ts). An own run whose agent run is alive in another process (LMDB run record `running`
- *   with a live pid) is left to that process.
+ *   with a live pid), or that has no agent run in this data dir at all, is left alone (`adoptable`); if two
+ *   processes still meet on one agent run, the one that loses the engine's claim drops it without reporting.
  * - The agent run: id `aof-<TASK-ID>-<AOF run id>`. It does not exist → a fresh run whose initial state is the
  *   agent's `initial_state` with `{task: {id, title, body, inputs, metadata}, agent_id}` over it
  *   (src/aof/worker-task-state.ts). It exists → resumed from its latest checkpoint (nodes already recorded do not
@@ -24,20 +25,31 @@
  *   Otherwise poll every `--interval-ms` (default 2000) until SIGINT/SIGTERM, which stops the agent after its
  *   current checkpoint, stops the heartbeat and exits 130, leaving the task in progress for a restarted worker or
  *   the scheduler's stale-heartbeat recovery. A second signal exits at once.
+ * - The task store: the data dir's folders, or NATS JetStream with `--nats URL` / `TEA_NATS_URL` (docs/fleet.md).
+ *   Everything about tasks goes through the port (claim, lease, heartbeat, report); the agent's own checkpoints
+ *   stay in the local LMDB of `--data-dir` either way. Only a run whose agent run this data dir's LMDB knows is
+ *   taken up again (on NATS another board's run of the same agent id is that board's, or the scheduler's to
+ *   reclaim; see `adoptable`), and on NATS a report that cannot reach the server is retried every
+ *   `--interval-ms` until it does: the agent's work is done and checkpointed, and the server decides whether the run
+ *   is still current (a run reclaimed meanwhile is refused as `stale_run`).
  */
 
 import { resolve } from 'node:path'
 import { requireAgent } from '../agent/load.ts'
 import type { AgentSpec } from '../agent/types.ts'
-import { type AofContext, aofContext, readRun, startHeartbeat } from '../aof/index.ts'
+import { startHeartbeat } from '../aof/index.ts'
+import { routeOn } from '../aof/router.ts'
+import type { TaskStore } from '../aof/store-port.ts'
 import { claimNextTask, type WorkerClaim } from '../aof/worker-claim.ts'
 import { completionFromFailure, completionFromInterrupt, completionFromState } from '../aof/worker-completion.ts'
-import { reportCompletion } from '../aof/worker-report.ts'
+import type { CompletionPayload } from '../aof/worker-completion.ts'
+import type { WorkerReport } from '../aof/worker-completion.ts'
 import { workerRunId, workerTaskState } from '../aof/worker-task-state.ts'
 import { errorMessage, isTeaError, TeaError } from '../core/errors.ts'
 import type { RunEvent } from '../core/events.ts'
 import { cancelled } from '../core/signals.ts'
 import { sleep } from '../core/util.ts'
+import { storeOf } from './aof-store.ts'
 import { continueRun, runningElsewhere, type RunServices } from '../engine/lifecycle.ts'
 import type { RunOutcome } from '../engine/run.ts'
 import { buildRegistry } from '../features.ts'
@@ -51,7 +63,9 @@ import { stopOnSignals } from './signals.ts'
 
 interface Worker {
   io: Io
-  ctx: AofContext
+  /** Where the tasks are: the data dir's folders or a NATS server. */
+  tasks: TaskStore
+  intervalMs: number
   agentId: string
   spec: AgentSpec
   /** The engine's services for every task's run (store, registry, model client, model override). */
@@ -79,6 +93,8 @@ interface WorkerFlags {
   'agent-id': string
   agent: string
   'data-dir'?: string
+  nats?: string
+  'nats-creds'?: string
   once: boolean
   'interval-ms': number
   'lease-ttl-ms': number
@@ -95,10 +111,19 @@ export async function workerCommand({ flags }: { flags: WorkerFlags }, io: Io): 
   const llm = modelClient(io, flags)(spec)
   const dataDir = dataDirOf(flags['data-dir'], io)
   const store = await openStore(dataDir)
+  let tasks: TaskStore
+  try {
+    tasks = await storeOf(flags, io)
+  } catch (e) {
+    await llm.close()
+    await store.close()
+    throw e
+  }
   const stop = stopOnSignals(io, 'tea worker')
   const w: Worker = {
     io,
-    ctx: aofContext(dataDir),
+    tasks,
+    intervalMs: flags['interval-ms'],
     agentId,
     spec,
     store,
@@ -109,6 +134,8 @@ export async function workerCommand({ flags }: { flags: WorkerFlags }, io: Io): 
       llm,
       dataDir,
       ...(flags.model && { model: flags.model }),
+      // On NATS the agent's aof.* messages go to the server the worker claims from, not to the board's data dir.
+      ...(tasks.kind === 'nats' && { aof: { route: (message: unknown) => routeOn(tasks, message) } }),
       warn: (e) => io.err(`tea worker: warning: ${e.message}\n`),
     },
     leaseTtlMs: flags['lease-ttl-ms'],
@@ -123,18 +150,19 @@ export async function workerCommand({ flags }: { flags: WorkerFlags }, io: Io): 
     stop.dispose()
     await llm.close()
     await store.close()
+    await tasks.close()
   }
 }
 
 async function loop(w: Worker, once: boolean, intervalMs: number): Promise<number> {
-  if (!once) w.io.err(`tea worker: ${w.agentId} polling ${w.dataDir} every ${intervalMs} ms (Ctrl-C stops)\n`)
+  if (!once) w.io.err(`tea worker: ${w.agentId} polling ${w.tasks.where} every ${intervalMs} ms (Ctrl-C stops)\n`)
   while (!w.stop.aborted) {
     let claim: WorkerClaim | undefined
     try {
-      claim = await claimNextTask(w.ctx, w.agentId, {
+      claim = await claimNextTask(w.tasks, w.agentId, {
         leaseTtlMs: w.leaseTtlMs,
         heartbeatTtlMs: w.heartbeatTtlMs,
-        canAdopt: (task, aofRunId) => !w.refused.has(task.id) && notRunningElsewhere(w.store, workerRunId(task.id, aofRunId)),
+        canAdopt: (task, aofRunId) => !w.refused.has(task.id) && adoptable(w, workerRunId(task.id, aofRunId)),
       })
     } catch (e) {
       if (once) throw e
@@ -142,7 +170,7 @@ async function loop(w: Worker, once: boolean, intervalMs: number): Promise<numbe
     }
     if (!claim) {
       if (once) {
-        w.io.err(`tea worker: no ready task routed to ${w.agentId} in ${w.dataDir}\n`)
+        w.io.err(`tea worker: no ready task routed to ${w.agentId} in ${w.tasks.where}\n`)
         return EXIT.ok
       }
       await sleep(intervalMs, w.stop).catch(() => undefined)
@@ -175,16 +203,24 @@ async function processTask(w: Worker, claim: WorkerClaim): Promise<TaskLine> {
   const onStop = (): void => run.abort(w.stop.reason)
   w.stop.addEventListener('abort', onStop, { once: true })
   let lost: string | undefined
-  const heartbeat = startHeartbeat(w.ctx, {
+  let lostCheck: Promise<void> | undefined
+  const heartbeat = startHeartbeat(w.tasks, {
     taskId: task.id,
     agentId: w.agentId,
     ttlMs: w.heartbeatTtlMs,
     onLost: (reason) => {
       // An agent that reported itself has moved its task on; that is not a lost run, and it may finish.
-      const current = readRun(w.ctx, task.id)
-      if (current?.runId === aofRunId && current.status === 'completed') return
-      lost = reason
-      run.abort(cancelled('the AOF run was lost'))
+      lostCheck = w.tasks.readRun(task.id).then(
+        (current) => {
+          if (current?.runId === aofRunId && current.status === 'completed') return
+          lost = reason
+          run.abort(cancelled('the AOF run was lost'))
+        },
+        () => {
+          lost = reason
+          run.abort(cancelled('the AOF run was lost'))
+        },
+      )
     },
     onError: (e) => w.io.err(`tea worker: ${task.id}: heartbeat failed (will retry): ${errorMessage(e)}\n`),
   })
@@ -192,11 +228,15 @@ async function processTask(w: Worker, claim: WorkerClaim): Promise<TaskLine> {
   try {
     outcome = await runTaskAgent(w, claim, runId, run.signal)
   } catch (e) {
+    // Another process of this agent id on this data dir started or took up the same agent run between our claim and
+    // now: the run is that process's to finish and report, not a failure of ours.
+    if (isTeaError(e, 'RUN_EXISTS') || (isTeaError(e, 'RUN_NOT_RESUMABLE') && e.details?.pid !== undefined)) lost ??= e.message
     const error = isTeaError(e) ? e : new TeaError('INTERNAL', errorMessage(e))
     outcome = { status: 'failed', state: {}, step: 0, error }
   } finally {
     w.stop.removeEventListener('abort', onStop)
     await heartbeat.stop()
+    await lostCheck
   }
   const line = (outcomeName: string, extra: Partial<TaskLine> = {}): TaskLine => ({
     taskId: task.id,
@@ -222,10 +262,11 @@ async function processTask(w: Worker, claim: WorkerClaim): Promise<TaskLine> {
             message: outcome.error?.message ?? 'unknown error',
             node: outcome.node,
           })
-  const report = await reportCompletion(w.ctx, { taskId: task.id, agentId: w.agentId, aofRunId }, payload)
+  const report = await reportUntilReached(w, task.id, aofRunId, payload)
   const status = report.status ? { status: report.status } : {}
   if (report.kind === 'lost') {
-    w.io.err(`tea worker: ${task.id}: the task left run ${aofRunId} (now ${report.status ?? 'gone'}); nothing reported\n`)
+    const why = report.reason ? `; the report was refused as ${report.reason}` : '; nothing reported'
+    w.io.err(`tea worker: ${task.id}: the task left run ${aofRunId} (now ${report.status ?? 'gone'})${why}\n`)
     return line('lost', status)
   }
   if (report.kind === 'sent' && report.route.outcome !== 'accepted') {
@@ -241,11 +282,35 @@ async function processTask(w: Worker, claim: WorkerClaim): Promise<TaskLine> {
 async function runTaskAgent(w: Worker, claim: WorkerClaim, runId: string, signal: AbortSignal): Promise<RunOutcome> {
   const progress = w.verbose ? progressPrinter(w.io) : undefined
   const emit = (event: RunEvent): void => progress?.(event)
-  const input = workerTaskState(w.ctx, claim.task, w.agentId)
+  const input = workerTaskState(claim.task, w.agentId, await w.tasks.handoffInputs(claim.task))
   return continueRun(w.spec, { ...w.services, emit, signal }, { runId, input })
 }
 
-async function notRunningElsewhere(store: Store, runId: string): Promise<boolean> {
-  const record = await store.getRun(runId)
-  return !(record && runningElsewhere(record))
+/**
+ * The report, sent again while the NATS server cannot be reached (a board keeps its finished work through a
+ * partition and reports on reconnect). Errors of the protocol (TeaErrors) and any error on the folder store are
+ * not retried here: the caller's loop takes the task up again.
+ */
+async function reportUntilReached(w: Worker, taskId: string, aofRunId: string, payload: CompletionPayload): Promise<WorkerReport> {
+  for (;;) {
+    try {
+      return await w.tasks.reportCompletion({ taskId, agentId: w.agentId, aofRunId }, payload)
+    } catch (e) {
+      if (w.tasks.kind !== 'nats' || isTeaError(e) || w.stop.aborted) throw e
+      w.io.err(`tea worker: ${taskId}: cannot report yet (${errorMessage(e)}); retrying in ${w.intervalMs} ms\n`)
+      await sleep(w.intervalMs, w.stop).catch(() => undefined)
+    }
+  }
+}
+
+/**
+ * Whether an own unfinished run may be taken up here: only when this data dir's LMDB has its agent run, and the
+ * process that last ran it is gone. A run without a record is not adopted: on NATS it may be another board's run of
+ * the same agent id; on one data dir it may be a lease another process took a moment ago and has not started yet
+ * (two processes would then both start it). If its worker died before starting it, the scheduler reclaims it.
+ */
+async function adoptable(w: Worker, runId: string): Promise<boolean> {
+  const record = await w.store.getRun(runId)
+  // Whatever its status: a run that completed in a live process is being reported by that process right now.
+  return record !== undefined && !runningElsewhere({ ...record, status: 'running' })
 }

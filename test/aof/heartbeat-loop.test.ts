@@ -1,13 +1,14 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { readHeartbeat, startHeartbeat, transitionTask } from '../../src/aof/index.ts'
+import { fsTaskStore } from '../../src/aof/store-fs.ts'
 import { T1, fixture, makeTask } from './helpers.ts'
 
 test('startHeartbeat refreshes the heartbeat on its interval and stops cleanly', async () => {
   const f = fixture()
   try {
     await makeTask(f.ctx, { id: T1 })
-    const loop = startHeartbeat(f.ctx, { taskId: T1, agentId: 'swe-backend', intervalMs: 10, ttlMs: 60_000 })
+    const loop = startHeartbeat(fsTaskStore(f.ctx), { taskId: T1, agentId: 'swe-backend', intervalMs: 10, ttlMs: 60_000 })
     for (let i = 0; i < 200 && (readHeartbeat(f.ctx, T1)?.beatCount ?? 0) < 3; i++) await new Promise((r) => setTimeout(r, 10))
     await loop.stop()
     const count = readHeartbeat(f.ctx, T1)!.beatCount
@@ -26,7 +27,12 @@ test('the loop stops and reports when the run is lost', async () => {
   try {
     await makeTask(f.ctx, { id: T1 })
     let lost = ''
-    const loop = startHeartbeat(f.ctx, { taskId: T1, agentId: 'swe-backend', intervalMs: 60_000, onLost: (r) => void (lost = r) })
+    const loop = startHeartbeat(fsTaskStore(f.ctx), {
+      taskId: T1,
+      agentId: 'swe-backend',
+      intervalMs: 60_000,
+      onLost: (r) => void (lost = r),
+    })
     assert.is(await loop.beat(), true)
     await transitionTask(f.ctx, T1, 'ready', { actor: 'scheduler' })
     assert.is(await loop.beat(), false)
@@ -43,7 +49,7 @@ test('a heartbeat extends the lease once less than half of it is left', async ()
   try {
     const t = await makeTask(f.ctx, { id: T1 })
     const lease0 = t.data.lease as { expiresAt: string }
-    const loop = startHeartbeat(f.ctx, { taskId: T1, agentId: 'swe-backend', intervalMs: 60_000 })
+    const loop = startHeartbeat(fsTaskStore(f.ctx), { taskId: T1, agentId: 'swe-backend', intervalMs: 60_000 })
     f.advance(60_000)
     await loop.beat()
     const { getTask } = await import('../../src/aof/index.ts')

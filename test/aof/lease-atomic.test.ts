@@ -11,6 +11,7 @@ import { join, relative } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { MAX_TTL_MS, acquireLease, checkTtlMs, heartbeat, initDataDir, poll, startHeartbeat, transitionTask } from '../../src/aof/index.ts'
+import { fsTaskStore } from '../../src/aof/store-fs.ts'
 import { claimNextTask } from '../../src/aof/worker-claim.ts'
 import { isTeaError } from '../../src/core/errors.ts'
 import { T1, type Fixture, makeTask, withFixture } from './helpers.ts'
@@ -85,16 +86,22 @@ test(
     for (const bad of BAD_TTLS) {
       assert.ok(isTeaError(await rejection(heartbeat(f.ctx, T1, 'swe-backend', { ttlMs: bad })), 'USAGE'), `heartbeat ${bad}`)
       assert.ok(isTeaError(await rejection(poll(f.ctx, { heartbeatTtlMs: bad })), 'USAGE'), `poll ${bad}`)
-      assert.ok(isTeaError(await rejection(claimNextTask(f.ctx, 'swe-backend', { leaseTtlMs: bad })), 'USAGE'), `claim lease ${bad}`)
-      assert.ok(isTeaError(await rejection(claimNextTask(f.ctx, 'swe-backend', { heartbeatTtlMs: bad })), 'USAGE'), `claim hb ${bad}`)
+      assert.ok(
+        isTeaError(await rejection(claimNextTask(fsTaskStore(f.ctx), 'swe-backend', { leaseTtlMs: bad })), 'USAGE'),
+        `claim lease ${bad}`,
+      )
+      assert.ok(
+        isTeaError(await rejection(claimNextTask(fsTaskStore(f.ctx), 'swe-backend', { heartbeatTtlMs: bad })), 'USAGE'),
+        `claim hb ${bad}`,
+      )
       assert.throws(
-        () => startHeartbeat(f.ctx, { taskId: T1, agentId: 'swe-backend', ttlMs: bad }),
+        () => startHeartbeat(fsTaskStore(f.ctx), { taskId: T1, agentId: 'swe-backend', ttlMs: bad }),
         (e: unknown) => isTeaError(e, 'USAGE'),
       )
     }
     // A timer cannot wait longer than 2^31 - 1 ms: a longer interval would fire at once, over and over.
     assert.throws(
-      () => startHeartbeat(f.ctx, { taskId: T1, agentId: 'swe-backend', intervalMs: 2 ** 31 }),
+      () => startHeartbeat(fsTaskStore(f.ctx), { taskId: T1, agentId: 'swe-backend', intervalMs: 2 ** 31 }),
       (e: unknown) => isTeaError(e, 'USAGE'),
     )
     assert.is(readFileSync(join(f.dir, 'state', 'runs', T1, 'run_heartbeat.json'), 'utf8'), hbBefore, 'no heartbeat was written')

@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { getTask, lintDataDir, listTasks, transitionTask } from '../../src/aof/index.ts'
-import { workerTaskState } from '../../src/aof/worker-task-state.ts'
+import { readHandoffInputs, workerTaskState } from '../../src/aof/worker-task-state.ts'
 import { isTeaError } from '../../src/core/errors.ts'
 import { skipIf } from '../support/skip.ts'
 import { T1, T2, T3, type Fixture, makeTask, withFixture } from './helpers.ts'
@@ -299,7 +299,7 @@ test(
       const companion = join(f.dir, 'tasks', 'ready', T1)
       rmSync(companion, { recursive: true })
       symlinkSync(outside, companion)
-      assert.equal((workerTaskState(f.ctx, task, 'swe-backend').task as { inputs: unknown }).inputs, {})
+      assert.equal((workerTaskState(task, 'swe-backend', readHandoffInputs(f.ctx, task)).task as { inputs: unknown }).inputs, {})
       assert.equal(
         lintDataDir(f.ctx).map((p) => [p.code, p.where.file]),
         [['symlink', companion]],

@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert'
 import { isTeaError } from '../../src/core/errors.ts'
 import type { TaskStore } from '../../src/aof/store-port.ts'
 import { taskLease } from '../../src/aof/task-file.ts'
+import { completionFromState } from '../../src/aof/worker-completion.ts'
 
 export interface StoreHandle {
   store: TaskStore
@@ -108,6 +109,19 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>, te
     assert.is((await h.store.readEvents({ taskId: task.id, type: 'lease.acquired' })).length, 1)
   })
 
+  t('of many processes of one agent id leasing one ready task at once, one starts a run; the others see it renewed', async ({ h }) => {
+    const task = await h.store.create({ title: 'claim me', agent: 'swe', status: 'ready' })
+    const other = await h.other()
+    const leases = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => (i % 2 ? other : h.store).lease(task.id, 'swe', { ttlMs: 60_000 })),
+    )
+    // 24 at once: enough that, before a lease named its run, one of them took the task afresh (two runs of it).
+    assert.is(leases.filter((l) => !l.renewed).length, 1)
+    const runIds = new Set(leases.map((l) => l.run.runId))
+    assert.equal([...runIds], [(await h.store.readRun(task.id))?.runId], 'one run, the one every process was told of')
+    assert.is((await h.store.readEvents({ taskId: task.id, type: 'lease.acquired' })).length, 1)
+  })
+
   t('the lease holder renews and beats; anyone else is refused; leaving in-progress clears the lease', async ({ h }) => {
     const task = await h.store.create({ title: 'x', status: 'ready' })
     const first = await h.store.lease(task.id, 'a', { ttlMs: 60_000 })
@@ -160,6 +174,55 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>, te
     assert.is(taken.task.status, 'in-progress')
     assert.is(taskLease(taken.task)?.agent, 'b')
     assert.is.not(taken.run.runId, first.run.runId)
+  })
+
+  t('a worker report from the run holding the task applies its outcome once; the same report again changes nothing', async ({ h }) => {
+    const task = await h.store.create({ title: 'x', agent: 'swe', status: 'ready' })
+    const { run } = await h.store.lease(task.id, 'swe', { ttlMs: 60_000 })
+    const target = { taskId: task.id, agentId: 'swe', aofRunId: run.runId! }
+    const first = await h.store.reportCompletion(target, completionFromState({ summary: 'calibrated' }))
+    assert.equal([first.kind, first.kind === 'sent' && first.route.outcome, first.status], ['sent', 'accepted', 'review'])
+    const again = await h.store.reportCompletion(target, completionFromState({ summary: 'calibrated' }))
+    assert.equal([again.kind, again.status], ['agent', 'review'])
+    const moves = await h.store.readEvents({ taskId: task.id, type: 'task.transitioned' })
+    assert.equal(
+      moves.map((e) => `${e.payload.from}>${e.payload.to}`),
+      ['ready>in-progress', 'in-progress>review'],
+    )
+    const completed = await h.store.readEvents({ taskId: task.id, type: 'task.completed' })
+    assert.equal(
+      completed.map((e) => [e.payload.outcome, e.payload.runId]),
+      [['done', run.runId]],
+    )
+    assert.is((await h.store.readRun(task.id))?.status, 'completed')
+  })
+
+  t('a late report from a run the scheduler reclaimed is refused; the run that took over keeps the task', async ({ h }) => {
+    const task = await h.store.create({ title: 'x', agent: 'swe', status: 'ready' })
+    const old = await h.store.lease(task.id, 'swe', { ttlMs: 60_000, heartbeatTtlMs: 1 })
+    await untilExpired(h.store, old.heartbeat.expiresAt!)
+    const dry = await h.store.poll({ dryRun: true })
+    assert.equal(
+      dry.actions.map((a) => [a.type, a.taskId, a.runId, a.resolution]),
+      [['stale_heartbeat', task.id, old.run.runId, undefined]],
+    )
+    assert.is((await h.store.get(task.id))?.status, 'in-progress', 'a dry run changes nothing')
+    const polled = await h.store.poll()
+    assert.equal(
+      polled.actions.map((a) => [a.taskId, a.agentId, a.resolution]),
+      [[task.id, 'swe', 'reclaimed']],
+    )
+    // Another board of the same agent takes it in a new run.
+    const now = await h.store.lease(task.id, 'swe', { ttlMs: 60_000 })
+    assert.is.not(now.run.runId, old.run.runId)
+    const late = await h.store.reportCompletion({ taskId: task.id, agentId: 'swe', aofRunId: old.run.runId! }, completionFromState({}))
+    assert.equal([late.kind, late.status], ['lost', 'in-progress'])
+    assert.is((await h.store.readRun(task.id))?.runId, now.run.runId)
+    assert.is(taskLease((await h.store.get(task.id))!)?.agent, 'swe')
+    const current = await h.store.reportCompletion({ taskId: task.id, agentId: 'swe', aofRunId: now.run.runId! }, completionFromState({}))
+    assert.equal([current.kind, current.status], ['sent', 'review'])
+    const toReview = (await h.store.readEvents({ taskId: task.id, type: 'task.transitioned' })).filter((e) => e.payload.to === 'review')
+    assert.is(toReview.length, 1)
   })
 
   t.run()

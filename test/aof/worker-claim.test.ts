@@ -11,6 +11,7 @@ import {
   transitionTask,
   updateTask,
 } from '../../src/aof/index.ts'
+import { fsTaskStore } from '../../src/aof/store-fs.ts'
 import { claimNextTask, routedTarget } from '../../src/aof/worker-claim.ts'
 import { T1, T2, T3, makeTask, withFixture } from './helpers.ts'
 
@@ -24,15 +25,15 @@ test(
     await createTask(f.ctx, { id: T3, title: 'older', agent: 'swe', status: 'ready' })
     f.advance(1000)
     await createTask(f.ctx, { id: T1, title: 'newer', agent: 'swe', status: 'ready' })
-    const first = await claimNextTask(f.ctx, 'swe')
+    const first = await claimNextTask(fsTaskStore(f.ctx), 'swe')
     assert.is(first?.task.id, T3, 'oldest first, not id order')
     assert.is(first!.task.status, 'in-progress')
     assert.is(taskLease(first!.task)?.agent, 'swe')
     assert.is(first!.aofRunId, readRun(f.ctx, T3)!.runId)
     assert.is(first!.adopted, false)
-    const second = await claimNextTask(f.ctx, 'swe', never)
+    const second = await claimNextTask(fsTaskStore(f.ctx), 'swe', never)
     assert.is(second?.task.id, T1)
-    assert.is(await claimNextTask(f.ctx, 'swe', never), undefined)
+    assert.is(await claimNextTask(fsTaskStore(f.ctx), 'swe', never), undefined)
     assert.is((await getTask(f.ctx, T2))!.status, 'ready', 'a task routed elsewhere is never touched')
   }),
 )
@@ -48,8 +49,8 @@ test(
     assert.is(routedTarget(byTeam), 'ops')
     const byAgent = await updateTask(f.ctx, T1, (t) => void (t.data.routing = { agent: 'qa', role: 'swe', tags: [] }))
     assert.is(routedTarget(byAgent), 'qa')
-    assert.is(await claimNextTask(f.ctx, 'swe'), undefined, 'routing.agent wins over the role')
-    assert.is((await claimNextTask(f.ctx, 'qa'))?.task.id, T1)
+    assert.is(await claimNextTask(fsTaskStore(f.ctx), 'swe'), undefined, 'routing.agent wins over the role')
+    assert.is((await claimNextTask(fsTaskStore(f.ctx), 'qa'))?.task.id, T1)
   }),
 )
 
@@ -58,11 +59,11 @@ test(
   withFixture(async (f) => {
     await createTask(f.ctx, { id: T2, title: 'dependency', agent: 'other', status: 'ready' })
     await createTask(f.ctx, { id: T1, title: 'dependent', agent: 'swe', status: 'ready', dependsOn: [T2] })
-    assert.is(await claimNextTask(f.ctx, 'swe'), undefined)
+    assert.is(await claimNextTask(fsTaskStore(f.ctx), 'swe'), undefined)
     await acquireLease(f.ctx, T2, 'other')
     await transitionTask(f.ctx, T2, 'review', { actor: 'test' })
     await transitionTask(f.ctx, T2, 'done', { actor: 'test' })
-    assert.is((await claimNextTask(f.ctx, 'swe'))?.task.id, T1)
+    assert.is((await claimNextTask(fsTaskStore(f.ctx), 'swe'))?.task.id, T1)
   }),
 )
 
@@ -70,7 +71,7 @@ test(
   'two workers of one agent racing for one task: exactly one gets it',
   withFixture(async (f) => {
     await createTask(f.ctx, { id: T1, title: 'contested', agent: 'swe', status: 'ready' })
-    const claims = await Promise.all([claimNextTask(f.ctx, 'swe', never), claimNextTask(f.ctx, 'swe', never)])
+    const claims = await Promise.all([claimNextTask(fsTaskStore(f.ctx), 'swe', never), claimNextTask(fsTaskStore(f.ctx), 'swe', never)])
     assert.is(claims.filter(Boolean).length, 1, JSON.stringify(claims.map((c) => c?.task.id)))
   }),
 )
@@ -83,13 +84,13 @@ test(
     const runId = readRun(f.ctx, T1)!.runId
     const beats = readHeartbeat(f.ctx, T1)!.beatCount
     f.advance(700_000) // past the 10-minute lease: the scheduler has not reclaimed it, so it is still ours
-    const claim = await claimNextTask(f.ctx, 'swe')
+    const claim = await claimNextTask(fsTaskStore(f.ctx), 'swe')
     assert.is(claim?.task.id, T1)
     assert.is(claim!.adopted, true)
     assert.is(claim!.aofRunId, runId)
     assert.is(readHeartbeat(f.ctx, T1)!.beatCount, beats + 1, 'adoption beats the heartbeat')
     assert.ok(Date.parse(taskLease(claim!.task)!.expiresAt) > f.ctx.now().getTime(), 'and extends the expired lease')
-    assert.is(await claimNextTask(f.ctx, 'swe', never), undefined, 'the veto (run alive elsewhere) is honoured')
+    assert.is(await claimNextTask(fsTaskStore(f.ctx), 'swe', never), undefined, 'the veto (run alive elsewhere) is honoured')
     assert.is((await getTask(f.ctx, T2))!.status, 'in-progress')
   }),
 )
@@ -102,7 +103,7 @@ test(
     f.advance(301_000)
     await poll(f.ctx)
     assert.is((await getTask(f.ctx, T1))!.status, 'ready')
-    const claim = await claimNextTask(f.ctx, 'swe')
+    const claim = await claimNextTask(fsTaskStore(f.ctx), 'swe')
     assert.is(claim?.adopted, false)
     assert.is.not(claim!.aofRunId, old)
   }),

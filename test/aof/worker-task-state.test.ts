@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTask, getTask, routeMessage } from '../../src/aof/index.ts'
-import { workerInitialState, workerRunId, workerTaskState } from '../../src/aof/worker-task-state.ts'
+import { readHandoffInputs, workerInitialState, workerRunId, workerTaskState } from '../../src/aof/worker-task-state.ts'
 import { T1, T2, handoff, makeTask, withFixture } from './helpers.ts'
 
 test(
@@ -17,7 +17,7 @@ test(
       status: 'ready',
       metadata: { reviewRequired: false, x: 1 },
     })
-    assert.equal(workerTaskState(f.ctx, task, 'swe'), {
+    assert.equal(workerTaskState(task, 'swe', readHandoffInputs(f.ctx, task)), {
       task: { id: T1, title: 'Calibrate', body: '## Instructions\nDo it.', inputs: {}, metadata: { reviewRequired: false, x: 1 } },
       agent_id: 'swe',
     })
@@ -32,7 +32,7 @@ test(
     const out = await routeMessage(f.ctx, handoff(T2, T1, { acceptanceCriteria: ['tests pass'] }))
     assert.is(out.outcome, 'accepted', JSON.stringify(out))
     const child = (await getTask(f.ctx, T2))!
-    const state = workerTaskState(f.ctx, child, 'swe-qa') as { task: { inputs: Record<string, unknown> } }
+    const state = workerTaskState(child, 'swe-qa', readHandoffInputs(f.ctx, child)) as { task: { inputs: Record<string, unknown> } }
     assert.equal(state.task.inputs.acceptanceCriteria, ['tests pass'])
     assert.is(state.task.inputs.parentTaskId, T1)
     assert.is(state.task.inputs.toAgent, 'swe-qa')
@@ -45,7 +45,7 @@ test(
     const task = await createTask(f.ctx, { id: T1, title: 't', status: 'ready' })
     mkdirSync(join(f.dir, 'tasks/ready', T1, 'inputs'), { recursive: true })
     writeFileSync(join(f.dir, 'tasks/ready', T1, 'inputs/handoff.json'), '{not json')
-    assert.equal((workerTaskState(f.ctx, task, 'a').task as { inputs: unknown }).inputs, {})
+    assert.equal((workerTaskState(task, 'a', readHandoffInputs(f.ctx, task)).task as { inputs: unknown }).inputs, {})
   }),
 )
 

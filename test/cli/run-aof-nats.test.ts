@@ -84,6 +84,52 @@ skipIf(test, missing, 'an agent reports through aof.status and aof.report on a N
   }
 })
 
+const PROGRESS = `
+name: progress
+nodes:
+  - name: progress
+    uses: aof.status
+    with: { progress: halfway }
+`
+
+skipIf(
+  test,
+  missing,
+  "tea worker --nats: the agent's aof.* messages go to the server the worker claims from, not the data dir",
+  async () => {
+    const store = await openNatsStore({ url: natsFile.server.url, project })
+    try {
+      const task = await store.create({ title: 'Calibrate', status: 'ready', agent: 'swe' })
+      const file = join(dir, 'progress.yaml')
+      writeFileSync(file, PROGRESS)
+      const io = memoryIo({ cwd: dir, env: { TEA_NATS_PROJECT: project } })
+      const argv = [
+        'worker',
+        '--agent-id',
+        'swe',
+        '--agent',
+        file,
+        '--once',
+        '--data-dir',
+        join(dir, 'board'),
+        '--nats',
+        natsFile.server.url,
+      ]
+      const code = await main(argv, io)
+      assert.is(code, 0, io.stderr)
+      const after = (await store.get(task.id))!
+      assert.is(after.status, 'review')
+      assert.ok(
+        workLogEntries(after.body).some((e) => e.endsWith('Progress: halfway')),
+        `the agent's status update is in the task's Work Log on NATS: ${after.body}`,
+      )
+      assert.not.ok(existsSync(join(dir, 'board', 'tasks')), "nothing was routed on the board's folders")
+    } finally {
+      await store.close()
+    }
+  },
+)
+
 skipIf(test, missing, 'a run that sends no AOF message never connects; one that does names the unreachable server', async () => {
   const dead = 'nats://127.0.0.1:1'
   const quiet = await run(QUIET, ['--nats', dead, '--nats-timeout-ms', '1000'])

@@ -4,19 +4,14 @@
  * before the current run started belongs to an earlier run and is refused (`stale_run`), so it can never move a
  * later run's task. Re-delivery is harmless: the result is rewritten unchanged and no step is repeated.
  *
- * `completionReport` is the handler on any task store (the router's); `handleCompletionReport` is the same on the
- * filesystem under a lock the caller holds, for the worker's own report (worker-report.ts) until that goes through
- * the port too. Both build the result with `resultOf`.
+ * `completionReport` is the handler on any task store: the router's, and the worker's own report
+ * (worker-report.ts), each as one unit of work on the task.
  */
 
-import { existsSync } from 'node:fs'
-import { isAbsolute, posix, relative, resolve } from 'node:path'
-import { authorize, authorizeRun } from '../authorize.ts'
-import { applyOutcome, applyOutcomeLocked, outcomeReason } from '../completion-outcome.ts'
-import { type AofContext, taskDirPath } from '../context.ts'
-import { appendEvent } from '../events.ts'
-import { type RouteOutcome, rejectMessage, rejectOn, warn, warnOn } from '../route-outcome.ts'
-import { completeRunArtifact, readRun, writeRunResult } from '../run-artifacts.ts'
+import { posix } from 'node:path'
+import { authorizeRun } from '../authorize.ts'
+import { applyOutcome, outcomeReason } from '../completion-outcome.ts'
+import { type RouteOutcome, rejectOn, warnOn } from '../route-outcome.ts'
 import { completeRunOn, writeRunResultOn } from '../run-files.ts'
 import type { CompletionReportEnvelope } from '../schemas/envelope.ts'
 import type { RunArtifact, RunResult } from '../schemas/run.ts'
@@ -56,37 +51,6 @@ export async function completionReport(store: TaskStore, unit: TaskUnit, env: Co
   }
 }
 
-export function handleCompletionReport(ctx: AofContext, env: CompletionReportEnvelope, task: Task): RouteOutcome {
-  const auth = authorize(ctx, task, env.fromAgent)
-  if (!auth.ok) return rejectMessage(ctx, env, auth.reason, { sender: env.fromAgent, expected: auth.expected })
-  const run = readRun(ctx, task.id)
-  const sentAt = new Date(env.sentAt).toISOString()
-  if (run && Date.parse(sentAt) < Date.parse(run.startedAt)) {
-    return rejectMessage(ctx, env, 'stale_run', { sentAt, runStartedAt: run.startedAt, runId: run.runId })
-  }
-  const p = env.payload
-  const warnings: string[] = []
-  const summary = summaryProblem(ctx, task, p.summaryRef)
-  if (summary) warnings.push(warn(ctx, env, summary, { summaryRef: p.summaryRef }))
-
-  writeRunResult(ctx, resultOf(env, task, run))
-  const applied = applyOutcomeLocked(ctx, task, p.outcome, env.fromAgent, outcomeReason(p.outcome, p.blockers, p.notes))
-  if (run?.status === 'running') completeRunArtifact(ctx, task.id)
-  appendEvent(ctx, {
-    type: 'task.completed',
-    actor: env.fromAgent,
-    taskId: task.id,
-    payload: { outcome: p.outcome, ...(run?.runId ? { runId: run.runId } : {}) },
-  })
-  return {
-    outcome: 'accepted',
-    taskId: task.id,
-    type: env.type,
-    transitions: applied.applied,
-    ...(warnings.length ? { warnings } : {}),
-  }
-}
-
 function resultOf(env: CompletionReportEnvelope, task: Task, run: RunArtifact | undefined): RunResult {
   const p = env.payload
   return {
@@ -105,7 +69,10 @@ function resultOf(env: CompletionReportEnvelope, task: Task, run: RunArtifact | 
   }
 }
 
-/** `summaryProblem` on any store: the reference must name a companion file (or a folder holding some). */
+/**
+ * Whether `summaryRef` names something in the task's companion folder: a file, or a folder holding some; outside
+ * it is `summary_ref_outside_task`, absent `summary_file_not_found` (each a warning, never a rejection).
+ */
 async function summaryProblemOn(store: TaskStore, task: Task, ref: string): Promise<string | undefined> {
   if (ref === '') return undefined
   const rel = posix.normalize(ref)
@@ -116,11 +83,3 @@ async function summaryProblemOn(store: TaskStore, task: Task, ref: string): Prom
 }
 
 /** `summaryRef` is resolved inside the task's companion folder (the reference used the process's cwd). */
-function summaryProblem(ctx: AofContext, task: Task, ref: string): string | undefined {
-  if (ref === '') return undefined
-  const base = taskDirPath(ctx, task.status, task.id)
-  const target = resolve(base, ref)
-  const rel = relative(base, target)
-  if (rel.startsWith('..') || isAbsolute(rel)) return 'summary_ref_outside_task'
-  return existsSync(target) ? undefined : 'summary_file_not_found'
-}

@@ -84,9 +84,13 @@ const poll = defineCommand({
   name: 'poll',
   summary: 'recover tasks whose heartbeat is stale; prints the actions as JSON',
   flags: {
-    'data-dir': DATA_DIR,
+    ...STORE_FLAGS,
     'dry-run': { type: 'boolean', description: 'say what would be done, and do nothing' },
-    now: { type: 'string', value: 'ISO', description: 'the time to judge staleness at, e.g. 2026-02-10T10:05:00Z (default: now)' },
+    now: {
+      type: 'string',
+      value: 'ISO',
+      description: 'the time to judge staleness at, e.g. 2026-02-10T10:05:00Z (default: now; not with --nats: the server time decides)',
+    },
     'heartbeat-ttl-ms': TTL('heartbeat TTL for heartbeats without an expiresAt', 300_000),
   },
   run: async (input, io) => (await import('../aof.ts')).pollCommand(input, io),

@@ -81,4 +81,3 @@ export const NATS_FLAGS = {
  * TLS, and the connection is refused unless it is encrypted).
  */
 export const STORE_FLAGS = { 'data-dir': DATA_DIR, ...NATS_FLAGS } as const
-
