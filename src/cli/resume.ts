@@ -21,7 +21,10 @@ export async function resumeCommand({ args, flags }: { args: { runId: string }; 
   const stop = stopOnSignals(io, 'tea')
   try {
     const result = await resumeRun(
-      { ...runServices(io, flags, { store, registry, dataDir, signal: stop.signal }), warn: (w) => io.err(`tea: warning: ${w.message}\n`) },
+      {
+        ...(await runServices(io, flags, { store, registry, dataDir, signal: stop.signal })),
+        warn: (w) => io.err(`tea: warning: ${w.message}\n`),
+      },
       { runId, edits, load: (path) => leanLoad(path, () => requireAgent(path, registry)) },
     ).catch((e: unknown) => {
       if (!isTeaError(e, 'RUN_NOT_FOUND')) throw e

@@ -92,7 +92,7 @@ export async function workerCommand({ flags }: { flags: WorkerFlags }, io: Io): 
   const agentId = flags['agent-id']
   const registry = buildRegistry()
   const spec = requireAgent(resolve(io.cwd, flags.agent), registry)
-  const llm = modelClient(io, flags)(spec)
+  const llm = (await modelClient(io, flags))(spec)
   const dataDir = dataDirOf(flags['data-dir'], io)
   const store = await openStore(dataDir)
   const stop = stopOnSignals(io, 'tea worker')

@@ -234,7 +234,7 @@ export class RunManager {
       store,
       registry,
       dataDir,
-      llm: modelClient(io, {}),
+      llm: await modelClient(io, {}),
       emit,
       signal: job.controller.signal,
       warn: (w) => log(`warning: ${w.message}`),
