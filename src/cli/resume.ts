@@ -1,9 +1,9 @@
 /** What `tea resume` does (its definition, flags and help are in commands/run.ts). */
 
 import { isTeaError, TeaError } from '../core/errors.ts'
-import { requireAgent } from '../agent/load.ts'
+import { requireAgentLoading } from '../agent/load.ts'
 import { resumeRun } from '../engine/lifecycle.ts'
-import { buildRegistry } from '../features.ts'
+import { lazyRegistry } from '../catalog.ts'
 import { dataDirOf } from './data-dir.ts'
 import { readInput } from './input.ts'
 import type { Io } from './io.ts'
@@ -17,7 +17,7 @@ export async function resumeCommand({ args, flags }: { args: { runId: string }; 
   const dataDir = dataDirOf(flags['data-dir'], io)
   const edits = readInput(flags.input, flags.set, io.cwd)
   const store = await openStore(dataDir)
-  const registry = buildRegistry()
+  const registry = lazyRegistry() // loads the actions the agent names (src/catalog.ts)
   const stop = stopOnSignals(io, 'tea')
   try {
     const result = await resumeRun(
@@ -25,7 +25,7 @@ export async function resumeCommand({ args, flags }: { args: { runId: string }; 
         ...(await runServices(io, flags, { store, registry, dataDir, signal: stop.signal })),
         warn: (w) => io.err(`tea: warning: ${w.message}\n`),
       },
-      { runId, edits, load: (path) => leanLoad(path, () => requireAgent(path, registry)) },
+      { runId, edits, load: (path) => requireAgentLoading(path, registry, undefined, (load) => leanLoad(path, load)) },
     ).catch((e: unknown) => {
       if (!isTeaError(e, 'RUN_NOT_FOUND')) throw e
       throw new TeaError('RUN_NOT_FOUND', `no run ${runId} in ${dataDir}`, {
