@@ -66,7 +66,7 @@ export function scan(srcDir) {
     for (const m of text.matchAll(IMPORT)) {
       const spec = m[2] ?? m[3]
       if (!spec.startsWith('.')) continue
-      edges.push({ from: file, to: resolve(dirname(file), spec), typeOnly: Boolean(m[1]) })
+      edges.push({ from: file, to: resolve(dirname(file), spec), typeOnly: Boolean(m[1]), dynamic: m[3] !== undefined })
     }
   }
   return { files, edges }

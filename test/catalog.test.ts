@@ -11,6 +11,8 @@ import { lazyRegistry } from '../src/catalog.ts'
 import { errorMessage, isTeaError } from '../src/core/errors.ts'
 import { buildRegistry } from '../src/features.ts'
 import * as v from 'valibot'
+// @ts-expect-error plain JavaScript build script without type declarations
+import { scan } from '../scripts/check-layers.mjs'
 
 const names = (r: { list(): { name: string }[] }): string[] => r.list().map((a) => a.name)
 
@@ -135,6 +137,33 @@ test('requireAgentLoading reports an unknown action with the closest names, as r
   } finally {
     bad.done()
   }
+})
+
+test('what tea run loads at start (its static imports) holds no action group but the two the loader reads, no feature and no model client', () => {
+  const root = join(__dirname, '..')
+  const { edges } = scan(join(root, 'src')) as { edges: { from: string; to: string; typeOnly: boolean; dynamic: boolean }[] }
+  const next = new Map<string, string[]>()
+  for (const e of edges) if (!e.typeOnly && !e.dynamic) next.set(e.from, [...(next.get(e.from) ?? []), e.to])
+  const reached = new Set<string>()
+  const visit = (f: string): void => {
+    if (reached.has(f)) return
+    reached.add(f)
+    for (const t of next.get(f) ?? []) visit(t)
+  }
+  for (const entry of ['src/cli/bin.ts', 'src/cli/run.ts']) visit(join(root, entry))
+  const files = [...reached].map((f) => f.slice(root.length + 1))
+  assert.ok(files.includes('src/catalog.ts') && files.includes('src/agent/load.ts'), 'the walk follows the run path')
+  // agent/load.ts reads these two for TEA's keys (the extraction prompt, LTM backends); each is one small module.
+  const allowed = new Set(['src/actions/validate/extraction.ts', 'src/actions/ltm/index.ts'])
+  const groups = BUILTIN_GROUPS.flatMap((g) => g.prefixes).map((p) => `src/actions/${p}/`)
+  const wrong = files.filter(
+    (f) =>
+      (groups.some((g) => f.startsWith(g)) && !allowed.has(f)) ||
+      /^src\/(planning|reasoning|prolog|lua|python)\//.test(f) ||
+      f === 'src/features.ts' ||
+      f === 'src/llm/client.ts',
+  )
+  assert.equal(wrong, [])
 })
 
 test.run()
