@@ -1,7 +1,7 @@
 /**
  * The core actions as groups loaded on first use (registry.ts `createLazyRegistry`): the same actions as
- * builtins.ts, which imports them all at once for a registry built whole. test/actions/catalog.test.ts holds the
- * two to the same list.
+ * builtins.ts, which imports them all at once for a registry built whole. test/catalog.test.ts holds the two to
+ * the same list.
  */
 
 import type { ActionGroup } from './registry.ts'
