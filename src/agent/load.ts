@@ -54,13 +54,18 @@ export async function requireAgentLoading(
   warn?: (line: string) => void,
   around: <T>(load: () => T) => T = (load) => load(),
 ): Promise<AgentSpec> {
+  return specOf(path, await loadAgentFileLoading(path, registry, around), warn)
+}
+
+/** loadAgentFile for a registry that loads its actions on first use (as requireAgentLoading). */
+export async function loadAgentFileLoading(
+  path: string,
+  registry: Registry,
+  around: <T>(load: () => T) => T = (load) => load(),
+): Promise<LoadResult> {
   const draft = around(() => draftAgent(readAgentFile(path), resolve(path)))
   await registry.load(actionsNamed(draft))
-  return specOf(
-    path,
-    around(() => loadAgentDraft(draft, registry)),
-    warn,
-  )
+  return around(() => loadAgentDraft(draft, registry))
 }
 
 function readAgentFile(path: string): string {
