@@ -2,7 +2,8 @@
 # Installs what the single-executable build and its qemu end-to-end tests need (see docs/deploy.md and
 # scripts/sea.mjs): qemu user-mode emulators, the Debian cross sysroots that stand in for a Raspberry Pi OS
 # (bookworm) userland, and the cross binutils used to strip each target's Node binary before injection.
-# nats-server (2.9, JetStream included) is for the fleet tests (docs/fleet.md), which start a real server.
+# nats-server (2.9, JetStream included) is for the fleet tests (docs/fleet.md), which start a real server;
+# openssl makes the throwaway CA and certificates of the NATS TLS test.
 # Idempotent and quiet: does nothing when every package is already installed.
 set -eu
 
@@ -11,7 +12,8 @@ libc6-arm64-cross libstdc++6-arm64-cross libgcc-s1-arm64-cross
 libc6-armhf-cross libstdc++6-armhf-cross libgcc-s1-armhf-cross libatomic1-armhf-cross
 binutils binutils-aarch64-linux-gnu binutils-arm-linux-gnueabihf
 xz-utils
-nats-server"
+nats-server
+openssl"
 
 missing=""
 for p in $PKGS; do

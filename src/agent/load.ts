@@ -100,6 +100,8 @@ interface AgentDraft {
   file: string
   parsed: Parsed & { data: Record<string, unknown> }
   expanded: Problem[]
+  /** TEA's `settings.llm.backend: local`, read before `${VAR}`s are expanded (localBackend). */
+  backend?: string
   failed?: LoadResult
 }
 
@@ -115,9 +117,10 @@ function draftAgent(text: string, file: string, options: LoadOptions = {}): Agen
     const message = 'an agent file must be a YAML mapping with name and nodes'
     return { ...draft, failed: { problems: [{ code: 'AGENT_INVALID', message, where: { line: 1, col: 1 } }], warnings: [] } }
   }
+  const backend = localBackend(parsed.data)
   const expanded = expandSettingsEnv(parsed.data, parsed, options.env ?? process.env)
   lowerTeaNodes(parsed.data)
-  return { ...draft, expanded }
+  return { ...draft, expanded, ...(backend !== undefined && { backend }) }
 }
 
 /**
@@ -138,7 +141,7 @@ function actionsNamed(draft: AgentDraft): string[] | undefined {
 /** The rest of loadAgentText: structure, then cross-references, which need the registry's actions. */
 function loadAgentDraft(draft: AgentDraft, registry: Registry): LoadResult {
   if (draft.failed) return draft.failed
-  const { text, file, parsed, expanded } = draft
+  const { text, file, parsed, expanded, backend } = draft
   let structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
   const warnings: Problem[] = []
   if (!structure.success) {
@@ -169,7 +172,17 @@ function loadAgentDraft(draft: AgentDraft, registry: Registry): LoadResult {
     delete w.expected
   }
   if (problems.length || !structure.success) return { problems, warnings }
-  return { spec: normalise(structure.output, parsed, file, text, references), problems, warnings }
+  const spec = normalise(structure.output, parsed, file, text, references)
+  if (backend !== undefined && spec.settings.llm.model === undefined)
+    spec.settings.llm.missing_model_note = `settings.llm.backend: ${backend} (TEA's llama.cpp inside the process, with the GGUF model TEA bundles) is a TEA feature that tea does not provide, and the agent names no other model`
+  return { spec, problems, warnings }
+}
+
+/** TEA's in-process model (`settings.llm.backend: local`), which tea sets aside: what the agent asked for instead of a model. */
+function localBackend(data: Record<string, unknown>): string | undefined {
+  const llm = isPlainObject(data.settings) ? data.settings.llm : undefined
+  // `auto` falls back to the API model TEA is given, so only `local` means the bundled model.
+  return isPlainObject(llm) && llm.backend === 'local' ? llm.backend : undefined
 }
 
 /** Marks (as Problem.expected, while loading) a TEA key that TEA's runtime ignores too: set aside, the node kept. */
@@ -282,6 +295,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
     ...((n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name)) !== undefined && {
       goto: (n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name))!,
     }),
+    ...(n.goto === undefined && n.next === undefined && routes.has(n.name) && { routedByEdges: true }),
     onError: {
       mode: n.on_error?.mode ?? 'raise',
       maxRetries: n.on_error?.max_retries ?? (n.on_error?.mode === 'retry' ? 2 : 0),

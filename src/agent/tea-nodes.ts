@@ -2,14 +2,17 @@
  * TEA's node kinds, lowered onto tea's own nodes before the file is validated, so the rest of the loader, the
  * engine and its checkpoints see plain action nodes:
  * - `type: dynamic_parallel` with `items`, `item_var`, `index_var`, `max_concurrency`, `fail_fast` and `action:`
- *   (`{uses, with}`) or `steps:` becomes a `flow.map` node; its results go to `output` (default
+ *   (`{uses, with, output}`) or `steps:` becomes a `flow.map` node with TEA's defaults (`fail_fast: false`) and
+ *   result shape (`results: branches`, TEA's ParallelFlowResult); its results go to `output` (default
  *   `parallel_results`), and its `fan_in:` node is where it goes next when no edge or goto says otherwise;
  * - `type: while_loop` with `condition`, `max_iterations` and `body:` becomes a `flow.while` node;
  * - a node with `steps:` becomes a `flow.steps` node;
  * - `run:` code in Prolog or Lua — `language: prolog|lua`, `run: {type: prolog|lua, code}`, or a first line
  *   `% prolog` / `-- lua` (TEA's explicit markers; TEA's guess from the code's look is not followed: without a
  *   language, `run:` is JavaScript) — becomes a `prolog.run` or `lua.run` node, and `language: javascript` (or
- *   `type: javascript`) a plain `run:` node. Python is left as written, for the loader to name.
+ *   `type: javascript`) a plain `run:` node. Python is left as written, for the loader to name;
+ * - a `reflection.loop`'s generator, evaluator and corrector `run:` code is in `settings.run_language` unless it
+ *   says `language:` (TEA's reflection code is Python).
  * What cannot be lowered (`subgraph:`) is left as written, and the loader names it as a TEA
  * feature tea does not have yet (tea-dialect.ts). Problems inside a lowered node point at the node.
  */
@@ -32,6 +35,7 @@ export function lowerTeaNodes(data: Record<string, unknown>): void {
       return dynamicParallel(n, edgeSources, fileLanguage)
     if (n.type === 'while_loop' && Array.isArray(n.body)) return whileLoop(n)
     if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n, fileLanguage)
+    if ((n.uses ?? n.action) === 'reflection.loop' && fileLanguage !== undefined) return reflectionCode(n, fileLanguage)
     const code = runCode(n, fileLanguage)
     if (code && ENGINE_LANGUAGES.includes(code.language)) return onEngine(n, code.language, code.code)
     if (code?.language === 'javascript') return { ...without(n, ['language']), run: code.code }
@@ -43,15 +47,31 @@ function dynamicParallel(n: Record<string, unknown>, edgeSources: Set<unknown>, 
   const out = unconsumed(n)
   const args: Record<string, unknown> = {}
   for (const k of MAP_KEYS) if (n[k] !== undefined) args[k] = n[k]
+  // TEA's defaults and result shape: a failed item does not stop the others, and each result is a
+  // ParallelFlowResult ({branch, success, state, error, timing_ms}), which TEA's fan-in code reads.
+  args.fail_fast ??= false
+  args.results = 'branches'
   if (isPlainObject(n.action)) {
-    const { uses, action, with: params } = n.action
-    args.action = { uses: uses ?? action, ...(params !== undefined && { with: params }) }
+    const { uses, action, with: params, output } = n.action
+    args.action = { uses: uses ?? action, ...(params !== undefined && { with: params }), ...(output !== undefined && { output }) }
   } else args.steps = stepsOnEngines(n, fileLanguage)
   out.uses = 'flow.map'
   out.with = args
   out.output = { [typeof n.output === 'string' ? n.output : 'parallel_results']: '{{ result.result }}' }
   if (typeof n.fan_in === 'string' && out.goto === undefined && out.next === undefined && !edgeSources.has(n.name)) out.goto = n.fan_in
   return out
+}
+
+/** A reflection.loop's generator, evaluator and corrector code is in the file's language unless it names its own. */
+function reflectionCode(n: Record<string, unknown>, fileLanguage: string): Record<string, unknown> {
+  if (!isPlainObject(n.with)) return n
+  const params: Record<string, unknown> = { ...n.with }
+  for (const role of ['generator', 'evaluator', 'corrector']) {
+    const part = params[role]
+    if (isPlainObject(part) && typeof part.run === 'string' && part.language === undefined)
+      params[role] = { ...part, language: fileLanguage }
+  }
+  return { ...n, with: params }
 }
 
 function whileLoop(n: Record<string, unknown>): Record<string, unknown> {
@@ -144,6 +164,9 @@ export function looksLike(code: string): 'python' | 'lua' | 'prolog' | undefined
   if (has(/:-|\bstate\(\s*\w+\s*,/) && has(/\.\s*$/)) return 'prolog'
   if (has(/^\s*(import\s+[\w.]+|from\s+[\w.]+\s+import\b|def\s+\w+\s*\(.*\)\s*:|elif\b|class\s+\w+.*:\s*$)/m)) return 'python'
   if (has(/\bstate\[\s*['"]|\b(True|False|None)\b|:\s*$/m)) return 'python'
+  // A # comment line, an f-string, a comprehension, `x or []`, an inline if-else, str methods JavaScript lacks.
+  if (has(/^\s*#(?!!)|\bf["']|\[[^\]\n]*\bfor\s+\w+(\s*,\s*\w+)*\s+in\s|\s(or|and)\s+(\[\]|None|True|False)/m)) return 'python'
+  if (has(/=[^=\n]*\sif\s[^\n]*\selse\s|\.(lower|upper|strip)\(\)/)) return 'python'
   if (has(/^\s*local\s+\w+|\bthen\b|^\s*end\s*$|\.\.\s*["'\w]/m)) return 'lua'
   return undefined
 }

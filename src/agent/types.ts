@@ -27,6 +27,8 @@ export interface NodeSpec {
   /** The TEA feature tea does not provide that this node needs: running it fails with TEA_UNSUPPORTED and this. */
   unsupported?: string
   goto?: string | GotoRule[]
+  /** The goto rules are TEA's conditional edges from this node (`when:`, `condition:`), for messages. */
+  routedByEdges?: true
   onError: { mode: 'raise' | 'continue' | 'retry'; maxRetries: number; retryDelay: number; fallback?: string }
   interrupt?: 'before' | 'after'
   /** Seconds. */

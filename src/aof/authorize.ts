@@ -7,23 +7,28 @@
 
 import { readRun } from './run-artifacts.ts'
 import type { AofContext } from './context.ts'
+import type { RunArtifact } from './schemas/run.ts'
 import { type Task, routedAgent, taskLease } from './task-file.ts'
 
 export type AuthResult = { ok: true } | { ok: false; reason: 'unassigned_task' | 'unauthorized_agent'; expected: string[] }
 
-export function authorizedAgents(ctx: AofContext, task: Task): string[] {
+function authorizedAgents(task: Task, run: RunArtifact | undefined): string[] {
   const lease = taskLease(task)
   if (lease) return [lease.agent]
   const out = new Set<string>()
   const routed = routedAgent(task)
   if (routed) out.add(routed)
-  const run = readRun(ctx, task.id)
   if (run) out.add(run.agentId)
   return [...out]
 }
 
 export function authorize(ctx: AofContext, task: Task, sender: string): AuthResult {
-  const expected = authorizedAgents(ctx, task)
+  return authorizeRun(task, readRun(ctx, task.id), sender)
+}
+
+/** `authorize` with the task's current run already read (from whichever store holds it). */
+export function authorizeRun(task: Task, run: RunArtifact | undefined, sender: string): AuthResult {
+  const expected = authorizedAgents(task, run)
   if (expected.length === 0) return { ok: false, reason: 'unassigned_task', expected }
   return expected.includes(sender) ? { ok: true } : { ok: false, reason: 'unauthorized_agent', expected }
 }

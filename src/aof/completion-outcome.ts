@@ -6,6 +6,7 @@
  */
 
 import type { AofContext } from './context.ts'
+import type { TaskUnit } from './store-port.ts'
 import type { Outcome } from './schemas/payloads.ts'
 import { type TaskStatus, isValidTransition } from './status.ts'
 import { type Task, taskMetadata } from './task-file.ts'
@@ -51,6 +52,26 @@ export function applyOutcomeLocked(
       continue
     }
     result.task = moveTaskLocked(ctx, result.task, to, { actor, ...(reason ? { reason } : {}) })
+    result.applied.push({ from, to })
+  }
+  return result
+}
+
+/** `applyOutcomeLocked` inside a unit of work on any task store. */
+export async function applyOutcome(
+  unit: TaskUnit,
+  outcome: Outcome,
+  actor: string,
+  reason: string | undefined,
+): Promise<Omit<AppliedOutcome, 'task'>> {
+  const result: Omit<AppliedOutcome, 'task'> = { applied: [], skipped: [] }
+  for (const to of resolveCompletionTransitions({ status: unit.task.status, metadata: taskMetadata(unit.task) }, outcome)) {
+    const from = unit.task.status
+    if (!isValidTransition(from, to)) {
+      result.skipped.push({ from, to })
+      continue
+    }
+    await unit.move(to, { actor, ...(reason ? { reason } : {}) })
     result.applied.push({ from, to })
   }
   return result

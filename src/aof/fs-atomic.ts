@@ -20,7 +20,7 @@ import { readRegularFile } from '../core/regular-file.ts'
 const APPEND_FLAGS =
   constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY
 
-export function writeFileAtomic(path: string, content: string): void {
+export function writeFileAtomic(path: string, content: string | Uint8Array): void {
   const dir = dirname(path)
   mkdirs(dir)
   // Dot-prefixed so listings and lint skip half-written files left by a crash. `wx`: never through a symlink.
@@ -32,7 +32,8 @@ export function writeFileAtomic(path: string, content: string): void {
     throw writeError(e, tmp)
   }
   try {
-    writeSync(fd, content)
+    if (typeof content === 'string') writeSync(fd, content)
+    else writeSync(fd, content)
     fsyncSync(fd)
     closeSync(fd)
   } catch (e) {

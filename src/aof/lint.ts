@@ -14,8 +14,9 @@ import type { Issue } from '../core/issues.ts'
 import { type AofContext, eventsDir, legacyRunDirPath, runDirPath, statusDir, tasksDir } from './context.ts'
 import { errno, readError, readRegular } from './fs-atomic.ts'
 import { referenceKeyIssues } from './schemas/reference-keys.ts'
+import type { Lease } from './schemas/task.ts'
 import { TASK_STATUSES, type TaskStatus, isTaskStatus } from './status.ts'
-import { readTaskFile } from './task-file.ts'
+import { type Task, readTaskFile } from './task-file.ts'
 import { isTaskId } from './task-id.ts'
 
 /** One finding: an issue with lint's own `code` (`status_mismatch`, …), in the file or folder `where.file`. */
@@ -86,6 +87,12 @@ function lintTask(path: string, status: TaskStatus, id: string, problems: LintPr
     problems.push({ ...issue, code: 'unreadable_task', where: { ...issue.where, file: path } })
     return
   }
+  problems.push(...lintTaskContent(task, status, path))
+}
+
+/** What lint finds in a task that could be read, wherever it is stored (`path` names it in the problems). */
+export function lintTaskContent(task: Task, status: TaskStatus, path: string): LintProblem[] {
+  const problems: LintProblem[] = []
   if (task.data.status !== status) {
     problems.push({
       code: 'status_mismatch',
@@ -102,8 +109,10 @@ function lintTask(path: string, status: TaskStatus, id: string, problems: LintPr
   if (task.data.lease && status !== 'in-progress') {
     problems.push({ code: 'lease_not_in_progress', message: `has a lease but status is ${status}`, where: { file: path } })
   }
-  for (const f of TIMESTAMP_FIELDS) {
-    const v = task.data[f]
+  const stamps: Array<[string, unknown]> = TIMESTAMP_FIELDS.map((f) => [f, task.data[f]])
+  const lease = task.data.lease as Lease | null | undefined
+  if (lease) stamps.push(['lease.acquiredAt', lease.acquiredAt], ['lease.expiresAt', lease.expiresAt])
+  for (const [f, v] of stamps) {
     if (typeof v === 'string' && !v.endsWith('Z'))
       problems.push({
         code: 'timestamp_offset',
@@ -111,6 +120,7 @@ function lintTask(path: string, status: TaskStatus, id: string, problems: LintPr
         where: { file: path },
       })
   }
+  return problems
 }
 
 function lintRun(ctx: AofContext, id: string, problems: LintProblem[]): void {

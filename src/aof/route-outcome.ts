@@ -4,9 +4,10 @@
  */
 
 import type { AofContext } from './context.ts'
-import { appendEvent } from './events.ts'
+import { type EventInput, appendEvent } from './events.ts'
 import type { SchemaIssue } from './schemas/common.ts'
 import type { TaskStatus } from './status.ts'
+import type { TaskStore } from './store-port.ts'
 
 export interface RouteOutcome {
   outcome: 'accepted' | 'rejected' | 'ignored'
@@ -30,12 +31,48 @@ export function rejectMessage(
   reason: string,
   extra: Record<string, unknown> = {},
 ): RouteOutcome {
-  appendEvent(ctx, {
+  appendEvent(ctx, rejectedEvent(env, reason, extra))
+  return rejected(env, reason, extra)
+}
+
+export function warn(ctx: AofContext, env: EnvelopeRef, reason: string, extra: Record<string, unknown> = {}): string {
+  appendEvent(ctx, warningEvent(env, reason, extra))
+  return reason
+}
+
+/** `rejectMessage` on any task store. */
+export async function rejectOn(
+  store: TaskStore,
+  env: EnvelopeRef | undefined,
+  reason: string,
+  extra: Record<string, unknown> = {},
+): Promise<RouteOutcome> {
+  await store.appendEvents([rejectedEvent(env, reason, extra)])
+  return rejected(env, reason, extra)
+}
+
+/** `warn` on any task store. */
+export async function warnOn(store: TaskStore, env: EnvelopeRef, reason: string, extra: Record<string, unknown> = {}): Promise<string> {
+  await store.appendEvents([warningEvent(env, reason, extra)])
+  return reason
+}
+
+// --- internal ---
+
+function rejectedEvent(env: EnvelopeRef | undefined, reason: string, extra: Record<string, unknown>): EventInput {
+  return {
     type: 'protocol.message.rejected',
     actor: env?.fromAgent ?? 'unknown',
     ...(env ? { taskId: env.taskId } : {}),
     payload: { reason, ...(env ? { type: env.type } : {}), ...extra },
-  })
+  }
+}
+
+function warningEvent(env: EnvelopeRef, reason: string, extra: Record<string, unknown>): EventInput {
+  return { type: 'protocol.message.warning', actor: env.fromAgent, taskId: env.taskId, payload: { reason, ...extra } }
+}
+
+function rejected(env: EnvelopeRef | undefined, reason: string, extra: Record<string, unknown>): RouteOutcome {
   const issues = extra.issues as SchemaIssue[] | undefined
   return {
     outcome: 'rejected',
@@ -43,9 +80,4 @@ export function rejectMessage(
     ...(env ? { taskId: env.taskId, type: env.type } : {}),
     ...(issues ? { issues } : {}),
   }
-}
-
-export function warn(ctx: AofContext, env: EnvelopeRef, reason: string, extra: Record<string, unknown> = {}): string {
-  appendEvent(ctx, { type: 'protocol.message.warning', actor: env.fromAgent, taskId: env.taskId, payload: { reason, ...extra } })
-  return reason
 }

@@ -1,63 +1,96 @@
 /**
  * The AOF/1 router: one message in, one `RouteOutcome` out, never an exception. It parses (parse-message.ts),
  * checks what does not need the task (unknown type, `taskId` agreement between envelope and payload), then runs
- * the type's handler under the task's cross-process lock with the task freshly read. A handler that throws is
+ * the type's handler as one unit of work on the task (`TaskStore.withTask`: on the filesystem under the task's
+ * cross-process lock, on NATS by compare-and-set), with the task freshly read. A handler that throws is
  * logged as `protocol.message.failed` and reported as rejected (`handler_error`); the router goes on.
  */
 
+import { createHash } from 'node:crypto'
 import { errorMessage, isTeaError } from '../core/errors.ts'
 import type { AofContext } from './context.ts'
-import { appendEvent } from './events.ts'
-import { handleCompletionReport } from './handlers/completion-report.ts'
+import { completionReport } from './handlers/completion-report.ts'
 import { handleHandoffAck } from './handlers/handoff-ack.ts'
 import { handleHandoffRequest, rejectDelegation } from './handlers/handoff-request.ts'
 import { handleStatusUpdate } from './handlers/status-update.ts'
 import { parseProtocolMessage } from './parse-message.ts'
-import { type RouteOutcome, rejectMessage } from './route-outcome.ts'
+import { type RouteOutcome, rejectOn } from './route-outcome.ts'
 import type { ProtocolEnvelope, UnknownEnvelope } from './schemas/envelope.ts'
-import type { Task } from './task-file.ts'
-import { readTaskLocked, withTaskLock } from './task-store.ts'
+import { fsTaskStore } from './store-fs.ts'
+import type { TaskStore, TaskUnit } from './store-port.ts'
 
 /** Parses and routes a raw message: an envelope object, `AOF/1 {…}`, JSON text, or anything else (ignored). */
 export async function routeMessage(ctx: AofContext, input: unknown): Promise<RouteOutcome> {
+  return routeOn(fsTaskStore(ctx), input)
+}
+
+/**
+ * `routeMessage` on any task store. A parsed envelope is first recorded with the store (`recordMessage`: on NATS
+ * published on `<p>.msg.<type>` with its id as `Nats-Msg-Id`); one the store has already seen — the same message
+ * sent again within the stream's duplicate window — and whose receipt is logged (`protocol.message.received` with
+ * its `messageId`) is not routed again and comes back `ignored` with reason `duplicate`. Its id is the envelope's own `id` when it has one, else the SHA-256 of the envelope (AOF/1
+ * envelopes carry no id; two identical messages are one message).
+ */
+export async function routeOn(store: TaskStore, input: unknown): Promise<RouteOutcome> {
   const parsed = parseProtocolMessage(input)
   if (parsed.kind === 'ignored') return { outcome: 'ignored' }
   if (parsed.kind === 'rejected') {
-    return rejectMessage(ctx, undefined, parsed.reason, {
+    return rejectOn(store, undefined, parsed.reason, {
       ...(parsed.source ? { source: parsed.source } : {}),
       ...(parsed.error ? { error: parsed.error } : {}),
       ...(parsed.issues ? { issues: parsed.issues } : {}),
     })
   }
-  return route(ctx, parsed.envelope)
+  const env = parsed.envelope
+  const text = JSON.stringify(env)
+  const messageId = messageIdOf(input) ?? createHash('sha256').update(text).digest('hex')
+  const recorded = await store.recordMessage(messageId, env.type, text)
+  // A duplicate whose receipt is not in the events was recorded by a sender that died before routing it: route it.
+  if (recorded === 'duplicate' && (await received(store, env.taskId, messageId))) {
+    return { outcome: 'ignored', reason: 'duplicate', taskId: env.taskId, type: env.type }
+  }
+  return route(store, env, recorded === 'unrecorded' ? undefined : messageId)
 }
 
-export async function route(ctx: AofContext, env: ProtocolEnvelope | UnknownEnvelope): Promise<RouteOutcome> {
+async function received(store: TaskStore, taskId: string, messageId: string): Promise<boolean> {
+  const events = await store.readEvents({ taskId, type: 'protocol.message.received' })
+  return events.some((e) => e.payload.messageId === messageId)
+}
+
+async function route(store: TaskStore, env: ProtocolEnvelope | UnknownEnvelope, messageId?: string): Promise<RouteOutcome> {
   if ('unknownType' in env) {
-    appendEvent(ctx, { type: 'protocol.message.unknown', actor: env.fromAgent, taskId: env.taskId, payload: { type: env.type } })
+    await store.appendEvents([{ type: 'protocol.message.unknown', actor: env.fromAgent, taskId: env.taskId, payload: { type: env.type } }])
     return { outcome: 'rejected', reason: 'unknown_type', taskId: env.taskId, type: env.type }
   }
   const payloadTaskId = (env.payload as { taskId?: string }).taskId
   if (payloadTaskId !== undefined && payloadTaskId !== env.taskId) {
-    return rejectMessage(ctx, env, 'taskId_mismatch', { payloadTaskId })
+    return rejectOn(store, env, 'taskId_mismatch', { payloadTaskId })
   }
   try {
-    return await withTaskLock(ctx, env.taskId, () => {
-      const task = readTaskLocked(ctx, env.taskId)
-      if (!task) {
-        if (env.type === 'handoff.request') return rejectDelegation(ctx, env, 'task_not_found')
-        return rejectMessage(ctx, env, 'task_not_found')
+    return await store.withTask(env.taskId, async (unit) => {
+      if (!unit) {
+        if (env.type === 'handoff.request') return rejectDelegation(store, env, 'task_not_found')
+        return rejectOn(store, env, 'task_not_found')
       }
-      appendEvent(ctx, { type: 'protocol.message.received', actor: env.fromAgent, taskId: env.taskId, payload: { type: env.type } })
-      return dispatch(ctx, env, task)
+      await store.appendEvents([
+        {
+          type: 'protocol.message.received',
+          actor: env.fromAgent,
+          taskId: env.taskId,
+          payload: { type: env.type, ...(messageId ? { messageId } : {}) },
+        },
+      ])
+      return dispatch(store, unit, env)
     })
   } catch (e) {
-    appendEvent(ctx, {
-      type: 'protocol.message.failed',
-      actor: env.fromAgent,
-      taskId: env.taskId,
-      payload: { type: env.type, error: errorMessage(e), ...(isTeaError(e) ? { code: e.code } : {}) },
-    })
+    await store.appendEvents([
+      {
+        type: 'protocol.message.failed',
+        actor: env.fromAgent,
+        taskId: env.taskId,
+        payload: { type: env.type, error: errorMessage(e), ...(isTeaError(e) ? { code: e.code } : {}) },
+      },
+    ])
     return {
       outcome: 'rejected',
       reason: isTeaError(e, 'AOF_INVALID') ? 'task_unreadable' : 'handler_error',
@@ -67,17 +100,31 @@ export async function route(ctx: AofContext, env: ProtocolEnvelope | UnknownEnve
   }
 }
 
-function dispatch(ctx: AofContext, env: ProtocolEnvelope, task: Task): RouteOutcome {
+function dispatch(store: TaskStore, unit: TaskUnit, env: ProtocolEnvelope): Promise<RouteOutcome> {
   switch (env.type) {
     case 'completion.report':
-      return handleCompletionReport(ctx, env, task)
+      return completionReport(store, unit, env)
     case 'status.update':
-      return handleStatusUpdate(ctx, env, task)
+      return handleStatusUpdate(store, unit, env)
     case 'handoff.request':
-      return handleHandoffRequest(ctx, env, task)
+      return handleHandoffRequest(store, unit, env)
     case 'handoff.accepted':
-      return handleHandoffAck(ctx, env, task, true)
+      return handleHandoffAck(store, unit, env, true)
     case 'handoff.rejected':
-      return handleHandoffAck(ctx, env, task, false)
+      return handleHandoffAck(store, unit, env, false)
   }
+}
+
+/** A string `id` the sender gave the message (kept out of the parsed envelope, whose schema has no such key). */
+function messageIdOf(input: unknown): string | undefined {
+  let raw = input
+  if (typeof input === 'string') {
+    try {
+      raw = JSON.parse(input.trim().replace(/^AOF\/1\s+/, ''))
+    } catch {
+      return undefined
+    }
+  }
+  const id = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined
+  return typeof id === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(id) ? id : undefined
 }

@@ -14,6 +14,7 @@ import { createTask } from './task-create.ts'
 import { getTask, listTasks, readTaskLocked, withTaskLock } from './task-store.ts'
 import { moveTaskLocked, transitionTask, updateTask } from './task-transition.ts'
 import { type Task, taskLease } from './task-file.ts'
+import { fsFiles } from './store-fs-files.ts'
 import { TeaError } from '../core/errors.ts'
 
 export function fsTaskStore(ctx: AofContext): TaskStore {
@@ -42,6 +43,7 @@ export function fsTaskStore(ctx: AofContext): TaskStore {
     appendEvents: async (events) => appendEvents(ctx, events),
     readEvents: async (filter) => readEvents(ctx, filter),
     close: async () => {},
+    ...fsFiles(ctx),
   }
 }
 

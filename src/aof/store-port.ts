@@ -56,4 +56,48 @@ export interface TaskStore {
   appendEvents(events: EventInput[]): Promise<AofEvent[]>
   readEvents(filter?: { taskId?: string; type?: string }): Promise<AofEvent[]>
   close(): Promise<void>
+
+  // --- messages, run files, companion files, copying (`tea aof send|session-end|export|import`, issue 17) ---
+
+  /**
+   * Runs `fn` as one unit of work on task `id` (the router's handlers): on the filesystem under the task's lock;
+   * on NATS optimistically — every write is a compare-and-set at the revision the unit read, and when another
+   * writer got there first the unit is run again on the newer version (events it logged before the lost write are
+   * logged again: a unit logs facts, not counters). `fn` gets `undefined` when there is no task.
+   */
+  withTask<T>(id: string, fn: (unit: TaskUnit | undefined) => Promise<T>): Promise<T>
+  /** The text of a run file (run.json, run_heartbeat.json, run_result.json, previous_run_result.json) as stored. */
+  readRunFile(id: string, name: RunFileName): Promise<string | undefined>
+  /** Writes a run file's text; `undefined` removes it. */
+  writeRunFile(id: string, name: RunFileName, text: string | undefined): Promise<void>
+  /** The task's companion files (`inputs/…`, `work/…`, `outputs/…`), as paths relative to its folder, sorted. */
+  listFiles(id: string): Promise<string[]>
+  readFile(id: string, path: string): Promise<Uint8Array | undefined>
+  writeFile(id: string, path: string, bytes: Uint8Array): Promise<void>
+  /**
+   * Writes a task as it is (an import): `created` when absent, `replaced` when the stored one is older
+   * (`updatedAt`), `same` when it has the same `updatedAt`, `kept` when the stored one is newer (left alone).
+   */
+  putTask(task: Task): Promise<'created' | 'replaced' | 'same' | 'kept'>
+  /** Appends events as they are (ids and times kept), skipping every event id the store already holds; how many. */
+  importEvents(events: AofEvent[]): Promise<number>
+  /**
+   * Records a protocol message before it is routed (NATS: on the stream `<p>.msg.<type>`, `Nats-Msg-Id` =
+   * `messageId`). `duplicate` when the store has already seen that id; `unrecorded` on the filesystem, which keeps
+   * no message log (and whose receipt events therefore carry no message id).
+   */
+  recordMessage(messageId: string, type: string, text: string): Promise<'new' | 'duplicate' | 'unrecorded'>
+}
+
+export const RUN_FILES = ['run.json', 'run_heartbeat.json', 'run_result.json', 'previous_run_result.json'] as const
+export type RunFileName = (typeof RUN_FILES)[number]
+
+/** One task inside `TaskStore.withTask`: the version read, and the writes made on it (each logs its event). */
+export interface TaskUnit {
+  /** The task as the unit last wrote or read it. */
+  readonly task: Task
+  move(to: TaskStatus, options: TransitionOptions): Promise<Task>
+  update(mutate: (task: Task) => void): Promise<Task>
+  /** Another task, read without its lock (a unit never waits on a second task: no deadlock). */
+  peek(id: string): Promise<Task | undefined>
 }

@@ -4,6 +4,7 @@
  * command on the filesystem store neither loads nor parses it (docs/fleet.md, Build).
  */
 
+import { resolve } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { fsTaskStore } from '../aof/store-fs.ts'
 import type { TaskStore } from '../aof/store-port.ts'
@@ -14,11 +15,21 @@ export interface StoreFlags {
   'data-dir'?: string
   nats?: string
   'nats-creds'?: string
+  'nats-tls-ca'?: string
+  'nats-tls-cert'?: string
+  'nats-tls-key'?: string
+  'nats-timeout-ms'?: number
 }
 
 export async function storeOf(flags: StoreFlags, io: Io): Promise<TaskStore> {
   const url = flags.nats ?? (io.env.TEA_NATS_URL || undefined)
-  if (url === undefined) return fsTaskStore(contextOf(flags['data-dir'], io))
+  if (url === undefined) {
+    const stray = (['nats-creds', 'nats-tls-ca', 'nats-tls-cert', 'nats-tls-key', 'nats-timeout-ms'] as const).find(
+      (f) => flags[f] !== undefined,
+    )
+    if (stray) throw new TeaError('USAGE', `--${stray} is for a NATS store: give --nats URL (or set TEA_NATS_URL) with it`)
+    return fsTaskStore(contextOf(flags['data-dir'], io))
+  }
   const credsFile = flags['nats-creds'] ?? (io.env.TEA_NATS_CREDS || undefined)
   // A target built without the fleet (the core one, docs/fleet.md) carries no NATS client: esbuild folds the
   // condition to `undefined` and drops the import with it (a throw before the import would not drop it).
@@ -28,9 +39,20 @@ export async function storeOf(flags: StoreFlags, io: Io): Promise<TaskStore> {
     throw new TeaError('USAGE', `this build (${target}) has no NATS fleet store; use a full target for --nats`)
   }
   const { openNatsStore } = await load()
+  const file = (flag: 'nats-tls-ca' | 'nats-tls-cert' | 'nats-tls-key', env: string) => {
+    const f = flags[flag] ?? (io.env[env] || undefined)
+    return f === undefined ? undefined : resolve(io.cwd, f)
+  }
+  const tlsCa = file('nats-tls-ca', 'TEA_NATS_TLS_CA')
+  const tlsCert = file('nats-tls-cert', 'TEA_NATS_TLS_CERT')
+  const tlsKey = file('nats-tls-key', 'TEA_NATS_TLS_KEY')
   return openNatsStore({
     url,
     ...(credsFile ? { credsFile } : {}),
+    ...(tlsCa ? { tlsCa } : {}),
+    ...(tlsCert ? { tlsCert } : {}),
+    ...(tlsKey ? { tlsKey } : {}),
+    ...(flags['nats-timeout-ms'] !== undefined ? { timeoutMs: flags['nats-timeout-ms'] } : {}),
     ...(io.env.TEA_NATS_PROJECT ? { project: io.env.TEA_NATS_PROJECT } : {}),
   })
 }

@@ -8,8 +8,10 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { formatIssue } from '../core/issues.ts'
-import { acquireLease, handleSessionEnd, heartbeat, initDataDir, lintDataDir, poll, readEvents, routeMessage } from '../aof/index.ts'
+import { handleSessionEnd, initDataDir, lintDataDir, poll } from '../aof/index.ts'
+import { fsTaskStore } from '../aof/store-fs.ts'
 import { contextOf, json, parseNow, requireTaskId } from './aof-common.ts'
+import { type StoreFlags, storeOf, withStore } from './aof-store.ts'
 import { dataDirOf } from './data-dir.ts'
 import { EXIT } from './exit.ts'
 import type { Io } from './io.ts'
@@ -18,21 +20,28 @@ interface DataDir {
   'data-dir'?: string
 }
 
-export async function initCommand({ flags }: { flags: DataDir }, io: Io): Promise<number> {
-  initDataDir(contextOf(flags['data-dir'], io))
-  io.out(`initialized ${dataDirOf(flags['data-dir'], io)}\n`)
+/** On NATS there are no folders: opening the store creates its buckets and stream (idempotent, as on disk). */
+export async function initCommand({ flags }: { flags: StoreFlags }, io: Io): Promise<number> {
+  const where = await withStore(flags, io, async (store) => {
+    if (store.kind === 'fs') {
+      initDataDir(contextOf(flags['data-dir'], io))
+      return dataDirOf(flags['data-dir'], io)
+    }
+    const p = io.env.TEA_NATS_PROJECT || 'tea'
+    return `${store.where}: KV buckets ${p}_tasks and ${p}_runs, object store ${p}_files, stream ${p}_events`
+  })
+  io.out(`initialized ${where}\n`)
   return EXIT.ok
 }
 
 export async function leaseCommand(
-  { args, flags }: { args: { id: string }; flags: DataDir & { agent: string; 'ttl-ms': number; 'heartbeat-ttl-ms': number } },
+  { args, flags }: { args: { id: string }; flags: StoreFlags & { agent: string; 'ttl-ms': number; 'heartbeat-ttl-ms': number } },
   io: Io,
 ): Promise<number> {
   const id = requireTaskId(args.id)
-  const r = await acquireLease(contextOf(flags['data-dir'], io), id, flags.agent, {
-    ttlMs: flags['ttl-ms'],
-    heartbeatTtlMs: flags['heartbeat-ttl-ms'],
-  })
+  const r = await withStore(flags, io, (store) =>
+    store.lease(id, flags.agent, { ttlMs: flags['ttl-ms'], heartbeatTtlMs: flags['heartbeat-ttl-ms'] }),
+  )
   io.out(
     json({
       taskId: id,
@@ -48,15 +57,15 @@ export async function leaseCommand(
 }
 
 export async function heartbeatCommand(
-  { args, flags }: { args: { id: string }; flags: DataDir & { agent: string; 'ttl-ms': number } },
+  { args, flags }: { args: { id: string }; flags: StoreFlags & { agent: string; 'ttl-ms': number } },
   io: Io,
 ): Promise<number> {
   const id = requireTaskId(args.id)
-  io.out(json(await heartbeat(contextOf(flags['data-dir'], io), id, flags.agent, { ttlMs: flags['ttl-ms'] })))
+  io.out(json(await withStore(flags, io, (store) => store.heartbeat(id, flags.agent, { ttlMs: flags['ttl-ms'] }))))
   return EXIT.ok
 }
 
-export async function sendCommand({ args, flags }: { args: { file?: string }; flags: DataDir }, io: Io): Promise<number> {
+export async function sendCommand({ args, flags }: { args: { file?: string }; flags: StoreFlags }, io: Io): Promise<number> {
   const file = args.file ?? '-'
   let text: string
   try {
@@ -64,13 +73,18 @@ export async function sendCommand({ args, flags }: { args: { file?: string }; fl
   } catch (e) {
     throw new TeaError('USAGE', `cannot read ${file}: ${(e as Error).message}`)
   }
-  const outcome = await routeMessage(contextOf(flags['data-dir'], io), text)
+  const { routeOn } = await import('../aof/router.ts')
+  const outcome = await withStore(flags, io, (store) => routeOn(store, text))
   io.out(`${JSON.stringify(outcome)}\n`)
   return EXIT.ok
 }
 
-export async function sessionEndCommand({ flags }: { flags: DataDir }, io: Io): Promise<number> {
-  io.out(json(await handleSessionEnd(contextOf(flags['data-dir'], io))))
+export async function sessionEndCommand({ flags }: { flags: StoreFlags }, io: Io): Promise<number> {
+  const { sessionEndOn } = await import('../aof/session-end-on.ts')
+  const entries = await withStore(flags, io, (store) =>
+    store.kind === 'fs' ? handleSessionEnd(contextOf(flags['data-dir'], io)) : sessionEndOn(store),
+  )
+  io.out(json(entries))
   return EXIT.ok
 }
 
@@ -84,20 +98,46 @@ export async function pollCommand(
   return EXIT.ok
 }
 
-export async function eventsCommand({ flags }: { flags: DataDir & { task?: string; type?: string } }, io: Io): Promise<number> {
+export async function eventsCommand({ flags }: { flags: StoreFlags & { task?: string; type?: string } }, io: Io): Promise<number> {
   if (flags.task !== undefined) requireTaskId(flags.task, '--task to be a task id')
-  const events = readEvents(contextOf(flags['data-dir'], io), {
-    ...(flags.task ? { taskId: flags.task } : {}),
-    ...(flags.type ? { type: flags.type } : {}),
-  })
+  const filter = { ...(flags.task ? { taskId: flags.task } : {}), ...(flags.type ? { type: flags.type } : {}) }
+  const events = await withStore(flags, io, (store) => store.readEvents(filter))
   io.out(events.map((e) => `${JSON.stringify(e)}\n`).join(''))
   return EXIT.ok
 }
 
-export async function lintCommand({ flags }: { flags: DataDir & { json: boolean } }, io: Io): Promise<number> {
-  const problems = lintDataDir(contextOf(flags['data-dir'], io))
+export async function lintCommand({ flags }: { flags: StoreFlags & { json: boolean } }, io: Io): Promise<number> {
+  const { lintStore } = await import('../aof/lint-store.ts')
+  const problems = await withStore(flags, io, async (store) =>
+    store.kind === 'fs' ? lintDataDir(contextOf(flags['data-dir'], io)) : lintStore(store),
+  )
   if (flags.json) io.out(json(problems))
   else if (problems.length === 0) io.out('OK: no problems\n')
   else for (const p of problems) io.out(`${formatIssue(p)}\n`)
   return problems.length === 0 ? EXIT.ok : EXIT.failed
+}
+
+/**
+ * `tea aof export` (NATS → the data dir) and `import` (the data dir → NATS): both stores are opened, the copy is
+ * made (copy-project.ts: idempotent, nothing lost), and the report printed as JSON. Exit 1 when an entry could not
+ * be read and so was not copied.
+ */
+export async function copyCommand(direction: 'export' | 'import', { flags }: { flags: StoreFlags }, io: Io): Promise<number> {
+  if (!(flags.nats ?? io.env.TEA_NATS_URL)) {
+    throw new TeaError('USAGE', `tea aof ${direction} needs a NATS server: give --nats URL (or set TEA_NATS_URL)`)
+  }
+  const { copyProject } = await import('../aof/copy-project.ts')
+  const ctx = contextOf(flags['data-dir'], io)
+  const nats = await storeOf(flags, io)
+  try {
+    const fs = fsTaskStore(ctx)
+    if (direction === 'export') initDataDir(ctx)
+    const report = direction === 'export' ? await copyProject(nats, fs) : await copyProject(fs, nats)
+    for (const p of report.notCopied) io.err(`warning: not copied: ${formatIssue(p)}\n`)
+    for (const id of report.keptNewer) io.err(`note: ${id} is newer on ${report.to}; kept it\n`)
+    io.out(json(report))
+    return report.notCopied.length === 0 ? EXIT.ok : EXIT.failed
+  } finally {
+    await nats.close()
+  }
 }

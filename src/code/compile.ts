@@ -128,10 +128,26 @@ export function compileCodeValue(source: string, where?: Where, options: CodeOpt
     } catch (e) {
       if (isTeaError(e)) throw e
       if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw overtime()
-      throw new TeaError('CODE_ERROR', `run: code threw: ${thrown(e)}`, { cause: e, where })
+      throw new TeaError('CODE_ERROR', `run: code threw: ${thrown(e)}${pythonHint(e)}`, { cause: e, where })
     }
     return value
   }
+}
+
+/** Python's methods that JavaScript values lack: calling one means the code is Python that happened to parse as JS. */
+const PYTHON_METHOD = /\.(get|items|keys|values|append|setdefault|startswith|endswith|strip|lower|upper) is not a function$/
+
+/**
+ * TEA's `run:` code is Python, and some of it also parses as JavaScript (`return {"a": state.get("x")}`): tea runs
+ * it as JavaScript, and it fails on a Python method. Said so, with the fix, instead of a bare TypeError.
+ */
+function pythonHint(e: unknown): string {
+  const message = typeof e === 'object' && e !== null ? (e as Error).message : undefined
+  if (typeof message !== 'string' || !PYTHON_METHOD.test(message)) return ''
+  return (
+    " (this run: code ran as JavaScript, which has no such method; if it is TEA's Python, add `language: python` to the node, " +
+    'or `settings.run_language: python` to the file)'
+  )
 }
 
 /**

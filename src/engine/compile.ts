@@ -116,6 +116,16 @@ function compileRouting(node: NodeSpec, spec: AgentSpec): CompiledNode['next'] {
     const rules = goto.map((rule, i) => ({ to: rule.to, test: node.compiled.goto?.[i] }))
     return (state, result) => {
       for (const rule of rules) if (!rule.test || rule.test({ state, result, variables, settings })) return rule.to
+      if (node.routedByEdges)
+        // TEA stops there too ("No valid next node found"); said in the terms of the edges the author wrote.
+        throw new TeaError(
+          'NO_ROUTE',
+          'none of its conditional edges (when:, condition:) held, and no edge without a condition leaves it',
+          {
+            where: { node: node.name },
+            hint: `add an edge from '${node.name}' without a condition, after the conditional ones, for every other case`,
+          },
+        )
       throw new TeaError('NO_ROUTE', "no goto rule matched and there is no fallback rule (a rule without 'if')", {
         where: { node: node.name },
         hint: `add '- to: <node>' or '- to: __end__' as the last rule`,

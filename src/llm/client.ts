@@ -55,6 +55,8 @@ export interface LlmClientOptions {
  * keep_alive the agent gives: the agent's own value is applied when the run is over (client.close).
  */
 const RUN_KEEP_ALIVE = '5m'
+
+const NAME_A_MODEL = 'serve the model with Ollama (or llama-server) and name it: settings.llm.model, with.model on the node, or --model'
 const RUN_KEEP_ALIVE_MS = 5 * 60_000
 /** How long a call may be passed over for calls to the loaded model, unless settings.llm.scheduler.max_wait says. */
 const DEFAULT_MAX_WAIT_S = 30
@@ -103,6 +105,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     async call(request: LlmRequest): Promise<LlmResult> {
       const settings = mergeLlmSettings(options.defaults, request)
       if ((settings.model === undefined || settings.model === '') && settings.provider !== 'shell') {
+        if (settings.missing_model_note) throw new TeaError('TEA_UNSUPPORTED', settings.missing_model_note, { hint: NAME_A_MODEL })
         throw new TeaError('LLM_BAD_MODEL', 'no model given for this LLM call', {
           hint: 'set settings.llm.model in the agent (e.g. "ollama:qwen2.5:1.5b") or with.model on the node, or pass --model',
         })
@@ -188,6 +191,7 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     async embed(request: EmbedRequest): Promise<EmbedResult> {
       const settings = mergeLlmSettings(options.defaults, request)
       if (settings.model === undefined || settings.model === '') {
+        if (settings.missing_model_note) throw new TeaError('TEA_UNSUPPORTED', settings.missing_model_note, { hint: NAME_A_MODEL })
         throw new TeaError('LLM_BAD_MODEL', 'no model given for this embeddings call', {
           hint: 'set with.model on the node (an embeddings model, e.g. ollama:nomic-embed-text) or settings.llm.model',
         })

@@ -16,6 +16,7 @@ export const LLM_SETTING_KEYS = [
   'stop',
   'options',
   'api_key',
+  'missing_model_note',
 ] as const
 
 export const DEFAULT_TIMEOUT_S = 120

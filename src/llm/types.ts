@@ -63,6 +63,11 @@ export interface LlmSettings {
   stop?: string[]
   /** Model options passed on as they are: Ollama's `options` (`num_ctx`, `top_k`…), top-level fields for an OpenAI-compatible server. */
   options?: Record<string, unknown>
+  /**
+   * Settings only, set by the loader: why the agent names no model although it meant one (TEA's `backend: local`,
+   * which tea does not provide). A call without a model fails with it (TEA_UNSUPPORTED) instead of "no model given".
+   */
+  missing_model_note?: string
   /** Settings only: the call scheduler's limits, or false to send every call at once. */
   scheduler?: boolean | SchedulerSettings
 }

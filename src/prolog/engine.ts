@@ -134,14 +134,16 @@ function text(value: unknown): string {
 }
 
 /**
- * An engine message as a user reads it: without the stream's address (the line is reported apart) or the name of
- * the temporary module the code ran in.
+ * An engine message as a user reads it: without the stream's address (the line is reported apart), the name of
+ * the temporary module the code ran in, or the glue's predicate that called the user's goal.
  */
 function tidy(message: string): string {
-  const at = /^Stream <stream>\(0x[0-9a-f]+\):\d+:(\d+) /.exec(message)
+  // At the start, or after tea_load_code/1's own prefix (an error in the code it loads).
+  const at = /Stream <stream>\(0x[0-9a-f]+\):\d+:(\d+) /.exec(message)
   const text = message
-    .slice(at ? at[0].length : 0)
+    .replace(at?.[0] ?? '', '')
     .replace(/'tmp-[\w-]+':/g, '')
+    .replace(/\btea_call\/3: /g, '') // the glue's own predicate, not the user's
     .trim()
   return at ? `${text} (column ${at[1]})` : text
 }

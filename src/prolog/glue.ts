@@ -124,7 +124,11 @@ tea_load_code(Code) :-
     split_string(Text0, "", " \t\n", [Text1]),
     ( ( Text1 == "" ; sub_string(Text1, _, 1, 0, ".") ) -> Text = Text1 ; string_concat(Text1, ".", Text) ),
     tea_consult(M, Text, run, Status),
-    ( Status = error(_, E) -> throw(E) ; Status = failed(_) -> fail ; true ).
+    % An error in the loaded text names its own line there, not only the line of the run: code that loaded it.
+    ( Status = error(Line, E) -> tea_message(E, Message), throw(tea_load_code_error(Line, Message))
+    ; Status = failed(_) -> fail
+    ; true
+    ).
 
 tea_error_line(error(_, stream(_, Line, _, _)), _, Line) :- !.
 tea_error_line(error(_, string(_, _)), _, 1) :- !.
@@ -150,6 +154,8 @@ tea_json(V, J) :- is_list(V), !, maplist(tea_json, V, J).
 tea_json(V, J) :- is_dict(V), !, dict_pairs(V, _, P), maplist(tea_pair_json, P, P2), dict_pairs(J, json, P2).
 tea_json(V, S) :- term_string(V, S).
 
+tea_message(tea_load_code_error(Line, Inner), Message) :- !,
+    format(string(Message), "tea_load_code/1, line ~w of the code it loads: ~w", [Line, Inner]).
 tea_message(E, Message) :-
     catch(( '$messages':translate_message(E, Lines, []),
             with_output_to(string(Message), print_message_lines(current_output, '', Lines)) ),

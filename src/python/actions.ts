@@ -43,19 +43,38 @@ export const pythonRun = defineAction({
     timeout: v.optional(
       v.pipe(v.number(), v.gtValue(0, 'must be > 0'), v.description('Seconds the code may run (default settings.run_timeout).')),
     ),
+    contract: v.optional(
+      v.pipe(
+        v.picklist(['run', 'reflection']),
+        v.description(
+          "run (default): TEA's run: contract. reflection: TEA's reflection.loop code — executed as it is, `output` in scope; the result is {result: its variable result}.",
+        ),
+      ),
+      'run',
+    ),
+    output: v.optional(v.pipe(v.unknown(), v.description('With contract: reflection, the value the code sees as `output`.'))),
   }),
   raw: ['code'],
   async verify(params, ctx) {
     if (typeof params.code !== 'string' || /\{[{%]/.test(params.code)) return []
     const call = { signal: ctx.signal, timeoutMs: 30_000, where: {}, what: 'reading the Python code' }
-    const found = (await callEngine(task({ op: 'check', code: params.code }), call)) as { line?: number; message: string } | null
+    const check = task({ op: 'check', code: params.code, asIs: params.contract === 'reflection' })
+    const found = (await callEngine(check, call)) as { line?: number; message: string } | null
     return found ? [`Python${found.line ? `, line ${found.line}` : ''}: ${found.message}`] : []
   },
   async run(p, ctx) {
     const where = { node: ctx.node, field: 'run' }
-    const code = pythonSource(p.code, ctx)
+    // TEA renders run: code as a template first, never its reflection code.
+    const code = p.contract === 'reflection' ? p.code : pythonSource(p.code, ctx)
     const outcome = (await callEngine(
-      task({ op: 'run', code, state: ctx.state, variables: ctx.variables, workspace: ctx.settings.workspace }),
+      task({
+        op: 'run',
+        code,
+        state: ctx.state,
+        variables: ctx.variables,
+        workspace: ctx.settings.workspace,
+        ...(p.contract === 'reflection' && { reflection: { output: p.output } }),
+      }),
       { signal: ctx.signal, timeoutMs: (p.timeout ?? ctx.settings.run_timeout) * 1000, where, what: 'the Python code' },
     )) as PythonOutcome
     for (const line of outcome.output) ctx.emit({ type: 'log', node: ctx.node, message: line })

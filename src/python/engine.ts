@@ -54,23 +54,28 @@ export class PythonEngine {
     return new PythonEngine(py)
   }
 
-  /** Runs `run:` code (TEA's contract) with `workspace` mounted and current. */
-  run(code: string, state: unknown, variables: unknown, workspace: string | undefined): PythonOutcome {
+  /**
+   * Runs `run:` code (TEA's contract) with `workspace` mounted and current. With `reflection`, it is a
+   * `reflection.loop` generator, corrector or evaluator (TEA's other contract, glue.ts `tea_reflect`), its `output`
+   * in scope, and the update is `{result: the value of its variable result}`.
+   */
+  run(code: string, state: unknown, variables: unknown, workspace: string | undefined, reflection?: { output: unknown }): PythonOutcome {
     if (workspace) this.enter(workspace)
     this.output = []
-    const out = JSON.parse(String(this.py.globals.get('tea_run')(code, JSON.stringify(state ?? {}), JSON.stringify(variables ?? {})))) as {
-      ok?: Record<string, unknown>
-      error?: string
-      line?: number | null
-    }
+    const args = [code, JSON.stringify(state ?? {}), JSON.stringify(variables ?? {})]
+    const call = reflection
+      ? this.py.globals.get('tea_reflect')(...args, JSON.stringify(reflection.output ?? null))
+      : this.py.globals.get('tea_run')(...args)
+    const out = JSON.parse(String(call)) as { ok?: unknown; error?: string; line?: number | null }
     const output = this.output
-    if (out.ok) return { kind: 'done', update: out.ok, output }
-    return { kind: 'error', message: out.error ?? 'failed without a message', ...(out.line ? { line: out.line } : {}), output }
+    if (out.error === undefined)
+      return { kind: 'done', update: reflection ? { result: out.ok ?? null } : (out.ok as Record<string, unknown>), output }
+    return { kind: 'error', message: out.error, ...(out.line ? { line: out.line } : {}), output }
   }
 
-  /** Compiles `code` without running it: undefined, or the syntax error. */
-  check(code: string): { line?: number; message: string } | undefined {
-    const found = this.py.globals.get('tea_check')(code)
+  /** Compiles `code` without running it (`asIs`: as reflection code is run, never as a function body). */
+  check(code: string, asIs = false): { line?: number; message: string } | undefined {
+    const found = this.py.globals.get('tea_check')(code, asIs)
     if (found === undefined || found === null) return undefined
     const e = JSON.parse(String(found)) as { error: string; line?: number | null }
     return { message: e.error, ...(e.line ? { line: e.line } : {}) }

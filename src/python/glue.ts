@@ -6,6 +6,13 @@
  * globals of its own. What TEA gave beyond the standard library (`requests`, `OpenAI`, its `actions` registry) is
  * there as a name that fails with a clear error when used, and an import of a module Pyodide does not carry names
  * the module.
+ *
+ * Two more of TEA's semantics: a write into `state` in place (`state["x"] = 1`) is kept, as TEA's engine keeps it
+ * (its `state` is the run's own dict), merged under what the code returns; and the results of a `dynamic_parallel`
+ * node (tea stores TEA's `ParallelFlowResult` as its JSON form, src/actions/flow/map.ts) are objects again, read as
+ * TEA's are: `r.state`, `r.success`, `r["key"]` and `r.get("key")` falling through to the branch's state.
+ * `tea_reflect` runs a `reflection.loop` generator, corrector or evaluator with TEA's other contract for code (its
+ * reflection actions): the code is executed as it is and its value is the variable `result` it sets.
  */
 
 export const GLUE = String.raw`
@@ -54,7 +61,11 @@ def _line(error, offset):
         return max(1, error.lineno - offset)
     return None
 
-def _message(error):
+def _message(error, state=None):
+    if isinstance(error, NameError) and isinstance(state, dict) and getattr(error, 'name', None) in state:
+        # TEA's runtimes give run: code no variable per state key either; the author meant the state's.
+        return (f"NameError: {error}; run: code sees the state as state, not as variables: "
+                f"write state[{error.name!r}] (TEA's Python runtime does not define '{error.name}' either)")
     if isinstance(error, ModuleNotFoundError) and error.name:
         top = error.name.split('.')[0]
         return (f"Python module '{top}' is not available in tea: run: code in Python has the standard library only "
@@ -63,14 +74,86 @@ def _message(error):
         return f"SyntaxError: {error.msg}"
     return f"{type(error).__name__}: {error}"
 
-def tea_run(code, state_json, variables_json):
-    scope = {'__name__': '__tea_run__', '__builtins__': __builtins__, 'state': _json.loads(state_json),
+_BRANCH_DEFAULTS = {'error_type': None, 'traceback': None, 'timeout': False, 'retry_count': 0,
+                    'circuit_state': None, 'attempt_errors': [], 'exit_code': None}
+
+class ParallelFlowResult(dict):
+    """TEA's result of one dynamic_parallel branch: a dict (its JSON form) read as TEA's object is."""
+    __slots__ = ()
+    def __getattr__(self, name):
+        if dict.__contains__(self, name):
+            return dict.__getitem__(self, name)
+        if name in _BRANCH_DEFAULTS:
+            return _BRANCH_DEFAULTS[name]
+        raise AttributeError(f"'ParallelFlowResult' object has no attribute '{name}'")
+    def __missing__(self, key):
+        state = dict.get(self, 'state')
+        if isinstance(state, dict) and key in state:
+            return state[key]
+        if key in _BRANCH_DEFAULTS:
+            return _BRANCH_DEFAULTS[key]
+        raise KeyError(key)
+    def get(self, key, default=None):
+        try:
+            return self[key]
+        except KeyError:
+            return default
+    def __contains__(self, key):
+        state = dict.get(self, 'state')
+        return dict.__contains__(self, key) or key in _BRANCH_DEFAULTS or (isinstance(state, dict) and key in state)
+
+def _is_branch(value):
+    return (isinstance(value, dict) and isinstance(value.get('branch'), str) and isinstance(value.get('success'), bool)
+            and 'state' in value)
+
+class _BranchState(dict):
+    """One branch of a parallel fan-out as tea keeps it (its state), read as TEA's ParallelFlowResult too."""
+    __slots__ = ()
+    def __getattr__(self, name):
+        if name == 'state':
+            return self
+        if name == 'success':
+            return '__error__' not in self
+        if name == 'error':
+            error = dict.get(self, '__error__')
+            return error.get('message') if isinstance(error, dict) else error
+        if name == 'branch':
+            return None
+        if name in _BRANCH_DEFAULTS:
+            return _BRANCH_DEFAULTS[name]
+        raise AttributeError(f"'ParallelFlowResult' object has no attribute '{name}'")
+
+def _state_view(state):
+    # A list of dynamic_parallel results (flow.map's results: branches) at the top of the state becomes TEA's
+    # objects; the branch states a parallel fan-out hands its fan-in node (parallel_results) read as them too. Both
+    # stay equal to the data they wrap, so they never count as written in place.
+    if isinstance(state, dict):
+        for key, value in state.items():
+            if isinstance(value, list) and value and all(_is_branch(v) for v in value):
+                state[key] = [ParallelFlowResult(v) for v in value]
+            elif key == 'parallel_results' and isinstance(value, list) and all(isinstance(v, dict) for v in value):
+                state[key] = [_BranchState(v) for v in value]
+    return state
+
+def _in_place(state, before):
+    # The top-level keys the code wrote into state in place (a nested write changes its top-level value).
+    if not isinstance(state, dict) or not isinstance(before, dict):
+        return {}
+    return {k: v for k, v in state.items() if k not in before or v != before[k]}
+
+def _scope(code, state, variables_json):
+    scope = {'__name__': '__tea_run__', '__builtins__': __builtins__, 'state': state,
              'variables': _json.loads(variables_json), 'json': _json, 'datetime': _datetime}
-    if isinstance(scope['state'], dict) and 'parallel_results' in scope['state']:
-        scope['parallel_results'] = scope['state']['parallel_results']  # TEA hands fan-in nodes their branches so
+    if isinstance(state, dict) and 'parallel_results' in state:
+        scope['parallel_results'] = state['parallel_results']  # TEA hands fan-in nodes their branches so
     for name, stand_in in _MISSING.items():
         if name in code:
             scope[name] = stand_in
+    return scope
+
+def tea_run(code, state_json, variables_json):
+    state = _state_view(_json.loads(state_json))
+    scope = _scope(code, state, variables_json)
     wrapped = 'return' in code
     offset = 1 if wrapped else 0
     try:
@@ -86,14 +169,40 @@ def tea_run(code, state_json, variables_json):
             update = {} if result is None else result if isinstance(result, dict) else {'result': result}
         else:
             update = {k: v for k, v in names.items() if _kept(k, v)}
-        return _json.dumps({'ok': _plain(update)})
+        # TEA's engine keeps what the code wrote into state in place, then merges the returned update over it.
+        written = _in_place(state, _json.loads(state_json))
+        return _json.dumps({'ok': _plain({**written, **update} if written else update)})
     except BaseException as error:
         if isinstance(error, KeyboardInterrupt):
             raise
-        return _json.dumps({'error': _message(error), 'line': _line(error, offset)})
+        return _json.dumps({'error': _message(error, state), 'line': _line(error, offset)})
 
-def tea_check(code):
-    wrapped = 'return' in code
+def tea_reflect(code, state_json, variables_json, output_json):
+    # TEA's reflection actions exec the code as it is, with output and the loop's keys in scope, and take the
+    # variable result it sets (else output, when the code rebound it).
+    state = _state_view(_json.loads(state_json))
+    scope = _scope(code, state, variables_json)
+    output = _json.loads(output_json)
+    scope.update({'output': output, 're': __import__('re'),
+                  'reflection_output': state.get('reflection_output'),
+                  'reflection_errors': state.get('reflection_errors', []),
+                  'reflection_iteration': state.get('reflection_iteration', 0)})
+    try:
+        exec(compile(code, '<run>', 'exec'), scope)
+        if 'result' in scope:
+            value = scope['result']
+        elif scope['output'] is not output:
+            value = scope['output']
+        else:
+            value = None
+        return _json.dumps({'ok': _plain(value)})
+    except BaseException as error:
+        if isinstance(error, KeyboardInterrupt):
+            raise
+        return _json.dumps({'error': _message(error, state), 'line': _line(error, 0)})
+
+def tea_check(code, as_is=False):
+    wrapped = 'return' in code and not as_is
     try:
         if wrapped:
             body = '\n'.join('    ' + line for line in code.split('\n'))

@@ -18,7 +18,11 @@
  * - A generator that fails is an attempt with score 0 and the error, and the loop goes on (TEA's rule);
  *   configuration errors (an unknown action, code in a language this build lacks) fail at once.
  *
- * Code is JavaScript, like every `run:`; TEA's Python, Lua and Prolog evaluators fail naming the language.
+ * Code is JavaScript, like every `run:`, or Python with `language: python` (TEA's reflection code is Python): it
+ * runs on the python feature's interpreter with TEA's contract for reflection code — executed as it is, `state`,
+ * `output` and the loop's keys in scope, its value the variable `result` it sets. A Python evaluator that raises is
+ * a failed evaluation, as in TEA. A Lua evaluator is the body of TEA's `function(state, output)` (through the lua
+ * feature); TEA's Prolog evaluators fail naming the feature (TEA_UNSUPPORTED).
  */
 
 import * as v from 'valibot'
@@ -89,6 +93,18 @@ export const reflectionLoop = defineAction({
     "TEA's reflection loop: generate, evaluate (schema, llm or custom), correct, until valid or max_iterations; returns {valid, reflection_output, reflection_history, …}.",
   params,
   raw: ['generator', 'evaluator', 'corrector'],
+  // `tea validate` compiles Python code the way it runs (through python.run), so a syntax error is found first.
+  async verify(params, ctx) {
+    const python = ctx.action('python.run')
+    const found: string[] = []
+    for (const role of ['generator', 'evaluator', 'corrector']) {
+      const part = params[role]
+      if (!python?.verify || !isPlainObject(part) || typeof part.run !== 'string') continue
+      if (codeLanguage(typeof part.language === 'string' ? part.language : undefined) !== 'python') continue
+      for (const message of await python.verify({ code: part.run, contract: 'reflection' }, ctx)) found.push(`${role}: ${message}`)
+    }
+    return found
+  },
   async run(p, ctx) {
     checkSteps(p, ctx)
     const tracer = new Tracer(ctx, 'reflection.loop', p.trace_file)
@@ -207,16 +223,32 @@ function checkSteps(p: Params, ctx: ActionContext): void {
 }
 
 function checkLanguage(ctx: ActionContext, role: string, language: string | undefined): void {
-  if (language === undefined || ['javascript', 'js'].includes(language.toLowerCase())) return
-  throw new TeaError('CODE_ERROR', `reflection.loop ${role}: run: is ${language}; tea runs JavaScript run: code`, {
-    where: { node: ctx.node, field: `with.${role}.run` },
-    hint: 'port the code to JavaScript (return the value instead of assigning result)',
-  })
+  const lang = codeLanguage(language)
+  const where = { node: ctx.node, field: `with.${role}.run` }
+  if (lang === 'javascript') return
+  // TEA runs evaluators in Python, Lua or Prolog, and generators and correctors in Python only.
+  const engine = lang === 'python' || (lang === 'lua' && role === 'evaluator') ? `${lang}.run` : undefined
+  if (engine) {
+    if (ctx.listActions().some((a) => a.name === engine)) return
+    const name = lang === 'lua' ? 'Lua' : 'Python'
+    throw new TeaError('CODE_ERROR', `reflection.loop ${role}: run: is ${name}; this build lacks the '${lang}' feature`, { where })
+  }
+  throw new TeaError(
+    'TEA_UNSUPPORTED',
+    `reflection.loop ${role} code in ${language} is a TEA feature that tea does not provide: tea runs reflection code in JavaScript or Python (and evaluators in Lua)`,
+    { where, hint: 'port the code to JavaScript or Python (language: python)' },
+  )
+}
+
+/** The language of reflection code: JavaScript unless `language:` names Python (or another, which tea lacks). */
+function codeLanguage(language: string | undefined): string {
+  const lang = (language ?? 'javascript').toLowerCase()
+  return lang === 'js' ? 'javascript' : lang === 'py' ? 'python' : lang
 }
 
 /** Runs a generator or corrector over the loop's state and returns its output. */
 async function perform(ctx: ActionContext, code: CodeCache, s: Step, loop: State, role: string): Promise<unknown> {
-  if (s.run !== undefined) return code.run(s.run, role, loop, {})
+  if (s.run !== undefined) return code.run(s.run, s.language, role, loop, {})
   const name = (s.action ?? s.uses) as string
   const inline = Object.fromEntries(Object.entries(s).filter(([k]) => !STEP_KEYS.has(k)))
   const args = ctx.render({ ...inline, ...s.with }, { state: loop }, role)
@@ -235,7 +267,16 @@ function replyValue(result: State): unknown {
 async function evaluate(p: Params, ctx: ActionContext, code: CodeCache, output: unknown, loop: State): Promise<Evaluation> {
   const e = p.evaluator
   if (e.type === 'schema') return schemaVerdict(e.schema as Record<string, unknown>, output)
-  if (e.type === 'custom') return customVerdict(await code.run(e.run as string, 'evaluator', loop, { output }))
+  if (e.type === 'custom') {
+    try {
+      return customVerdict(await code.run(e.run as string, e.language, 'evaluator', loop, { output }))
+    } catch (err) {
+      // TEA: an evaluator in Python or Lua that raises is a failed evaluation, not a failed node.
+      if (!['python', 'lua'].includes(codeLanguage(e.language)) || !isTeaError(err, 'CODE_ERROR')) throw err
+      const message = `custom evaluator error: ${errorMessage(err)}`
+      return { valid: false, score: 0, errors: [{ message, type: 'evaluator_error' }], suggestions: ['Check your custom evaluation code'] }
+    }
+  }
   const prompt =
     e.prompt === undefined
       ? 'Is this output valid and correct?'
@@ -297,11 +338,25 @@ class CodeCache {
   private readonly compiled = new Map<string, CompiledCodeValue>()
   constructor(private readonly ctx: ActionContext) {}
 
-  async run(source: string, role: string, state: State, extra: Record<string, unknown>): Promise<unknown> {
+  async run(source: string, language: string | undefined, role: string, state: State, extra: Record<string, unknown>): Promise<unknown> {
     const ctx = this.ctx
     const where = { node: ctx.node, field: `with.${role}.run` }
     if (!ctx.settings.allow_inline_code)
       throw new TeaError('INLINE_CODE_FORBIDDEN', 'run: code is forbidden by settings.allow_inline_code: false', { where })
+    if (codeLanguage(language) === 'python') {
+      // TEA's evaluator sees its output in the state too (eval_state["output"]).
+      const onState = 'output' in extra ? { ...state, output: extra.output } : state
+      const done = await ctx.invoke('python.run', { code: source, contract: 'reflection', output: extra.output ?? null }, onState)
+      return done.result
+    }
+    if (codeLanguage(language) === 'lua') {
+      // TEA's Lua evaluator is the body of function(state, output); lua.run's is a body given state. `output` is
+      // bound on the code's first line, so error lines stay the code's own.
+      const done = await ctx.invoke('lua.run', { code: `local output = state.output; ${source}` }, { ...state, output: extra.output })
+      // lua.run turns a value that is not a table into {result = value}; a verdict is a table or a boolean.
+      const keys = Object.keys(done)
+      return keys.length === 1 && keys[0] === 'result' && !isPlainObject(done.result) ? done.result : done
+    }
     const names = Object.keys(extra)
     const key = `${names.join(',')}\u0000${source}`
     let fn = this.compiled.get(key)

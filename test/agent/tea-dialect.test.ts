@@ -6,6 +6,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadAgentText } from '../../src/agent/load.ts'
+import { errorMessage } from '../../src/core/errors.ts'
 import { TEA_ACTIONS, TEA_KEYS, teaAction, teaKey } from '../../src/agent/tea-dialect.ts'
 import { buildRegistry } from '../../src/features.ts'
 import { startRun } from '../../src/engine/lifecycle.ts'
@@ -89,6 +90,24 @@ test('a node that needs a TEA feature tea lacks fails when the run reaches it, w
   assert.is(r.state.seen, 1)
 })
 
+test("10 settings.llm.backend: local without a model: the model call fails naming TEA's bundled model, not 'no model given'", async () => {
+  const yaml = (model: string) =>
+    `name: hw\nsettings:\n  llm:\n    backend: local\n${model}nodes:\n  - name: greet\n    uses: llm.chat\n    with:\n      messages: [{ role: user, content: hi }]\n`
+  const { spec, warnings } = loadAgentText(yaml(''), '/tmp/tea.yaml', buildRegistry())
+  assert.match(warnings[0]!.message, "'settings.llm.backend' is a TEA feature")
+  const llm = createLlmClient({ env: {}, defaults: spec!.settings.llm })
+  const r = await startRun(spec!, { store: createMemoryStore(), registry: buildRegistry(), llm }, { runId: 'r1' })
+  await llm.close()
+  assert.is(r.error?.code, 'TEA_UNSUPPORTED')
+  assert.match(
+    errorMessage(r.error),
+    "node 'greet' (llm.chat): settings.llm.backend: local (TEA's llama.cpp inside the process, with the GGUF model TEA bundles) is a TEA feature that tea does not provide",
+  )
+  assert.match(String(r.error?.hint), '--model')
+  const named = loadAgentText(yaml('    model: ollama:qwen2.5:1.5b\n'), '/tmp/tea.yaml', buildRegistry()).spec!
+  assert.is(named.settings.llm.missing_model_note, undefined, 'a model beside it is used, no note')
+})
+
 test("keys TEA's runtime does not read either are warnings and set aside; the nodes run as TEA runs them", async () => {
   const yaml = `name: x
 settings:
@@ -101,6 +120,7 @@ nodes:
     output: parsed
   - name: b
     run: "return { b: state.a }"
+    config: { model: x }
 `
   const { spec, problems, warnings } = loadAgentText(yaml, '/tmp/tea.yaml', buildRegistry(), { env: {} })
   assert.equal(problems, [])
@@ -111,6 +131,7 @@ nodes:
       "6 'nodes.0.condition' is not read by TEA's runtime either; tea sets it aside",
       "7 'nodes.0.prompt' is not read by TEA's runtime either; tea sets it aside",
       "9 'output",
+      "12 'nodes.1.config' is not read by TEA's runtime either; tea sets it aside",
     ],
   )
   const llm = createLlmClient({ env: {} })

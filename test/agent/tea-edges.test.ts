@@ -4,6 +4,7 @@
  */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { errorMessage } from '../../src/core/errors.ts'
 import { rejection } from '../support/expect.ts'
 import { loadAgentText } from '../../src/agent/load.ts'
 import { buildRegistry } from '../../src/features.ts'
@@ -85,13 +86,18 @@ test('10-2 a key that is never set makes its condition false, not an error (as i
   assert.is((await run(yaml)).state.path, 'classify,other,')
 })
 
-test('10-2 when no edge condition holds and there is no fallback, the run fails with NO_ROUTE', async () => {
+test('10-2 when no edge condition holds and there is no fallback, the run fails with NO_ROUTE, told in terms of edges', async () => {
   const yaml = agent(`  - from: classify
     to: small
     when: "state.value < 10"`)
   const ran = await run(yaml, { input: { value: 50 } })
   assert.is(ran.status, 'failed')
   assert.is(ran.error?.code, 'NO_ROUTE')
+  assert.is(
+    errorMessage(ran.error),
+    "node 'classify': none of its conditional edges (when:, condition:) held, and no edge without a condition leaves it",
+  )
+  assert.match(String(ran.error?.hint), "add an edge from 'classify' without a condition")
   assert.not.ok(nodesRun(ran.events).includes('small'))
 })
 

@@ -22,14 +22,37 @@ nodes:
       with: { name: "{{ f }}", at: "{{ index }}", prefix: "{{ state.files | length }}" }
   - name: collect
     fan_in: true
-    run: "return { names: state.parallel_results.map((r) => r.name + r.at) }"
+    run: "return { names: state.parallel_results.map((r) => r.state.name + r.state.at) }"
 `
 
-test('10-6 dynamic_parallel with action: runs it per item, results in item order, then goes to fan_in', async () => {
+test("10-6 dynamic_parallel with action: runs it per item, results in item order as TEA's ParallelFlowResult, then goes to fan_in", async () => {
   const ran = await run(DP_ACTION)
   assert.is(ran.status, 'completed', JSON.stringify(ran.error))
   assert.equal(ran.state.names, ['a0', 'b1', 'c2'])
   assert.equal(nodesRun(ran.events), ['prepare', 'fan_out', 'collect'])
+  const first = (ran.state.parallel_results as Array<Record<string, unknown>>)[0]!
+  assert.equal(
+    { ...first, timing_ms: typeof first.timing_ms },
+    {
+      branch: 'fan_out[0]',
+      index: 0,
+      success: true,
+      state: { name: 'a', at: 0, prefix: 3, f: 'a', index: 0 },
+      error: null,
+      timing_ms: 'number',
+    },
+  )
+})
+
+test("10-6 dynamic_parallel action: output: puts the action's result under that key of the branch's state (TEA)", async () => {
+  const ran = await run(
+    DP_ACTION.replace('prefix: "{{ state.files | length }}" }', 'prefix: "x" }\n      output: echoed').replace(
+      'r.state.name + r.state.at',
+      'r.state.echoed.name + r.state.f',
+    ),
+  )
+  assert.is(ran.status, 'completed', JSON.stringify(ran.error))
+  assert.equal(ran.state.names, ['aa', 'bb', 'cc'])
 })
 
 test('10-6 dynamic_parallel with steps: each item runs the steps on a copy of the state; steps: nodes run in order', async () => {
@@ -53,30 +76,37 @@ nodes:
         output: { b: "{{ result.b }}" }
 `)
   assert.is(ran.status, 'completed', JSON.stringify(ran.error))
-  assert.equal(ran.state.doubled, [
-    { d: 2, label: 'n2' },
-    { d: 4, label: 'n4' },
-    { d: 6, label: 'n6' },
-  ])
+  assert.equal(
+    (ran.state.doubled as Array<{ state: unknown }>).map((r) => r.state),
+    [
+      { d: 2, label: 'n2', item: 1, index: 0 },
+      { d: 4, label: 'n4', item: 2, index: 1 },
+      { d: 6, label: 'n6', item: 3, index: 2 },
+    ],
+  )
   assert.equal([ran.state.a, ran.state.b], [1, 2])
 })
 
-test('10-6 fail_fast: false records failed items and goes on; fail_fast (the default) stops the node', async () => {
-  const yaml = (failFast: boolean) => `name: ff
+test("10-6 fail_fast: false (TEA's default) records a failed item as success: false and goes on; fail_fast: true stops the node", async () => {
+  const yaml = (failFast: string) => `name: ff
 nodes:
   - name: fan
     type: dynamic_parallel
     items: [1, 0, 2]
-    fail_fast: ${failFast}
+    ${failFast}
     steps:
       - run: "if (item === 0) throw new Error('zero'); return { inv: 1 / item }"
 `
-  const kept = await run(yaml(false))
+  const kept = await run(yaml(''))
   assert.is(kept.status, 'completed')
   const results = kept.state.parallel_results as Array<Record<string, unknown>>
-  assert.equal(results[0], { inv: 1 })
-  assert.equal((results[1] as { index: number; error: { code: string } }).error.code, 'CODE_ERROR')
-  const stopped = await run(yaml(true))
+  assert.equal([results[0]!.success, results[0]!.state], [true, { inv: 1, item: 1, index: 0 }])
+  assert.equal(
+    [results[1]!.success, results[1]!.state, results[1]!.error_type, results[1]!.branch],
+    [false, { item: 0, index: 1 }, 'CODE_ERROR', 'fan[1]'],
+  )
+  assert.match(String(results[1]!.error), 'zero')
+  const stopped = await run(yaml('fail_fast: true'))
   assert.is(stopped.status, 'failed')
   assert.is(stopped.error?.code, 'CODE_ERROR')
 })
@@ -89,6 +119,7 @@ nodes:
     type: dynamic_parallel
     items: [1, 2, 3, 4]
     max_concurrency: 1
+    fail_fast: true
     action:
       uses: test.flaky
       with: { key: "item{{ item }}", succeed_after: "{{ 0 if item != 3 else 1 }}" }

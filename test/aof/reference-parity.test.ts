@@ -51,6 +51,38 @@ const CASES: Array<[string, string]> = [
     'workflow.definition.hops: expected at least one hop, received an array',
   ],
   [
+    `gate: { current: g, entered: '2026-02-10T10:00:00+01:00' }`,
+    `gate.entered: expected a UTC datetime ending in Z (the reference refuses an offset), received "2026-02-10T10:00:00+01:00"`,
+  ],
+  [
+    `reviewContext: { fromGate: g, fromRole: r, timestamp: '2026-02-10T10:00:00-05:00' }`,
+    `reviewContext.timestamp: expected a UTC datetime ending in Z (the reference refuses an offset), received "2026-02-10T10:00:00-05:00"`,
+  ],
+  [
+    `workflow: { definition: { name: w, hops: [{ id: a, role: r }] }, state: { status: running, hops: { a: { status: ready, startedAt: '2026-02-10T10:00:00+01:00' } } } }`,
+    `workflow.state.hops.a.startedAt: expected a UTC datetime ending in Z (the reference refuses an offset), received "2026-02-10T10:00:00+01:00"`,
+  ],
+  [
+    `workflow: { definition: { name: w, hops: [{ id: a, role: r, condition: { op: bogus } }] }, state: { status: running, hops: {} } }`,
+    `workflow.definition.hops.0.condition.op: expected a condition with op one of eq, neq, gt, gte, lt, lte, in, has_tag, hop_status, and, or, not, true, false, received "bogus"`,
+  ],
+  [
+    `workflow: { definition: { name: w, hops: [{ id: a, role: r, condition: { op: gt, field: x, value: a } }] }, state: { status: running, hops: {} } }`,
+    `workflow.definition.hops.0.condition.value: expected a number, received "a"`,
+  ],
+  [
+    `workflow: { definition: { name: w, hops: [{ id: a, role: r, condition: { op: and, conditions: [{ op: not, condition: { op: in, field: f, value: 3 } }] } }] }, state: { status: running, hops: {} } }`,
+    `workflow.definition.hops.0.condition.conditions.0.condition.value: expected a list, received 3`,
+  ],
+  [
+    `workflow: { definition: { name: w, hops: [{ id: a, role: r, condition: { op: hop_status, hop: a } }] }, state: { status: running, hops: {} } }`,
+    `workflow.definition.hops.0.condition.status: required, missing`,
+  ],
+  [
+    `workflow: { definition: { name: w, hops: [{ id: a, role: r }] }, state: { status: running, hops: { a: { status: ready, result: [1] } } } }`,
+    `workflow.state.hops.a.result: expected a mapping, received an array`,
+  ],
+  [
     'gate: { current: g, entered: 2026-02-10T10:00:00.000Z }\nworkflow: { definition: { name: w, hops: [{ id: a, role: r }] }, state: { status: running, hops: {} } }',
     "workflow: expected 'gate' or 'workflow', not both (the reference's two workflow kinds are exclusive)",
   ],
@@ -84,10 +116,39 @@ test(
         'metadata: { a: 1 }',
         'gateHistory: [{ gate: g, role: r, entered: 2026-02-10T10:00:00.000Z, blockers: [] }]',
         'tests: [{ given: a, when: b, then: { status: 200, body_contains: [ok] } }]',
-        'workflow: { definition: { name: w, hops: [{ id: a, role: r, joinType: any }] }, state: { status: running, hops: { a: { status: dispatched } } } }',
+        'workflow: { definition: { name: w, hops: [{ id: a, role: r, joinType: any, condition: { op: or, conditions: [{ op: eq, field: f }, { op: not, condition: { op: has_tag, value: t } }, { op: "true" }] } }] }, state: { status: running, hops: { a: { status: dispatched, startedAt: 2026-02-10T10:00Z, result: { x: 1 } } } } }',
       ].join('\n'),
     )
     assert.equal(lintDataDir(f.ctx), [])
+  }),
+)
+
+test(
+  'lint flags an offset in the lease as the reference refuses it, and an array given for routing or lease is not read',
+  withFixture(async (f) => {
+    const path = await taskWith(f, 'x_note: 1')
+    const good = readFileSync(path, 'utf8')
+    writeFileSync(
+      path,
+      good.replace('x_note: 1', "lease: { agent: a, acquiredAt: '2026-02-10T10:00:00+01:00', expiresAt: 2099-01-01T00:00:00Z }"),
+    )
+    assert.equal(
+      lintDataDir(f.ctx).map((p) => [p.code, p.message]),
+      [
+        ['lease_not_in_progress', 'has a lease but status is backlog'],
+        ['timestamp_offset', 'lease.acquiredAt 2026-02-10T10:00:00+01:00 is not in UTC (Z); the reference implementation rejects offsets'],
+      ],
+    )
+    for (const key of ['routing', 'lease']) {
+      writeFileSync(path, good.replace(/^routing:.*\n(?: {2}.*\n)*/m, '').replace('x_note: 1', `${key}: []`))
+      const problems = lintDataDir(f.ctx)
+      assert.equal(
+        problems.map((p) => p.code),
+        ['unreadable_task'],
+        key,
+      )
+      assert.match(problems[0]!.message, `${key}: expected a mapping, received an array`)
+    }
   }),
 )
 

@@ -31,6 +31,15 @@ test('a syntax error is CODE_ERROR at compile time, with its line and the node',
   assert.equal(e.where, { node: 'n1' })
 })
 
+test("10 TEA's Python that parses as JavaScript fails on a Python method with the fix, not a bare TypeError", async () => {
+  const run = compileCode('return {"output": state.get("input", "unknown") + " world!"}', { node: 'echo' })
+  await rejects(run(scope(), 1000), 'CODE_ERROR', 'TypeError: state.get is not a function (this run: code ran as JavaScript')
+  await rejects(run(scope(), 1000), 'CODE_ERROR', 'add `language: python` to the node, or `settings.run_language: python` to the file')
+  const plainError = compileCode('return state.nope()')
+  const e = await plainError(scope(), 1000).catch((x: Error) => x)
+  assert.not.match(String((e as Error).message), 'language: python', 'other TypeErrors get no hint')
+})
+
 test('code has no require and no process of its own', async () => {
   assert.equal(
     { ...(await compileCode('return { r: typeof require, p: typeof process }')(scope(), 1000)) },

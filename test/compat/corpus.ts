@@ -55,12 +55,20 @@ export function manifest(): ManifestEntry[] {
 }
 
 /**
- * Counts every file (or the first `limit`), as it is or `stubbed`. Each run gets `runTimeoutMs`; a run still going
- * then counts as failed.
+ * Counts every file (or the first `limit`, of those `only` keeps), as it is or `stubbed`. Each run gets
+ * `runTimeoutMs`; a run still going then counts as failed (COUNT_TIMEOUT).
  */
 export type CountMode = 'as-written' | 'python-default' | 'stubbed'
 
-export async function countCorpus(options: { limit?: number; runTimeoutMs?: number; mode?: CountMode } = {}): Promise<FileResult[]> {
+/**
+ * How long one run may take: well past tea's own limit for `run:` code (settings.run_timeout, 10 s), so a file
+ * whose code never ends (TEA's `error-timeout` fixture) meets tea's NODE_TIMEOUT, not the count's.
+ */
+const RUN_LIMIT_MS = 20_000
+
+export async function countCorpus(
+  options: { limit?: number; runTimeoutMs?: number; mode?: CountMode; only?: (file: string) => boolean } = {},
+): Promise<FileResult[]> {
   const server = await startFakeModelServer()
   // Every model call answers `ok`; one that asks for JSON (format, response_format) gets `{"answer": "ok"}`.
   server.fallback({ content: (req) => (req.body?.format || req.body?.response_format ? '{"answer": "ok"}' : 'ok') })
@@ -68,8 +76,10 @@ export async function countCorpus(options: { limit?: number; runTimeoutMs?: numb
   const results: FileResult[] = []
   const bin = fakeModelCommands()
   try {
-    for (const entry of manifest().slice(0, options.limit)) {
-      results.push(await countFile(entry, registry, server.url, bin, options.runTimeoutMs ?? 10_000, options.mode ?? 'as-written'))
+    for (const entry of manifest()
+      .filter((e) => options.only?.(e.file) ?? true)
+      .slice(0, options.limit)) {
+      results.push(await countFile(entry, registry, server.url, bin, options.runTimeoutMs ?? RUN_LIMIT_MS, options.mode ?? 'as-written'))
     }
   } finally {
     await server.close()
@@ -150,7 +160,7 @@ async function countFile(
     const path = join(scratch, basename(original))
     if (!existsSync(path)) return { ...base, outcome: 'invalid', message: 'copy failed' }
     if (mode === 'stubbed') writeFileSync(path, stub(readFileSync(path, 'utf8')))
-    if (mode === 'python-default' && entry.languages.includes('python')) writeFileSync(path, pythonDefault(readFileSync(path, 'utf8')))
+    if (mode === 'python-default' && pythonInside(entry, path, registry)) writeFileSync(path, pythonDefault(readFileSync(path, 'utf8')))
     let loaded: ReturnType<typeof loadAgentText>
     try {
       loaded = loadAgentText(readFileSync(path, 'utf8'), path, registry, { env: USER_ENV })
@@ -166,6 +176,13 @@ async function countFile(
       const r = await startRun(loaded.spec, { store: createMemoryStore(), registry, llm, signal }, { runId: 'corpus', input: entry.input })
       if (r.status === 'completed') return { ...base, outcome: 'run-completed' }
       if (r.status === 'interrupted') return { ...base, outcome: 'run-interrupted' }
+      if (signal.aborted)
+        return {
+          ...base,
+          outcome: 'run-failed',
+          code: 'COUNT_TIMEOUT',
+          message: `still running after the count's ${runTimeoutMs / 1000} s`,
+        }
       return { ...base, outcome: 'run-failed', code: r.error?.code, message: r.error ? errorMessage(r.error) : r.status }
     } catch (e) {
       return { ...base, outcome: 'run-failed', code: isTeaError(e) ? e.code : 'UNCODED', message: errorMessage(e) }
@@ -174,6 +191,20 @@ async function countFile(
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Whether a user would add `settings.run_language: python`: the manifest found Python in the file, or tea's hint
+ * says some of its `run:` code looks like Python (the manifest counts one file with Prolog nodes as Prolog only).
+ */
+function pythonInside(entry: ManifestEntry, path: string, registry: ReturnType<typeof buildRegistry>): boolean {
+  if (entry.languages.includes('python')) return true
+  try {
+    const { problems } = loadAgentText(readFileSync(path, 'utf8'), path, registry, { env: USER_ENV })
+    return problems.some((p) => p.message.includes('it looks like Python'))
+  } catch {
+    return false
   }
 }
 

@@ -1,6 +1,7 @@
-// Prints the TEA corpus tables for docs/tea-compat.md: `npx tsx test/compat/print.ts [--list] [--features]`
-// (--list adds one line per file: outcome, code, file, message; --features prints every TEA key and action with
-// its status in tea, from src/agent/tea-dialect.ts).
+// Prints the TEA corpus tables for docs/tea-compat.md: `npx tsx test/compat/print.ts [--list] [--features]
+// [--only=<part of a path>]` (--list adds one line per file: outcome, code, file, message; --features prints every
+// TEA key and action with its status in tea, from src/agent/tea-dialect.ts; --only counts only the files whose path
+// contains it).
 import { TEA_ACTIONS, TEA_KEYS, type TeaFeature } from '../../src/agent/tea-dialect.ts'
 import { countCorpus, summarize, type CountMode } from './corpus.ts'
 
@@ -19,7 +20,8 @@ const TITLES: Record<CountMode, string> = {
 }
 for (const mode of ['as-written', 'python-default', 'stubbed'] as const) {
   const t0 = Date.now()
-  const results = await countCorpus({ mode })
+  const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length)
+  const results = await countCorpus({ mode, ...(only && { only: (file: string) => file.includes(only) }) })
   console.log(`\n### ${TITLES[mode]}\n\n${summarize(results).table}`)
   console.log(`\n${results.length} files in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
   if (process.argv.includes('--list'))

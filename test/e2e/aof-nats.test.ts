@@ -1,11 +1,13 @@
 /**
  * `tea aof task … --nats` from the built bundle (`node dist/linux-x64/tea.cjs`) against a real nats-server: the
- * NATS client, loaded by a dynamic import inside the one-file bundle, connects and works as from source.
+ * NATS client, loaded by a dynamic import inside the one-file bundle, connects and works as from source; and
+ * `tea aof import` / `export` through it, the object store included.
  */
 
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { type NatsServer, natsServerMissing, startNatsServer } from '../support/nats-server.ts'
@@ -14,8 +16,12 @@ import { skipIf } from '../support/skip.ts'
 const BUNDLE = resolve(import.meta.dirname, '../../dist/linux-x64/tea.cjs')
 
 function tea(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
+  return aof(['task', ...args], env)
+}
+
+function aof(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done) => {
-    const c = spawn(process.execPath, [BUNDLE, 'aof', 'task', ...args], { env: { ...process.env, TEA_DATA_DIR: '', ...env } })
+    const c = spawn(process.execPath, [BUNDLE, 'aof', ...args], { env: { ...process.env, TEA_DATA_DIR: '', ...env } })
     let out = ''
     let err = ''
     c.stdout.on('data', (b) => (out += b))
@@ -44,6 +50,33 @@ skipIf(test, missing, 'the bundle creates, lists and moves a task on NATS (TEA_N
   const moved = await tea(['move', id, 'in-progress'], env)
   assert.is(moved.out, `${id}: ready -> in-progress\n`)
 })
+
+skipIf(
+  test,
+  missing,
+  'the bundle imports a folder project with a companion file onto NATS and exports it back (object store)',
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tea-e2e-nats-copy-'))
+    try {
+      const env = { TEA_NATS_URL: server!.url, TEA_NATS_PROJECT: 'e2ecopy' }
+      const a = join(dir, 'a')
+      const id = (await aof(['task', 'create', '--title', 'Copied', '--status', 'ready', '--data-dir', a], { TEA_DATA_DIR: a })).out.trim()
+      const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 13) % 256))
+      mkdirSync(join(a, 'tasks', 'ready', id, 'outputs'), { recursive: true })
+      writeFileSync(join(a, 'tasks', 'ready', id, 'outputs', 'big.bin'), bytes)
+      const up = await aof(['import', '--data-dir', a], env)
+      assert.is(up.code, 0, up.err)
+      assert.equal([JSON.parse(up.out).tasks.created, JSON.parse(up.out).files], [1, 1])
+      const b = join(dir, 'b')
+      const down = await aof(['export', '--data-dir', b], env)
+      assert.is(down.code, 0, down.err)
+      assert.ok(readFileSync(join(b, 'tasks', 'ready', id, 'outputs', 'big.bin')).equals(bytes))
+      assert.is(readFileSync(join(b, 'tasks', 'ready', `${id}.md`), 'utf8'), readFileSync(join(a, 'tasks', 'ready', `${id}.md`), 'utf8'))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  },
+)
 
 test('the bundle: an unreachable NATS server is exit 1 and one line naming it', async () => {
   const r = await tea(['list', '--nats', 'nats://127.0.0.1:1'])

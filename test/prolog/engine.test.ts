@@ -132,6 +132,14 @@ t("TEA's tea_load_code/1 loads clauses held in the state into the run's own modu
   assert.equal(returns(after), { leak: 'no' })
 })
 
+t('10 an error in the code tea_load_code/1 loads names its line there, after the line of the run: code that loaded it', ({ engine }) => {
+  const o = engine.run('% loads the facts\nstate(facts, F),\ntea_load_code(F)', { facts: 'speed(30).\nzone(sample zone).' })
+  assert.equal(o.kind === 'error' && [o.line, o.message], [
+    2,
+    'tea_load_code/1, line 2 of the code it loads: Syntax error: Operator expected (column 12)',
+  ])
+})
+
 t('DCG rules are translated (TEA asserted them as facts)', ({ engine }) => {
   const code = `greeting --> [hello], name.
 name --> [world].

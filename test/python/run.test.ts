@@ -110,6 +110,21 @@ test('Python code without a language gets a hint at load, not only a JavaScript 
   )
 })
 
+test("10 TEA's Python is recognised by its comments, f-strings, comprehensions, `or []` and inline if-else too", () => {
+  const hinted = (code: string) =>
+    loadAgentText(`name: h\nnodes:\n  - name: p\n    run: |\n${code.replace(/^/gm, '      ')}\n`, '/tmp/h.yaml', testRegistry()).problems[0]
+      ?.message
+  for (const code of [
+    '# defaults\nn = state.get("n", 0)',
+    'return {"result": f"value={state.get(\'value\', 0)}"}',
+    'nodes = state.get("rag", {})\nparts = [n.get("text", "") for n in nodes]\nreturn {"c": parts}',
+    'return {"results": parallel_results or []}',
+    'text = state.get("input", "")\nscore = 0.5 if "x" in text.lower() else 0.3\nreturn {"score": score}',
+  ])
+    assert.match(String(hinted(code)), 'it looks like Python', code)
+  assert.not.match(String(hinted('return { a: state.x ? 1 : 2 ')), 'it looks like')
+})
+
 test("CODE_ERROR node 'x': run: is Python; this build lacks the 'python' feature", () => {
   assert.equal(
     loadWithoutEngines('python', 'x = 1').map((p) => [p.code, p.message, p.where.node]),

@@ -5,6 +5,7 @@
 
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { errorMessage } from '../../src/core/errors.ts'
 import { rejection } from '../support/expect.ts'
 import { coerce, schemaVerdict } from '../../src/reasoning/schema-evaluator.ts'
 import { benchSuite, oneNodeAgent } from './harness.ts'
@@ -169,14 +170,51 @@ evaluator:
   assert.match(history[0]!.errors[0].message, 'flaky generator')
 })
 
-t("TEA's Python evaluator fails at once, naming the language", async ({ b }) => {
-  const r = await b.go(
-    agent(`generator:\n  run: "return {}"\nevaluator:\n  type: custom\n  language: python\n  run: "result = {'valid': True}"`),
-  )
-  assert.is(r.status, 'failed')
-  assert.is(r.error?.code, 'CODE_ERROR')
-  assert.match(r.error!.message, 'run: is python; tea runs JavaScript')
-})
+t(
+  "TEA's Prolog evaluator, and Lua anywhere but the evaluator, fail at once naming the TEA feature (Python: test/python/tea-contract.test.ts)",
+  async ({ b }) => {
+    const r = await b.go(agent(`generator:\n  run: "return {}"\nevaluator:\n  type: custom\n  language: prolog\n  run: "true."`))
+    assert.is(r.status, 'failed')
+    assert.is(r.error?.code, 'TEA_UNSUPPORTED')
+    assert.match(
+      errorMessage(r.error),
+      "node 'generate' (reflection.loop), with.evaluator.run: reflection.loop evaluator code in prolog is a TEA feature",
+    )
+    const g = await b.go(agent(`generator:\n  language: lua\n  run: "return {}"\nevaluator:\n  type: custom\n  run: "return true"`), {
+      runId: 'run-2',
+    })
+    assert.is(g.error?.code, 'TEA_UNSUPPORTED')
+    assert.match(errorMessage(g.error), 'reflection.loop generator code in lua is a TEA feature')
+  },
+)
+
+t(
+  "TEA's Lua evaluator is the body of function(state, output): a table or a boolean is the verdict, an error a failed evaluation",
+  async ({ b }) => {
+    const r = await b.go(
+      agent(`generator:
+  run: "return { n: [3, 12][state.reflection_iteration - 1] }"
+evaluator:
+  type: custom
+  language: lua
+  run: |
+    if output.n == 3 then error("three is not allowed") end
+    return { valid = output.n > 10, score = output.n / 20 }
+max_iterations: 2`),
+    )
+    assert.is(r.status, 'completed', errorMessage(r.error))
+    assert.equal([r.state.valid, r.state.reflection_iteration, r.state.reflection_best_score], [true, 2, 0.6])
+    const history = plain(r.state.reflection_history) as Array<{ errors: Array<{ message: string; type: string }> }>
+    assert.is(history[0]!.errors[0]!.type, 'evaluator_error')
+    assert.match(history[0]!.errors[0]!.message, 'run: Lua, line 1: ')
+    assert.match(history[0]!.errors[0]!.message, 'three is not allowed')
+    const bool = await b.go(
+      agent(`generator:\n  run: "return { n: 1 }"\nevaluator:\n  type: custom\n  language: lua\n  run: "return output.n == 1"`),
+      { runId: 'run-3' },
+    )
+    assert.equal([bool.state.valid, bool.state.reflection_best_score], [true, 1])
+  },
+)
 
 t('max_iterations 0 and an unknown on_failure are errors when the agent loads', async ({ b }) => {
   assert.match(

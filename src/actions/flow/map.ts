@@ -6,11 +6,16 @@
  * killed mid-way and resumed re-runs this node but not the items that had finished; the records are removed once
  * the node's items are all done. An item that fails stops the map (`fail_fast`, the default) or becomes
  * `{index, error: {code, message}}` in the results.
+ *
+ * `results: branches` gives each item's result the shape of TEA's `ParallelFlowResult` (what TEA's
+ * `dynamic_parallel` hands its fan-in node, and what TEA's agents read): `{branch: "<node>[i]", index, success,
+ * state, error, error_type, timing_ms}`, `state` being what the item's action or steps set plus the item and index
+ * variables. A failed item (with `fail_fast: false`) is `success: false` with the error's message and code.
  */
 
 import * as v from 'valibot'
 import { errorMessage, isTeaError, TeaError } from '../../core/errors.ts'
-import type { State } from '../../core/util.ts'
+import { isPlainObject, type State } from '../../core/util.ts'
 import { defineAction, type ActionContext } from '../types.ts'
 import { runSteps, stepSchema, type Step } from './steps.ts'
 
@@ -29,11 +34,18 @@ const params = v.pipe(
     ),
     action: v.optional(
       v.pipe(
-        v.object({ uses: v.string(), with: v.optional(v.record(v.string(), v.unknown())) }),
-        v.description('The action each item runs.'),
+        v.object({ uses: v.string(), with: v.optional(v.record(v.string(), v.unknown())), output: v.optional(v.string()) }),
+        v.description("The action each item runs; with output, the item's result is {<output>: the action's result}."),
       ),
     ),
     steps: v.optional(v.pipe(v.array(stepSchema), v.description('Or: steps each item runs in order on a copy of the state.'))),
+    results: v.optional(
+      v.pipe(
+        v.picklist(['values', 'branches']),
+        v.description("values (default): each item's result as it is; branches: TEA's {branch, index, success, state, error, timing_ms}."),
+      ),
+      'values',
+    ),
   }),
   v.check((p) => (p.action === undefined) !== (p.steps === undefined), 'give exactly one of `action` or `steps`'),
 )
@@ -63,14 +75,19 @@ async function map(p: Params, ctx: ActionContext): Promise<State> {
     for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
       if (failure !== undefined || ctx.signal.aborted) return
       const extra = { [p.item_var]: p.items[next], [p.index_var]: next }
+      const started = Date.now()
       try {
-        results[next] = await runItem(p, ctx, extra)
+        const value = await runItem(p, ctx, extra)
+        results[next] = p.results === 'branches' ? branch(ctx, next, started, { ...asState(value), ...extra }) : value
       } catch (e) {
         if (p.fail_fast || !isTeaError(e)) {
           failure ??= e
           return
         }
-        results[next] = { index: next, error: { code: e.code, message: errorMessage(e) } }
+        results[next] =
+          p.results === 'branches'
+            ? branch(ctx, next, started, extra, { error: errorMessage(e), error_type: e.code })
+            : { index: next, error: { code: e.code, message: errorMessage(e) } }
       }
       await ctx.store.memoryPut(namespace, String(next), results[next])
     }
@@ -86,10 +103,29 @@ async function map(p: Params, ctx: ActionContext): Promise<State> {
   return { result: results }
 }
 
-function runItem(p: Params, ctx: ActionContext, extra: Record<string, unknown>): Promise<unknown> {
+async function runItem(p: Params, ctx: ActionContext, extra: Record<string, unknown>): Promise<unknown> {
   if (p.action) {
     const params = ctx.render(p.action.with ?? {}, extra, 'action.with')
-    return ctx.invoke(p.action.uses, params)
+    const result = await ctx.invoke(p.action.uses, params)
+    return p.action.output === undefined ? result : { [p.action.output]: result }
   }
   return runSteps(p.steps as Step[], ctx, ctx.state as State, extra, 'steps')
+}
+
+/** One item's result as TEA's ParallelFlowResult (its JSON form; TEA's Python view is src/python/glue.ts). */
+function branch(ctx: ActionContext, index: number, started: number, state: State, failed?: { error: string; error_type: string }): State {
+  return {
+    branch: `${ctx.node}[${index}]`,
+    index,
+    success: failed === undefined,
+    state,
+    error: failed?.error ?? null,
+    ...(failed && { error_type: failed.error_type }),
+    timing_ms: Date.now() - started,
+  }
+}
+
+/** TEA's rule for a branch's state: a mapping as it is, anything else under `result`. */
+function asState(value: unknown): State {
+  return isPlainObject(value) ? value : { result: value }
 }

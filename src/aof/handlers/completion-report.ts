@@ -3,19 +3,58 @@
  * id), apply the outcome's transitions at once, mark the run completed and log `task.completed`. A report sent
  * before the current run started belongs to an earlier run and is refused (`stale_run`), so it can never move a
  * later run's task. Re-delivery is harmless: the result is rewritten unchanged and no step is repeated.
+ *
+ * `completionReport` is the handler on any task store (the router's); `handleCompletionReport` is the same on the
+ * filesystem under a lock the caller holds, for the worker's own report (worker-report.ts) until that goes through
+ * the port too. Both build the result with `resultOf`.
  */
 
 import { existsSync } from 'node:fs'
-import { isAbsolute, relative, resolve } from 'node:path'
-import { authorize } from '../authorize.ts'
-import { applyOutcomeLocked, outcomeReason } from '../completion-outcome.ts'
+import { isAbsolute, posix, relative, resolve } from 'node:path'
+import { authorize, authorizeRun } from '../authorize.ts'
+import { applyOutcome, applyOutcomeLocked, outcomeReason } from '../completion-outcome.ts'
 import { type AofContext, taskDirPath } from '../context.ts'
 import { appendEvent } from '../events.ts'
-import { type RouteOutcome, rejectMessage, warn } from '../route-outcome.ts'
+import { type RouteOutcome, rejectMessage, rejectOn, warn, warnOn } from '../route-outcome.ts'
 import { completeRunArtifact, readRun, writeRunResult } from '../run-artifacts.ts'
+import { completeRunOn, writeRunResultOn } from '../run-files.ts'
 import type { CompletionReportEnvelope } from '../schemas/envelope.ts'
-import type { RunResult } from '../schemas/run.ts'
+import type { RunArtifact, RunResult } from '../schemas/run.ts'
+import type { TaskStore, TaskUnit } from '../store-port.ts'
 import type { Task } from '../task-file.ts'
+
+export async function completionReport(store: TaskStore, unit: TaskUnit, env: CompletionReportEnvelope): Promise<RouteOutcome> {
+  const task = unit.task
+  const run = await store.readRun(task.id)
+  const auth = authorizeRun(task, run, env.fromAgent)
+  if (!auth.ok) return rejectOn(store, env, auth.reason, { sender: env.fromAgent, expected: auth.expected })
+  const sentAt = new Date(env.sentAt).toISOString()
+  if (run && Date.parse(sentAt) < Date.parse(run.startedAt)) {
+    return rejectOn(store, env, 'stale_run', { sentAt, runStartedAt: run.startedAt, runId: run.runId })
+  }
+  const p = env.payload
+  const warnings: string[] = []
+  const summary = await summaryProblemOn(store, task, p.summaryRef)
+  if (summary) warnings.push(await warnOn(store, env, summary, { summaryRef: p.summaryRef }))
+  await writeRunResultOn(store, resultOf(env, task, run))
+  const applied = await applyOutcome(unit, p.outcome, env.fromAgent, outcomeReason(p.outcome, p.blockers, p.notes))
+  if (run?.status === 'running') await completeRunOn(store, task.id)
+  await store.appendEvents([
+    {
+      type: 'task.completed',
+      actor: env.fromAgent,
+      taskId: task.id,
+      payload: { outcome: p.outcome, ...(run?.runId ? { runId: run.runId } : {}) },
+    },
+  ])
+  return {
+    outcome: 'accepted',
+    taskId: task.id,
+    type: env.type,
+    transitions: applied.applied,
+    ...(warnings.length ? { warnings } : {}),
+  }
+}
 
 export function handleCompletionReport(ctx: AofContext, env: CompletionReportEnvelope, task: Task): RouteOutcome {
   const auth = authorize(ctx, task, env.fromAgent)
@@ -30,21 +69,7 @@ export function handleCompletionReport(ctx: AofContext, env: CompletionReportEnv
   const summary = summaryProblem(ctx, task, p.summaryRef)
   if (summary) warnings.push(warn(ctx, env, summary, { summaryRef: p.summaryRef }))
 
-  const result: RunResult = {
-    taskId: task.id,
-    agentId: env.fromAgent,
-    ...(run?.runId ? { runId: run.runId } : {}),
-    completedAt: sentAt,
-    outcome: p.outcome,
-    summaryRef: p.summaryRef,
-    // Required by the reference's RunResult schema: without it the reference cannot read our result.
-    handoffRef: 'outputs/handoff.md',
-    deliverables: p.deliverables,
-    tests: p.tests,
-    blockers: p.blockers,
-    notes: p.notes,
-  }
-  writeRunResult(ctx, result)
+  writeRunResult(ctx, resultOf(env, task, run))
   const applied = applyOutcomeLocked(ctx, task, p.outcome, env.fromAgent, outcomeReason(p.outcome, p.blockers, p.notes))
   if (run?.status === 'running') completeRunArtifact(ctx, task.id)
   appendEvent(ctx, {
@@ -60,6 +85,34 @@ export function handleCompletionReport(ctx: AofContext, env: CompletionReportEnv
     transitions: applied.applied,
     ...(warnings.length ? { warnings } : {}),
   }
+}
+
+function resultOf(env: CompletionReportEnvelope, task: Task, run: RunArtifact | undefined): RunResult {
+  const p = env.payload
+  return {
+    taskId: task.id,
+    agentId: env.fromAgent,
+    ...(run?.runId ? { runId: run.runId } : {}),
+    completedAt: new Date(env.sentAt).toISOString(),
+    outcome: p.outcome,
+    summaryRef: p.summaryRef,
+    // Required by the reference's RunResult schema: without it the reference cannot read our result.
+    handoffRef: 'outputs/handoff.md',
+    deliverables: p.deliverables,
+    tests: p.tests,
+    blockers: p.blockers,
+    notes: p.notes,
+  }
+}
+
+/** `summaryProblem` on any store: the reference must name a companion file (or a folder holding some). */
+async function summaryProblemOn(store: TaskStore, task: Task, ref: string): Promise<string | undefined> {
+  if (ref === '') return undefined
+  const rel = posix.normalize(ref)
+  if (rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel)) return 'summary_ref_outside_task'
+  const name = rel.replace(/\/+$/, '')
+  const files = await store.listFiles(task.id)
+  return name === '.' || files.some((f) => f === name || f.startsWith(`${name}/`)) ? undefined : 'summary_file_not_found'
 }
 
 /** `summaryRef` is resolved inside the task's companion folder (the reference used the process's cwd). */

@@ -4,28 +4,31 @@
  * logged a phantom transition for a task that could not move).
  */
 
-import { authorize } from '../authorize.ts'
-import type { AofContext } from '../context.ts'
-import { appendEvent } from '../events.ts'
-import { type RouteOutcome, rejectMessage } from '../route-outcome.ts'
+import { authorizeRun } from '../authorize.ts'
+import { type RouteOutcome, rejectOn } from '../route-outcome.ts'
 import type { HandoffAckEnvelope } from '../schemas/envelope.ts'
 import { isValidTransition } from '../status.ts'
-import type { Task } from '../task-file.ts'
-import { moveTaskLocked } from '../task-transition.ts'
+import type { TaskStore, TaskUnit } from '../store-port.ts'
 
-export function handleHandoffAck(ctx: AofContext, env: HandoffAckEnvelope, task: Task, accepted: boolean): RouteOutcome {
-  const auth = authorize(ctx, task, env.fromAgent)
-  if (!auth.ok) return rejectMessage(ctx, env, auth.reason, { sender: env.fromAgent, expected: auth.expected })
+export async function handleHandoffAck(
+  store: TaskStore,
+  unit: TaskUnit,
+  env: HandoffAckEnvelope,
+  accepted: boolean,
+): Promise<RouteOutcome> {
+  const task = unit.task
+  const auth = authorizeRun(task, await store.readRun(task.id), env.fromAgent)
+  if (!auth.ok) return rejectOn(store, env, auth.reason, { sender: env.fromAgent, expected: auth.expected })
   if (accepted) {
-    appendEvent(ctx, { type: 'delegation.accepted', actor: env.fromAgent, taskId: task.id, payload: {} })
+    await store.appendEvents([{ type: 'delegation.accepted', actor: env.fromAgent, taskId: task.id, payload: {} }])
     return { outcome: 'accepted', taskId: task.id, type: env.type, transitions: [] }
   }
   const reason = env.payload.reason ?? 'handoff_rejected'
   const transitions: NonNullable<RouteOutcome['transitions']> = []
   if (task.status !== 'blocked' && isValidTransition(task.status, 'blocked')) {
-    moveTaskLocked(ctx, task, 'blocked', { actor: env.fromAgent, reason })
+    await unit.move('blocked', { actor: env.fromAgent, reason })
     transitions.push({ from: task.status, to: 'blocked' })
   }
-  appendEvent(ctx, { type: 'delegation.rejected', actor: env.fromAgent, taskId: task.id, payload: { reason } })
+  await store.appendEvents([{ type: 'delegation.rejected', actor: env.fromAgent, taskId: task.id, payload: { reason } }])
   return { outcome: 'accepted', taskId: task.id, type: env.type, transitions }
 }

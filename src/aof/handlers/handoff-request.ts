@@ -6,65 +6,66 @@
  * the same request again rewrites the same artifacts and depth.
  */
 
-import { join } from 'node:path'
-import { authorize } from '../authorize.ts'
-import type { AofContext } from '../context.ts'
-import { appendEvent } from '../events.ts'
-import { writeFileAtomic } from '../fs-atomic.ts'
-import { type RouteOutcome, rejectMessage } from '../route-outcome.ts'
+import { authorizeRun } from '../authorize.ts'
+import { type RouteOutcome, rejectOn } from '../route-outcome.ts'
 import type { HandoffRequestEnvelope } from '../schemas/envelope.ts'
 import type { HandoffRequest } from '../schemas/payloads.ts'
-import { type Task, taskMetadata } from '../task-file.ts'
-import { ensureTaskDirs, peekTask } from '../task-store.ts'
-import { updateTaskLocked } from '../task-transition.ts'
+import type { TaskStore, TaskUnit } from '../store-port.ts'
+import { taskMetadata } from '../task-file.ts'
 
 export const MAX_DELEGATION_DEPTH = 1
 
-export function rejectDelegation(
-  ctx: AofContext,
+const enc = new TextEncoder()
+
+export async function rejectDelegation(
+  store: TaskStore,
   env: HandoffRequestEnvelope,
   reason: string,
   extra: Record<string, unknown> = {},
-): RouteOutcome {
-  appendEvent(ctx, {
-    type: 'delegation.rejected',
-    actor: env.fromAgent,
-    taskId: env.taskId,
-    payload: { reason, parentTaskId: env.payload.parentTaskId, ...extra },
-  })
-  return rejectMessage(ctx, env, reason, extra)
+): Promise<RouteOutcome> {
+  await store.appendEvents([
+    {
+      type: 'delegation.rejected',
+      actor: env.fromAgent,
+      taskId: env.taskId,
+      payload: { reason, parentTaskId: env.payload.parentTaskId, ...extra },
+    },
+  ])
+  return rejectOn(store, env, reason, extra)
 }
 
-export function handleHandoffRequest(ctx: AofContext, env: HandoffRequestEnvelope, child: Task): RouteOutcome {
+export async function handleHandoffRequest(store: TaskStore, unit: TaskUnit, env: HandoffRequestEnvelope): Promise<RouteOutcome> {
   const p = env.payload
+  const child = unit.task
   // The parent is read without its lock: only its depth and holder are needed, and both are stable while it is
   // in progress; taking a second lock here could deadlock against a handoff in the other direction.
-  const parent = p.parentTaskId === child.id ? undefined : peekTask(ctx, p.parentTaskId)
-  if (!parent) return rejectDelegation(ctx, env, 'parent_not_found')
-  const onParent = authorize(ctx, parent, env.fromAgent)
-  const onChild = authorize(ctx, child, env.fromAgent)
+  const parent = p.parentTaskId === child.id ? undefined : await unit.peek(p.parentTaskId)
+  if (!parent) return rejectDelegation(store, env, 'parent_not_found')
+  const onParent = authorizeRun(parent, await store.readRun(parent.id), env.fromAgent)
+  const onChild = authorizeRun(child, await store.readRun(child.id), env.fromAgent)
   if (!onParent.ok && !onChild.ok) {
-    return rejectDelegation(ctx, env, onParent.reason, { sender: env.fromAgent, expected: [...onParent.expected, ...onChild.expected] })
+    return rejectDelegation(store, env, onParent.reason, { sender: env.fromAgent, expected: [...onParent.expected, ...onChild.expected] })
   }
   const rawDepth = taskMetadata(parent).delegationDepth
   const parentDepth = typeof rawDepth === 'number' ? rawDepth : 0
   if (parentDepth + 1 > MAX_DELEGATION_DEPTH) {
-    return rejectDelegation(ctx, env, 'nested_delegation', { parentDepth, maxDepth: MAX_DELEGATION_DEPTH })
+    return rejectDelegation(store, env, 'nested_delegation', { parentDepth, maxDepth: MAX_DELEGATION_DEPTH })
   }
-  const updated = updateTaskLocked(ctx, child, (t) => {
+  const updated = await unit.update((t) => {
     t.data.metadata = { ...taskMetadata(t), delegationDepth: parentDepth + 1 }
     const routing = typeof t.data.routing === 'object' && t.data.routing !== null ? t.data.routing : {}
     t.data.routing = { ...routing, agent: p.toAgent }
   })
-  const dir = ensureTaskDirs(ctx, updated.status, updated.id)
-  writeFileAtomic(join(dir, 'inputs', 'handoff.json'), JSON.stringify(p, null, 2))
-  writeFileAtomic(join(dir, 'inputs', 'handoff.md'), renderHandoff(p))
-  appendEvent(ctx, {
-    type: 'delegation.requested',
-    actor: env.fromAgent,
-    taskId: child.id,
-    payload: { parentTaskId: p.parentTaskId, toAgent: p.toAgent },
-  })
+  await store.writeFile(updated.id, 'inputs/handoff.json', enc.encode(JSON.stringify(p, null, 2)))
+  await store.writeFile(updated.id, 'inputs/handoff.md', enc.encode(renderHandoff(p)))
+  await store.appendEvents([
+    {
+      type: 'delegation.requested',
+      actor: env.fromAgent,
+      taskId: child.id,
+      payload: { parentTaskId: p.parentTaskId, toAgent: p.toAgent },
+    },
+  ])
   return { outcome: 'accepted', taskId: child.id, type: env.type }
 }
 

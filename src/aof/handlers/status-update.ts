@@ -4,18 +4,18 @@
  * entry (progress, notes, blockers) is appended whenever there is text, transition or not, so no report is lost.
  */
 
-import { authorize } from '../authorize.ts'
-import type { AofContext } from '../context.ts'
-import { type RouteOutcome, rejectMessage, warn } from '../route-outcome.ts'
+import { authorizeRun } from '../authorize.ts'
+import { type RouteOutcome, rejectOn, warnOn } from '../route-outcome.ts'
 import type { StatusUpdateEnvelope } from '../schemas/envelope.ts'
 import { isValidTransition } from '../status.ts'
-import { type Task, contentHash } from '../task-file.ts'
-import { moveTaskLocked, updateTaskLocked } from '../task-transition.ts'
+import type { TaskStore, TaskUnit } from '../store-port.ts'
+import { contentHash } from '../task-file.ts'
 import { appendWorkLog, workLogEntry } from '../work-log.ts'
 
-export function handleStatusUpdate(ctx: AofContext, env: StatusUpdateEnvelope, task: Task): RouteOutcome {
-  const auth = authorize(ctx, task, env.fromAgent)
-  if (!auth.ok) return rejectMessage(ctx, env, auth.reason, { sender: env.fromAgent, expected: auth.expected })
+export async function handleStatusUpdate(store: TaskStore, unit: TaskUnit, env: StatusUpdateEnvelope): Promise<RouteOutcome> {
+  const task = unit.task
+  const auth = authorizeRun(task, await store.readRun(task.id), env.fromAgent)
+  if (!auth.ok) return rejectOn(store, env, auth.reason, { sender: env.fromAgent, expected: auth.expected })
   const p = env.payload
   // An empty agentId (the reference accepts one) is recorded under the sender.
   const actor = p.agentId || env.fromAgent
@@ -26,10 +26,10 @@ export function handleStatusUpdate(ctx: AofContext, env: StatusUpdateEnvelope, t
     if (isValidTransition(current.status, p.status)) {
       const reason = (p.blockers && p.blockers.length > 0 ? p.blockers.join('; ') : undefined) ?? p.notes ?? p.progress
       const from = current.status
-      current = moveTaskLocked(ctx, current, p.status, { actor, ...(reason ? { reason } : {}) })
+      current = await unit.move(p.status, { actor, ...(reason ? { reason } : {}) })
       transitions.push({ from, to: p.status })
     } else {
-      warnings.push(warn(ctx, env, 'invalid_transition', { from: current.status, to: p.status }))
+      warnings.push(await warnOn(store, env, 'invalid_transition', { from: current.status, to: p.status }))
     }
   }
   const entry = workLogEntry(new Date(env.sentAt).toISOString(), {
@@ -40,7 +40,7 @@ export function handleStatusUpdate(ctx: AofContext, env: StatusUpdateEnvelope, t
   if (entry) {
     const body = appendWorkLog(current.body, entry)
     if (body !== current.body) {
-      updateTaskLocked(ctx, current, (t) => {
+      await unit.update((t) => {
         t.body = body
         t.data.contentHash = contentHash(body)
       })

@@ -7,12 +7,14 @@
 
 import { jetstream, jetstreamManager } from '@nats-io/jetstream'
 import { Kvm } from '@nats-io/kv'
+import { Objm } from '@nats-io/obj'
 import { connect, credsAuthenticator } from '@nats-io/transport-node'
 import { readFileSync } from 'node:fs'
 import { TeaError } from '../../core/errors.ts'
 
 export type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream'
 export type { KV } from '@nats-io/kv'
+export type { ObjectStore } from '@nats-io/obj'
 
 export interface NatsOptions {
   url: string
@@ -28,9 +30,15 @@ export interface NatsOptions {
   name?: string
 }
 
+/**
+ * TLS is asked for by a `tls://` URL or by any of the CA, certificate and key files; then the connection is refused
+ * unless it is encrypted (the client's `tls` option set means "required"). A `nats://` URL to a server that offers
+ * TLS is upgraded too, as the client does by default.
+ */
 export async function connectNats(options: NatsOptions) {
+  const wantsTls = /^tls:\/\//i.test(options.url)
   const tls =
-    options.tlsCa || options.tlsCert
+    options.tlsCa || options.tlsCert || options.tlsKey || wantsTls
       ? {
           ...(options.tlsCa ? { caFile: options.tlsCa } : {}),
           ...(options.tlsCert ? { certFile: options.tlsCert } : {}),
@@ -45,7 +53,12 @@ export async function connectNats(options: NatsOptions) {
       throw new TeaError('NATS_CONNECT', `cannot read NATS credentials ${options.credsFile}: ${(e as Error).message}`)
     }
   }
-  const { server, user, pass, shown } = splitUrl(options.url)
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined)) {
+    throw new TeaError('USAGE', 'a NATS client certificate needs its key: give --nats-tls-cert and --nats-tls-key together')
+  }
+  const { server: given, user, pass, shown } = splitUrl(options.url)
+  // The client dials `nats://`; TLS is then negotiated on that connection (required by the `tls` option).
+  const server = given.replace(/^tls:\/\//i, 'nats://')
   try {
     const nc = await connect({
       servers: server,
@@ -60,10 +73,17 @@ export async function connectNats(options: NatsOptions) {
     })
     const js = jetstream(nc)
     const jsm = await jetstreamManager(nc)
-    return { nc, js, jsm, kvm: new Kvm(js) }
+    // What the server accepts in one message (1 MiB unless configured): larger values go to the object store.
+    const maxPayload = nc.info?.max_payload ?? 1024 * 1024
+    return { nc, js, jsm, kvm: new Kvm(js), objm: new Objm(js), maxPayload }
   } catch (e) {
     if (e instanceof TeaError) throw e
-    throw new TeaError('NATS_CONNECT', `cannot reach NATS at ${shown}: ${connectReason(e)}`)
+    let reason = connectReason(e)
+    // A server that requires a client certificate drops a connection without one after the TLS handshake, so the
+    // client only sees silence until its timeout.
+    if (reason === 'timed out' && tls && !options.tlsCert)
+      reason += '; if the server requires a client certificate, give --nats-tls-cert and --nats-tls-key'
+    throw new TeaError('NATS_CONNECT', `cannot reach NATS at ${shown}: ${reason}`)
   }
 }
 
@@ -85,6 +105,7 @@ function connectReason(e: unknown): string {
   if (/authorization/i.test(m)) return 'authorization violation (check the user, password or credentials file)'
   if (/ECONNREFUSED|CONNECTION_REFUSED/i.test(m)) return 'connection refused'
   if (/timeout/i.test(m)) return 'timed out'
+  if (/tls|certificate|self.signed|SSL/i.test(m)) return `TLS failed (${m}); check --nats-tls-ca, --nats-tls-cert and --nats-tls-key`
   if (/jetstream not enabled|503/i.test(m)) return 'JetStream is not enabled on the server (start it with -js)'
   return m
 }

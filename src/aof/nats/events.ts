@@ -12,8 +12,11 @@ export async function readEventStream(
   jsm: JetStreamManager,
   stream: string,
   filter: EventFilter,
+  unpack: (bytes: Uint8Array) => Promise<string>,
 ): Promise<AofEvent[]> {
   const last = (await jsm.streams.info(stream)).state.last_seq
+  // Protocol messages share the stream (`<p>.msg.>`); only `<p>.events.>` holds events.
+  const prefix = `${stream.replace(/_events$/, '')}.events.`
   const out: AofEvent[] = []
   if (last === 0) return out
   const consumer = await js.consumers.get(stream)
@@ -24,19 +27,24 @@ export async function readEventStream(
     for await (const m of batch) {
       got++
       seq = m.seq
-      let e: AofEvent
-      try {
-        e = m.json<AofEvent>()
-      } catch {
-        continue
+      const e = m.subject.startsWith(prefix) ? await eventOf(m.data, unpack) : undefined
+      if (e && (filter.taskId === undefined || e.taskId === filter.taskId) && (filter.type === undefined || e.type === filter.type)) {
+        out.push(e)
       }
-      if (filter.taskId !== undefined && e.taskId !== filter.taskId) continue
-      if (filter.type !== undefined && e.type !== filter.type) continue
-      out.push(e)
+      // Checked on every message, kept or not: waiting for more would last until the fetch expires.
       if (seq >= last) break
     }
     if (got === 0) break
   }
   await consumer.delete().catch(() => {})
   return out
+}
+
+/** The event a message on `<p>.events.>` holds; undefined when it is unreadable. */
+async function eventOf(data: Uint8Array, unpack: (bytes: Uint8Array) => Promise<string>): Promise<AofEvent | undefined> {
+  try {
+    return JSON.parse(await unpack(data)) as AofEvent
+  } catch {
+    return undefined
+  }
 }

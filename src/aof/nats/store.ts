@@ -2,8 +2,12 @@
  * The NATS JetStream adapter of the task-store port (docs/fleet.md). Layout, for project prefix `p`:
  *   - KV bucket `p_tasks`: key `<TASK-ID>`, value the task file's text (YAML frontmatter + body, exactly what the
  *     filesystem store writes, `status` in the frontmatter), so the same parser and validation read both;
- *   - KV bucket `p_runs`: `<TASK-ID>.run`, `<TASK-ID>.heartbeat` (run.json, run_heartbeat.json) and `_clock`;
- *   - stream `p_events` on `p.events.>`: one AofEvent a message, `Nats-Msg-Id` = its event id (duplicates dropped).
+ *   - KV bucket `p_runs`: `<TASK-ID>.run`, `.heartbeat`, `.result`, `.previous_result` (the run files), `.files`
+ *     (the list of the task's companion files) and `_clock`;
+ *   - stream `p_events` on `p.events.>`: one AofEvent a message, `Nats-Msg-Id` = its event id (duplicates dropped),
+ *     and on `p.msg.>`: the protocol messages `tea aof send` routed, `Nats-Msg-Id` = the message's id;
+ *   - object store `p_files`: companion files as `<TASK-ID>/<path>`, and values too large for one message
+ *     (payload.ts: the entry or message then holds a `{"$ref": …}`).
  * Every change of a task is a compare-and-set on the revision it was decided on (`kv.update(key, value, rev)`); a
  * lost race re-reads and decides again, so two boards never both claim, lease, complete or reclaim a task. Times
  * that decide expiry come from the server (`now()`: the timestamp of a probe write), never from the board alone.
@@ -16,19 +20,21 @@ import { parseFrontmatter } from '../frontmatter.ts'
 import { type AofEvent, type EventInput, stampEvents } from '../events.ts'
 import { DEFAULT_HEARTBEAT_TTL_MS, DEFAULT_LEASE_TTL_MS, type LeaseOptions } from '../lease.ts'
 import type { RunArtifact, RunHeartbeat } from '../schemas/run.ts'
+import { compareStamps, relativePath } from '../store-fs-files.ts'
 import type { Lease } from '../schemas/task.ts'
 import { heartbeatExpiry } from '../scheduler.ts'
 import { TASK_STATUSES, TRANSITIONS, type TaskStatus, isTaskStatus, isValidTransition } from '../status.ts'
 import { holdingTask } from '../store-fs.ts'
-import type { ReclaimedLease, StoreLease, TaskStore } from '../store-port.ts'
+import type { ReclaimedLease, RunFileName, StoreLease, TaskStore, TaskUnit } from '../store-port.ts'
 import { type CreateTaskInput, newTaskFields } from '../task-create.ts'
 import { type Task, nextStamp, parseTaskText, renderTask, taskLease, taskMetadata } from '../task-file.ts'
 import { isTaskId, newTaskId } from '../task-id.ts'
 import type { TaskListing } from '../task-store.ts'
 import type { TransitionOptions } from '../task-transition.ts'
 import { MAX_TTL_MS, MIN_TTL_MS, ttlOption } from '../ttl.ts'
-import { type KV, type NatsOptions, connectNats, splitUrl } from './client.ts'
+import { type KV, type NatsOptions, type ObjectStore, connectNats, splitUrl } from './client.ts'
 import { readEventStream } from './events.ts'
+import { payloads } from './payload.ts'
 
 export interface NatsStoreOptions extends NatsOptions {
   /** Prefix of every bucket and stream, so one server can hold several projects (default `tea`). */
@@ -41,30 +47,50 @@ interface Entry {
 }
 
 const enc = new TextEncoder()
+const dec = new TextDecoder()
+
+/** The key in `p_runs` of each run file (the names the filesystem store uses in `state/runs/<ID>/`). */
+const RUN_KEYS: Record<RunFileName, string> = {
+  'run.json': 'run',
+  'run_heartbeat.json': 'heartbeat',
+  'run_result.json': 'result',
+  'previous_run_result.json': 'previous_result',
+}
 
 export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStore> {
   const p = options.project ?? 'tea'
   if (!/^[A-Za-z0-9_-]+$/.test(p))
     throw new TeaError('AOF_INVALID', `a NATS project name is letters, digits, _ and -; received ${JSON.stringify(p)}`)
-  const { nc, js, jsm, kvm } = await connectNats(options)
+  const { nc, js, jsm, kvm, objm, maxPayload } = await connectNats(options)
   const shown = splitUrl(options.url).shown
   const where = `${shown}/${p}`
   let tasks: KV
   let runs: KV
+  let files: ObjectStore
   try {
     tasks = await kvm.create(`${p}_tasks`, { history: 1, storage: 'file' })
     runs = await kvm.create(`${p}_runs`, { history: 1, storage: 'file' })
+    files = await objm.create(`${p}_files`, { storage: 'file' })
     const stream = `${p}_events`
+    const subjects = [`${p}.events.>`, `${p}.msg.>`]
+    let info
     try {
-      await jsm.streams.info(stream)
+      info = await jsm.streams.info(stream)
     } catch {
-      await jsm.streams.add({ name: stream, subjects: [`${p}.events.>`], duplicate_window: 120_000_000_000 })
+      await jsm.streams.add({ name: stream, subjects, duplicate_window: 120_000_000_000 })
+    }
+    // A stream made before messages were recorded on it (events only) is given the message subjects.
+    if (info && !subjects.every((x) => info.config.subjects?.includes(x))) {
+      await jsm.streams.update(stream, { ...info.config, subjects: [...new Set([...(info.config.subjects ?? []), ...subjects])] })
     }
   } catch (e) {
     await nc.close()
     throw new TeaError('NATS_CONNECT', `cannot open the tea buckets on ${shown}: ${(e as Error).message}`)
   }
   const pathOf = (id: string) => `${where}/tasks/${id}`
+  const big = payloads(files, `${p}_files`, maxPayload)
+  const pack = (text: string) => big.shrink(enc.encode(text))
+  const unpack = async (bytes: Uint8Array) => dec.decode(await big.expand(bytes))
 
   async function now(): Promise<Date> {
     await runs.put('_clock', '')
@@ -77,7 +103,7 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
     if (!isTaskId(id)) throw new TeaError('AOF_INVALID', `expected a task id like TASK-2026-02-09-Ab3dEf7h, received ${JSON.stringify(id)}`)
     const e = await tasks.get(id)
     if (!e || e.operation !== 'PUT') return undefined
-    return { task: parseEntry(e.string(), id, pathOf(id)), revision: e.revision }
+    return { task: parseEntry(await unpack(e.value), id, pathOf(id)), revision: e.revision }
   }
 
   async function mustRead(id: string): Promise<Entry> {
@@ -86,13 +112,12 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
     return e
   }
 
-  /** Writes `task` if its entry is still at `revision`; false when someone else wrote it first. */
-  async function cas(task: Task, revision: number): Promise<boolean> {
+  /** Writes `task` if its entry is still at `revision`: the new revision, or undefined when someone else wrote first. */
+  async function cas(task: Task, revision: number): Promise<number | undefined> {
     try {
-      await tasks.update(task.id, renderTask(task), revision)
-      return true
+      return await tasks.update(task.id, await pack(renderTask(task)), revision)
     } catch (e) {
-      if (isConflict(e)) return false
+      if (isConflict(e)) return undefined
       throw e
     }
   }
@@ -101,19 +126,19 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
     const e = await runs.get(key)
     if (!e || e.operation !== 'PUT' || e.length === 0) return undefined
     try {
-      return e.json<T>()
+      return JSON.parse(await unpack(e.value)) as T
     } catch {
       return undefined
     }
   }
-  const putJson = (key: string, value: unknown) => runs.put(key, JSON.stringify(value))
+  const putJson = async (key: string, value: unknown) => runs.put(key, await pack(JSON.stringify(value)))
   const readRun = (id: string) => readJson<RunArtifact>(`${id}.run`)
   const readHeartbeat = (id: string) => readJson<RunHeartbeat>(`${id}.heartbeat`)
 
   async function appendEvents(inputs: EventInput[], at?: Date): Promise<AofEvent[]> {
     const events = stampEvents(inputs, (at ?? new Date()).toISOString())
     for (const e of events) {
-      await js.publish(`${p}.events.${e.type.replace(/[^A-Za-z0-9_.-]/g, '_')}`, enc.encode(JSON.stringify(e)), { msgID: e.eventId })
+      await js.publish(`${p}.events.${subjectToken(e.type)}`, await pack(JSON.stringify(e)), { msgID: e.eventId })
     }
     return events
   }
@@ -179,7 +204,7 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
       const task: Task = { id, status, data, body, path: pathOf(id) }
       try {
         // kv.create fails when the key exists (and was not deleted): two boards never mint the same id.
-        await tasks.create(id, renderTask(task))
+        await tasks.create(id, await pack(renderTask(task)))
       } catch (e) {
         if (!isConflict(e)) throw e
         if (input.id !== undefined) throw new TeaError('AOF_INVALID', `task ${id} already exists`)
@@ -351,11 +376,138 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
     readRun,
     reclaimExpired,
     appendEvents: (events) => appendEvents(events),
-    readEvents: (filter = {}) => readEventStream(js, jsm, `${p}_events`, filter),
+    readEvents: (filter = {}) => readEventStream(js, jsm, `${p}_events`, filter, unpack),
     close: async () => {
       await nc.drain()
     },
+    withTask,
+    async readRunFile(id, name) {
+      const e = await runs.get(`${checkedId(id)}.${RUN_KEYS[name]}`)
+      return e && e.operation === 'PUT' ? unpack(e.value) : undefined
+    },
+    async writeRunFile(id, name, text) {
+      const key = `${checkedId(id)}.${RUN_KEYS[name]}`
+      if (text === undefined) await runs.delete(key)
+      else await runs.put(key, await pack(text))
+    },
+    async listFiles(id) {
+      return (await readJson<string[]>(`${checkedId(id)}.files`)) ?? []
+    },
+    async readFile(id, path) {
+      return (await files.getBlob(`${checkedId(id)}/${relativePath(path)}`)) ?? undefined
+    },
+    async writeFile(id, path, bytes) {
+      await mustRead(id)
+      const rel = relativePath(path)
+      await files.putBlob({ name: `${id}/${rel}`, options: { max_chunk_size: big.chunkSize } }, bytes)
+      // The task's file list, kept beside its runs: the object store can only list every object of the project.
+      for (;;) {
+        const e = await runs.get(`${id}.files`)
+        const listed: string[] = e && e.operation === 'PUT' ? JSON.parse(await unpack(e.value)) : []
+        if (listed.includes(rel)) return
+        const value = await pack(JSON.stringify([...listed, rel].sort()))
+        try {
+          if (e && e.operation === 'PUT') await runs.update(`${id}.files`, value, e.revision)
+          else await runs.create(`${id}.files`, value)
+          return
+        } catch (err) {
+          if (!isConflict(err)) throw err
+        }
+      }
+    },
+    async putTask(task) {
+      for (;;) {
+        const e = await tasks.get(checkedId(task.id))
+        let existing: Task | undefined
+        if (e && e.operation === 'PUT') {
+          try {
+            existing = parseEntry(await unpack(e.value), task.id, pathOf(task.id))
+          } catch {
+            // An entry that is not a valid task is replaced by the valid one (it could not be read anyway).
+          }
+        }
+        const verdict = e && e.operation === 'PUT' && !existing ? 'replaced' : compareStamps(existing, task)
+        if (verdict === 'same' || verdict === 'kept') return verdict
+        const value = await pack(renderTask(task))
+        try {
+          if (e && e.operation === 'PUT') await tasks.update(task.id, value, e.revision)
+          else await tasks.create(task.id, value)
+          return verdict
+        } catch (err) {
+          if (!isConflict(err)) throw err
+        }
+      }
+    },
+    async importEvents(events) {
+      const known = new Set((await readEventStream(js, jsm, `${p}_events`, {}, unpack)).map((e) => e.eventId))
+      let added = 0
+      for (const e of events) {
+        if (known.has(e.eventId)) continue
+        known.add(e.eventId)
+        await js.publish(`${p}.events.${subjectToken(e.type)}`, await pack(JSON.stringify(e)), { msgID: e.eventId })
+        added++
+      }
+      return added
+    },
+    async recordMessage(messageId, type, text) {
+      const ack = await js.publish(`${p}.msg.${subjectToken(type)}`, await pack(text), { msgID: messageId })
+      return ack.duplicate ? 'duplicate' : 'new'
+    },
   }
+
+  /** One unit of work on a task (store-port.ts `withTask`): CAS at the revision read, the unit re-run on a conflict. */
+  async function withTask<T>(id: string, fn: (unit: TaskUnit | undefined) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const entry = await read(id)
+      if (!entry) return fn(undefined)
+      let { task, revision } = entry
+      const write = async (next: Task, events: EventInput[], t: Date): Promise<Task> => {
+        const rev = await cas(next, revision)
+        if (rev === undefined) throw lostRace
+        await appendEvents(events, t)
+        task = next
+        revision = rev
+        return next
+      }
+      const unit: TaskUnit = {
+        get task() {
+          return task
+        },
+        async move(to, options) {
+          if (task.status === to) return task
+          const t = await now()
+          return write(moved(task, to, t, options), [transitionEvent(task, to, options)], t)
+        },
+        async update(mutate) {
+          const copy: Task = { ...task, data: structuredClone(task.data) }
+          mutate(copy)
+          const t = await now()
+          copy.data.updatedAt = nextStamp(task, t)
+          return write(copy, [], t)
+        },
+        peek: async (other) => (await read(other))?.task,
+      }
+      try {
+        return await fn(unit)
+      } catch (e) {
+        if (e !== lostRace) throw e
+        if (attempt >= 50) throw new TeaError('AOF_LOCKED', `task ${id} kept changing under this update (50 attempts); try again`)
+      }
+    }
+  }
+}
+
+/** Thrown inside a unit of work when its compare-and-set lost; `withTask` runs the unit again. */
+const lostRace = new Error('lost a compare-and-set race')
+
+function checkedId(id: string): string {
+  if (!isTaskId(id)) throw new TeaError('AOF_INVALID', `expected a task id like TASK-2026-02-09-Ab3dEf7h, received ${JSON.stringify(id)}`)
+  return id
+}
+
+/** An event or message type as subject tokens (`task.transitioned` is two; `*`, `>` and spaces are not allowed). */
+function subjectToken(type: string): string {
+  return type.replace(/[^A-Za-z0-9_.-]/g, '_')
 }
 
 // --- internal ---

@@ -10,6 +10,14 @@ import { TASK_STATUSES } from '../status.ts'
 /** ISO 8601 date-time with `Z` or an offset; AOF itself writes and prefers `Z` (we always write `Z`). */
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/
 
+const NotArray = v.custom<unknown>((x) => !Array.isArray(x), 'expected a mapping, received an array')
+
+/**
+ * `schema` (an object or record schema), refusing an array: valibot's object and record take one (an array is an
+ * object, and they build a new mapping from its keys), zod's, which the reference uses, do not. Typed as `schema`.
+ */
+export const notArray = <S extends v.GenericSchema>(schema: S): S => v.pipe(NotArray, schema) as unknown as S
+
 export const Datetime = v.pipe(
   v.string('expected an ISO 8601 datetime string'),
   v.check(

@@ -5,17 +5,19 @@
  */
 
 import * as v from 'valibot'
-import { Datetime, NonEmpty, StatusSchema, TaskIdSchema } from './common.ts'
+import { Datetime, NonEmpty, notArray, StatusSchema, TaskIdSchema } from './common.ts'
 
 export const PRIORITIES = ['critical', 'high', 'normal', 'low'] as const
 
-export const LeaseSchema = v.looseObject({
-  // Any string, as in the reference: a lease held by "" is read (no real agent matches it until it expires).
-  agent: v.string(),
-  acquiredAt: Datetime,
-  expiresAt: Datetime,
-  renewCount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-})
+export const LeaseSchema = notArray(
+  v.looseObject({
+    // Any string, as in the reference: a lease held by "" is read (no real agent matches it until it expires).
+    agent: v.string(),
+    acquiredAt: Datetime,
+    expiresAt: Datetime,
+    renewCount: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  }),
+)
 
 export const TaskFrontmatterSchema = v.looseObject({
   schemaVersion: v.picklist([1, 2], (i) => `expected schemaVersion 1 or 2, received ${JSON.stringify(i.input)}`),
@@ -25,13 +27,15 @@ export const TaskFrontmatterSchema = v.looseObject({
   status: StatusSchema,
   priority: v.optional(v.picklist(PRIORITIES)),
   routing: v.optional(
-    v.looseObject({
-      role: v.optional(v.string()),
-      team: v.optional(v.string()),
-      agent: v.optional(v.string()),
-      tags: v.optional(v.array(v.string())),
-      workflow: v.optional(v.string()),
-    }),
+    notArray(
+      v.looseObject({
+        role: v.optional(v.string()),
+        team: v.optional(v.string()),
+        agent: v.optional(v.string()),
+        tags: v.optional(v.array(v.string())),
+        workflow: v.optional(v.string()),
+      }),
+    ),
   ),
   lease: v.optional(v.nullable(LeaseSchema)),
   createdAt: Datetime,

@@ -2,15 +2,13 @@
 
 import { TASK_STATUSES } from '../../aof/status.ts'
 import { defineCommand } from '../command.ts'
-import { DATA_DIR, NATS, NATS_CREDS, TASK_ID } from './flags.ts'
+import { STORE_FLAGS, TASK_ID } from './flags.ts'
 
 const create = defineCommand({
   name: 'create',
   summary: 'create a task and print its id',
   flags: {
-    'data-dir': DATA_DIR,
-    nats: NATS,
-    'nats-creds': NATS_CREDS,
+    ...STORE_FLAGS,
     title: { type: 'string', value: 'T', required: true, description: 'the title' },
     body: { type: 'string', value: 'TEXT', description: 'the body (Markdown)' },
     'body-file': { type: 'string', value: 'FILE', description: 'read the body from FILE (instead of --body)' },
@@ -30,9 +28,7 @@ const list = defineCommand({
   name: 'list',
   summary: 'list tasks: id, status, title and agent',
   flags: {
-    'data-dir': DATA_DIR,
-    nats: NATS,
-    'nats-creds': NATS_CREDS,
+    ...STORE_FLAGS,
     status: { type: 'enum', values: TASK_STATUSES, description: 'only tasks in this status' },
     json: { type: 'boolean', description: 'print {id, status, title, agent, updatedAt} records as a JSON array' },
   },
@@ -44,9 +40,7 @@ const show = defineCommand({
   summary: 'print a task file',
   args: [TASK_ID],
   flags: {
-    'data-dir': DATA_DIR,
-    nats: NATS,
-    'nats-creds': NATS_CREDS,
+    ...STORE_FLAGS,
     json: { type: 'boolean', description: 'print {id, status, path, frontmatter, body} as JSON' },
   },
   run: async (input, io) => (await import('../aof-task.ts')).showCommand(input, io),
@@ -57,9 +51,7 @@ const move = defineCommand({
   summary: 'move a task to another status; a transition the AOF table does not allow is refused (exit 1)',
   args: [TASK_ID, { name: 'status', value: 'STATUS', description: `the new status: ${TASK_STATUSES.join(', ')}` }],
   flags: {
-    'data-dir': DATA_DIR,
-    nats: NATS,
-    'nats-creds': NATS_CREDS,
+    ...STORE_FLAGS,
     reason: { type: 'string', value: 'R', description: 'why, recorded in the event' },
   },
   run: async (input, io) => (await import('../aof-task.ts')).moveCommand(input, io),

@@ -2,15 +2,15 @@
 
 import { defineCommand } from '../command.ts'
 import { task } from './aof-task.ts'
-import { DATA_DIR, TASK_ID } from './flags.ts'
+import { DATA_DIR, STORE_FLAGS, TASK_ID } from './flags.ts'
 
 const AGENT = { type: 'string', value: 'A', required: true, description: 'the agent id the lease is held in' } as const
 const TTL = (what: string, ms: number) => ({ type: 'ms', default: ms, description: `${what}, in milliseconds` }) as const
 
 const init = defineCommand({
   name: 'init',
-  summary: 'create the folder layout (tasks/<status>/, state/runs/, events/) in the data dir',
-  flags: { 'data-dir': DATA_DIR },
+  summary: 'create the folder layout (tasks/<status>/, state/runs/, events/) in the data dir; with --nats, the buckets and stream',
+  flags: STORE_FLAGS,
   run: async (input, io) => (await import('../aof.ts')).initCommand(input, io),
 })
 
@@ -19,7 +19,12 @@ const lease = defineCommand({
   summary: "take (or renew) a task's lease: ready → in-progress, a new run",
   description: 'Prints {taskId, agent, status, runId, lease, heartbeatExpiresAt, renewed} as JSON.',
   args: [TASK_ID],
-  flags: { 'data-dir': DATA_DIR, agent: AGENT, 'ttl-ms': TTL('lease length', 600_000), 'heartbeat-ttl-ms': TTL('heartbeat TTL', 300_000) },
+  flags: {
+    ...STORE_FLAGS,
+    agent: AGENT,
+    'ttl-ms': TTL('lease length', 600_000),
+    'heartbeat-ttl-ms': TTL('heartbeat TTL', 300_000),
+  },
   run: async (input, io) => (await import('../aof.ts')).leaseCommand(input, io),
 })
 
@@ -27,23 +32,26 @@ const heartbeat = defineCommand({
   name: 'heartbeat',
   summary: "refresh the run's heartbeat (and extend the lease)",
   args: [TASK_ID],
-  flags: { 'data-dir': DATA_DIR, agent: AGENT, 'ttl-ms': TTL('heartbeat TTL', 300_000) },
+  flags: { ...STORE_FLAGS, agent: AGENT, 'ttl-ms': TTL('heartbeat TTL', 300_000) },
   run: async (input, io) => (await import('../aof.ts')).heartbeatCommand(input, io),
 })
 
 const send = defineCommand({
   name: 'send',
   summary: 'route one AOF/1 message; prints {"outcome", …} and exits 0 whatever the outcome',
-  description: 'Reads one message (JSON, `AOF/1 {…}` or plain text) from FILE, or from stdin when FILE is - or absent.',
+  description:
+    'Reads one message (JSON, `AOF/1 {…}` or plain text) from FILE, or from stdin when FILE is - or absent. On NATS the ' +
+    'message is also recorded on the stream (<p>.msg.<type>); the same message sent again within 2 minutes is not ' +
+    'routed twice ({"outcome":"ignored","reason":"duplicate"}).',
   args: [{ name: 'file', value: 'FILE|-', description: 'the message file (default: stdin)', optional: true }],
-  flags: { 'data-dir': DATA_DIR },
+  flags: STORE_FLAGS,
   run: async (input, io) => (await import('../aof.ts')).sendCommand(input, io),
 })
 
 const sessionEnd = defineCommand({
   name: 'session-end',
   summary: 'apply the run results of in-progress tasks',
-  flags: { 'data-dir': DATA_DIR },
+  flags: STORE_FLAGS,
   run: async (input, io) => (await import('../aof.ts')).sessionEndCommand(input, io),
 })
 
@@ -63,7 +71,7 @@ const events = defineCommand({
   name: 'events',
   summary: 'the event log as NDJSON',
   flags: {
-    'data-dir': DATA_DIR,
+    ...STORE_FLAGS,
     task: { type: 'string', value: 'TASK-ID', description: "only this task's events" },
     type: { type: 'string', value: 'TYPE', description: 'only events of this type, e.g. task.transitioned' },
   },
@@ -72,14 +80,33 @@ const events = defineCommand({
 
 const lint = defineCommand({
   name: 'lint',
-  summary: 'check every task file; exit 0 when clean, 1 with every problem and its path',
-  flags: { 'data-dir': DATA_DIR, json: { type: 'boolean', description: 'print the problems as a JSON array' } },
+  summary: 'check every task file (or NATS entry); exit 0 when clean, 1 with every problem and its path',
+  flags: { ...STORE_FLAGS, json: { type: 'boolean', description: 'print the problems as a JSON array' } },
   run: async (input, io) => (await import('../aof.ts')).lintCommand(input, io),
+})
+
+const exportCmd = defineCommand({
+  name: 'export',
+  summary: 'copy a project from NATS into the data dir: tasks, run files, companion files, events',
+  description:
+    'Idempotent: a task with the same updatedAt is left alone, a newer one in the data dir is kept (and named on ' +
+    'stderr), files are written only when they differ, events already there (by id) are skipped. Prints the counts ' +
+    'as JSON; exit 1 when an entry could not be read (named on stderr, not copied).',
+  flags: STORE_FLAGS,
+  run: async (input, io) => (await import('../aof.ts')).copyCommand('export', input, io),
+})
+
+const importCmd = defineCommand({
+  name: 'import',
+  summary: 'copy a project from the data dir onto NATS: tasks, run files, companion files, events',
+  description: 'The reverse of export, with the same rules.',
+  flags: STORE_FLAGS,
+  run: async (input, io) => (await import('../aof.ts')).copyCommand('import', input, io),
 })
 
 export const aof = defineCommand({
   name: 'aof',
-  summary: 'the AOF/1 filesystem task protocol: tasks, messages, leases, scheduler (docs/aof.md)',
+  summary: 'the AOF/1 task protocol: tasks, messages, leases, scheduler, on the data dir or NATS (docs/aof.md, docs/fleet.md)',
   notes: 'Exit codes: 0 ok, 1 a failure (a refused transition, lint problems, a missing task), 2 bad usage.',
-  subcommands: [init, task, lease, heartbeat, send, sessionEnd, poll, events, lint],
+  subcommands: [init, task, lease, heartbeat, send, sessionEnd, poll, events, lint, exportCmd, importCmd],
 })

@@ -1,6 +1,6 @@
 /** Flags several commands share, defined once so their help reads the same everywhere. */
 
-import type { ArgDef, StringFlag } from '../command.ts'
+import type { ArgDef, NumberFlag, StringFlag } from '../command.ts'
 
 export const DATA_DIR = {
   type: 'string',
@@ -27,7 +27,7 @@ export const TASK_ID = { name: 'id', value: 'TASK-ID', description: 'the task, e
 export const NATS = {
   type: 'string',
   value: 'URL',
-  description: 'use the task store on this NATS JetStream server instead of the data dir (docs/fleet.md)',
+  description: 'use the task store on this NATS JetStream server instead of the data dir (docs/fleet.md); a tls:// URL requires TLS',
   defaultText: '$TEA_NATS_URL',
 } as const satisfies StringFlag
 
@@ -37,3 +37,45 @@ export const NATS_CREDS = {
   description: 'a NATS credentials file (JWT and nkey seed)',
   defaultText: '$TEA_NATS_CREDS',
 } as const satisfies StringFlag
+
+export const NATS_TLS_CA = {
+  type: 'string',
+  value: 'FILE',
+  description: "a CA certificate (PEM) to trust for the NATS server's TLS certificate; asks for TLS",
+  defaultText: '$TEA_NATS_TLS_CA',
+} as const satisfies StringFlag
+
+export const NATS_TLS_CERT = {
+  type: 'string',
+  value: 'FILE',
+  description: 'a client certificate (PEM) for mutual TLS with the NATS server; needs --nats-tls-key',
+  defaultText: '$TEA_NATS_TLS_CERT',
+} as const satisfies StringFlag
+
+export const NATS_TLS_KEY = {
+  type: 'string',
+  value: 'FILE',
+  description: "the client certificate's private key (PEM)",
+  defaultText: '$TEA_NATS_TLS_KEY',
+} as const satisfies StringFlag
+
+export const NATS_TIMEOUT = {
+  type: 'ms',
+  value: 'MS',
+  min: 100,
+  description: 'how long connecting to the NATS server may take before the command fails (default 5000)',
+} as const satisfies NumberFlag
+
+/**
+ * The flags that choose the task store: the data dir, or a NATS server (a `tls://` URL or any TLS file asks for
+ * TLS, and the connection is refused unless it is encrypted).
+ */
+export const STORE_FLAGS = {
+  'data-dir': DATA_DIR,
+  nats: NATS,
+  'nats-creds': NATS_CREDS,
+  'nats-tls-ca': NATS_TLS_CA,
+  'nats-tls-cert': NATS_TLS_CERT,
+  'nats-tls-key': NATS_TLS_KEY,
+  'nats-timeout-ms': NATS_TIMEOUT,
+} as const

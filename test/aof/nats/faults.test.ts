@@ -1,6 +1,7 @@
 /**
  * Bad input and faults of the JetStream store (issue 17): an unreachable server, wrong credentials, a KV entry
- * written by something else, and boards whose clocks are off (expiry is decided in server time).
+ * written by something else, boards whose clocks are off (expiry is decided in server time), and a sender that
+ * died between recording a message and routing it.
  */
 
 import { jetstream } from '@nats-io/jetstream'
@@ -11,9 +12,11 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { isTeaError } from '../../../src/core/errors.ts'
 import { openNatsStore } from '../../../src/aof/nats/store.ts'
+import { routeOn } from '../../../src/aof/router.ts'
 import { taskLease } from '../../../src/aof/task-file.ts'
 import { type NatsServer, natsServerMissing, startNatsServer } from '../../support/nats-server.ts'
 import { skipIf } from '../../support/skip.ts'
+import { statusUpdate } from '../helpers.ts'
 
 const missing = natsServerMissing()
 let server: NatsServer | undefined
@@ -142,5 +145,28 @@ skipIf(
     }
   },
 )
+
+skipIf(test, missing, 'a message recorded by a sender that died before routing it is routed when re-sent, and only once', async () => {
+  const store = await openNatsStore({ url: server!.url, project: project() })
+  try {
+    const task = await store.create({ title: 'Half sent', status: 'ready', agent: 'swe-backend' })
+    await store.lease(task.id, 'swe-backend')
+    const sentAt = new Date((await store.now()).getTime() + 1).toISOString()
+    const msg = { ...statusUpdate(task.id, { progress: 'first half' }, { sentAt }), id: 'msg-half-sent' }
+    // What the dead sender got as far as: the message is on the stream, nothing was routed.
+    assert.is(await store.recordMessage('msg-half-sent', 'status.update', JSON.stringify(msg)), 'new')
+    const resent = await routeOn(store, msg)
+    assert.is(resent.outcome, 'accepted')
+    assert.match((await store.get(task.id))!.body, 'Progress: first half')
+    assert.equal(await routeOn(store, msg), { outcome: 'ignored', reason: 'duplicate', taskId: task.id, type: 'status.update' })
+    const receipts = await store.readEvents({ taskId: task.id, type: 'protocol.message.received' })
+    assert.equal(
+      receipts.map((e) => e.payload),
+      [{ type: 'status.update', messageId: 'msg-half-sent' }],
+    )
+  } finally {
+    await store.close()
+  }
+})
 
 test.run()
