@@ -1,11 +1,11 @@
 /**
  * The composition root of a process that loads actions on first use (`tea run`, `resume`, `validate`, `graph`,
- * `serve`): the core's action groups plus those of the optional features this build has, each behind its build flag
- * as in features.ts, and imported only with `import()`, which esbuild keeps inside the one-file bundle as a module
- * that runs when first asked for. A `run:`-only agent thus never evaluates (nor, with the code cache, deserialises)
- * an action module; one that uses `json.transform` evaluates the json actions alone (bench/RESULTS.md, issue 14).
- * features.ts builds the same registry whole, for the library, the pool's workers, `tea actions` (which lists every
- * action) and `tea worker`.
+ * `serve`, `worker`): the core's action groups plus those of the optional features this build has, each behind its
+ * build flag as in features.ts, and imported only with `import()`, which esbuild keeps inside the one-file bundle as
+ * a module that runs when first asked for. A `run:`-only agent thus never evaluates (nor, with the code cache,
+ * deserialises) an action module; one that uses `json.transform` evaluates the json actions alone (bench/RESULTS.md,
+ * issue 14). features.ts builds the same registry whole, for the library, the pool's workers, `tea actions` (which
+ * lists every action) and `tea doctor`.
  */
 
 import { BUILTIN_GROUPS } from './actions/catalog.ts'
