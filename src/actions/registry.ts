@@ -1,7 +1,8 @@
 /**
  * name → action. Built once per process from the core built-ins plus the build's features (src/features.ts),
- * then read-only; or, for `tea run` and `tea resume`, filled on first use, a group of actions at a time
- * (`createLazyRegistry`, src/catalog.ts), so that a run evaluates only the action modules its agent names.
+ * then read-only; or, for the commands that load an agent (`tea run`, `validate`, `serve` …), filled on first use,
+ * a group of actions at a time (`createLazyRegistry`, src/catalog.ts), so that a run evaluates only the action
+ * modules its agent names.
  * `validateParams` is the one place parameters are checked, so every caller (the engine, a worker thread,
  * `ctx.invoke`) reports the same INVALID_PARAMS error listing every issue with its path.
  */
