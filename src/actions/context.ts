@@ -15,7 +15,7 @@ import type { State } from '../core/util.ts'
 import type { LlmClient } from '../llm/types.ts'
 import { compileValue, type CompiledValue } from '../template/index.ts'
 import { validateParams, type Registry } from './registry.ts'
-import { ACTION_STORE_METHODS, type Action, type ActionContext, type ActionStore, type AgentSettingsView } from './types.ts'
+import { ACTION_STORE_METHODS, type Action, type ActionContext, type ActionStore, type AgentSettingsView, type AofRouter } from './types.ts'
 
 /** What every context of one run shares. */
 export interface ContextServices {
@@ -25,6 +25,7 @@ export interface ContextServices {
   llm: LlmClient
   store: ActionStore
   dataDir?: string
+  aof?: AofRouter
   emit(event: RunEvent): void
   registry: Pick<Registry, 'get' | 'require' | 'list' | 'load'>
   /**
@@ -41,6 +42,7 @@ export class RunContext implements ActionContext {
   readonly llm: LlmClient
   readonly store: ActionStore
   readonly dataDir?: string
+  readonly aof?: AofRouter
   readonly emit: (event: RunEvent) => void
 
   constructor(
@@ -55,6 +57,7 @@ export class RunContext implements ActionContext {
     this.llm = services.llm
     this.store = services.store
     if (services.dataDir !== undefined) this.dataDir = services.dataDir
+    if (services.aof !== undefined) this.aof = services.aof
     this.emit = services.emit
   }
 

@@ -13,6 +13,7 @@ import { TeaError } from '../core/errors.ts'
 import type { Where } from '../core/issues.ts'
 import type { RunEvent } from '../core/events.ts'
 import type { EmbedRequest, LlmClient, LlmRequest } from '../llm/types.ts'
+import type { RouteOutcome } from '../aof/route-outcome.ts'
 import { RunContext, type ContextServices } from './context.ts'
 import { validateParams, type Registry } from './registry.ts'
 import { ACTION_STORE_METHODS, type ActionContext, type ActionStore, type AgentSettingsView } from './types.ts'
@@ -25,6 +26,8 @@ export interface TaskContext {
   variables: Record<string, unknown>
   settings: AgentSettingsView
   dataDir?: string
+  /** The run has an AOF router (`ctx.aof`): the worker's `aof.*` actions reach it through a host call. */
+  aof?: true
 }
 
 export interface ActionTask extends PoolTask {
@@ -38,6 +41,7 @@ export interface ActionTask extends PoolTask {
 export function taskContext(ctx: ActionContext, state: Record<string, unknown>): TaskContext {
   const c: TaskContext = { runId: ctx.runId, node: ctx.node, state, variables: { ...ctx.variables }, settings: { ...ctx.settings } }
   if (ctx.dataDir !== undefined) c.dataDir = ctx.dataDir
+  if (ctx.aof !== undefined) c.aof = true
   return c
 }
 
@@ -51,6 +55,8 @@ export function hostMethods(ctx: ActionContext): HostMethods {
         : Promise.reject(new TeaError('LLM_BAD_MODEL', 'this model client has no embeddings')),
     emit: (event: RunEvent) => ctx.emit(event),
   }
+  const aof = ctx.aof
+  if (aof) host['aof.route'] = (message: unknown) => aof.route(message)
   for (const method of ACTION_STORE_METHODS)
     host[`store.${method}`] = (...args: unknown[]) => (ctx.store[method] as (...a: unknown[]) => unknown)(...args)
   return host
@@ -98,5 +104,6 @@ export function remoteContext(
     registry,
   }
   if (context.dataDir !== undefined) services.dataDir = context.dataDir
+  if (context.aof) services.aof = { route: (message) => call('aof.route', message) as Promise<RouteOutcome> }
   return new RunContext(services, context.node, context.state, host?.signal ?? new AbortController().signal)
 }

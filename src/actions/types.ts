@@ -5,6 +5,7 @@
  */
 
 import type { GenericSchema } from 'valibot'
+import type { RouteOutcome } from '../aof/route-outcome.ts'
 import type { RunEvent } from '../core/events.ts'
 import type { State } from '../core/util.ts'
 import type { LlmClient, LlmSettings } from '../llm/types.ts'
@@ -56,6 +57,8 @@ export interface ActionContext {
   store: ActionStore
   /** The run's data dir (`--data-dir`), for actions that keep files beside the store (AOF). */
   dataDir?: string
+  /** Where the run's AOF/1 messages go (`aof.*`) when not to the data dir's folders: see `AofRouter`. */
+  aof?: AofRouter
   signal: AbortSignal
   emit(event: RunEvent): void
   /**
@@ -73,6 +76,17 @@ export interface ActionContext {
    * not stop.
    */
   invoke(action: string, params: unknown, state?: State, options?: { timeoutMs?: number }): Promise<State>
+}
+
+/**
+ * The task store a run's `aof.*` actions talk to, when it is not the data dir's folders: `tea run --nats URL` (and
+ * `tea resume`) fill it with the JetStream store, opened on the first message (cli/aof-store.ts `aofRouterOf`);
+ * `tea worker` on NATS fills it with the store it claims from (`{ route: (m) => routeOn(store, m) }`). Absent, the
+ * actions route on the data dir as before. An action given `dataDir` explicitly routes there regardless.
+ */
+export interface AofRouter {
+  /** Routes one AOF/1 envelope as `tea aof send` does (recorded, and applied once), and says what happened. */
+  route(message: unknown): Promise<RouteOutcome>
 }
 
 export interface Action<P = any> {

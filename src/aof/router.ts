@@ -7,7 +7,7 @@
  */
 
 import { createHash } from 'node:crypto'
-import { errorMessage, isTeaError } from '../core/errors.ts'
+import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
 import type { AofContext } from './context.ts'
 import { completionReport } from './handlers/completion-report.ts'
 import { handleHandoffAck } from './handlers/handoff-ack.ts'
@@ -26,12 +26,63 @@ export async function routeMessage(ctx: AofContext, input: unknown): Promise<Rou
 
 /**
  * `routeMessage` on any task store. A parsed envelope is first recorded with the store (`recordMessage`: on NATS
- * published on `<p>.msg.<type>` with its id as `Nats-Msg-Id`); one the store has already seen — the same message
- * sent again within the stream's duplicate window — and whose receipt is logged (`protocol.message.received` with
- * its `messageId`) is not routed again and comes back `ignored` with reason `duplicate`. Its id is the envelope's own `id` when it has one, else the SHA-256 of the envelope (AOF/1
- * envelopes carry no id; two identical messages are one message).
+ * published on `<p>.msg.<type>` with its id as `Nats-Msg-Id`); one that was routed to its end before
+ * (`wasRouted`) — the same message sent again, within the stream's duplicate window or after it — is not routed
+ * again and comes back `ignored` with reason `duplicate`. One recorded by a sender that died before routing it is
+ * routed. Its id is the envelope's own `id` when it has one, else the SHA-256 of the envelope (AOF/1 envelopes
+ * carry no id; two identical messages are one message). Once routed, the message is marked (`markRouted`).
  */
 export async function routeOn(store: TaskStore, input: unknown): Promise<RouteOutcome> {
+  const parsed = await parseOn(store, input)
+  if (!('envelope' in parsed)) return parsed
+  const { envelope: env, messageId } = parsed
+  const recorded = await store.recordMessage(messageId, env.type, JSON.stringify(env))
+  // Marked: routed before, whether the stream still remembers the id (2 minutes) or not.
+  if (recorded !== 'unrecorded' && (await store.wasRouted(messageId))) return duplicate(env)
+  return routeMarked(store, env, recorded === 'unrecorded' ? undefined : messageId)
+}
+
+/**
+ * A message for a router service (`tea aof send --no-route`): parsed and checked as `routeOn` does — a malformed one
+ * is rejected and logged here, never queued — then recorded without routing. `queued` with the message id, or
+ * `ignored`/`duplicate` when the store already holds it.
+ */
+export async function queueOn(store: TaskStore, input: unknown): Promise<RouteOutcome | QueuedOutcome> {
+  const parsed = await parseOn(store, input)
+  if (!('envelope' in parsed)) return parsed
+  const { envelope: env, messageId } = parsed
+  const recorded = await store.recordMessage(messageId, env.type, JSON.stringify(env), { queued: true })
+  if (recorded === 'unrecorded') throw new TeaError('USAGE', `${store.where} keeps no message log to queue a message on; route it instead`)
+  if (recorded === 'duplicate') return duplicate(env)
+  return { outcome: 'queued', messageId, taskId: env.taskId, type: env.type }
+}
+
+export interface QueuedOutcome {
+  outcome: 'queued'
+  messageId: string
+  taskId: string
+  type: string
+}
+
+/**
+ * Routes a message a router service took from the stream (it is recorded already): as `routeOn`, without recording
+ * it again. `messageId` is the one it was recorded with, when the publisher gave one; else it is worked out as
+ * `routeOn` does. A message already routed to its end (by another router, or by a router that died before its
+ * ack) is `ignored`/`duplicate`.
+ */
+export async function routeRecorded(store: TaskStore, input: unknown, messageId?: string): Promise<RouteOutcome> {
+  const parsed = await parseOn(store, input, messageId)
+  if (!('envelope' in parsed)) return parsed
+  if (await store.wasRouted(parsed.messageId)) return duplicate(parsed.envelope)
+  return routeMarked(store, parsed.envelope, parsed.messageId)
+}
+
+/** The parsed envelope and its message id, or the outcome of a message that is not one (logged as rejected). */
+async function parseOn(
+  store: TaskStore,
+  input: unknown,
+  givenId?: string,
+): Promise<RouteOutcome | { envelope: ProtocolEnvelope | UnknownEnvelope; messageId: string }> {
   const parsed = parseProtocolMessage(input)
   if (parsed.kind === 'ignored') return { outcome: 'ignored' }
   if (parsed.kind === 'rejected') {
@@ -42,19 +93,19 @@ export async function routeOn(store: TaskStore, input: unknown): Promise<RouteOu
     })
   }
   const env = parsed.envelope
-  const text = JSON.stringify(env)
-  const messageId = messageIdOf(input) ?? createHash('sha256').update(text).digest('hex')
-  const recorded = await store.recordMessage(messageId, env.type, text)
-  // A duplicate whose receipt is not in the events was recorded by a sender that died before routing it: route it.
-  if (recorded === 'duplicate' && (await received(store, env.taskId, messageId))) {
-    return { outcome: 'ignored', reason: 'duplicate', taskId: env.taskId, type: env.type }
-  }
-  return route(store, env, recorded === 'unrecorded' ? undefined : messageId)
+  const messageId = givenId ?? messageIdOf(input) ?? createHash('sha256').update(JSON.stringify(env)).digest('hex')
+  return { envelope: env, messageId }
 }
 
-async function received(store: TaskStore, taskId: string, messageId: string): Promise<boolean> {
-  const events = await store.readEvents({ taskId, type: 'protocol.message.received' })
-  return events.some((e) => e.payload.messageId === messageId)
+function duplicate(env: ProtocolEnvelope | UnknownEnvelope): RouteOutcome {
+  return { outcome: 'ignored', reason: 'duplicate', taskId: env.taskId, type: env.type }
+}
+
+/** Routes and then marks the message routed: the mark comes after the effect committed (store-port.ts). */
+async function routeMarked(store: TaskStore, env: ProtocolEnvelope | UnknownEnvelope, messageId?: string): Promise<RouteOutcome> {
+  const outcome = await route(store, env, messageId)
+  if (messageId !== undefined) await store.markRouted(messageId)
+  return outcome
 }
 
 async function route(store: TaskStore, env: ProtocolEnvelope | UnknownEnvelope, messageId?: string): Promise<RouteOutcome> {

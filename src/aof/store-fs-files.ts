@@ -19,7 +19,17 @@ import { moveTaskLocked, updateTaskLocked } from './task-transition.ts'
 
 type FsFiles = Pick<
   TaskStore,
-  'withTask' | 'readRunFile' | 'writeRunFile' | 'listFiles' | 'readFile' | 'writeFile' | 'putTask' | 'importEvents' | 'recordMessage'
+  | 'withTask'
+  | 'readRunFile'
+  | 'writeRunFile'
+  | 'listFiles'
+  | 'readFile'
+  | 'writeFile'
+  | 'putTask'
+  | 'importEvents'
+  | 'recordMessage'
+  | 'markRouted'
+  | 'wasRouted'
 >
 
 export function fsFiles(ctx: AofContext): FsFiles {
@@ -104,6 +114,8 @@ export function fsFiles(ctx: AofContext): FsFiles {
       return added
     },
     recordMessage: async () => 'unrecorded',
+    markRouted: async () => {},
+    wasRouted: async () => false,
   }
 }
 

@@ -84,9 +84,20 @@ export interface TaskStore {
   /**
    * Records a protocol message before it is routed (NATS: on the stream `<p>.msg.<type>`, `Nats-Msg-Id` =
    * `messageId`). `duplicate` when the store has already seen that id; `unrecorded` on the filesystem, which keeps
-   * no message log (and whose receipt events therefore carry no message id).
+   * no message log (and whose receipt events therefore carry no message id). A message the sender routes itself
+   * carries the header `Tea-Routed-By: sender`, which a router service (`tea aof route`) skips; `queued` leaves
+   * it out, so the service routes it (`tea aof send --no-route`).
    */
-  recordMessage(messageId: string, type: string, text: string): Promise<'new' | 'duplicate' | 'unrecorded'>
+  recordMessage(messageId: string, type: string, text: string, options?: { queued?: boolean }): Promise<'new' | 'duplicate' | 'unrecorded'>
+  /**
+   * Notes that message `messageId` has been routed to its end: its effect is committed (NATS: the key
+   * `_routed.<sha256 of the id>` in `<p>_runs`; the filesystem keeps no message log and notes nothing). Written
+   * after the effect, so a router that dies in between leaves the message unmarked and it is routed again — which
+   * every handler survives (a repeated report finds no step left, a Work Log line is not appended twice).
+   */
+  markRouted(messageId: string): Promise<void>
+  /** Whether `markRouted(messageId)` happened: a message routed again is then a duplicate. False on the filesystem. */
+  wasRouted(messageId: string): Promise<boolean>
 }
 
 export const RUN_FILES = ['run.json', 'run_heartbeat.json', 'run_result.json', 'previous_run_result.json'] as const

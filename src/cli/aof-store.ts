@@ -9,25 +9,15 @@ import { TeaError } from '../core/errors.ts'
 import { fsTaskStore } from '../aof/store-fs.ts'
 import type { TaskStore } from '../aof/store-port.ts'
 import { contextOf } from './aof-common.ts'
+import { type StoreFlags, strayNatsFlag } from './store-flags.ts'
 import type { Io } from './io.ts'
 
-export interface StoreFlags {
-  'data-dir'?: string
-  nats?: string
-  'nats-creds'?: string
-  'nats-tls-ca'?: string
-  'nats-tls-cert'?: string
-  'nats-tls-key'?: string
-  'nats-timeout-ms'?: number
-}
+export type { StoreFlags }
 
 export async function storeOf(flags: StoreFlags, io: Io): Promise<TaskStore> {
   const url = flags.nats ?? (io.env.TEA_NATS_URL || undefined)
   if (url === undefined) {
-    const stray = (['nats-creds', 'nats-tls-ca', 'nats-tls-cert', 'nats-tls-key', 'nats-timeout-ms'] as const).find(
-      (f) => flags[f] !== undefined,
-    )
-    if (stray) throw new TeaError('USAGE', `--${stray} is for a NATS store: give --nats URL (or set TEA_NATS_URL) with it`)
+    strayNatsFlag(flags)
     return fsTaskStore(contextOf(flags['data-dir'], io))
   }
   const credsFile = flags['nats-creds'] ?? (io.env.TEA_NATS_CREDS || undefined)

@@ -65,7 +65,13 @@ export async function heartbeatCommand(
   return EXIT.ok
 }
 
-export async function sendCommand({ args, flags }: { args: { file?: string }; flags: StoreFlags }, io: Io): Promise<number> {
+export async function sendCommand(
+  { args, flags }: { args: { file?: string }; flags: StoreFlags & { 'no-route'?: boolean } },
+  io: Io,
+): Promise<number> {
+  if (flags['no-route'] && !(flags.nats ?? io.env.TEA_NATS_URL)) {
+    throw new TeaError('USAGE', '--no-route leaves the message to a router service on NATS: give --nats URL (or set TEA_NATS_URL)')
+  }
   const file = args.file ?? '-'
   let text: string
   try {
@@ -73,8 +79,8 @@ export async function sendCommand({ args, flags }: { args: { file?: string }; fl
   } catch (e) {
     throw new TeaError('USAGE', `cannot read ${file}: ${(e as Error).message}`)
   }
-  const { routeOn } = await import('../aof/router.ts')
-  const outcome = await withStore(flags, io, (store) => routeOn(store, text))
+  const { queueOn, routeOn } = await import('../aof/router.ts')
+  const outcome = await withStore(flags, io, (store) => (flags['no-route'] ? queueOn(store, text) : routeOn(store, text)))
   io.out(`${JSON.stringify(outcome)}\n`)
   return EXIT.ok
 }

@@ -4,6 +4,7 @@ import { isTeaError, TeaError } from '../core/errors.ts'
 import { requireAgentLoading } from '../agent/load.ts'
 import { resumeRun } from '../engine/lifecycle.ts'
 import { lazyRegistry } from '../catalog.ts'
+import { aofRouterOf } from './aof-router.ts'
 import { dataDirOf } from './data-dir.ts'
 import { readInput } from './input.ts'
 import type { Io } from './io.ts'
@@ -16,15 +17,14 @@ export async function resumeCommand({ args, flags }: { args: { runId: string }; 
   const { runId } = args
   const dataDir = dataDirOf(flags['data-dir'], io)
   const edits = readInput(flags.input, flags.set, io.cwd)
+  const aof = aofRouterOf(flags, io)
   const store = await openStore(dataDir)
   const registry = lazyRegistry() // loads the actions the agent names (src/catalog.ts)
   const stop = stopOnSignals(io, 'tea')
   try {
+    const opened = { store, registry, dataDir, signal: stop.signal, ...(aof && { aof }) }
     const result = await resumeRun(
-      {
-        ...(await runServices(io, flags, { store, registry, dataDir, signal: stop.signal })),
-        warn: (w) => io.err(`tea: warning: ${w.message}\n`),
-      },
+      { ...(await runServices(io, flags, opened)), warn: (w) => io.err(`tea: warning: ${w.message}\n`) },
       { runId, edits, load: (path) => requireAgentLoading(path, registry, undefined, (load) => leanLoad(path, load)) },
     ).catch((e: unknown) => {
       if (!isTeaError(e, 'RUN_NOT_FOUND')) throw e
@@ -36,5 +36,6 @@ export async function resumeCommand({ args, flags }: { args: { runId: string }; 
   } finally {
     stop.dispose()
     await store.close()
+    await aof?.close()
   }
 }

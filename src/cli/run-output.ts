@@ -11,6 +11,7 @@ import type { AgentSpec } from '../agent/types.ts'
 import type { RunEvent } from '../core/events.ts'
 import type { RunResult, RunServices } from '../engine/lifecycle.ts'
 import type { Registry } from '../actions/registry.ts'
+import type { AofRouter } from '../actions/types.ts'
 import type { LlmClientOptions } from '../llm/client.ts'
 import type { LlmClient } from '../llm/types.ts'
 import { openLmdbStore } from '../store/lmdb-store.ts'
@@ -74,7 +75,7 @@ function clientOnFirstCall(make: () => Promise<LlmClient>): LlmClient {
 export async function runServices(
   io: Io,
   flags: OutputOptions & { model?: string },
-  opened: { store: Store; registry: Registry; dataDir: string; signal: AbortSignal },
+  opened: { store: Store; registry: Registry; dataDir: string; signal: AbortSignal; aof?: AofRouter },
 ): Promise<RunServices> {
   return {
     ...opened,

@@ -4,6 +4,8 @@ import { sortableId } from '../core/ids.ts'
 import { requireAgentLoading } from '../agent/load.ts'
 import { startRun } from '../engine/lifecycle.ts'
 import { lazyRegistry } from '../catalog.ts'
+import { aofRouterOf } from './aof-router.ts'
+import type { StoreFlags } from './aof-store.ts'
 import { dataDirOf } from './data-dir.ts'
 import { readInput } from './input.ts'
 import type { Io } from './io.ts'
@@ -12,7 +14,7 @@ import { openStore, type OutputOptions, reportRun, runServices } from './run-out
 import { stopOnSignals } from './signals.ts'
 
 /** The flags `tea run` and `tea resume` share, as their bodies read them. */
-export interface RunFlags extends OutputOptions {
+export interface RunFlags extends OutputOptions, StoreFlags {
   input?: string
   set: string[]
   model?: string
@@ -29,14 +31,16 @@ export async function runCommand(
   const spec = await requireAgentLoading(args.agent, registry, warn, (load) => leanLoad(args.agent, load))
   const input = readInput(flags.input, flags.set, io.cwd)
   const dataDir = dataDirOf(flags['data-dir'], io)
+  const aof = aofRouterOf(flags, io)
   const store = await openStore(dataDir)
   const stop = stopOnSignals(io, 'tea')
   try {
-    const services = await runServices(io, flags, { store, registry, dataDir, signal: stop.signal })
+    const services = await runServices(io, flags, { store, registry, dataDir, signal: stop.signal, ...(aof && { aof }) })
     const result = await startRun(spec, services, { runId: flags['run-id'] ?? sortableId(), input })
     return reportRun(io, result, flags, dataDir)
   } finally {
     stop.dispose()
     await store.close()
+    await aof?.close()
   }
 }

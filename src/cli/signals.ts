@@ -12,12 +12,12 @@ export interface StopSignal {
   dispose(): void
 }
 
-export function stopOnSignals(io: Io, label: string): StopSignal {
+export function stopOnSignals(io: Io, label: string, after = 'the current checkpoint'): StopSignal {
   const controller = new AbortController()
   let signals = 0
   const onSignal = (name: NodeJS.Signals): void => {
     if (++signals > 1) process.exit(EXIT.signal) // a second Ctrl-C means now
-    io.err(`\n${label}: ${name}: stopping after the current checkpoint…\n`)
+    io.err(`\n${label}: ${name}: stopping after ${after}…\n`)
     controller.abort(cancelled(name))
   }
   process.on('SIGINT', onSignal)

@@ -21,6 +21,7 @@
 import { appendFileSync } from 'node:fs'
 import { actionStore, type ContextServices } from '../actions/context.ts'
 import type { Registry } from '../actions/registry.ts'
+import type { AofRouter } from '../actions/types.ts'
 import type { AgentSpec } from '../agent/types.ts'
 import { TeaError } from '../core/errors.ts'
 import type { RunEvent } from '../core/events.ts'
@@ -44,6 +45,8 @@ export interface RunServices {
   llm: LlmClient | ((spec: AgentSpec) => LlmClient)
   /** The data dir, for actions that keep files beside the store (AOF). */
   dataDir?: string
+  /** Where `aof.*` actions send their messages when not to the data dir (actions/types.ts `AofRouter`). */
+  aof?: AofRouter
   emit?(event: RunEvent): void
   /** When it fires, the run stops after its current checkpoint (status `cancelled`). */
   signal?: AbortSignal
@@ -221,6 +224,7 @@ async function execute(spec: AgentSpec, llm: LlmClient, services: RunServices, r
     registry,
   }
   if (services.dataDir !== undefined) context.dataDir = services.dataDir
+  if (services.aof !== undefined) context.aof = services.aof
   const caller = services.signal ?? new AbortController().signal
   // config.max_execution_time bounds the run from here (a resumed run gets the whole time again, as with max_steps).
   const deadline =

@@ -58,10 +58,14 @@ async function engineSide(): Promise<Side> {
   const store = createMemoryStore()
   const events: RunEvent[] = []
   const requests: LlmRequest[] = []
+  const aofMessages: unknown[] = []
+  const aof = {
+    route: async (m: unknown) => ({ outcome: 'accepted' as const, reason: `recorded ${aofMessages.push(m)}` }),
+  }
   const controller = new AbortController()
   const run = startRun(
     spec!,
-    { store, registry, llm: recordingLlm(requests), emit: (e) => events.push(e), signal: controller.signal },
+    { store, registry, llm: recordingLlm(requests), emit: (e) => events.push(e), signal: controller.signal, aof },
     { runId: 'contract' },
   )
   const ctx = await captured
@@ -70,6 +74,7 @@ async function engineSide(): Promise<Side> {
     events,
     requests,
     store,
+    aofMessages,
     flush: async () => {},
     cancel: () => controller.abort(cancelled()),
     async settle() {
@@ -85,7 +90,7 @@ async function engineSide(): Promise<Side> {
  * pool's own tests (test/pool) cover.
  */
 async function workerSide(): Promise<Side> {
-  const { ctx: host, events, requests, store, cancel: cancelHost, settle: settleHost } = await engineSide()
+  const { ctx: host, events, requests, store, aofMessages, cancel: cancelHost, settle: settleHost } = await engineSide()
   const registry = buildRegistry(contractActions())
   const channel = new MessageChannel()
   serveHost(channel.port1, hostMethods(host))
@@ -107,6 +112,7 @@ async function workerSide(): Promise<Side> {
     events,
     requests,
     store,
+    aofMessages,
     // A round trip on the port: every notice sent before it has been handled.
     flush: async () => void (await ctx.store.memoryList('__flush__')),
     cancel() {

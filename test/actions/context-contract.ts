@@ -25,6 +25,8 @@ export interface Side {
   flush(): Promise<void>
   requests: LlmRequest[]
   store: Store
+  /** Messages the run's AOF router (`ctx.aof`) was given. */
+  aofMessages: unknown[]
   cancel(): void
   settle(): Promise<void>
 }
@@ -130,6 +132,12 @@ export function contextContract(name: string, open: () => Promise<Side>): void {
     ctx.emit({ type: 'log', node: 'probe', message: 'from the contract' })
     await flush()
     assert.ok(events.some((e) => e.type === 'log' && e.message === 'from the contract'))
+  })
+
+  it("aof.* messages reach the run's AOF router, and its outcome comes back", async ({ ctx, aofMessages }) => {
+    assert.ok(ctx.aof, 'the run was given a router')
+    assert.equal(await ctx.aof.route({ type: 'status.update', n: 1 }), { outcome: 'accepted', reason: 'recorded 1' })
+    assert.equal(aofMessages, [{ type: 'status.update', n: 1 }])
   })
 
   it('the signal fires when the run is cancelled', async ({ ctx, cancel }) => {

@@ -84,4 +84,37 @@ test('the bundle: an unreachable NATS server is exit 1 and one line naming it', 
   assert.is(r.err, 'tea aof task list: NATS_CONNECT: cannot reach NATS at nats://127.0.0.1:1: connection refused\n')
 })
 
+skipIf(test, missing, 'the bundle queues a message with send --no-route and a router service routes it (route --once)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tea-e2e-nats-route-'))
+  try {
+    const env = { TEA_NATS_URL: server!.url, TEA_NATS_PROJECT: 'e2eroute' }
+    const id = (await tea(['create', '--title', 'Routed', '--status', 'ready', '--agent', 'swe'], env)).out.trim()
+    assert.is((await aof(['lease', id, '--agent', 'swe'], env)).code, 0)
+    const file = join(dir, 'msg.json')
+    const payload = { taskId: id, agentId: 'swe', progress: 'queued then routed' }
+    const msg = {
+      protocol: 'aof',
+      version: 1,
+      type: 'status.update',
+      taskId: id,
+      fromAgent: 'swe',
+      toAgent: 'o',
+      sentAt: '2026-11-25T10:00:00Z',
+      payload,
+    }
+    writeFileSync(file, JSON.stringify(msg))
+    const queued = await aof(['send', '--no-route', file], env)
+    assert.is(JSON.parse(queued.out).outcome, 'queued', queued.err)
+    assert.not.match((await tea(['show', id], env)).out, 'queued then routed')
+    const routed = await aof(['route', '--once'], env)
+    assert.is(routed.code, 0, routed.err)
+    const line = JSON.parse(routed.out)
+    assert.equal([line.outcome, line.taskId, line.delivery], ['accepted', id, 1])
+    assert.match((await tea(['show', id], env)).out, 'Progress: queued then routed')
+    assert.match(routed.err, '1 message(s) (1 accepted); nothing left')
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
 test.run()

@@ -1,6 +1,7 @@
 /**
  * What the three `aof.*` actions share: common parameters, and sending one AOF/1 message through the router
- * against the run's data dir. The task id and the sending agent may come from the state a `tea worker` seeds
+ * against the run's task store: `ctx.aof` when the run has one (`tea run --nats`, a worker on NATS), else the
+ * run's data dir. The task id and the sending agent may come from the state a `tea worker` seeds
  * (`task.id`, `agent_id`) so agents need not repeat them; an explicit parameter wins.
  */
 
@@ -58,8 +59,10 @@ export async function sendMessage(
   type: string,
   payload: Record<string, unknown>,
 ): Promise<{ aof: RouteOutcome }> {
+  // An explicit dataDir is a folder project, whatever store the run has.
+  const router = p.dataDir === undefined ? ctx.aof : undefined
   const dataDir = p.dataDir ?? ctx.dataDir
-  if (!dataDir) throw new TeaError('INVALID_PARAMS', `${action}: no AOF data dir: pass dataDir or run with --data-dir`)
+  if (!router && !dataDir) throw new TeaError('INVALID_PARAMS', `${action}: no AOF data dir: pass dataDir or run with --data-dir`)
   const envelope = {
     protocol: 'aof',
     version: 1,
@@ -70,7 +73,7 @@ export async function sendMessage(
     sentAt: new Date().toISOString(),
     payload,
   }
-  const outcome = await routeMessage(aofContext(dataDir), envelope)
+  const outcome = router ? await router.route(envelope) : await routeMessage(aofContext(dataDir!), envelope)
   ctx.emit({
     type: 'log',
     node: ctx.node,

@@ -12,7 +12,8 @@ import { connect, credsAuthenticator } from '@nats-io/transport-node'
 import { readFileSync } from 'node:fs'
 import { TeaError } from '../../core/errors.ts'
 
-export type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream'
+export type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream'
+export { headers } from '@nats-io/transport-node'
 export type { KV } from '@nats-io/kv'
 export type { ObjectStore } from '@nats-io/obj'
 

@@ -3,9 +3,10 @@
  *   - KV bucket `p_tasks`: key `<TASK-ID>`, value the task file's text (YAML frontmatter + body, exactly what the
  *     filesystem store writes, `status` in the frontmatter), so the same parser and validation read both;
  *   - KV bucket `p_runs`: `<TASK-ID>.run`, `.heartbeat`, `.result`, `.previous_result` (the run files), `.files`
- *     (the list of the task's companion files) and `_clock`;
+ *     (the list of the task's companion files), `_clock`, and `_routed.<sha256 of a message id>` (a message routed);
  *   - stream `p_events` on `p.events.>`: one AofEvent a message, `Nats-Msg-Id` = its event id (duplicates dropped),
- *     and on `p.msg.>`: the protocol messages `tea aof send` routed, `Nats-Msg-Id` = the message's id;
+ *     and on `p.msg.>`: the protocol messages `tea aof send` recorded, `Nats-Msg-Id` = the message's id (a router
+ *     service reads them through the durable consumer `p_router`: router-queue.ts);
  *   - object store `p_files`: companion files as `<TASK-ID>/<path>`, and values too large for one message
  *     (payload.ts: the entry or message then holds a `{"$ref": …}`).
  * Every change of a task is a compare-and-set on the revision it was decided on (`kv.update(key, value, rev)`); a
@@ -13,6 +14,7 @@
  * that decide expiry come from the server (`now()`: the timestamp of a probe write), never from the board alone.
  */
 
+import { createHash } from 'node:crypto'
 import { TeaError, errorIssue } from '../../core/errors.ts'
 import { sortableId } from '../../core/ids.ts'
 import type { Issue } from '../../core/issues.ts'
@@ -32,9 +34,10 @@ import { isTaskId, newTaskId } from '../task-id.ts'
 import type { TaskListing } from '../task-store.ts'
 import type { TransitionOptions } from '../task-transition.ts'
 import { MAX_TTL_MS, MIN_TTL_MS, ttlOption } from '../ttl.ts'
-import { type KV, type NatsOptions, type ObjectStore, connectNats, splitUrl } from './client.ts'
+import { type KV, type NatsOptions, type ObjectStore, connectNats, headers, splitUrl } from './client.ts'
 import { readEventStream } from './events.ts'
 import { payloads } from './payload.ts'
+import { type RouterQueue, type RouterQueueOptions, openRouterQueue } from './router-queue.ts'
 
 export interface NatsStoreOptions extends NatsOptions {
   /** Prefix of every bucket and stream, so one server can hold several projects (default `tea`). */
@@ -57,7 +60,12 @@ const RUN_KEYS: Record<RunFileName, string> = {
   'previous_run_result.json': 'previous_result',
 }
 
-export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStore> {
+/** The JetStream store, with what only it has: the router services' queue (`tea aof route`). */
+export interface NatsTaskStore extends TaskStore {
+  routerQueue(options?: RouterQueueOptions): Promise<RouterQueue>
+}
+
+export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTaskStore> {
   const p = options.project ?? 'tea'
   if (!/^[A-Za-z0-9_-]+$/.test(p))
     throw new TeaError('AOF_INVALID', `a NATS project name is letters, digits, _ and -; received ${JSON.stringify(p)}`)
@@ -449,10 +457,20 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<TaskStor
       }
       return added
     },
-    async recordMessage(messageId, type, text) {
-      const ack = await js.publish(`${p}.msg.${subjectToken(type)}`, await pack(text), { msgID: messageId })
+    async recordMessage(messageId, type, text, options = {}) {
+      const h = headers()
+      if (!options.queued) h.set('Tea-Routed-By', 'sender')
+      const ack = await js.publish(`${p}.msg.${subjectToken(type)}`, await pack(text), { msgID: messageId, headers: h })
       return ack.duplicate ? 'duplicate' : 'new'
     },
+    async markRouted(messageId) {
+      await runs.put(routedKey(messageId), '')
+    },
+    async wasRouted(messageId) {
+      const e = await runs.get(routedKey(messageId))
+      return e !== null && e.operation === 'PUT'
+    },
+    routerQueue: (options) => openRouterQueue(js, jsm, p, unpack, options),
   }
 
   /** One unit of work on a task (store-port.ts `withTask`): CAS at the revision read, the unit re-run on a conflict. */
@@ -503,6 +521,11 @@ const lostRace = new Error('lost a compare-and-set race')
 function checkedId(id: string): string {
   if (!isTaskId(id)) throw new TeaError('AOF_INVALID', `expected a task id like TASK-2026-02-09-Ab3dEf7h, received ${JSON.stringify(id)}`)
   return id
+}
+
+/** The key in `p_runs` that notes a routed message (message ids may hold `:`, which a key may not). */
+function routedKey(messageId: string): string {
+  return `_routed.${createHash('sha256').update(messageId).digest('hex')}`
 }
 
 /** An event or message type as subject tokens (`task.transitioned` is two; `*`, `>` and spaces are not allowed). */

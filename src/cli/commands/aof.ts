@@ -2,7 +2,7 @@
 
 import { defineCommand } from '../command.ts'
 import { task } from './aof-task.ts'
-import { DATA_DIR, STORE_FLAGS, TASK_ID } from './flags.ts'
+import { DATA_DIR, NATS_FLAGS, STORE_FLAGS, TASK_ID } from './flags.ts'
 
 const AGENT = { type: 'string', value: 'A', required: true, description: 'the agent id the lease is held in' } as const
 const TTL = (what: string, ms: number) => ({ type: 'ms', default: ms, description: `${what}, in milliseconds` }) as const
@@ -42,10 +42,35 @@ const send = defineCommand({
   description:
     'Reads one message (JSON, `AOF/1 {…}` or plain text) from FILE, or from stdin when FILE is - or absent. On NATS the ' +
     'message is also recorded on the stream (<p>.msg.<type>); the same message sent again within 2 minutes is not ' +
-    'routed twice ({"outcome":"ignored","reason":"duplicate"}).',
+    'routed twice ({"outcome":"ignored","reason":"duplicate"}). With --no-route (NATS only) the message is checked and ' +
+    'recorded but not routed: a router service (tea aof route) routes it; prints {"outcome":"queued","messageId",…}.',
   args: [{ name: 'file', value: 'FILE|-', description: 'the message file (default: stdin)', optional: true }],
-  flags: STORE_FLAGS,
+  flags: {
+    ...STORE_FLAGS,
+    'no-route': { type: 'boolean', description: 'record the message for a router service instead of routing it here (NATS)' },
+  },
   run: async (input, io) => (await import('../aof.ts')).sendCommand(input, io),
+})
+
+const route = defineCommand({
+  name: 'route',
+  summary: 'a router service on NATS: route every queued message (tea aof send --no-route), once each, until stopped',
+  description:
+    'Reads the durable consumer <p>_router on the stream <p>_events (<p>.msg.>), shared by every router of the project: ' +
+    'each message goes to one router, is routed as tea aof send routes it, and is acked once its effect is committed. ' +
+    'A message not acked within the ack wait (its router died) goes to another router; one that keeps failing is ' +
+    'given up on at its last delivery and logged (protocol.message.failed). Messages their sender routed itself are ' +
+    'acked untouched. The last router started sets the ack wait and max deliver for all.',
+  flags: {
+    ...NATS_FLAGS,
+    once: { type: 'boolean', description: 'route what is queued, then exit (exit 1 when a message was given up on)' },
+    'ack-wait-ms': { type: 'ms', default: 30_000, min: 100, description: "how long a message may stay in one router's hands" },
+    'max-deliver': { type: 'int', default: 5, min: 1, description: 'how many times a message is handed out in all' },
+  },
+  notes:
+    'Output: one JSON line per message on stdout {"seq","messageId","delivery","outcome","reason"?,"taskId","type",…}; ' +
+    'progress on stderr. SIGINT/SIGTERM finish the message in hand, then exit 0.',
+  run: async (input, io) => (await import('../aof-route.ts')).routeCommand(input, io),
 })
 
 const sessionEnd = defineCommand({
@@ -108,5 +133,5 @@ export const aof = defineCommand({
   name: 'aof',
   summary: 'the AOF/1 task protocol: tasks, messages, leases, scheduler, on the data dir or NATS (docs/aof.md, docs/fleet.md)',
   notes: 'Exit codes: 0 ok, 1 a failure (a refused transition, lint problems, a missing task), 2 bad usage.',
-  subcommands: [init, task, lease, heartbeat, send, sessionEnd, poll, events, lint, exportCmd, importCmd],
+  subcommands: [init, task, lease, heartbeat, send, route, sessionEnd, poll, events, lint, exportCmd, importCmd],
 })

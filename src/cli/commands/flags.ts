@@ -79,3 +79,13 @@ export const STORE_FLAGS = {
   'nats-tls-key': NATS_TLS_KEY,
   'nats-timeout-ms': NATS_TIMEOUT,
 } as const
+
+/** The NATS half of STORE_FLAGS, for commands that have their own --data-dir (`tea run`, `tea resume`). */
+export const NATS_FLAGS = {
+  nats: NATS,
+  'nats-creds': NATS_CREDS,
+  'nats-tls-ca': NATS_TLS_CA,
+  'nats-tls-cert': NATS_TLS_CERT,
+  'nats-tls-key': NATS_TLS_KEY,
+  'nats-timeout-ms': NATS_TIMEOUT,
+} as const

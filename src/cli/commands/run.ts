@@ -1,7 +1,7 @@
 /** `tea run` and `tea resume`: the flags they share and what each runs (../run.ts, ../resume.ts, loaded on use). */
 
 import { defineCommand } from '../command.ts'
-import { DATA_DIR, MODEL, REPLAY } from './flags.ts'
+import { DATA_DIR, MODEL, NATS_FLAGS, REPLAY } from './flags.ts'
 
 const RUN_FLAGS = {
   input: {
@@ -23,11 +23,13 @@ const RUN_FLAGS = {
   record: { type: 'string', value: 'CASSETTE', description: 'record every model exchange to a JSONL cassette' },
   replay: REPLAY,
   quiet: { type: 'boolean', short: 'q', description: 'no progress on stderr (the final error or pause message is still printed)' },
+  // The aof.* actions' task store (docs/fleet.md): connected on the first AOF/1 message the run sends.
+  ...NATS_FLAGS,
 } as const
 
 const EXITS = `Exit codes: 0 completed, 1 failed (resumable), 2 bad usage or invalid agent, 3 paused at an interrupt,
 130 stopped by SIGINT/SIGTERM after the current checkpoint.
-Environment: OLLAMA_HOST, OPENAI_BASE_URL, OPENAI_API_KEY, TEA_DATA_DIR.`
+Environment: OLLAMA_HOST, OPENAI_BASE_URL, OPENAI_API_KEY, TEA_DATA_DIR, TEA_NATS_URL (the aof.* actions' store).`
 
 export const run = defineCommand({
   name: 'run',

@@ -4,7 +4,7 @@
  * died between recording a message and routing it.
  */
 
-import { jetstream } from '@nats-io/jetstream'
+import { jetstream, jetstreamManager } from '@nats-io/jetstream'
 import { Kvm } from '@nats-io/kv'
 import { connect } from '@nats-io/transport-node'
 import { createServer } from 'node:net'
@@ -168,5 +168,99 @@ skipIf(test, missing, 'a message recorded by a sender that died before routing i
     await store.close()
   }
 })
+
+skipIf(
+  test,
+  missing,
+  'a sender that died after the receipt but before the effect: the re-send is routed, not taken for a duplicate',
+  async () => {
+    const store = await openNatsStore({ url: server!.url, project: project() })
+    try {
+      const task = await store.create({ title: 'Receipt only', status: 'ready', agent: 'swe-backend' })
+      await store.lease(task.id, 'swe-backend')
+      const sentAt = new Date((await store.now()).getTime() + 1).toISOString()
+      const msg = { ...statusUpdate(task.id, { progress: 'after the receipt' }, { sentAt }), id: 'msg-receipt-only' }
+      // The dead sender recorded the message and logged its receipt; the handler never ran, nothing was marked.
+      await store.recordMessage('msg-receipt-only', 'status.update', JSON.stringify(msg))
+      await store.appendEvents([
+        {
+          type: 'protocol.message.received',
+          actor: 'swe-backend',
+          taskId: task.id,
+          payload: { type: 'status.update', messageId: 'msg-receipt-only' },
+        },
+      ])
+      assert.is(await store.wasRouted('msg-receipt-only'), false)
+      assert.is((await routeOn(store, msg)).outcome, 'accepted')
+      assert.match((await store.get(task.id))!.body, 'Progress: after the receipt')
+      assert.is(await store.wasRouted('msg-receipt-only'), true)
+      assert.is((await routeOn(store, msg)).reason, 'duplicate')
+    } finally {
+      await store.close()
+    }
+  },
+)
+
+skipIf(
+  test,
+  missing,
+  'a message sent again after the stream forgot its id (the duplicate window) is still a duplicate: it was marked routed',
+  async () => {
+    const p = project()
+    const store = await openNatsStore({ url: server!.url, project: p })
+    const nc = await connect({ servers: server!.url })
+    try {
+      // A window of 100 ms instead of 2 minutes, so the test need not wait for the stream to forget.
+      const jsm = await jetstreamManager(nc)
+      const config = (await jsm.streams.info(`${p}_events`)).config
+      await jsm.streams.update(`${p}_events`, { ...config, duplicate_window: 100_000_000 })
+      const task = await store.create({ title: 'Late re-send', status: 'ready', agent: 'swe-backend' })
+      await store.lease(task.id, 'swe-backend')
+      const sentAt = new Date((await store.now()).getTime() + 1).toISOString()
+      const msg = { ...statusUpdate(task.id, { progress: 'once' }, { sentAt }), id: 'msg-late' }
+      assert.is((await routeOn(store, msg)).outcome, 'accepted')
+      // The server forgets ids on a timer of its own: ask until it has.
+      let recorded = 'duplicate'
+      for (let i = 0; i < 50 && recorded === 'duplicate'; i++) {
+        await new Promise((r) => setTimeout(r, 100))
+        recorded = await store.recordMessage('msg-late', 'status.update', JSON.stringify(msg))
+      }
+      assert.is(recorded, 'new', 'the stream forgot the id')
+      assert.is((await routeOn(store, msg)).reason, 'duplicate')
+    } finally {
+      await store.close()
+    }
+  },
+)
+
+skipIf(
+  test,
+  missing,
+  'a message sent again after the stream forgot its id (the duplicate window) is still a duplicate: it was marked routed',
+  async () => {
+    const p = project()
+    const store = await openNatsStore({ url: server!.url, project: p })
+    const nc = await connect({ servers: server!.url })
+    try {
+      // A window of 100 ms instead of 2 minutes, so the test need not wait for the stream to forget.
+      const jsm = await jetstreamManager(nc)
+      const config = (await jsm.streams.info(`${p}_events`)).config
+      await jsm.streams.update(`${p}_events`, { ...config, duplicate_window: 100_000_000 })
+      const task = await store.create({ title: 'Late re-send', status: 'ready', agent: 'swe-backend' })
+      await store.lease(task.id, 'swe-backend')
+      const sentAt = new Date((await store.now()).getTime() + 1).toISOString()
+      const msg = { ...statusUpdate(task.id, { progress: 'once' }, { sentAt }), id: 'msg-late' }
+      assert.is((await routeOn(store, msg)).outcome, 'accepted')
+      await new Promise((r) => setTimeout(r, 300))
+      assert.is(await store.recordMessage('msg-late', 'status.update', JSON.stringify(msg)), 'new', 'the stream forgot the id')
+      assert.is((await routeOn(store, msg)).reason, 'duplicate')
+      const receipts = await store.readEvents({ taskId: task.id, type: 'protocol.message.received' })
+      assert.is(receipts.length, 1)
+    } finally {
+      await nc.close()
+      await store.close()
+    }
+  },
+)
 
 test.run()

@@ -1,0 +1,134 @@
+/**
+ * The router services' queue (docs/fleet.md, "Messages and routers"): the durable pull consumer `<p>_router` on the
+ * stream `<p>_events`, filtered to the protocol messages `<p>.msg.>`, explicit ack. Every router process of a
+ * project reads the same consumer, so the server hands each message to one of them; one that is not acked within
+ * the ack wait (its router died, or hangs) is handed out again, at most `max deliver` times in all. The consumer
+ * starts at the stream's first message: messages queued before any router ran are routed when the first one starts.
+ *
+ * Starting a router creates the consumer, or sets its ack wait and max deliver to the ones given (the last router
+ * started decides them for all).
+ */
+
+import type { JetStreamClient, JetStreamManager, JsMsg } from './client.ts'
+
+export interface RouterQueueOptions {
+  /** How long a message may be in one router's hands before the server gives it to another (default 30 s). */
+  ackWaitMs?: number
+  /** How many times a message is handed out in all (default 5). */
+  maxDeliver?: number
+}
+
+export const DEFAULT_ACK_WAIT_MS = 30_000
+export const DEFAULT_MAX_DELIVER = 5
+
+/** One message handed to this router: ack it once its effect is committed. */
+export interface QueuedMessage {
+  /** The message as recorded (a `$ref` to an oversized one resolved); undefined when it cannot be read (`error`). */
+  text: string | undefined
+  error?: string
+  /** `Nats-Msg-Id`, when the publisher gave one (`tea aof send` does: the message id). */
+  messageId?: string
+  /** The sender routes it itself (`Tea-Routed-By: sender`); a router service only acks it. */
+  routedBySender: boolean
+  /** 1 the first time it is handed out, 2 the next… */
+  delivery: number
+  maxDeliver: number
+  ackWaitMs: number
+  /** How many messages the consumer had not handed out yet when it handed out this one. */
+  pendingAfter: number
+  /** Its sequence number in the stream (for log lines). */
+  seq: number
+  subject: string
+  /** The message type, from the subject (`<p>.msg.<type>`). */
+  type: string
+  ack(): Promise<void>
+  /** Gives it back, to be handed out again after `delayMs`. */
+  nak(delayMs: number): void
+  /** Never hand it out again (a message that keeps failing, at its last delivery). */
+  term(): void
+  /** Still being handled: restarts the ack wait. */
+  working(): void
+}
+
+export interface RouterQueue {
+  readonly consumer: string
+  readonly ackWaitMs: number
+  readonly maxDeliver: number
+  /** The next message, waiting up to `waitMs` (at least 1 s); undefined when none came. */
+  next(waitMs: number): Promise<QueuedMessage | undefined>
+  /** Messages not handed out yet, and messages handed out and not acked (in some router's hands). */
+  backlog(): Promise<{ pending: number; inHand: number }>
+}
+
+export async function openRouterQueue(
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  project: string,
+  unpack: (bytes: Uint8Array) => Promise<string>,
+  options: RouterQueueOptions = {},
+): Promise<RouterQueue> {
+  const stream = `${project}_events`
+  const name = `${project}_router`
+  const ackWaitMs = options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS
+  const maxDeliver = options.maxDeliver ?? DEFAULT_MAX_DELIVER
+  const wanted = { ack_wait: ackWaitMs * 1_000_000, max_deliver: maxDeliver }
+  const info = await jsm.consumers.info(stream, name).catch(() => undefined)
+  if (!info) {
+    await jsm.consumers
+      .add(stream, { durable_name: name, filter_subject: `${project}.msg.>`, ack_policy: 'explicit', deliver_policy: 'all', ...wanted })
+      // Another router created it at the same moment: make it ours below.
+      .catch(() => jsm.consumers.update(stream, name, wanted))
+  } else if (info.config.ack_wait !== wanted.ack_wait || info.config.max_deliver !== wanted.max_deliver) {
+    await jsm.consumers.update(stream, name, wanted)
+  }
+  const consumer = await js.consumers.get(stream, name)
+
+  async function message(m: JsMsg): Promise<QueuedMessage> {
+    const id = m.headers?.get('Nats-Msg-Id')
+    let text: string | undefined
+    let error: string | undefined
+    try {
+      text = await unpack(m.data)
+    } catch (e) {
+      error = e instanceof Error ? e.message : String(e)
+    }
+    return {
+      text,
+      ...(error !== undefined ? { error } : {}),
+      ...(id ? { messageId: id } : {}),
+      routedBySender: m.headers?.get('Tea-Routed-By') === 'sender',
+      delivery: m.info.deliveryCount,
+      maxDeliver,
+      ackWaitMs,
+      pendingAfter: m.info.pending,
+      seq: m.seq,
+      subject: m.subject,
+      type: m.subject.slice(`${project}.msg.`.length),
+      // Acked with the server's confirmation: an ack lost on the way would hand the message out again.
+      ack: async () => {
+        await m.ackAck()
+      },
+      nak: (delayMs) => m.nak(delayMs),
+      // Without a reason: nats-server 2.9 (Debian's) does not know `+TERM <reason>` and would keep the message.
+      term: () => m.term(),
+      working: () => m.working(),
+    }
+  }
+
+  return {
+    consumer: name,
+    ackWaitMs,
+    maxDeliver,
+    async next(waitMs) {
+      // Not cut short by a stop: a message the server sent meanwhile would be in this router's hands, unseen, until
+      // the ack wait ran out. A stopping router waits out this fetch (at most `waitMs`) and handles what came.
+      const batch = await consumer.fetch({ max_messages: 1, expires: Math.max(waitMs, 1_000) })
+      for await (const m of batch) return message(m)
+      return undefined
+    },
+    async backlog() {
+      const i = await consumer.info()
+      return { pending: i.num_pending, inHand: i.num_ack_pending }
+    },
+  }
+}
