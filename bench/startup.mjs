@@ -12,10 +12,12 @@
 //         file-backed part of RSS by up to 18 MiB.
 //   qemu  (--qemu) the linux-arm64 executable under qemu, wall times, for information only.
 //   examples (--examples) each example from its cassette through the x64 executable: peak RSS and wall time.
+//   phases (--phases) `tea run three.yaml` through the x64 executable with TEA_TRACE_LOADER=1: the time the loader
+//         took to compile the program from its code cache (V8 deserialises every function the cache holds).
 // --before DIR adds a `tea` and `tea.cjs` built from an earlier tree (rows marked "before") to every table, in the
 // same rounds. The load average before and after each table is printed beside it.
 //
-//   node bench/startup.mjs [--runs 20] [--rss] [--rss-runs 10] [--qemu] [--examples] [--before DIR] [--no-time]
+//   node bench/startup.mjs [--runs 20] [--rss] [--rss-runs 10] [--qemu] [--examples] [--phases] [--before DIR] [--no-time]
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
@@ -241,6 +243,32 @@ function qemuTable(a) {
   return lines.join('\n')
 }
 
+function phasesTable(a) {
+  const exes = [['x64 executable', exe], ...(before ? [['before: x64 executable', join(before, 'tea')]] : [])]
+  const cases = exes.map(([label, file], j) => ({
+    label,
+    argv: [file, 'run', a.three, '-q', '--data-dir', join(out, `data-phases-${j}`)],
+  }))
+  const loadBefore = load()
+  const samples = cases.map(() => [])
+  for (let i = 0; i < runs + 2; i++)
+    for (const [j, c] of cases.entries()) {
+      const r = spawnSync(c.argv[0], c.argv.slice(1), { env: { ...env(), TEA_TRACE_LOADER: '1' }, cwd: out, encoding: 'utf8' })
+      const m = /program compiled in ([\d.]+) ms \(code cache (\w+)/.exec(r.stderr)
+      if (r.status !== 0 || !m) throw new Error(`${c.argv.join(' ')} exited ${r.status}: ${r.stderr}`)
+      if (m[2] !== 'used') throw new Error(`${c.label}: the code cache was ${m[2]}`)
+      if (i >= 2) samples[j].push(Number(m[1]))
+    }
+  const lines = [
+    `${runs} rounds (after 2 discarded), in turn; ms median (min–max) from the loader's trace; load average ${loadBefore} before, ${load()} after.`,
+    '',
+    '| executable | program compiled from its code cache, ms |',
+    '|---|---|',
+  ]
+  cases.forEach((c, j) => lines.push(`| ${c.label} | ${fmt(samples[j])} |`))
+  return lines.join('\n')
+}
+
 function examplesTable() {
   const lines = ['| example | peak RSS MiB | wall ms | exit |', '|---|---|---|---|']
   for (const name of readdirSync(join(root, 'examples'), { withFileTypes: true })
@@ -270,6 +298,7 @@ function main() {
   if (!args.includes('--no-time')) sections.push(['Cold start, x64', timeTable(a)])
   if (args.includes('--rss')) sections.push(['Peak RSS', rssTable(a)])
   if (args.includes('--qemu')) sections.push(['Cold start, linux-arm64 under qemu', qemuTable(a)])
+  if (args.includes('--phases')) sections.push(['Program compile, x64 executable', phasesTable(a)])
   if (args.includes('--examples')) sections.push(['Examples from their cassettes, x64 executable', examplesTable()])
   console.log(sections.map(([title, body]) => `#### ${title}\n\n${body}`).join('\n\n'))
 }

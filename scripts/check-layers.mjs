@@ -53,7 +53,7 @@ export const LAYERS = {
 }
 
 /** Only the composition root may import an optional feature (SPEC §2). */
-const FEATURE_IMPORTERS = new Set(['src/features.ts'])
+const FEATURE_IMPORTERS = new Set(['src/features.ts', 'src/catalog.ts'])
 const FEATURES = new Set(['planning', 'reasoning', 'prolog', 'lua', 'python'])
 
 const IMPORT = /(?:^|[;\n}])\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
@@ -66,7 +66,7 @@ export function scan(srcDir) {
     for (const m of text.matchAll(IMPORT)) {
       const spec = m[2] ?? m[3]
       if (!spec.startsWith('.')) continue
-      edges.push({ from: file, to: resolve(dirname(file), spec), typeOnly: Boolean(m[1]) })
+      edges.push({ from: file, to: resolve(dirname(file), spec), typeOnly: Boolean(m[1]), dynamic: m[3] !== undefined })
     }
   }
   return { files, edges }
@@ -90,7 +90,7 @@ export function check(root) {
     if (from === to || !(from in LAYERS)) continue
     if (!LAYERS[from].includes(to)) problems.push(`${rel(e.from)} imports ${rel(e.to)}: ${from} may not import ${to}`)
     if (FEATURES.has(to) && !FEATURES.has(from) && !FEATURE_IMPORTERS.has(rel(e.from)))
-      problems.push(`${rel(e.from)} imports the optional feature ${to}: only src/features.ts may`)
+      problems.push(`${rel(e.from)} imports the optional feature ${to}: only src/features.ts and src/catalog.ts may`)
   }
   for (const cycle of cycles(edges.map((e) => [layerOf(e.from), layerOf(e.to)]).filter(([a, b]) => a !== b)))
     problems.push(`folder cycle: ${cycle.join(' → ')}`)

@@ -27,7 +27,7 @@ export interface ContextServices {
   dataDir?: string
   aof?: AofRouter
   emit(event: RunEvent): void
-  registry: Pick<Registry, 'require' | 'list'>
+  registry: Pick<Registry, 'get' | 'require' | 'list' | 'load'>
   /**
    * Runs another node of the same agent (the engine provides it). Where there is no agent to run — a plan
    * subtask in a worker — it is absent and `ctx.runNode` fails with UNKNOWN_NODE saying so.
@@ -84,7 +84,10 @@ export class RunContext implements ActionContext {
   }
 
   async invoke(name: string, params: unknown, onState: State = this.state, options: { timeoutMs?: number } = {}): Promise<State> {
-    const action = this.services.registry.require(name)
+    const registry = this.services.registry
+    // A registry that loads actions on first use (src/catalog.ts) may not have this one yet.
+    if (!registry.get(name)) await registry.load([name])
+    const action = registry.require(name)
     const valid = validateParams(action, params, { node: this.node })
     const timeoutMs = options.timeoutMs
     if (timeoutMs === undefined) return asUpdate(await action.run(valid, new RunContext(this.services, this.node, onState, this.signal)))

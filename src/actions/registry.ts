@@ -1,7 +1,10 @@
 /**
  * name → action. Built once per process from the core built-ins plus the build's features (src/features.ts),
- * then read-only. `validateParams` is the one place parameters are checked, so every caller (the engine, a worker
- * thread, `ctx.invoke`) reports the same INVALID_PARAMS error listing every issue with its path.
+ * then read-only; or, for the commands that load an agent (`tea run`, `validate`, `serve` …), filled on first use,
+ * a group of actions at a time (`createLazyRegistry`, src/catalog.ts), so that a run evaluates only the action
+ * modules its agent names.
+ * `validateParams` is the one place parameters are checked, so every caller (the engine, a worker thread,
+ * `ctx.invoke`) reports the same INVALID_PARAMS error listing every issue with its path.
  */
 
 import * as v from 'valibot'
@@ -16,6 +19,23 @@ export interface Registry {
   /** Like get, but throws UNKNOWN_ACTION with the closest names (or the missing build feature). */
   require(name: string): Action
   list(): Action[]
+  /**
+   * Makes the actions `names` (every action, without it) available to get, require and list. A registry built
+   * whole has them already; a lazy one loads their modules (an unknown name, or an action that runs others by
+   * name, loads them all).
+   */
+  load(names?: Iterable<string>): Promise<void>
+}
+
+/**
+ * Actions loaded together on first use: those whose names start with one of `prefixes` and a dot. A group whose
+ * actions run or list other actions by name (`flow.map`, `tools.list`, `retry.loop` …) says `dispatches`, and
+ * loading it loads every group, since which ones it will reach is known only when it runs.
+ */
+export interface ActionGroup {
+  prefixes: readonly string[]
+  dispatches?: boolean
+  load(): Promise<readonly Action[]>
 }
 
 export function createRegistry(actions: readonly Action[]): Registry {
@@ -32,6 +52,48 @@ export function createRegistry(actions: readonly Action[]): Registry {
       throw unknownAction(name, byName.keys())
     },
     list: () => [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)),
+    load: () => Promise.resolve(),
+  }
+}
+
+/**
+ * A registry of `groups` (and `extra` actions, there from the start) that loads a group's modules when one of its
+ * actions is asked for with `load`. get, require and list see only what is loaded: load before them.
+ */
+export function createLazyRegistry(groups: readonly ActionGroup[], extra: readonly Action[] = []): Registry {
+  const byName = new Map<string, Action>()
+  const add = (a: Action): void => {
+    if (byName.has(a.name)) throw new TeaError('INTERNAL', `action ${a.name} registered twice`)
+    byName.set(a.name, a)
+  }
+  for (const a of extra) add(a)
+  const loading = new Map<ActionGroup, Promise<void>>()
+  const loadGroup = (g: ActionGroup): Promise<void> => {
+    let p = loading.get(g)
+    if (!p) loading.set(g, (p = g.load().then((actions) => actions.forEach(add))))
+    return p
+  }
+  const groupOf = (name: string): ActionGroup | undefined => groups.find((g) => g.prefixes.some((p) => name.startsWith(`${p}.`)))
+  const loadAll = async (): Promise<void> => {
+    await Promise.all(groups.map(loadGroup))
+  }
+  return {
+    get: (name) => byName.get(name),
+    require(name) {
+      const action = byName.get(name)
+      if (action) return action
+      throw unknownAction(name, byName.keys())
+    },
+    list: () => [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)),
+    async load(names) {
+      if (names === undefined) return loadAll()
+      const wanted = [...names].filter((n) => !byName.has(n))
+      const found = wanted.map(groupOf)
+      if (found.some((g) => g === undefined || g.dispatches)) return loadAll()
+      await Promise.all(found.map((g) => loadGroup(g!)))
+      // A name its group lacks is unknown: every group, so that the error names the closest actions.
+      if (wanted.some((n) => !byName.has(n))) return loadAll()
+    },
   }
 }
 

@@ -36,18 +36,47 @@ export interface LoadResult {
 }
 
 export function loadAgentFile(path: string, registry: Registry): LoadResult {
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (e) {
-    throw new TeaError('USAGE', `cannot read agent file ${path}: ${(e as NodeJS.ErrnoException).code ?? e}`)
-  }
-  return loadAgentText(text, resolve(path), registry)
+  return loadAgentText(readAgentFile(path), resolve(path), registry)
 }
 
 /** Throws AGENT_INVALID listing every problem; `warn` gets each warning (TEA features tea does not provide). */
 export function requireAgent(path: string, registry: Registry, warn?: (line: string) => void): AgentSpec {
-  const { spec, problems, warnings } = loadAgentFile(path, registry)
+  return specOf(path, loadAgentFile(path, registry), warn)
+}
+
+/**
+ * requireAgent for a registry that loads its actions on first use: the actions the file names are loaded before
+ * they are checked. `around` wraps each synchronous part (the CLI's leanLoad).
+ */
+export async function requireAgentLoading(
+  path: string,
+  registry: Registry,
+  warn?: (line: string) => void,
+  around: <T>(load: () => T) => T = (load) => load(),
+): Promise<AgentSpec> {
+  return specOf(path, await loadAgentFileLoading(path, registry, around), warn)
+}
+
+/** loadAgentFile for a registry that loads its actions on first use (as requireAgentLoading). */
+export async function loadAgentFileLoading(
+  path: string,
+  registry: Registry,
+  around: <T>(load: () => T) => T = (load) => load(),
+): Promise<LoadResult> {
+  const draft = around(() => draftAgent(readAgentFile(path), resolve(path)))
+  await registry.load(actionsNamed(draft))
+  return around(() => loadAgentDraft(draft, registry))
+}
+
+function readAgentFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (e) {
+    throw new TeaError('USAGE', `cannot read agent file ${path}: ${(e as NodeJS.ErrnoException).code ?? e}`)
+  }
+}
+
+function specOf(path: string, { spec, problems, warnings }: LoadResult, warn?: (line: string) => void): AgentSpec {
   if (!spec || problems.length) throw invalidAgent(path, problems)
   if (warn) for (const w of warnings) warn(formatProblem(path, w))
   return spec
@@ -59,21 +88,60 @@ export interface LoadOptions {
 }
 
 export function loadAgentText(text: string, file: string, registry: Registry, options: LoadOptions = {}): LoadResult {
-  const parsed = parseYaml(text)
+  return loadAgentDraft(draftAgent(text, file, options), registry)
+}
+
+/**
+ * An agent file after the passes that need no action: YAML read, `${VAR}`s in settings expanded, TEA's node kinds
+ * lowered. `failed` is set when the file is refused already (YAML syntax, not a mapping).
+ */
+interface AgentDraft {
+  text: string
+  file: string
+  parsed: Parsed & { data: Record<string, unknown> }
+  expanded: Problem[]
+  /** TEA's `settings.llm.backend: local`, read before `${VAR}`s are expanded (localBackend). */
+  backend?: string
+  failed?: LoadResult
+}
+
+/** The first passes of loadAgentText; `loadAgentDraft` finishes them. */
+function draftAgent(text: string, file: string, options: LoadOptions = {}): AgentDraft {
+  const parsed = parseYaml(text) as AgentDraft['parsed']
+  const draft = { text, file, parsed, expanded: [] }
   if (parsed.errors.length) {
-    return { problems: parsed.errors.map((e) => ({ code: 'YAML_SYNTAX', message: e.message, where: e.pos })), warnings: [] }
+    const problems = parsed.errors.map((e): Problem => ({ code: 'YAML_SYNTAX', message: e.message, where: e.pos }))
+    return { ...draft, failed: { problems, warnings: [] } }
   }
   if (!isPlainObject(parsed.data)) {
-    return {
-      problems: [
-        { code: 'AGENT_INVALID', message: 'an agent file must be a YAML mapping with name and nodes', where: { line: 1, col: 1 } },
-      ],
-      warnings: [],
-    }
+    const message = 'an agent file must be a YAML mapping with name and nodes'
+    return { ...draft, failed: { problems: [{ code: 'AGENT_INVALID', message, where: { line: 1, col: 1 } }], warnings: [] } }
   }
   const backend = localBackend(parsed.data)
   const expanded = expandSettingsEnv(parsed.data, parsed, options.env ?? process.env)
   lowerTeaNodes(parsed.data)
+  return { ...draft, expanded, ...(backend !== undefined && { backend }) }
+}
+
+/**
+ * The actions a draft names as its nodes' `uses:` (TEA's node kinds lowered to them), for a registry that loads
+ * actions on first use (Registry.load); undefined (every action) when `run:` code may reach one through `ctx`.
+ */
+function actionsNamed(draft: AgentDraft): string[] | undefined {
+  const names = new Set<string>()
+  const nodes = draft.failed || !Array.isArray(draft.parsed.data.nodes) ? [] : draft.parsed.data.nodes
+  for (const n of nodes) {
+    if (!isPlainObject(n)) continue
+    for (const k of ['uses', 'action']) if (typeof n[k] === 'string') names.add(n[k] as string)
+    if (typeof n.run === 'string' && /\bctx\b/.test(n.run)) return undefined
+  }
+  return [...names]
+}
+
+/** The rest of loadAgentText: structure, then cross-references, which need the registry's actions. */
+function loadAgentDraft(draft: AgentDraft, registry: Registry): LoadResult {
+  if (draft.failed) return draft.failed
+  const { text, file, parsed, expanded, backend } = draft
   let structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
   const warnings: Problem[] = []
   if (!structure.success) {

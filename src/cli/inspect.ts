@@ -1,8 +1,9 @@
 /** What `tea validate`, `tea graph` and `tea actions` do (definitions, flags and help: commands/inspect.ts). */
 
+import { lazyRegistry } from '../catalog.ts'
 import { buildRegistry } from '../features.ts'
 import { jsonSchemaOf } from '../actions/json-schema.ts'
-import { loadAgentFile, requireAgent } from '../agent/load.ts'
+import { loadAgentFileLoading, requireAgentLoading } from '../agent/load.ts'
 import { formatProblem } from '../agent/problems.ts'
 import { renderGraph } from '../agent/graph.ts'
 import { verifyAgent } from '../agent/verify.ts'
@@ -12,7 +13,9 @@ import { leanLoad } from './lean.ts'
 
 export async function validateCommand({ args }: { args: { agent: string } }, io: Io): Promise<number> {
   const file = args.agent
-  const { spec, problems, warnings } = leanLoad(file, () => loadAgentFile(file, buildRegistry()))
+  // The actions the file names are loaded (src/catalog.ts), as for `tea run`: it checks them the same way.
+  const registry = lazyRegistry()
+  const { spec, problems, warnings } = await loadAgentFileLoading(file, registry, (load) => leanLoad(file, load))
   // TEA features tea does not provide: the file is valid, and a run fails at the node that needs one.
   for (const w of warnings) io.err(`warning: ${formatProblem(file, w)}\n`)
   if (!spec || problems.length) {
@@ -20,7 +23,7 @@ export async function validateCommand({ args }: { args: { agent: string } }, io:
     io.err(`${file}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n`)
     return EXIT.usage
   }
-  const findings = await verifyAgent(spec, buildRegistry())
+  const findings = await verifyAgent(spec, registry)
   if (findings.length) {
     for (const f of findings) io.err(`${file}: node '${f.node}' (${f.action}): ${f.message}\n`)
     io.err(`${file}: ${findings.length} problem${findings.length === 1 ? '' : 's'}\n`)
@@ -35,12 +38,8 @@ export async function validateCommand({ args }: { args: { agent: string } }, io:
 }
 
 export async function graphCommand(input: { args: { agent: string }; flags: { format: 'mermaid' | 'dot' } }, io: Io): Promise<number> {
-  io.out(
-    renderGraph(
-      leanLoad(input.args.agent, () => requireAgent(input.args.agent, buildRegistry())),
-      input.flags.format,
-    ),
-  )
+  const file = input.args.agent
+  io.out(renderGraph(await requireAgentLoading(file, lazyRegistry(), undefined, (load) => leanLoad(file, load)), input.flags.format))
   return EXIT.ok
 }
 

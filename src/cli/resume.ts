@@ -1,9 +1,9 @@
 /** What `tea resume` does (its definition, flags and help are in commands/run.ts). */
 
 import { isTeaError, TeaError } from '../core/errors.ts'
-import { requireAgent } from '../agent/load.ts'
+import { requireAgentLoading } from '../agent/load.ts'
 import { resumeRun } from '../engine/lifecycle.ts'
-import { buildRegistry } from '../features.ts'
+import { lazyRegistry } from '../catalog.ts'
 import { aofRouterOf } from './aof-router.ts'
 import { dataDirOf } from './data-dir.ts'
 import { readInput } from './input.ts'
@@ -19,13 +19,13 @@ export async function resumeCommand({ args, flags }: { args: { runId: string }; 
   const edits = readInput(flags.input, flags.set, io.cwd)
   const aof = aofRouterOf(flags, io)
   const store = await openStore(dataDir)
-  const registry = buildRegistry()
+  const registry = lazyRegistry() // loads the actions the agent names (src/catalog.ts)
   const stop = stopOnSignals(io, 'tea')
   try {
     const opened = { store, registry, dataDir, signal: stop.signal, ...(aof && { aof }) }
     const result = await resumeRun(
-      { ...runServices(io, flags, opened), warn: (w) => io.err(`tea: warning: ${w.message}\n`) },
-      { runId, edits, load: (path) => leanLoad(path, () => requireAgent(path, registry)) },
+      { ...(await runServices(io, flags, opened)), warn: (w) => io.err(`tea: warning: ${w.message}\n`) },
+      { runId, edits, load: (path) => requireAgentLoading(path, registry, undefined, (load) => leanLoad(path, load)) },
     ).catch((e: unknown) => {
       if (!isTeaError(e, 'RUN_NOT_FOUND')) throw e
       throw new TeaError('RUN_NOT_FOUND', `no run ${runId} in ${dataDir}`, {

@@ -4,7 +4,7 @@
  * a run's result turned into output and an exit code (SPEC §3.1).
  */
 
-import { errorMessage } from '../core/errors.ts'
+import { errorMessage, TeaError } from '../core/errors.ts'
 import { appendFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { AgentSpec } from '../agent/types.ts'
@@ -12,7 +12,7 @@ import type { RunEvent } from '../core/events.ts'
 import type { RunResult, RunServices } from '../engine/lifecycle.ts'
 import type { Registry } from '../actions/registry.ts'
 import type { AofRouter } from '../actions/types.ts'
-import { createLlmClient } from '../llm/client.ts'
+import type { LlmClientOptions } from '../llm/client.ts'
 import type { LlmClient } from '../llm/types.ts'
 import { openLmdbStore } from '../store/lmdb-store.ts'
 import type { Store } from '../store/types.ts'
@@ -34,29 +34,52 @@ export interface OutputOptions {
   replay?: string
 }
 
-/** The model client for an agent as it will run: its settings' defaults, a cassette to record to or replay from. */
-export function modelClient(io: Io, opts: { record?: string; replay?: string }): (spec: AgentSpec) => LlmClient {
-  return (spec) =>
-    createLlmClient({
-      env: io.env,
-      defaults: spec.settings.llm,
-      ...(opts.record && { record: resolve(io.cwd, opts.record) }),
-      ...(opts.replay && { replay: resolve(io.cwd, opts.replay) }),
-    })
+/**
+ * The model client for an agent as it will run: its settings' defaults, a cassette to record to or replay from.
+ * Without a cassette the client's modules (every provider) are loaded at the first model call, so a run that
+ * makes none does not load them; a cassette is opened at once, so that a wrong path fails before the run.
+ */
+export async function modelClient(io: Io, opts: { record?: string; replay?: string }): Promise<(spec: AgentSpec) => LlmClient> {
+  const options = (spec: AgentSpec): LlmClientOptions => ({
+    env: io.env,
+    defaults: spec.settings.llm,
+    ...(opts.record && { record: resolve(io.cwd, opts.record) }),
+    ...(opts.replay && { replay: resolve(io.cwd, opts.replay) }),
+  })
+  const load = () => import('../llm/client.ts')
+  if (opts.record || opts.replay) {
+    const { createLlmClient } = await load()
+    return (spec) => createLlmClient(options(spec))
+  }
+  return (spec) => clientOnFirstCall(async () => (await load()).createLlmClient(options(spec)))
+}
+
+function clientOnFirstCall(make: () => Promise<LlmClient>): LlmClient {
+  let client: Promise<LlmClient> | undefined
+  const get = (): Promise<LlmClient> => (client ??= make())
+  return {
+    call: async (request) => (await get()).call(request),
+    async embed(request) {
+      const c = await get()
+      if (!c.embed) throw new TeaError('LLM_BAD_MODEL', 'this model client has no embeddings')
+      return c.embed(request)
+    },
+    close: async () => (client ? (await client).close() : undefined),
+  }
 }
 
 /**
  * What `tea run` and `tea resume` hand the run lifecycle: the store and registry they opened, the model client and
  * event sink their flags ask for, the signal that stops the run on Ctrl-C, and a model override.
  */
-export function runServices(
+export async function runServices(
   io: Io,
   flags: OutputOptions & { model?: string },
   opened: { store: Store; registry: Registry; dataDir: string; signal: AbortSignal; aof?: AofRouter },
-): RunServices {
+): Promise<RunServices> {
   return {
     ...opened,
-    llm: modelClient(io, flags),
+    llm: await modelClient(io, flags),
     emit: eventSink(io, flags),
     ...(flags.model && { model: flags.model }),
   }

@@ -1,9 +1,9 @@
 /** What `tea run` does (its definition, flags and help are in commands/run.ts). */
 
 import { sortableId } from '../core/ids.ts'
-import { requireAgent } from '../agent/load.ts'
+import { requireAgentLoading } from '../agent/load.ts'
 import { startRun } from '../engine/lifecycle.ts'
-import { buildRegistry } from '../features.ts'
+import { lazyRegistry } from '../catalog.ts'
 import { aofRouterOf } from './aof-router.ts'
 import type { StoreFlags } from './aof-store.ts'
 import { dataDirOf } from './data-dir.ts'
@@ -25,15 +25,17 @@ export async function runCommand(
   { args, flags }: { args: { agent: string }; flags: RunFlags & { 'run-id'?: string } },
   io: Io,
 ): Promise<number> {
-  const registry = buildRegistry()
-  const spec = leanLoad(args.agent, () => requireAgent(args.agent, registry, (w) => io.err(`tea: warning: ${w}\n`)))
+  // Only the action modules the agent names are loaded (src/catalog.ts): a run's start is a quality bar (SPEC §4).
+  const registry = lazyRegistry()
+  const warn = (w: string): void => io.err(`tea: warning: ${w}\n`)
+  const spec = await requireAgentLoading(args.agent, registry, warn, (load) => leanLoad(args.agent, load))
   const input = readInput(flags.input, flags.set, io.cwd)
   const dataDir = dataDirOf(flags['data-dir'], io)
   const aof = aofRouterOf(flags, io)
   const store = await openStore(dataDir)
   const stop = stopOnSignals(io, 'tea')
   try {
-    const services = runServices(io, flags, { store, registry, dataDir, signal: stop.signal, ...(aof && { aof }) })
+    const services = await runServices(io, flags, { store, registry, dataDir, signal: stop.signal, ...(aof && { aof }) })
     const result = await startRun(spec, services, { runId: flags['run-id'] ?? sortableId(), input })
     return reportRun(io, result, flags, dataDir)
   } finally {

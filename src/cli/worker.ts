@@ -35,7 +35,7 @@
  */
 
 import { resolve } from 'node:path'
-import { requireAgent } from '../agent/load.ts'
+import { requireAgentLoading } from '../agent/load.ts'
 import type { AgentSpec } from '../agent/types.ts'
 import { startHeartbeat } from '../aof/index.ts'
 import { routeOn } from '../aof/router.ts'
@@ -52,7 +52,7 @@ import { sleep } from '../core/util.ts'
 import { storeOf } from './aof-store.ts'
 import { continueRun, runningElsewhere, type RunServices } from '../engine/lifecycle.ts'
 import type { RunOutcome } from '../engine/run.ts'
-import { buildRegistry } from '../features.ts'
+import { lazyRegistry } from '../catalog.ts'
 import type { Store } from '../store/types.ts'
 import { dataDirOf } from './data-dir.ts'
 import { EXIT } from './exit.ts'
@@ -106,9 +106,9 @@ interface WorkerFlags {
 
 export async function workerCommand({ flags }: { flags: WorkerFlags }, io: Io): Promise<number> {
   const agentId = flags['agent-id']
-  const registry = buildRegistry()
-  const spec = requireAgent(resolve(io.cwd, flags.agent), registry)
-  const llm = modelClient(io, flags)(spec)
+  const registry = lazyRegistry() // the actions the agent names (src/catalog.ts)
+  const spec = await requireAgentLoading(resolve(io.cwd, flags.agent), registry)
+  const llm = (await modelClient(io, flags))(spec)
   const dataDir = dataDirOf(flags['data-dir'], io)
   const store = await openStore(dataDir)
   let tasks: TaskStore

@@ -93,7 +93,7 @@ export interface ResumeOptions {
   /** Keys merged into the saved state first (a human's answer at an interrupt). */
   edits?: State
   /** Loads the agent file the run was started from (throws AGENT_INVALID when it no longer loads). */
-  load(path: string): AgentSpec
+  load(path: string): AgentSpec | Promise<AgentSpec>
 }
 
 /** Resumes a failed, interrupted, cancelled or killed run from its latest checkpoint. */
@@ -102,7 +102,7 @@ export async function resumeRun(services: RunServices, opts: ResumeOptions): Pro
   const { runId } = opts
   // Checked here so that a bad run id is told before the agent is loaded; checked again, atomically, by the claim.
   const run = resumable(await store.getRun(runId), runId)
-  const spec = withModel(opts.load(run.agentPath), services.model)
+  const spec = withModel(await opts.load(run.agentPath), services.model)
   const llm = clientFor(spec, services)
   try {
     const claimed = await claim(store, runId)

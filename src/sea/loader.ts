@@ -99,6 +99,7 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
   }
   const trace = process.env[TRACE_ENV] === '1'
   const started = trace ? performance.now() : 0
+  const rss: number[] = trace ? [process.memoryUsage.rss()] : []
   const sea = seaApi(require)
   const { source, line } = programOf(sea ? rawAsset(sea, PROGRAM_ASSET) : readFileSync(filename))
   const cache = sea ? seaCache(sea) : fileCache(source)
@@ -109,6 +110,7 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
   })
   const used = cache.data !== undefined && !script.cachedDataRejected
   const compiled = trace ? performance.now() : 0
+  if (trace) rss.push(process.memoryUsage.rss())
   const out = process.env[BUILD_CACHE_ENV] || (used || inWorker || !cache.path || !warming() ? undefined : cache.path)
   if (out) {
     // V8 stamps a cache with its flags; one made after they changed would be rejected by the next start. (node:v8
@@ -125,6 +127,14 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
     print(
       2,
       `tea: loader at ${ms(started)}, program compiled in ${ms(compiled - started)} (code cache ${state}: ${cache.from}), top level ran in ${ms(performance.now() - compiled)}\n`,
+    )
+    // Where peak memory goes (issue 14): RSS as the loader starts, after the compile, and the peak at exit.
+    const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`
+    process.once('exit', () =>
+      print(
+        2,
+        `tea: RSS ${mib(rss[0]!)} at the loader, ${mib(rss[1]!)} after the compile; peak ${mib(process.resourceUsage().maxRSS * 1024)}\n`,
+      ),
     )
   }
 }

@@ -56,6 +56,11 @@ test('the first run writes a code cache, the next runs use it, and the results a
     assert.is(r.code, 0, r.stderr)
     assert.match(r.stderr, 'code cache used')
     assert.equal(JSON.parse(r.stdout), JSON.parse(first.stdout))
+    // The trace also says where memory went: RSS at the loader, after the compile, and the peak, which is the most.
+    const rss = /tea: RSS ([\d.]+) MiB at the loader, ([\d.]+) MiB after the compile; peak ([\d.]+) MiB/.exec(r.stderr)
+    assert.ok(rss, r.stderr)
+    const [atLoader, compiled, peak] = rss.slice(1).map(Number) as [number, number, number]
+    assert.ok(atLoader > 0 && compiled >= atLoader && peak >= compiled, rss[0])
   }
   assert.equal(JSON.parse(first.stdout), { name: 'world', greeting: 'hello world', shaped: 'HELLO WORLD', done: true })
 })

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import * as v from 'valibot'
 import { aofContext, listTasks, TASK_STATUSES } from '../../aof/index.ts'
 import type { Registry } from '../../actions/registry.ts'
-import { requireAgent } from '../../agent/load.ts'
+import { requireAgentLoading } from '../../agent/load.ts'
 import { buildInfo } from '../../core/build-info.ts'
 import { TeaError } from '../../core/errors.ts'
 import { sortableId } from '../../core/ids.ts'
@@ -92,7 +92,7 @@ async function handle(opts: AppOptions, req: IncomingMessage, res: ServerRespons
       return sendJson(res, 200, taskBoard(opts.dataDir))
     case 'POST /api/runs': {
       const body = parseBody(StartBody, await readJson(req, opts.bodyLimit))
-      const spec = requireAgent(resolveAgent(opts.agentsDir, body.agent), opts.registry)
+      const spec = await requireAgentLoading(resolveAgent(opts.agentsDir, body.agent), opts.registry)
       return sendJson(res, 201, await opts.manager.start(spec, body.run_id ?? sortableId(), body.input))
     }
     case 'GET /api/runs/:id':

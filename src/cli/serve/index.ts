@@ -8,7 +8,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { TeaError } from '../../core/errors.ts'
-import { buildRegistry } from '../../features.ts'
+import { lazyRegistry } from '../../catalog.ts'
 import { dataDirOf } from '../data-dir.ts'
 import { EXIT } from '../exit.ts'
 import type { Io } from '../io.ts'
@@ -80,7 +80,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
     lock.release()
     throw e
   })
-  const registry = buildRegistry()
+  const registry = lazyRegistry() // the actions each agent names load with its first run (src/catalog.ts)
   const manager = new RunManager({ store, registry, dataDir, io, maxConcurrent, minFreeBytes: minFreeMb * 2 ** 20, log })
   const app = createApp({
     store,

@@ -13,7 +13,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { freemem } from 'node:os'
 import { join } from 'node:path'
 import type { Registry } from '../../actions/registry.ts'
-import { requireAgent } from '../../agent/load.ts'
+import { requireAgentLoading } from '../../agent/load.ts'
 import type { AgentSpec } from '../../agent/types.ts'
 import { errorMessage, isTeaError, TeaError } from '../../core/errors.ts'
 import type { RunEvent } from '../../core/events.ts'
@@ -234,7 +234,7 @@ export class RunManager {
       store,
       registry,
       dataDir,
-      llm: modelClient(io, {}),
+      llm: await modelClient(io, {}),
       emit,
       signal: job.controller.signal,
       warn: (w) => log(`warning: ${w.message}`),
@@ -244,7 +244,7 @@ export class RunManager {
       const result =
         job.kind === 'start'
           ? await startRun(job.spec, services, { runId: job.runId, input: job.input })
-          : await resumeRun(services, { runId: job.runId, edits: job.edits, load: (path) => requireAgent(path, registry) })
+          : await resumeRun(services, { runId: job.runId, edits: job.edits, load: (path) => requireAgentLoading(path, registry) })
       if (result.status === 'failed' && STORE_FAILURES.has(result.error?.code ?? '')) this.storeFailure = result.error!.code
       const why = result.status === 'failed' && result.error ? `: [${result.error.code}] ${errorMessage(result.error)}` : ''
       log(`run ${job.runId} ${result.status}${why}`)

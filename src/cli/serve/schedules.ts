@@ -15,7 +15,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Cron } from 'croner'
 import type { Registry } from '../../actions/registry.ts'
-import { requireAgent } from '../../agent/load.ts'
+import { requireAgentLoading } from '../../agent/load.ts'
 import { errorMessage, isTeaError, TeaError } from '../../core/errors.ts'
 import { sortableId } from '../../core/ids.ts'
 import { resolveAgent } from './agents.ts'
@@ -69,9 +69,8 @@ export function startSchedules(schedules: readonly ScheduleEntry[], ctx: Schedul
     const runId = `${safe(name)}-${sortableId()}`
     lastRun.set(name, runId)
     try {
-      const spec = requireAgent(resolveAgent(ctx.agentsDir, s.agent), ctx.registry)
-      ctx.manager
-        .start(spec, runId, s.input ?? {})
+      requireAgentLoading(resolveAgent(ctx.agentsDir, s.agent), ctx.registry)
+        .then((spec) => ctx.manager.start(spec, runId, s.input ?? {}))
         .then(() => ctx.log(`schedule ${name}: started ${runId} (${why})`))
         .catch((e: unknown) => ctx.log(`schedule ${name}: not started: ${describe(e)}`))
     } catch (e) {
