@@ -139,7 +139,8 @@ test('requireAgentLoading reports an unknown action with the closest names, as r
   }
 })
 
-test('what tea run loads at start (its static imports) holds no action group but the two the loader reads, no feature and no model client', () => {
+/** The source files a process has loaded once `entries` are evaluated: their static (not type-only, not dynamic) imports, followed. */
+function loadedAtStart(entries: string[]): string[] {
   const root = join(__dirname, '..')
   const { edges } = scan(join(root, 'src')) as { edges: { from: string; to: string; typeOnly: boolean; dynamic: boolean }[] }
   const next = new Map<string, string[]>()
@@ -150,8 +151,12 @@ test('what tea run loads at start (its static imports) holds no action group but
     reached.add(f)
     for (const t of next.get(f) ?? []) visit(t)
   }
-  for (const entry of ['src/cli/bin.ts', 'src/cli/run.ts']) visit(join(root, entry))
-  const files = [...reached].map((f) => f.slice(root.length + 1))
+  for (const entry of entries) visit(join(root, entry))
+  return [...reached].map((f) => f.slice(root.length + 1))
+}
+
+test('what tea run loads at start (its static imports) holds no action group but the two the loader reads, no feature and no model client', () => {
+  const files = loadedAtStart(['src/cli/bin.ts', 'src/cli/run.ts'])
   assert.ok(files.includes('src/catalog.ts') && files.includes('src/agent/load.ts'), 'the walk follows the run path')
   // agent/load.ts reads these two for TEA's keys (the extraction prompt, LTM backends); each is one small module.
   const allowed = new Set(['src/actions/validate/extraction.ts', 'src/actions/ltm/index.ts'])
@@ -164,6 +169,15 @@ test('what tea run loads at start (its static imports) holds no action group but
       f === 'src/llm/client.ts',
   )
   assert.equal(wrong, [])
+})
+
+test('the NATS client is loaded only when --nats is given: no command statically reaches src/aof/nats/ or @nats-io', () => {
+  const files = loadedAtStart(['src/cli/bin.ts', 'src/cli/run.ts', 'src/cli/aof.ts', 'src/cli/worker.ts', 'src/cli/resume.ts'])
+  assert.ok(files.includes('src/cli/worker.ts') && files.some((f) => f.startsWith('src/aof/')), 'the walk follows the aof and worker paths')
+  assert.equal(
+    files.filter((f) => f.startsWith('src/aof/nats/')),
+    [],
+  )
 })
 
 test.run()
