@@ -6,7 +6,10 @@
  * server holds per task (JetStream's own account of its storage). Checks after each run that every task is in review
  * exactly once (one `lease.acquired` and one move to review per task).
  *
- *   npx tsx bench/fleet.bench.ts [--tasks 200] [--workers 1,2,4] [--only fs|nats]
+ * With `--rounds N` every (store, workers) case runs N times, in turn, so that a busy moment hits every case; a
+ * summary then gives the median and min–max of each figure over the rounds, and NATS ÷ filesystem of the medians.
+ *
+ *   npx tsx bench/fleet.bench.ts [--tasks 200] [--workers 1,2,4] [--only fs|nats] [--rounds 1]
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -82,7 +85,15 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? Number.NaN
 }
 
-async function one(w: Where, tasks: number, workers: number): Promise<string> {
+interface Round {
+  perSecond: number
+  p50: number
+  p95: number
+  racesPerTask: number
+  exact: string
+}
+
+async function one(w: Where, tasks: number, workers: number): Promise<Round> {
   const store = await open(w)
   for (let i = 0; i < tasks; i++) await store.create({ title: `bench ${i}`, status: 'ready' })
   const results = await Promise.all(Array.from({ length: workers }, (_, i) => runWorker(w, `w${i}`)))
@@ -94,16 +105,22 @@ async function one(w: Where, tasks: number, workers: number): Promise<string> {
   const lat = results.flatMap((r) => r.latencies)
   const lost = results.reduce((a, r) => a + r.lost, 0)
   await store.close()
-  return [
-    w.kind.padEnd(4),
-    String(workers).padStart(7),
-    (tasks / seconds).toFixed(1).padStart(8),
-    pct(lat, 50).toFixed(1).padStart(8),
-    pct(lat, 95).toFixed(1).padStart(8),
-    (lost / tasks).toFixed(2).padStart(10),
-    exact ? 'yes' : `NO (${inReview.length} in review, ${leases.length} leases, ${toReview.length} moves)`,
-  ].join('  ')
+  return {
+    perSecond: tasks / seconds,
+    p50: pct(lat, 50),
+    p95: pct(lat, 95),
+    racesPerTask: lost / tasks,
+    exact: exact ? 'yes' : `NO (${inReview.length} in review, ${leases.length} leases, ${toReview.length} moves)`,
+  }
 }
+
+type Figure = Exclude<keyof Round, 'exact'>
+
+const row = (kind: string, workers: number, cells: string[], last: string) =>
+  [kind.padEnd(4), String(workers).padStart(7), ...cells.map((c) => c.padStart(8)), last].join('  ')
+
+const spread = (xs: number[], digits: number) =>
+  `${pct(xs, 50).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2)
@@ -115,26 +132,51 @@ async function main(): Promise<void> {
   const tasks = Number(opt('--tasks', '200'))
   const counts = opt('--workers', '1,2,4').split(',').map(Number)
   const only = opt('--only', '')
-  console.log(`${tasks} tasks; claim = lease() that won; races = lost leases per task`)
-  console.log('store workers  tasks/s  p50 ms   p95 ms   races/task  each task once')
+  const rounds = Number(opt('--rounds', '1'))
+  console.log(`${tasks} tasks; claim = lease() that won; races = lost leases per task; ${rounds} round(s)`)
+  console.log('store workers  tasks/s    p50 ms    p95 ms  races/task  each task once')
   const server = only === 'fs' ? undefined : await startNatsServer()
+  const kinds = (['fs', 'nats'] as const).filter((k) => (k === 'fs' ? only !== 'nats' : server !== undefined))
+  const all = new Map<string, Round[]>()
   try {
     let k = 0
-    for (const workers of counts) {
-      if (only !== 'nats') {
-        const dir = mkdtempSync(join(tmpdir(), 'tea-fleet-bench-'))
-        console.log(await one({ kind: 'fs', dir }, tasks, workers))
-        rmSync(dir, { recursive: true, force: true })
-      }
-      if (server) {
-        const w: Where = { kind: 'nats', url: server.url, project: `bench${++k}` }
-        console.log(await one(w, tasks, workers))
-        if (workers === counts[counts.length - 1])
-          console.log(`nats bytes/task on the server: ${await bytesPerTask(server.url, w.project!, tasks)}`)
+    for (let r = 0; r < rounds; r++) {
+      for (const workers of counts) {
+        for (const kind of kinds) {
+          const dir = kind === 'fs' ? mkdtempSync(join(tmpdir(), 'tea-fleet-bench-')) : undefined
+          const w: Where = kind === 'fs' ? { kind, dir } : { kind, url: server!.url, project: `bench${++k}` }
+          const got = await one(w, tasks, workers)
+          if (dir) rmSync(dir, { recursive: true, force: true })
+          all.set(`${kind} ${workers}`, [...(all.get(`${kind} ${workers}`) ?? []), got])
+          const cells = [got.perSecond.toFixed(1), got.p50.toFixed(1), got.p95.toFixed(1), got.racesPerTask.toFixed(2)]
+          console.log(row(kind, workers, cells, got.exact))
+          if (kind === 'nats' && r === 0 && workers === counts[counts.length - 1])
+            console.log(`nats bytes/task on the server: ${await bytesPerTask(server!.url, w.project!, tasks)}`)
+        }
       }
     }
   } finally {
     await server?.cleanup()
+  }
+  if (rounds < 2) return
+  console.log(`\nmedian (min–max) over ${rounds} rounds; NATS ÷ filesystem of the tasks/s medians`)
+  console.log('store workers  tasks/s                p50 ms              p95 ms              races/task  ratio')
+  for (const workers of counts) {
+    for (const kind of kinds) {
+      const rs = all.get(`${kind} ${workers}`)!
+      const fs = all.get(`fs ${workers}`)
+      const of = (k: Figure) => rs.map((x) => x[k])
+      const fsRate = all.get(`fs ${workers}`)?.map((x) => x.perSecond)
+      const ratio = kind === 'nats' && fsRate ? (pct(of('perSecond'), 50) / pct(fsRate, 50)).toFixed(2) : ''
+      const exact = rs.every((x) => x.exact === 'yes') ? '' : ' (not every task once in some round)'
+      const cells = [
+        spread(of('perSecond'), 1).padEnd(20),
+        spread(of('p50'), 1).padEnd(18),
+        spread(of('p95'), 1).padEnd(18),
+        pct(of('racesPerTask'), 50).toFixed(2).padStart(10),
+      ]
+      console.log([kind.padEnd(4), String(workers).padStart(7), ...cells, ratio + exact].join('  '))
+    }
   }
 }
 
