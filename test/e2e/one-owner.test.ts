@@ -3,7 +3,7 @@
  * the run; exactly one proceeds and the other is refused (exit 2) naming the owner, and no node runs twice.
  */
 
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { afterNode, collect, killWhen, scratch, spawnTea, tea } from './cli.ts'
@@ -52,6 +52,8 @@ test(`two tea resume of one killed run: exactly one proceeds, the other exits 2 
 test('a resume while the run is alive in another process is refused with its pid; the run finishes undisturbed', async () => {
   const s = scratch({ 'agent.yaml': AGENT })
   try {
+    // The run's first node takes 3 s, so that the resume (a second process to start) surely meets it alive.
+    writeFileSync(s.path('agent.yaml'), AGENT.replace('setTimeout(r, 20)', 'setTimeout(r, 3000)'))
     const first = spawnTea(['run', s.path('agent.yaml'), '--data-dir', s.path('data'), '--run-id', 'r', '--stream'])
     const started = new Promise<void>((resolve) => first.stdout!.once('data', () => resolve()))
     await started

@@ -148,7 +148,7 @@ test('verdicts: JSON with valid or pass, or PASS / FAIL at the start', () => {
   throwsCode(() => parseVerdict('maybe?'), 'REASONING_PARSE_ERROR')
 })
 
-test('replies of 10 MB of any kind are read or refused in well under a second each', () => {
+test('replies of 10 MB of any kind are read or refused in seconds each, not hours (no quadratic reading)', () => {
   const big = 10 * 1024 * 1024
   const cases = [
     '{'.repeat(big),
@@ -170,7 +170,8 @@ test('replies of 10 MB of any kind are read or refused in well under a second ea
         assert.is((e as { code?: string }).code, 'REASONING_PARSE_ERROR')
       }
       const ms = performance.now() - started
-      assert.ok(ms < 1500, `${read.name} on ${JSON.stringify(raw.slice(0, 12))}… took ${ms.toFixed(0)} ms`)
+      // Linear reading takes milliseconds to a second or two under coverage on a loaded machine; a quadratic one would take hours.
+      assert.ok(ms < 5000, `${read.name} on ${JSON.stringify(raw.slice(0, 12))}… took ${ms.toFixed(0)} ms`)
     }
   }
 })
