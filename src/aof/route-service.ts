@@ -42,9 +42,12 @@ export interface RouteServiceOptions {
   onLine(line: RoutedLine): void
   /** A log line (stderr), without the trailing newline. */
   onNote(text: string): void
-  /** How long one wait for a message lasts before the loop looks again, and so how long a stop may take (default 1 s). */
+  /** How long one wait for a message lasts before the loop looks again, and so how long a stop may take (at least, and by default, the queue's 2 s). */
   waitMs?: number
 }
+
+/** With --once, how long past its delay a message given back is waited for before the queue counts as drained. */
+const BACK_GRACE_MS = 1_000
 
 /** The pause after the queue could not be read (the server is away): the client reconnects meanwhile. */
 const RETRY_MS = 2_000
@@ -58,52 +61,57 @@ export interface RouteServiceResult {
 
 export async function serveRouter(store: TaskStore, queue: RouterQueue, options: RouteServiceOptions): Promise<RouteServiceResult> {
   const result: RouteServiceResult = { routed: 0, byOutcome: {}, gaveUp: 0 }
-  const waitMs = options.waitMs ?? 1_000
   // With --once, a message in another router's hands is waited for until it is acked or comes back; a router that
   // died on a message's last delivery leaves it in hand for ever, so the wait ends after two ack waits of silence.
   let quietSince = Date.now()
   // The backlog is asked for (one more request) only when the last message said none was pending after it.
   let look = true
   let backAt = 0
-  while (!options.signal.aborted) {
-    let m: QueuedMessage | undefined
-    let line: RoutedLine | { backInMs: number }
-    try {
-      if (options.once && look) {
-        const { pending, inHand } = await queue.backlog()
-        // A message given back with a delay is in nobody's hands until it comes back: wait for it.
-        if (pending === 0 && inHand === 0 && Date.now() > backAt) break
-        if (pending === 0 && Date.now() - quietSince > 2 * queue.ackWaitMs) {
-          options.onNote(`${inHand} message(s) still in other routers' hands; leaving them to them`)
-          break
+  try {
+    while (!options.signal.aborted) {
+      let m: QueuedMessage | undefined
+      let line: RoutedLine | { backInMs: number }
+      try {
+        if (options.once && look) {
+          const { pending, inHand } = await queue.backlog()
+          // A message given back with a delay is held in hand until the delay is over, then pending again; the grace
+          // after it covers the moment in between.
+          if (pending === 0 && inHand === 0 && Date.now() > backAt) break
+          if (pending === 0 && Date.now() - quietSince > 2 * queue.ackWaitMs) {
+            options.onNote(`${inHand} message(s) still in other routers' hands; leaving them to them`)
+            break
+          }
         }
+        m = await queue.next(options.waitMs)
+        look = !m || m.pendingAfter === 0
+        if (!m) continue
+        quietSince = Date.now()
+        line = await handle(store, m, options)
+      } catch (e) {
+        // The server is gone or restarting. The client reconnects in the background; a message in hand is not acked
+        // and comes back after the ack wait (marked, if its effect was committed). A script (--once) is told instead.
+        if (options.once) throw e
+        options.onNote(`${m ? `#${m.seq}: ` : ''}${errorMessage(e)}; trying again in ${RETRY_MS} ms`)
+        await sleep(RETRY_MS, options.signal).catch(() => undefined)
+        continue
       }
-      m = await queue.next(waitMs)
-      look = !m || m.pendingAfter === 0
-      if (!m) continue
-      quietSince = Date.now()
-      line = await handle(store, m, options)
-    } catch (e) {
-      // The server is gone or restarting. The client reconnects in the background; a message in hand is not acked
-      // and comes back after the ack wait (marked, if its effect was committed). A script (--once) is told instead.
-      if (options.once) throw e
-      options.onNote(`${m ? `#${m.seq}: ` : ''}${errorMessage(e)}; trying again in ${RETRY_MS} ms`)
-      await sleep(RETRY_MS, options.signal).catch(() => undefined)
-      continue
+      if ('backInMs' in line) {
+        backAt = Math.max(backAt, Date.now() + line.backInMs + BACK_GRACE_MS)
+        look = true
+        continue
+      }
+      result.routed++
+      const key = line.reason === 'gave_up' ? 'failed' : line.outcome
+      result.byOutcome[key] = (result.byOutcome[key] ?? 0) + 1
+      if (line.reason === 'gave_up') result.gaveUp++
+      options.onLine(line)
+      const what = [line.type, line.taskId].filter(Boolean).join(' ')
+      const delivery = line.delivery > 1 ? ` (delivery ${line.delivery})` : ''
+      options.onNote(`#${line.seq} ${what || m.subject}: ${line.outcome}${line.reason ? ` (${line.reason})` : ''}${delivery}`)
     }
-    if ('backInMs' in line) {
-      backAt = Math.max(backAt, Date.now() + line.backInMs + 1_000)
-      look = true
-      continue
-    }
-    result.routed++
-    const key = line.reason === 'gave_up' ? 'failed' : line.outcome
-    result.byOutcome[key] = (result.byOutcome[key] ?? 0) + 1
-    if (line.reason === 'gave_up') result.gaveUp++
-    options.onLine(line)
-    const what = [line.type, line.taskId].filter(Boolean).join(' ')
-    const delivery = line.delivery > 1 ? ` (delivery ${line.delivery})` : ''
-    options.onNote(`#${line.seq} ${what || m.subject}: ${line.outcome}${line.reason ? ` (${line.reason})` : ''}${delivery}`)
+  } finally {
+    // Messages held for a delayed retry go back now, for another router (or this one's next start) to take.
+    queue.release()
   }
   return result
 }

@@ -19,6 +19,8 @@ export interface RouterQueueOptions {
 }
 
 export const DEFAULT_ACK_WAIT_MS = 30_000
+/** The shortest wait for a message (one fetch): see `next`. */
+const MIN_WAIT_MS = 2_000
 export const DEFAULT_MAX_DELIVER = 5
 
 /** One message handed to this router: ack it once its effect is committed. */
@@ -42,7 +44,12 @@ export interface QueuedMessage {
   /** The message type, from the subject (`<p>.msg.<type>`). */
   type: string
   ack(): Promise<void>
-  /** Gives it back, to be handed out again after `delayMs`. */
+  /**
+   * Gives it back, to be handed out again after `delayMs`. The router holds it meanwhile (telling the server it is
+   * still working) and gives it back at once when the delay is over: nats-server 2.9's own delayed redelivery was
+   * seen to come back late or not at all on a loaded machine, and a held message counts as in hand, so a router
+   * that drains the queue (`--once`) waits for it.
+   */
   nak(delayMs: number): void
   /** Never hand it out again (a message that keeps failing, at its last delivery). */
   term(): void
@@ -54,10 +61,12 @@ export interface RouterQueue {
   readonly consumer: string
   readonly ackWaitMs: number
   readonly maxDeliver: number
-  /** The next message, waiting up to `waitMs` (at least 1 s); undefined when none came. */
-  next(waitMs: number): Promise<QueuedMessage | undefined>
+  /** The next message, waiting up to `waitMs` (at least, and by default, 2 s); undefined when none came. */
+  next(waitMs?: number): Promise<QueuedMessage | undefined>
   /** Messages not handed out yet, and messages handed out and not acked (in some router's hands). */
   backlog(): Promise<{ pending: number; inHand: number }>
+  /** Gives back at once every message held for a delayed retry (the router is stopping). */
+  release(): void
 }
 
 export async function openRouterQueue(
@@ -82,6 +91,20 @@ export async function openRouterQueue(
     await jsm.consumers.update(stream, name, wanted)
   }
   const consumer = await js.consumers.get(stream, name)
+  // Messages given back with a delay, held here until it is over: each entry gives its message back now.
+  const held = new Set<() => void>()
+
+  function holdThenNak(m: JsMsg, delayMs: number): void {
+    const keepAlive = setInterval(() => m.working(), Math.max(50, Math.floor(ackWaitMs / 3)))
+    const giveBack = () => {
+      clearTimeout(timer)
+      clearInterval(keepAlive)
+      held.delete(giveBack)
+      m.nak()
+    }
+    const timer = setTimeout(giveBack, delayMs)
+    held.add(giveBack)
+  }
 
   async function message(m: JsMsg): Promise<QueuedMessage> {
     const id = m.headers?.get('Nats-Msg-Id')
@@ -108,7 +131,7 @@ export async function openRouterQueue(
       ack: async () => {
         await m.ackAck()
       },
-      nak: (delayMs) => m.nak(delayMs),
+      nak: (delayMs) => holdThenNak(m, delayMs),
       // Without a reason: nats-server 2.9 (Debian's) does not know `+TERM <reason>` and would keep the message.
       term: () => m.term(),
       working: () => m.working(),
@@ -122,13 +145,27 @@ export async function openRouterQueue(
     async next(waitMs) {
       // Not cut short by a stop: a message the server sent meanwhile would be in this router's hands, unseen, until
       // the ack wait ran out. A stopping router waits out this fetch (at most `waitMs`) and handles what came.
-      const batch = await consumer.fetch({ max_messages: 1, expires: Math.max(waitMs, 1_000) })
-      for await (const m of batch) return message(m)
+      // The client gives a fetch up when two of the server's idle heartbeats in a row do not come. Its default
+      // heartbeat (half the fetch) makes "two missed" fall due just as the server ends the fetch, and a fetch given
+      // up on while the server still holds it loses the message handed to it until the ack wait: so a heartbeat
+      // every 500 ms, and the fetch at least four times that.
+      const batch = await consumer.fetch({ max_messages: 1, expires: Math.max(waitMs ?? 0, MIN_WAIT_MS), idle_heartbeat: 500 })
+      try {
+        for await (const m of batch) return message(m)
+      } catch (e) {
+        // Heartbeats missed all the same (a loaded board): nothing was handed to this router; the caller looks
+        // again, and a server that is really gone fails the next request.
+        if (e instanceof Error && e.message === 'heartbeats missed') return undefined
+        throw e
+      }
       return undefined
     },
     async backlog() {
       const i = await consumer.info()
       return { pending: i.num_pending, inHand: i.num_ack_pending }
+    },
+    release() {
+      for (const giveBack of [...held]) giveBack()
     },
   }
 }

@@ -250,6 +250,7 @@ skipIf(test, missing, 'an unreadable message is given back, then given up on at 
     assert.equal(
       r.lines.map((l) => [l.messageId, l.outcome, l.reason, l.delivery]),
       [['gone-1', 'rejected', 'gave_up', 2]],
+      r.err(),
     )
     assert.match(r.err(), 'delivery 1 of 2, trying again in 1000 ms')
     assert.match(String(r.lines[0]!.error), 'is missing from the object store')
