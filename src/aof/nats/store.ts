@@ -40,6 +40,7 @@ import type { NatsOps } from './ops.ts'
 import { payloads } from './payload.ts'
 import { natsPoll, natsReclaimExpired } from './poll.ts'
 import { natsReportCompletion } from './report.ts'
+import { sessionEndOn } from '../session-end-on.ts'
 import { type RouterQueue, type RouterQueueOptions, openRouterQueue } from './router-queue.ts'
 
 export interface NatsStoreOptions extends NatsOptions {
@@ -383,7 +384,7 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     appendEvents,
   }
 
-  return {
+  const store: NatsTaskStore = {
     kind: 'nats',
     where,
     now,
@@ -497,7 +498,9 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     },
     reportCompletion: (target, payload) => natsReportCompletion(ops, target, payload),
     poll: (options) => natsPoll(ops, options),
+    sessionEnd: () => sessionEndOn(store),
   }
+  return store
 
   /** One unit of work on a task (store-port.ts `withTask`): CAS at the revision read, the unit re-run on a conflict. */
   async function withTask<T>(id: string, fn: (unit: TaskUnit | undefined) => Promise<T>): Promise<T> {
