@@ -80,9 +80,14 @@ export interface TaskStore {
   readRunFile(id: string, name: RunFileName): Promise<string | undefined>
   /** Writes a run file's text; `undefined` removes it. */
   writeRunFile(id: string, name: RunFileName, text: string | undefined): Promise<void>
-  /** The task's companion files (`inputs/…`, `work/…`, `outputs/…`), as paths relative to its folder, sorted. */
+  /**
+   * The task's companion files (`inputs/…`, `work/…`, `outputs/…`), as paths relative to its folder, sorted; none
+   * for a task that does not exist.
+   */
   listFiles(id: string): Promise<string[]>
+  /** A companion file's bytes; undefined when it (or its task) does not exist. */
   readFile(id: string, path: string): Promise<Uint8Array | undefined>
+  /** Writes a companion file; AOF_NOT_FOUND when the task does not exist. */
   writeFile(id: string, path: string, bytes: Uint8Array): Promise<void>
   /**
    * Writes a task as it is (an import): `created` when absent, `replaced` when the stored one is older
