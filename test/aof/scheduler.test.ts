@@ -299,7 +299,16 @@ test(
     assert.equal((await poll(f.ctx)).actions, [])
     f.setNow('2026-02-10T10:10:00.000Z')
     const r = await poll(f.ctx)
-    assert.equal(r.actions, [{ type: 'expired_lease', taskId: T1, agentId: 'swe-backend', resolution: 'reclaimed' }])
+    assert.equal(r.actions, [
+      {
+        type: 'expired_lease',
+        taskId: T1,
+        agentId: 'swe-backend',
+        runId: readRun(f.ctx, T1)!.runId,
+        resolution: 'reclaimed',
+        transitions: [{ from: 'in-progress', to: 'ready' }],
+      },
+    ])
     assert.is(r.leasesExpired, 1)
     assert.is((await getTask(f.ctx, T1))!.status, 'ready')
     assert.is(readRun(f.ctx, T1)?.metadata.expiredReason, 'lease_expired')
