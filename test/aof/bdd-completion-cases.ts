@@ -245,6 +245,10 @@ export function completionCases(t: BddSuite): void {
     await given(store, T1)
     const out = await routeOn(store, completion(T1, {}, { sentAt: '2020-01-01T00:00:00.000Z' }))
     assert.equal([out.outcome, out.reason], ['rejected', 'stale_run'])
+    assert.equal(
+      (await eventsOf(store, 'protocol.message.rejected', T1)).map((p) => [p.reason, p.runId]),
+      [['stale_run', (await store.readRun(T1))?.runId]],
+    )
     assert.is(await store.readRunFile(T1, 'run_result.json'), undefined)
     assert.is(await statusOf(store, T1), 'in-progress')
     assert.is((await store.readRun(T1))?.status, 'running')
