@@ -6,7 +6,8 @@
  */
 
 import { type AofContext, taskFilePath } from './context.ts'
-import { markRunArtifactExpired, readHeartbeat } from './run-artifacts.ts'
+import type { SchedulerAction } from './poll-result.ts'
+import { markRunArtifactExpired, readHeartbeat, readRun } from './run-artifacts.ts'
 import { readTaskFile, taskLease } from './task-file.ts'
 import { idsIn, readTaskLocked, withTaskLock } from './task-store.ts'
 import { moveTaskLocked } from './task-transition.ts'
@@ -14,6 +15,8 @@ import { moveTaskLocked } from './task-transition.ts'
 export interface ExpiredLease {
   taskId: string
   agentId: string
+  /** The run the lease was for (run.json), when there is one. */
+  runId?: string
   expiresAt: string
 }
 
@@ -28,7 +31,10 @@ export function checkExpiredLeases(ctx: AofContext): ExpiredLease[] {
     } catch {
       continue // moved away or unreadable: lint reports the latter
     }
-    if (lease && Date.parse(lease.expiresAt) <= now) out.push({ taskId: id, agentId: lease.agent, expiresAt: lease.expiresAt })
+    if (lease && Date.parse(lease.expiresAt) <= now) {
+      const runId = readRun(ctx, id)?.runId
+      out.push({ taskId: id, agentId: lease.agent, ...(runId ? { runId } : {}), expiresAt: lease.expiresAt })
+    }
   }
   return out
 }
@@ -36,7 +42,7 @@ export function checkExpiredLeases(ctx: AofContext): ExpiredLease[] {
 export async function reclaimExpiredLease(
   ctx: AofContext,
   e: ExpiredLease,
-): Promise<{ resolution: 'reclaimed' | 'skipped'; skipReason?: string }> {
+): Promise<Pick<SchedulerAction, 'resolution' | 'skipReason' | 'transitions'>> {
   return withTaskLock(ctx, e.taskId, () => {
     const task = readTaskLocked(ctx, e.taskId)
     if (!task || task.status !== 'in-progress') return { resolution: 'skipped' as const, skipReason: 'no_longer_in_progress' }
@@ -47,6 +53,6 @@ export async function reclaimExpiredLease(
     if (readHeartbeat(ctx, e.taskId)) return { resolution: 'skipped' as const, skipReason: 'heartbeat_appeared' }
     moveTaskLocked(ctx, task, 'ready', { actor: 'scheduler', reason: 'lease_expired' })
     markRunArtifactExpired(ctx, e.taskId, 'lease_expired')
-    return { resolution: 'reclaimed' as const }
+    return { resolution: 'reclaimed' as const, transitions: [{ from: 'in-progress', to: 'ready' }] }
   })
 }

@@ -60,7 +60,7 @@ export async function poll(ctx: AofContext, options: PollOptions = {}): Promise<
   }
   const expired = checkExpiredLeases(ctx)
   for (const e of expired) {
-    const action: SchedulerAction = { type: 'expired_lease', taskId: e.taskId, agentId: e.agentId }
+    const action: SchedulerAction = { type: 'expired_lease', taskId: e.taskId, agentId: e.agentId, ...(e.runId ? { runId: e.runId } : {}) }
     if (!dryRun) Object.assign(action, await reclaimExpiredLease(ctx, e))
     actions.push(action)
   }
@@ -110,6 +110,14 @@ async function recoverStale(ctx: AofContext, s: StaleHeartbeat, ttlMs: number): 
       const reason = `stale_heartbeat_${result.outcome}${result.outcome === 'blocked' && result.blockers.length ? `: ${result.blockers.join('; ')}` : ''}`
       const applied = applyOutcomeLocked(ctx, task, result.outcome, 'scheduler', reason)
       completeRunArtifact(ctx, s.taskId)
+      // The run's completion, as its own report would have logged it: one `task.completed` per run, whoever applies
+      // the result (the NATS scheduler logs it too).
+      appendEvent(ctx, {
+        type: 'task.completed',
+        actor: result.agentId,
+        taskId: s.taskId,
+        payload: { outcome: result.outcome, ...(result.runId ? { runId: result.runId } : {}) },
+      })
       return { resolution: 'applied_result', outcome: result.outcome, transitions: applied.applied }
     }
     moveTaskLocked(ctx, task, 'ready', { actor: 'scheduler', reason: 'stale_heartbeat_reclaim' })

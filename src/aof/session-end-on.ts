@@ -8,8 +8,7 @@
 import { applyOutcome, outcomeReason } from './completion-outcome.ts'
 import { resultBelongsToRun } from './run-artifacts.ts'
 import { completeRunOn, readRunResultOn, setAsideRunResultOn } from './run-files.ts'
-import type { SessionEndEntry } from './session-end.ts'
-import type { TaskStore } from './store-port.ts'
+import type { SessionEndEntry, TaskStore } from './store-port.ts'
 
 export async function sessionEndOn(store: TaskStore): Promise<SessionEndEntry[]> {
   const out: SessionEndEntry[] = []

@@ -10,14 +10,8 @@ import { applyOutcomeLocked, outcomeReason } from './completion-outcome.ts'
 import type { AofContext } from './context.ts'
 import { completeRunArtifact, readRun, readRunResult, resultBelongsToRun, setAsideRunResult } from './run-artifacts.ts'
 import type { RunArtifact, RunResult } from './schemas/run.ts'
-import type { TaskStatus } from './status.ts'
+import type { SessionEndEntry } from './store-port.ts'
 import { idsIn, readTaskLocked, withTaskLock } from './task-store.ts'
-
-export interface SessionEndEntry {
-  taskId: string
-  outcome: string
-  transitions: Array<{ from: TaskStatus; to: TaskStatus }>
-}
 
 export async function handleSessionEnd(ctx: AofContext): Promise<SessionEndEntry[]> {
   const out: SessionEndEntry[] = []

@@ -33,10 +33,10 @@ type FsFiles = Pick<
 >
 
 export function fsFiles(ctx: AofContext): FsFiles {
-  const companion = async (id: string): Promise<string> => {
+  /** The task's companion folder, or undefined when there is no such task (it has no files, as on NATS). */
+  const companion = async (id: string): Promise<string | undefined> => {
     const task = await getTask(ctx, id)
-    if (!task) throw new TeaError('AOF_NOT_FOUND', `task ${id} not found in ${ctx.dataDir}/tasks`)
-    return taskDirPath(ctx, task.status, id)
+    return task ? taskDirPath(ctx, task.status, id) : undefined
   }
   return {
     withTask: (id, fn) =>
@@ -70,10 +70,14 @@ export function fsFiles(ctx: AofContext): FsFiles {
       else writeFileAtomic(path, text)
     },
     async listFiles(id) {
-      return walk(await companion(id), '')
+      const dir = await companion(id)
+      return dir === undefined ? [] : walk(dir, '')
     },
     async readFile(id, path) {
-      const full = join(await companion(id), relativePath(path))
+      const rel = relativePath(path)
+      const dir = await companion(id)
+      if (dir === undefined) return undefined
+      const full = join(dir, rel)
       try {
         return readRegularFile(full)
       } catch (e) {
@@ -82,7 +86,10 @@ export function fsFiles(ctx: AofContext): FsFiles {
       }
     },
     async writeFile(id, path, bytes) {
-      writeFileAtomic(join(await companion(id), relativePath(path)), bytes)
+      const rel = relativePath(path)
+      const dir = await companion(id)
+      if (dir === undefined) throw new TeaError('AOF_NOT_FOUND', `task ${id} not found in ${ctx.dataDir}/tasks`)
+      writeFileAtomic(join(dir, rel), bytes)
     },
     putTask: (task) =>
       withTaskLock(ctx, task.id, () => {

@@ -9,6 +9,7 @@ import { appendEvents, readEvents } from './events.ts'
 import { acquireLease, heartbeat } from './lease.ts'
 import { readRun } from './run-artifacts.ts'
 import { poll } from './scheduler.ts'
+import { handleSessionEnd } from './session-end.ts'
 import { reportCompletion } from './worker-report.ts'
 import { readHandoffInputs } from './worker-task-state.ts'
 import type { ReclaimedLease, TaskStore } from './store-port.ts'
@@ -50,6 +51,7 @@ export function fsTaskStore(ctx: AofContext): TaskStore {
     handoffInputs: async (task) => readHandoffInputs(ctx, task),
     reportCompletion: (target, payload) => reportCompletion(ctx, store, target, payload),
     poll: (options) => poll(ctx, options),
+    sessionEnd: () => handleSessionEnd(ctx),
   }
   return store
 }

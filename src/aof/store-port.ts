@@ -26,6 +26,13 @@ export interface StoreLease {
   renewed: boolean
 }
 
+/** What session end did to one task: the outcome of its run's result and the moves it made. */
+export interface SessionEndEntry {
+  taskId: string
+  outcome: string
+  transitions: Array<{ from: TaskStatus; to: TaskStatus }>
+}
+
 /** A lease the scheduler took back: the task went to `ready` and its run was marked expired. */
 export interface ReclaimedLease {
   taskId: string
@@ -73,9 +80,14 @@ export interface TaskStore {
   readRunFile(id: string, name: RunFileName): Promise<string | undefined>
   /** Writes a run file's text; `undefined` removes it. */
   writeRunFile(id: string, name: RunFileName, text: string | undefined): Promise<void>
-  /** The task's companion files (`inputs/…`, `work/…`, `outputs/…`), as paths relative to its folder, sorted. */
+  /**
+   * The task's companion files (`inputs/…`, `work/…`, `outputs/…`), as paths relative to its folder, sorted; none
+   * for a task that does not exist.
+   */
   listFiles(id: string): Promise<string[]>
+  /** A companion file's bytes; undefined when it (or its task) does not exist. */
   readFile(id: string, path: string): Promise<Uint8Array | undefined>
+  /** Writes a companion file; AOF_NOT_FOUND when the task does not exist. */
   writeFile(id: string, path: string, bytes: Uint8Array): Promise<void>
   /**
    * Writes a task as it is (an import): `created` when absent, `replaced` when the stored one is older
@@ -114,6 +126,11 @@ export interface TaskStore {
   reportCompletion(target: ReportTarget, payload: CompletionPayload): Promise<WorkerReport>
   /** The scheduler's pass (`tea aof poll`): stale runs reclaimed — or their written result applied — each once. */
   poll(options?: PollOptions): Promise<PollResult>
+  /**
+   * `tea aof session-end`: every in-progress task whose run result belongs to its current, running run gets its
+   * outcome applied and its run completed; an earlier run's result found beside a live run is set aside.
+   */
+  sessionEnd(): Promise<SessionEndEntry[]>
 }
 
 export const RUN_FILES = ['run.json', 'run_heartbeat.json', 'run_result.json', 'previous_run_result.json'] as const

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { formatIssue } from '../core/issues.ts'
-import { handleSessionEnd, initDataDir, lintDataDir, poll } from '../aof/index.ts'
+import { initDataDir, lintDataDir, poll } from '../aof/index.ts'
 import { fsTaskStore } from '../aof/store-fs.ts'
 import { contextOf, json, parseNow, requireTaskId } from './aof-common.ts'
 import { type StoreFlags, storeOf, withStore } from './aof-store.ts'
@@ -86,10 +86,7 @@ export async function sendCommand(
 }
 
 export async function sessionEndCommand({ flags }: { flags: StoreFlags }, io: Io): Promise<number> {
-  const { sessionEndOn } = await import('../aof/session-end-on.ts')
-  const entries = await withStore(flags, io, (store) =>
-    store.kind === 'fs' ? handleSessionEnd(contextOf(flags['data-dir'], io)) : sessionEndOn(store),
-  )
+  const entries = await withStore(flags, io, (store) => store.sessionEnd())
   io.out(json(entries))
   return EXIT.ok
 }

@@ -25,46 +25,6 @@ test('AOF-BDD-27 Parse plain JSON message', () => {
   assert.is(r.kind === 'envelope' && r.source, 'json')
 })
 
-test('AOF-BDD-28 Ignore non-protocol message', async () => {
-  const f = fixture()
-  try {
-    assert.equal(parseProtocolMessage('Hello, this is a chat message'), { kind: 'ignored' })
-    assert.equal(await routeMessage(f.ctx, 'Hello, this is a chat message'), { outcome: 'ignored' })
-    assert.equal(eventTypes(f.ctx), [])
-  } finally {
-    f.cleanup()
-  }
-})
-
-test('AOF-BDD-29 Reject invalid JSON', async () => {
-  const f = fixture()
-  try {
-    const r = parseProtocolMessage('AOF/1 {invalid json')
-    assert.is(r.kind === 'rejected' && r.reason, 'invalid_json')
-    const out = await routeMessage(f.ctx, 'AOF/1 {invalid json')
-    assert.equal(out, { outcome: 'rejected', reason: 'invalid_json' })
-    const [ev] = eventsOf(f.ctx, 'protocol.message.rejected')
-    assert.is(ev?.reason, 'invalid_json')
-    assert.is(ev?.source, 'aof-prefix')
-  } finally {
-    f.cleanup()
-  }
-})
-
-test('AOF-BDD-30 Reject malformed envelope', async () => {
-  const f = fixture()
-  try {
-    const out = await routeMessage(f.ctx, JSON.stringify({ protocol: 'aof', version: 1, type: 'completion.report' }))
-    assert.is(out.reason, 'invalid_envelope')
-    assert.equal(out.issues?.map((i) => i.path).sort(), ['fromAgent', 'payload', 'sentAt', 'taskId', 'toAgent'])
-    const [ev] = eventsOf(f.ctx, 'protocol.message.rejected')
-    assert.is(ev?.reason, 'invalid_envelope')
-    assert.is((ev?.issues as unknown[]).length, 5)
-  } finally {
-    f.cleanup()
-  }
-})
-
 test('truncated JSON at every length is rejected as invalid_json or ignored, never thrown', () => {
   const text = JSON.stringify(completion(T1))
   for (let n = 1; n < text.length; n += 7) {

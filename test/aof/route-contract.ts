@@ -1,19 +1,18 @@
 /**
- * The router and the rest of the port on any task store (docs/fleet.md, STYLE.md point 10): AOF/1 message routing
- * (`routeOn`), session end, lint, and what export/import rely on (tasks and events written as they are, run files,
- * companion files). `route-fs.test.ts` runs it on the filesystem store, `nats/route.test.ts` on JetStream against a
- * real nats-server. Messages are stamped by the store's clock, so a report is never older than the run it closes.
+ * The router and the rest of the port on any task store (docs/fleet.md, STYLE.md point 10), beyond the AOF-BDD
+ * scenarios and their edge cases (which bdd-contract.ts runs on every store): concurrent routing through two
+ * handles, lint, and what export/import rely on (tasks and events written as they are, run files, companion files).
+ * `route-fs.test.ts` runs it on the filesystem store, `nats/route.test.ts` on JetStream against a real nats-server.
+ * Messages are stamped by the store's clock, so a report is never older than the run it closes.
  */
 
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { lintStore } from '../../src/aof/lint-store.ts'
 import { routeOn } from '../../src/aof/router.ts'
-import { readRunResultOn } from '../../src/aof/run-files.ts'
-import { sessionEndOn } from '../../src/aof/session-end-on.ts'
 import type { TaskStore } from '../../src/aof/store-port.ts'
 import { isTeaError } from '../../src/core/errors.ts'
-import { completion, envelope, handoff, statusUpdate } from './helpers.ts'
+import { statusUpdate } from './helpers.ts'
 import type { StoreHandle } from './store-contract.ts'
 
 const AGENT = 'swe-backend'
@@ -28,12 +27,6 @@ async function at(store: TaskStore): Promise<{ sentAt: string }> {
   return { sentAt: new Date((await store.now()).getTime() + 1).toISOString() }
 }
 
-async function types(store: TaskStore, taskId: string, type?: string): Promise<string[]> {
-  return (await store.readEvents({ taskId, ...(type ? { type } : {}) })).map((e) => e.type)
-}
-
-const text = (b: Uint8Array | undefined) => (b ? Buffer.from(b).toString('utf8') : undefined)
-
 export function routeContract(name: string, open: () => Promise<StoreHandle>, teardown?: () => Promise<void>): void {
   const t = suite<{ h: StoreHandle }>(`router and files contract: ${name}`)
   if (teardown) t.after(teardown)
@@ -42,95 +35,6 @@ export function routeContract(name: string, open: () => Promise<StoreHandle>, te
   })
   t.after.each(async (ctx) => {
     await ctx.h.cleanup()
-  })
-
-  t(
-    'AOF-BDD-31 a completion.report of the lease holder moves the task to review, writes the result for its run and completes the run',
-    async ({ h }) => {
-      const { store } = h
-      const { id, runId } = await leased(store)
-      await store.writeFile(id, 'outputs/summary.md', new TextEncoder().encode('# done'))
-      const out = await routeOn(store, completion(id, {}, await at(store)))
-      assert.equal(out, {
-        outcome: 'accepted',
-        taskId: id,
-        type: 'completion.report',
-        transitions: [{ from: 'in-progress', to: 'review' }],
-      })
-      assert.is((await store.get(id))!.status, 'review')
-      const result = await readRunResultOn(store, id)
-      assert.is(result?.runId, runId)
-      assert.is(result?.outcome, 'done')
-      assert.is((await store.readRun(id))!.status, 'completed')
-      assert.equal(await types(store, id, 'protocol.message.received'), ['protocol.message.received'])
-      assert.equal(await types(store, id, 'task.completed'), ['task.completed'])
-    },
-  )
-
-  t('AOF-BDD-32 a status.update moves the task and appends its Work Log entry', async ({ h }) => {
-    const { store } = h
-    const { id } = await leased(store)
-    const out = await routeOn(
-      store,
-      statusUpdate(id, { status: 'blocked', progress: 'half way', blockers: ['no sensor'] }, await at(store)),
-    )
-    assert.equal(out.transitions, [{ from: 'in-progress', to: 'blocked' }])
-    const task = (await store.get(id))!
-    assert.is(task.status, 'blocked')
-    assert.match(task.body, 'Progress: half way')
-    assert.match(task.body, 'no sensor')
-  })
-
-  t('AOF-BDD-33 a handoff.request routes the child to the delegate and leaves inputs/handoff.json and .md with it', async ({ h }) => {
-    const { store } = h
-    const parent = await leased(store)
-    const child = await store.create({ title: 'Test it', status: 'ready', agent: AGENT })
-    const out = await routeOn(store, handoff(child.id, parent.id, {}, await at(store)))
-    assert.is(out.outcome, 'accepted', JSON.stringify(out))
-    const got = (await store.get(child.id))!
-    assert.equal((got.data.routing as { agent: string }).agent, 'swe-qa')
-    assert.is((got.data.metadata as { delegationDepth: number }).delegationDepth, 1)
-    assert.equal(await store.listFiles(child.id), ['inputs/handoff.json', 'inputs/handoff.md'])
-    assert.is(JSON.parse(text(await store.readFile(child.id, 'inputs/handoff.json'))!).parentTaskId, parent.id)
-    assert.match(text(await store.readFile(child.id, 'inputs/handoff.md'))!, `# Handoff: ${child.id}`)
-  })
-
-  t('AOF-BDD-35 a handoff.rejected from the delegate blocks the child', async ({ h }) => {
-    const { store } = h
-    const { id } = await leased(store, 'swe-qa')
-    const msg = envelope(
-      'handoff.rejected',
-      id,
-      { taskId: id, accepted: false, reason: 'no capacity' },
-      { fromAgent: 'swe-qa', ...(await at(store)) },
-    )
-    const out = await routeOn(store, msg)
-    assert.equal(out.transitions, [{ from: 'in-progress', to: 'blocked' }])
-    assert.is((await store.get(id))!.status, 'blocked')
-    assert.equal(await types(store, id, 'delegation.rejected'), ['delegation.rejected'])
-  })
-
-  t('a report from another agent, and one sent before the current run began, are rejected and move nothing', async ({ h }) => {
-    const { store } = h
-    const { id } = await leased(store)
-    const other = await routeOn(store, completion(id, {}, { fromAgent: 'intruder', ...(await at(store)) }))
-    assert.equal([other.outcome, other.reason], ['rejected', 'unauthorized_agent'])
-    const stale = await routeOn(store, completion(id, {}, { sentAt: '2020-01-01T00:00:00.000Z' }))
-    assert.equal([stale.outcome, stale.reason], ['rejected', 'stale_run'])
-    assert.is((await store.get(id))!.status, 'in-progress')
-    assert.equal(await types(store, id, 'protocol.message.rejected'), ['protocol.message.rejected', 'protocol.message.rejected'])
-  })
-
-  t('the same completion report sent twice is applied once: one move to review, one result', async ({ h }) => {
-    const { store } = h
-    const { id } = await leased(store)
-    const msg = completion(id, { summaryRef: '' }, await at(store))
-    assert.is((await routeOn(store, msg)).outcome, 'accepted')
-    const again = await routeOn(store, msg)
-    // The filesystem routes it again and finds nothing left to do; NATS recognises the message id and skips it.
-    assert.ok(again.outcome === 'ignored' ? again.reason === 'duplicate' : again.transitions?.length === 0, JSON.stringify(again))
-    const moves = (await store.readEvents({ taskId: id, type: 'task.transitioned' })).map((e) => e.payload.to)
-    assert.equal(moves, ['in-progress', 'review'])
   })
 
   t('status updates routed at once through two handles all land: no Work Log entry is lost to a race', async ({ h }) => {
@@ -146,23 +50,6 @@ export function routeContract(name: string, open: () => Promise<StoreHandle>, te
     )
     const body = (await store.get(id))!.body
     for (let i = 0; i < 6; i++) assert.match(body, `Progress: step ${i}`)
-  })
-
-  t('session end applies a result written for the current run, sets aside one from an earlier run', async ({ h }) => {
-    const { store } = h
-    const current = await leased(store)
-    const earlier = await leased(store)
-    const result = (taskId: string, runId: string, outcome: string) =>
-      JSON.stringify({ taskId, agentId: AGENT, runId, completedAt: new Date().toISOString(), outcome })
-    await store.writeRunFile(current.id, 'run_result.json', result(current.id, current.runId, 'blocked'))
-    await store.writeRunFile(earlier.id, 'run_result.json', result(earlier.id, 'OLD-RUN', 'done'))
-    const entries = await sessionEndOn(store)
-    assert.equal(entries, [{ taskId: current.id, outcome: 'blocked', transitions: [{ from: 'in-progress', to: 'blocked' }] }])
-    assert.is((await store.get(current.id))!.status, 'blocked')
-    assert.is((await store.readRun(current.id))!.status, 'completed')
-    assert.is((await store.get(earlier.id))!.status, 'in-progress')
-    assert.is(await store.readRunFile(earlier.id, 'run_result.json'), undefined)
-    assert.match((await store.readRunFile(earlier.id, 'previous_run_result.json'))!, 'OLD-RUN')
   })
 
   t('a task written as it is: created, then the same, an older copy kept out, a newer one replacing it', async ({ h }) => {

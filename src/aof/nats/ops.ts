@@ -25,6 +25,8 @@ export interface NatsOps {
   readResult(id: string): Promise<RunResult | undefined>
   /** Writes an entry of the runs bucket (`<ID>.run`, `<ID>.heartbeat`, `<ID>.result`). */
   putRunEntry(key: string, value: unknown): Promise<void>
+  /** Moves `<ID>.result` to `<ID>.previous_result` if `stale` says so (unless it changed meanwhile); true when moved. */
+  setAsideResult(id: string, stale: (result: RunResult | undefined) => boolean): Promise<boolean>
   /** Publishes events; `ids` fixes their event ids (and so `Nats-Msg-Id`), making a re-publish a dropped duplicate. */
   appendEvents(events: EventInput[], at?: Date, ids?: string[]): Promise<AofEvent[]>
 }

@@ -34,12 +34,26 @@ export async function natsPoll(ops: NatsOps, options: PollOptions = {}): Promise
     const action = await recover(ops, listed.id, now, ttlMs, dryRun)
     if (action) actions.push(action)
   }
+  // Results of earlier runs beside live runs: never applied by us, but the reference's session end would apply them.
+  const setAside: string[] = []
+  if (!dryRun) {
+    for (const listed of all.tasks) if (listed.status === 'in-progress' && (await setAsideStale(ops, listed.id))) setAside.push(listed.id)
+  }
   const staleHeartbeats = actions.filter((a) => a.type === 'stale_heartbeat').length
   const leasesExpired = actions.length - staleHeartbeats
   const tasksEvaluated = all.tasks.length + all.problems.length
   const counts = { tasksEvaluated, actionsPlanned: actions.length, actionsExecuted: 0, staleHeartbeats, leasesExpired }
   await ops.appendEvents([{ type: 'scheduler.poll', actor: 'scheduler', payload: { dryRun, ...counts } }], now)
-  return { dryRun, now: now.toISOString(), ...counts, actions }
+  return { dryRun, now: now.toISOString(), ...counts, actions, ...(setAside.length ? { resultsSetAside: setAside } : {}) }
+}
+
+/** Sets aside the result of an earlier run found beside the task's live run (the filesystem's `setAsideIfStale`). */
+async function setAsideStale(ops: NatsOps, id: string): Promise<boolean> {
+  const entry = await ops.read(id).catch(() => undefined)
+  if (entry?.task.status !== 'in-progress') return false
+  const run = await ops.readRun(id)
+  if (run?.status !== 'running') return false
+  return ops.setAsideResult(id, (result) => result !== undefined && !resultBelongsToRun(result, run))
 }
 
 /** The leases the pass took back (the port's `reclaimExpired`). */

@@ -40,6 +40,7 @@ import type { NatsOps } from './ops.ts'
 import { payloads } from './payload.ts'
 import { natsPoll, natsReclaimExpired } from './poll.ts'
 import { natsReportCompletion } from './report.ts'
+import { sessionEndOn } from '../session-end-on.ts'
 import { type RouterQueue, type RouterQueueOptions, openRouterQueue } from './router-queue.ts'
 
 export interface NatsStoreOptions extends NatsOptions {
@@ -300,6 +301,9 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
       ]
       if (task.status === 'ready') events.unshift(transitionEvent(task, 'in-progress', { actor: agent, reason: 'lease_acquired' }))
       await appendEvents(events, t)
+      // An earlier run's result is set aside before the new run exists, as the filesystem store does: no session end
+      // can then apply it to the new run.
+      await setAsideResult(id)
       const newRun = runOfLease(id, agent, runId, t.toISOString())
       await putJson(`${id}.run`, newRun)
       const hb = await beat(id, agent, runId, hbTtl, t)
@@ -368,6 +372,31 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     }
   }
 
+  /**
+   * Moves `<ID>.result` to `<ID>.previous_result` (the filesystem's `previous_run_result.json`) when `stale` says it
+   * is not the current run's. The delete is conditional on the revision read, so a result written meanwhile — the
+   * current run's — is never the one removed. True when it was set aside.
+   */
+  async function setAsideResult(id: string, stale: (result: RunResult | undefined) => boolean = () => true): Promise<boolean> {
+    const e = await runs.get(`${id}.result`)
+    if (!e || e.operation !== 'PUT' || e.length === 0) return false
+    let result: RunResult | undefined
+    try {
+      result = JSON.parse(await unpack(e.value)) as RunResult
+    } catch {
+      result = undefined
+    }
+    if (!stale(result)) return false
+    await runs.put(`${id}.previous_result`, e.value)
+    try {
+      await runs.delete(`${id}.result`, { previousSeq: e.revision })
+    } catch (err) {
+      if (isConflict(err)) return false
+      throw err
+    }
+    return true
+  }
+
   const ops: NatsOps = {
     now,
     read,
@@ -380,10 +409,11 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     putRunEntry: async (key, value) => {
       await putJson(key, value)
     },
+    setAsideResult,
     appendEvents,
   }
 
-  return {
+  const store: NatsTaskStore = {
     kind: 'nats',
     where,
     now,
@@ -497,7 +527,9 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     },
     reportCompletion: (target, payload) => natsReportCompletion(ops, target, payload),
     poll: (options) => natsPoll(ops, options),
+    sessionEnd: () => sessionEndOn(store),
   }
+  return store
 
   /** One unit of work on a task (store-port.ts `withTask`): CAS at the revision read, the unit re-run on a conflict. */
   async function withTask<T>(id: string, fn: (unit: TaskUnit | undefined) => Promise<T>): Promise<T> {

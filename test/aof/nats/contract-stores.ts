@@ -3,8 +3,8 @@ import type { TaskStore } from '../../../src/aof/store-port.ts'
 import { type NatsServer, startNatsServer } from '../../support/nats-server.ts'
 
 /**
- * The NATS side of a contract suite (store-contract.ts, route-contract.ts): one server for the test file, started
- * by the first test; each test gets its own project (buckets and stream), so tests never see each other.
+ * The NATS side of a contract suite (store-contract.ts, route-contract.ts, bdd-contract.ts): one server for the test
+ * file, started by the first test; each test gets its own project (buckets and stream), so tests never see each other.
  */
 export function natsStores(prefix: string) {
   let server: NatsServer | undefined
