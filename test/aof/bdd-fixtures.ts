@@ -14,6 +14,7 @@ import type { TaskStatus } from '../../src/aof/status.ts'
 import type { TaskStore } from '../../src/aof/store-port.ts'
 import type { Task } from '../../src/aof/task-file.ts'
 import { isTeaError } from '../../src/core/errors.ts'
+import { MOVES_FROM_READY } from './helpers.ts'
 import type { StoreHandle } from './store-contract.ts'
 
 /** The uvu suite every case file adds its tests to. */
@@ -45,18 +46,8 @@ export async function given(store: TaskStore, id: string, opts: Given = {}): Pro
     ...(opts.metadata ? { metadata: opts.metadata } : {}),
     ...(opts.body !== undefined ? { body: opts.body } : {}),
   })
-  const path: Record<TaskStatus, TaskStatus[]> = {
-    backlog: [],
-    ready: [],
-    'in-progress': ['in-progress'],
-    blocked: ['blocked'],
-    review: ['in-progress', 'review'],
-    done: ['in-progress', 'review', 'done'],
-    cancelled: ['cancelled'],
-    deadletter: ['deadletter'],
-  }
   if (opts.status === 'backlog') throw new Error('given: a backlog task is created with store.create')
-  for (const step of path[opts.status ?? 'in-progress']) {
+  for (const step of MOVES_FROM_READY[opts.status ?? 'in-progress']) {
     if (step === 'in-progress') task = (await store.lease(id, agent)).task
     else task = await store.transition(id, step, { actor: 'test' })
   }

@@ -32,6 +32,18 @@ export const T2 = 'TASK-2026-02-09-002'
 export const T3 = 'TASK-2026-02-09-003'
 export const MISSING = 'TASK-2026-02-09-999'
 
+/** The valid moves that bring a ready task to each status (a lease for in-progress). */
+export const MOVES_FROM_READY: Record<TaskStatus, TaskStatus[]> = {
+  backlog: [],
+  ready: [],
+  'in-progress': ['in-progress'],
+  blocked: ['blocked'],
+  review: ['in-progress', 'review'],
+  done: ['in-progress', 'review', 'done'],
+  cancelled: ['cancelled'],
+  deadletter: ['deadletter'],
+}
+
 export interface MakeTask {
   id?: string
   status?: TaskStatus
@@ -52,19 +64,9 @@ export async function makeTask(ctx: AofContext, opts: MakeTask = {}): Promise<Ta
     ...(opts.body ? { body: opts.body } : {}),
   })
   const target = opts.status ?? 'in-progress'
-  const path: Record<TaskStatus, TaskStatus[]> = {
-    backlog: [],
-    ready: [],
-    'in-progress': ['in-progress'],
-    blocked: ['blocked'],
-    review: ['in-progress', 'review'],
-    done: ['in-progress', 'review', 'done'],
-    cancelled: ['cancelled'],
-    deadletter: ['deadletter'],
-  }
   if (target === 'backlog') throw new Error('makeTask: create backlog tasks with createTask')
   let current = task
-  for (const step of path[target]) {
+  for (const step of MOVES_FROM_READY[target]) {
     if (step === 'in-progress') current = (await acquireLease(ctx, task.id, agent)).task
     else current = await transitionTask(ctx, task.id, step, { actor: 'test' })
   }
