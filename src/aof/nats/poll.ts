@@ -29,15 +29,13 @@ export async function natsPoll(ops: NatsOps, options: PollOptions = {}): Promise
   const now = await ops.now()
   const all = await ops.list(TASK_STATUSES)
   const actions: SchedulerAction[] = []
+  const setAside: string[] = []
   for (const listed of all.tasks) {
     if (listed.status !== 'in-progress') continue
     const action = await recover(ops, listed.id, now, ttlMs, dryRun)
     if (action) actions.push(action)
-  }
-  // Results of earlier runs beside live runs: never applied by us, but the reference's session end would apply them.
-  const setAside: string[] = []
-  if (!dryRun) {
-    for (const listed of all.tasks) if (listed.status === 'in-progress' && (await setAsideStale(ops, listed.id))) setAside.push(listed.id)
+    // A result of an earlier run beside a live run: never applied by us, but the reference's session end would.
+    if (!dryRun && (await setAsideStale(ops, listed.id))) setAside.push(listed.id)
   }
   const staleHeartbeats = actions.filter((a) => a.type === 'stale_heartbeat').length
   const leasesExpired = actions.length - staleHeartbeats
@@ -47,10 +45,11 @@ export async function natsPoll(ops: NatsOps, options: PollOptions = {}): Promise
   return { dryRun, now: now.toISOString(), ...counts, actions, ...(setAside.length ? { resultsSetAside: setAside } : {}) }
 }
 
-/** Sets aside the result of an earlier run found beside the task's live run (the filesystem's `setAsideIfStale`). */
+/**
+ * Sets aside the result of an earlier run found beside the task's live run (the filesystem's `setAsideIfStale`). A
+ * task no longer in progress has no running run (a report, or the reclaim just before, completed or failed it).
+ */
 async function setAsideStale(ops: NatsOps, id: string): Promise<boolean> {
-  const entry = await ops.read(id).catch(() => undefined)
-  if (entry?.task.status !== 'in-progress') return false
   const run = await ops.readRun(id)
   if (run?.status !== 'running') return false
   return ops.setAsideResult(id, (result) => result !== undefined && !resultBelongsToRun(result, run))
