@@ -124,16 +124,16 @@ async function handle(store: TaskStore, m: QueuedMessage, options: RouteServiceO
     return { ...base, outcome: 'ignored', reason: 'routed_by_sender', type: m.type }
   }
   // A long unit of work (many lost races, a slow server) must not outlast the ack wait and be handed out twice.
-  const keepAlive = setInterval(() => m.working(), Math.max(50, Math.floor(m.ackWaitMs / 3)))
+  const letGo = m.keepInHand()
   let outcome: RouteOutcome
   try {
     if (m.text === undefined) throw new Error(`the message cannot be read: ${m.error ?? 'unknown error'}`)
     outcome = await routeRecorded(store, m.text, m.messageId)
   } catch (e) {
-    clearInterval(keepAlive)
     return failed(store, m, base, errorMessage(e), options)
+  } finally {
+    letGo()
   }
-  clearInterval(keepAlive)
   await m.ack()
   return { ...base, ...outcome }
 }

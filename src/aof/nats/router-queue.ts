@@ -35,7 +35,6 @@ export interface QueuedMessage {
   /** 1 the first time it is handed out, 2 the next… */
   delivery: number
   maxDeliver: number
-  ackWaitMs: number
   /** How many messages the consumer had not handed out yet when it handed out this one. */
   pendingAfter: number
   /** Its sequence number in the stream (for log lines). */
@@ -53,8 +52,11 @@ export interface QueuedMessage {
   nak(delayMs: number): void
   /** Never hand it out again (a message that keeps failing, at its last delivery). */
   term(): void
-  /** Still being handled: restarts the ack wait. */
-  working(): void
+  /**
+   * Keeps it in this router's hands (tells the server, every third of the ack wait, that it is still being handled)
+   * until the returned function is called: a long unit of work must not outlast the ack wait and be handed out twice.
+   */
+  keepInHand(): () => void
 }
 
 export interface RouterQueue {
@@ -94,11 +96,16 @@ export async function openRouterQueue(
   // Messages given back with a delay, held here until it is over: each entry gives its message back now.
   const held = new Set<() => void>()
 
+  function keepInHand(m: JsMsg): () => void {
+    const timer = setInterval(() => m.working(), Math.max(50, Math.floor(ackWaitMs / 3)))
+    return () => clearInterval(timer)
+  }
+
   function holdThenNak(m: JsMsg, delayMs: number): void {
-    const keepAlive = setInterval(() => m.working(), Math.max(50, Math.floor(ackWaitMs / 3)))
+    const letGo = keepInHand(m)
     const giveBack = () => {
       clearTimeout(timer)
-      clearInterval(keepAlive)
+      letGo()
       held.delete(giveBack)
       m.nak()
     }
@@ -122,7 +129,6 @@ export async function openRouterQueue(
       routedBySender: m.headers?.get('Tea-Routed-By') === 'sender',
       delivery: m.info.deliveryCount,
       maxDeliver,
-      ackWaitMs,
       pendingAfter: m.info.pending,
       seq: m.seq,
       subject: m.subject,
@@ -134,7 +140,7 @@ export async function openRouterQueue(
       nak: (delayMs) => holdThenNak(m, delayMs),
       // Without a reason: nats-server 2.9 (Debian's) does not know `+TERM <reason>` and would keep the message.
       term: () => m.term(),
-      working: () => m.working(),
+      keepInHand: () => keepInHand(m),
     }
   }
 
