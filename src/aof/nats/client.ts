@@ -88,6 +88,12 @@ export async function connectNats(options: NatsOptions) {
   }
 }
 
+/** A compare-and-set that lost: JetStream's "wrong last sequence" (err_code 10071). */
+export function isConflict(e: unknown): boolean {
+  const m = e instanceof Error ? e.message : String(e)
+  return /wrong last sequence|10071|key exists/i.test(m)
+}
+
 /**
  * `nats://user:pass@host:port`: the client takes the user and password as options, not in the URL, and no
  * message may show the password (`shown` has `***` in its place).

@@ -14,27 +14,24 @@
  * that decide expiry come from the server (`now()`: the timestamp of a probe write), never from the board alone.
  */
 
-import { createHash } from 'node:crypto'
-import { TeaError, errorIssue } from '../../core/errors.ts'
+import { TeaError } from '../../core/errors.ts'
 import { sortableId } from '../../core/ids.ts'
-import type { Issue } from '../../core/issues.ts'
-import { parseFrontmatter } from '../frontmatter.ts'
 import { type AofEvent, type EventInput, stampEvents } from '../events.ts'
 import { DEFAULT_HEARTBEAT_TTL_MS, DEFAULT_LEASE_TTL_MS, type LeaseOptions } from '../lease.ts'
-import type { RunArtifact, RunHeartbeat, RunResult } from '../schemas/run.ts'
+import type { RunHeartbeat } from '../schemas/run.ts'
 import { compareStamps, relativePath } from '../store-fs-files.ts'
 import type { Lease } from '../schemas/task.ts'
-import { TASK_STATUSES, TRANSITIONS, type TaskStatus, isTaskStatus, isValidTransition } from '../status.ts'
+import { TASK_STATUSES, type TaskStatus } from '../status.ts'
 import { holdingTask } from '../store-fs.ts'
 import type { RunFileName, StoreLease, TaskStore, TaskUnit } from '../store-port.ts'
 import { type CreateTaskInput, newTaskFields } from '../task-create.ts'
-import { type Task, nextStamp, parseTaskText, renderTask, taskLease, taskMetadata } from '../task-file.ts'
+import { type Task, nextStamp, renderTask, taskLease } from '../task-file.ts'
 import { isTaskId, newTaskId } from '../task-id.ts'
 import type { TaskListing } from '../task-store.ts'
 import type { TransitionOptions } from '../task-transition.ts'
 import { handoffInputsOf } from '../worker-task-state.ts'
 import { MAX_TTL_MS, MIN_TTL_MS, ttlOption } from '../ttl.ts'
-import { type KV, type NatsOptions, type ObjectStore, connectNats, headers, splitUrl } from './client.ts'
+import { type KV, type NatsOptions, type ObjectStore, connectNats, headers, isConflict, splitUrl } from './client.ts'
 import { readEventStream } from './events.ts'
 import type { NatsOps } from './ops.ts'
 import { payloads } from './payload.ts'
@@ -42,6 +39,19 @@ import { natsPoll, natsReclaimExpired } from './poll.ts'
 import { natsReportCompletion } from './report.ts'
 import { sessionEndOn } from '../session-end-on.ts'
 import { type RouterQueue, type RouterQueueOptions, openRouterQueue } from './router-queue.ts'
+import { ownRun, runOfLease, runsBucket } from './runs-bucket.ts'
+import {
+  checkedId,
+  iso,
+  moved,
+  parseEntry,
+  problemOf,
+  publishOnce,
+  routedKey,
+  subjectToken,
+  transitionEvent,
+  withLease,
+} from './entries.ts'
 
 export interface NatsStoreOptions extends NatsOptions {
   /** Prefix of every bucket and stream, so one server can hold several projects (default `tea`). */
@@ -104,12 +114,7 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
   const pack = (text: string) => big.shrink(enc.encode(text))
   const unpack = async (bytes: Uint8Array) => dec.decode(await big.expand(bytes))
   const parsed = new Map<string, Entry>()
-
-  async function now(): Promise<Date> {
-    await runs.put('_clock', '')
-    const e = await runs.get('_clock')
-    return e ? e.created : new Date()
-  }
+  const { now, readJson, putJson, readRun, readHeartbeat, readResult, beat, setAsideResult } = runsBucket(runs, pack, unpack)
 
   /** The task and its revision; AOF_INVALID (at its key) when the entry is not a valid task. */
   async function read(id: string): Promise<Entry | undefined> {
@@ -142,19 +147,6 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     }
   }
 
-  async function readJson<T>(key: string): Promise<T | undefined> {
-    const e = await runs.get(key)
-    if (!e || e.operation !== 'PUT' || e.length === 0) return undefined
-    try {
-      return JSON.parse(await unpack(e.value)) as T
-    } catch {
-      return undefined
-    }
-  }
-  const putJson = async (key: string, value: unknown) => runs.put(key, await pack(JSON.stringify(value)))
-  const readRun = (id: string) => readJson<RunArtifact>(`${id}.run`)
-  const readHeartbeat = (id: string) => readJson<RunHeartbeat>(`${id}.heartbeat`)
-
   async function appendEvents(inputs: EventInput[], at?: Date, ids?: string[]): Promise<AofEvent[]> {
     const events = stampEvents(inputs, (at ?? new Date()).toISOString()).map((e, i) => (ids?.[i] ? { ...e, eventId: ids[i] } : e))
     for (const e of events) {
@@ -164,27 +156,6 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     }
     return events
   }
-
-  function moved(task: Task, to: TaskStatus, stamp: Date, options: TransitionOptions): Task {
-    if (!isValidTransition(task.status, to)) {
-      throw new TeaError(
-        'AOF_TRANSITION',
-        `${task.id}: cannot move from ${task.status} to ${to}; allowed from ${task.status}: ${TRANSITIONS[task.status].join(', ') || 'none (terminal)'}`,
-      )
-    }
-    const at = nextStamp(task, stamp)
-    const data: Record<string, unknown> = { ...task.data, status: to, updatedAt: at, lastTransitionAt: at }
-    if (options.metadataPatch) data.metadata = { ...taskMetadata(task), ...options.metadataPatch }
-    if (to !== 'in-progress') delete data.lease
-    return { ...task, status: to, data }
-  }
-
-  const transitionEvent = (task: Task, to: TaskStatus, options: TransitionOptions): EventInput => ({
-    type: 'task.transitioned',
-    actor: options.actor,
-    taskId: task.id,
-    payload: { from: task.status, to, ...(options.reason ? { reason: options.reason } : {}) },
-  })
 
   async function transition(
     id: string,
@@ -311,41 +282,6 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     }
   }
 
-  /**
-   * The run `agent`'s live lease belongs to. The lease names it (`runId`, written with the lease in one
-   * compare-and-set) because the run entry is written after that: in between, another process of the same agent id
-   * (a second board running the same agent) must see a run in progress, never a task it may lease afresh — which
-   * would give the task two runs. A lease without `runId` (written before it was recorded) falls back to the run entry.
-   */
-  function ownRun(id: string, held: Lease, run: RunArtifact | undefined): RunArtifact | undefined {
-    if (typeof held.runId === 'string') return run?.runId === held.runId ? run : runOfLease(id, held.agent, held.runId, held.acquiredAt)
-    return run && run.agentId === held.agent && run.status === 'running' ? run : undefined
-  }
-
-  function runOfLease(id: string, agent: string, runId: string, startedAt: string): RunArtifact {
-    const artifactPaths = { inputs: 'inputs/', work: 'work/', output: 'outputs/' }
-    return { taskId: id, agentId: agent, runId, startedAt, status: 'running', artifactPaths, metadata: {} }
-  }
-
-  function withLease(task: Task, l: Lease, t: Date): Task {
-    return { ...task, data: { ...task.data, lease: l, updatedAt: nextStamp(task, t) } }
-  }
-
-  async function beat(id: string, agent: string, runId: string | undefined, ttlMs: number, t: Date): Promise<RunHeartbeat> {
-    const prev = await readHeartbeat(id)
-    const sameRun = prev !== undefined && prev.runId === runId
-    const hb: RunHeartbeat = {
-      taskId: id,
-      agentId: agent,
-      ...(runId ? { runId } : {}),
-      lastHeartbeat: t.toISOString(),
-      beatCount: sameRun ? (prev.beatCount ?? 0) + 1 : 0,
-      expiresAt: iso(t.getTime() + ttlMs),
-    }
-    await putJson(`${id}.heartbeat`, hb)
-    return hb
-  }
-
   async function heartbeat(id: string, agent: string, options: { ttlMs?: number } = {}): Promise<RunHeartbeat> {
     const ttlMs = ttlOption('ttlMs', options.ttlMs, DEFAULT_HEARTBEAT_TTL_MS)
     for (;;) {
@@ -372,31 +308,6 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     }
   }
 
-  /**
-   * Moves `<ID>.result` to `<ID>.previous_result` (the filesystem's `previous_run_result.json`) when `stale` says it
-   * is not the current run's. The delete is conditional on the revision read, so a result written meanwhile — the
-   * current run's — is never the one removed. True when it was set aside.
-   */
-  async function setAsideResult(id: string, stale: (result: RunResult | undefined) => boolean = () => true): Promise<boolean> {
-    const e = await runs.get(`${id}.result`)
-    if (!e || e.operation !== 'PUT' || e.length === 0) return false
-    let result: RunResult | undefined
-    try {
-      result = JSON.parse(await unpack(e.value)) as RunResult
-    } catch {
-      result = undefined
-    }
-    if (!stale(result)) return false
-    await runs.put(`${id}.previous_result`, e.value)
-    try {
-      await runs.delete(`${id}.result`, { previousSeq: e.revision })
-    } catch (err) {
-      if (isConflict(err)) return false
-      throw err
-    }
-    return true
-  }
-
   const ops: NatsOps = {
     now,
     read,
@@ -405,7 +316,7 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     moved,
     readRun,
     readHeartbeat,
-    readResult: (id) => readJson<RunResult>(`${id}.result`),
+    readResult,
     putRunEntry: async (key, value) => {
       await putJson(key, value)
     },
@@ -575,63 +486,3 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
 
 /** Thrown inside a unit of work when its compare-and-set lost; `withTask` runs the unit again. */
 const lostRace = new Error('lost a compare-and-set race')
-
-function checkedId(id: string): string {
-  if (!isTaskId(id)) throw new TeaError('AOF_INVALID', `expected a task id like TASK-2026-02-09-Ab3dEf7h, received ${JSON.stringify(id)}`)
-  return id
-}
-
-/** The key in `p_runs` that notes a routed message (message ids may hold `:`, which a key may not). */
-function routedKey(messageId: string): string {
-  return `_routed.${createHash('sha256').update(messageId).digest('hex')}`
-}
-
-/** An event or message type as subject tokens (`task.transitioned` is two; `*`, `>` and spaces are not allowed). */
-function subjectToken(type: string): string {
-  return type.replace(/[^A-Za-z0-9_.-]/g, '_')
-}
-
-// --- internal ---
-
-function parseEntry(text: string, id: string, path: string): Task {
-  const status = parseFrontmatter(text, path).data.status
-  if (!isTaskStatus(status)) {
-    const message = `expected a task whose status is one of ${TASK_STATUSES.join(', ')}, received ${JSON.stringify(status ?? null)}`
-    throw new TeaError('AOF_INVALID', message, { where: { file: path } })
-  }
-  return parseTaskText(text, path, status, id)
-}
-
-function problemOf(e: unknown, path: string): Issue & { where: { file: string } } {
-  const issue = errorIssue(e)
-  return { ...issue, where: { ...issue.where, file: path } }
-}
-
-/** A compare-and-set that lost: JetStream's "wrong last sequence" (err_code 10071). */
-function isConflict(e: unknown): boolean {
-  const m = e instanceof Error ? e.message : String(e)
-  return /wrong last sequence|10071|key exists/i.test(m)
-}
-
-/**
- * Publishes one event, again while the server is away (up to 30 s): the move it records has already been written, and
- * a publish that timed out may have been stored, so the retry carries the same `Nats-Msg-Id` and the stream's
- * duplicate window drops the second copy. Only after that is the event given up (the move stands; lint reports
- * the gap, docs/fleet.md).
- */
-async function publishOnce(publish: () => Promise<unknown>): Promise<void> {
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    try {
-      await publish()
-      return
-    } catch (e) {
-      if (Date.now() >= deadline) throw e
-      await new Promise((r) => setTimeout(r, 500))
-    }
-  }
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString()
-}
