@@ -282,22 +282,35 @@ async function processTask(w: Worker, claim: WorkerClaim): Promise<TaskLine> {
 async function runTaskAgent(w: Worker, claim: WorkerClaim, runId: string, signal: AbortSignal): Promise<RunOutcome> {
   const progress = w.verbose ? progressPrinter(w.io) : undefined
   const emit = (event: RunEvent): void => progress?.(event)
-  const input = workerTaskState(claim.task, w.agentId, await w.tasks.handoffInputs(claim.task))
+  let inputs: Record<string, unknown>
+  try {
+    inputs = await whileServerAway(w, claim.task.id, 'read its handoff inputs', () => w.tasks.handoffInputs(claim.task))
+  } catch (e) {
+    // Stopped while the server was away: nothing ran; the task stays in progress for this run to be taken up again.
+    if (w.stop.aborted && !isTeaError(e)) return { status: 'cancelled', state: {}, step: 0 }
+    throw e
+  }
+  const input = workerTaskState(claim.task, w.agentId, inputs)
   return continueRun(w.spec, { ...w.services, emit, signal }, { runId, input })
 }
 
+function reportUntilReached(w: Worker, taskId: string, aofRunId: string, payload: CompletionPayload): Promise<WorkerReport> {
+  return whileServerAway(w, taskId, 'report', () => w.tasks.reportCompletion({ taskId, agentId: w.agentId, aofRunId }, payload))
+}
+
 /**
- * The report, sent again while the NATS server cannot be reached (a board keeps its finished work through a
- * partition and reports on reconnect). Errors of the protocol (TeaErrors) and any error on the folder store are
- * not retried here: the caller's loop takes the task up again.
+ * `fn`, tried again while the NATS server cannot be reached: a board keeps its work through a partition, reading a
+ * task's inputs before its run and reporting after it once the server is back, never failing the task for the
+ * outage. Errors of the protocol (TeaErrors) and any error on the folder store are not retried here: the caller's
+ * loop takes the task up again.
  */
-async function reportUntilReached(w: Worker, taskId: string, aofRunId: string, payload: CompletionPayload): Promise<WorkerReport> {
+async function whileServerAway<T>(w: Worker, taskId: string, what: string, fn: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
-      return await w.tasks.reportCompletion({ taskId, agentId: w.agentId, aofRunId }, payload)
+      return await fn()
     } catch (e) {
       if (w.tasks.kind !== 'nats' || isTeaError(e) || w.stop.aborted) throw e
-      w.io.err(`tea worker: ${taskId}: cannot report yet (${errorMessage(e)}); retrying in ${w.intervalMs} ms\n`)
+      w.io.err(`tea worker: ${taskId}: cannot ${what} yet (${errorMessage(e)}); retrying in ${w.intervalMs} ms\n`)
       await sleep(w.intervalMs, w.stop).catch(() => undefined)
     }
   }
