@@ -12,7 +12,8 @@ import { TeaError } from '../core/errors.ts'
 import { sha256Hex } from '../core/sha256.ts'
 import { closest, isPlainObject } from '../core/util.ts'
 import type { Registry } from '../actions/registry.ts'
-import { parseYaml, type Parsed } from './parse.ts'
+import type { Parsed } from './parse.ts'
+import { type AgentParse, parseAgentYaml } from './parse-cache.ts'
 import { formatProblem, invalidAgent, type Problem } from './problems.ts'
 import { AgentSchema, keysAt, LlmSettingsSchema, type ShellProviderSchema, type AgentFile } from './schema.ts'
 import { teaKey, teaMessage, UNSUPPORTED } from './tea-dialect.ts'
@@ -46,24 +47,16 @@ export function requireAgent(path: string, registry: Registry, warn?: (line: str
 
 /**
  * requireAgent for a registry that loads its actions on first use: the actions the file names are loaded before
- * they are checked. `around` wraps each synchronous part (the CLI's leanLoad).
+ * they are checked.
  */
-export async function requireAgentLoading(
-  path: string,
-  registry: Registry,
-  warn?: (line: string) => void,
-  around: <T>(load: () => T) => T = (load) => load(),
-): Promise<AgentSpec> {
-  return specOf(path, await loadAgentFileLoading(path, registry, around), warn)
+export async function requireAgentLoading(path: string, registry: Registry, warn?: (line: string) => void, how: Loading = {}): Promise<AgentSpec> {
+  return specOf(path, await loadAgentFileLoading(path, registry, how), warn)
 }
 
 /** loadAgentFile for a registry that loads its actions on first use (as requireAgentLoading). */
-export async function loadAgentFileLoading(
-  path: string,
-  registry: Registry,
-  around: <T>(load: () => T) => T = (load) => load(),
-): Promise<LoadResult> {
-  const draft = around(() => draftAgent(readAgentFile(path), resolve(path)))
+export async function loadAgentFileLoading(path: string, registry: Registry, how: Loading = {}): Promise<LoadResult> {
+  const around = how.around ?? ((load) => load())
+  const draft = around(() => draftAgent(readAgentFile(path), resolve(path), how))
   await registry.load(actionsNamed(draft))
   return around(() => loadAgentDraft(draft, registry))
 }
@@ -85,6 +78,13 @@ function specOf(path: string, { spec, problems, warnings }: LoadResult, warn?: (
 export interface LoadOptions {
   /** Where `${VAR}` in settings comes from (env-vars.ts); default the process's environment. */
   env?: NodeJS.ProcessEnv
+  /** A folder where the YAML parse of a file that loads is kept for its next load (parse-cache.ts); none by default. */
+  parseCache?: string
+}
+
+/** How the CLI loads a file: `around` wraps each synchronous part (its leanLoad), and the load options. */
+export interface Loading extends LoadOptions {
+  around?: <T>(load: () => T) => T
 }
 
 export function loadAgentText(text: string, file: string, registry: Registry, options: LoadOptions = {}): LoadResult {
@@ -96,9 +96,10 @@ export function loadAgentText(text: string, file: string, registry: Registry, op
  * lowered. `failed` is set when the file is refused already (YAML syntax, not a mapping).
  */
 interface AgentDraft {
-  text: string
   file: string
-  parsed: Parsed & { data: Record<string, unknown> }
+  /** sha256 of the file's text (AgentSpec.hash), which also names its kept parse. */
+  hash: string
+  parsed: AgentParse & { data: Record<string, unknown> }
   expanded: Problem[]
   /** TEA's `settings.llm.backend: local`, read before `${VAR}`s are expanded (localBackend). */
   backend?: string
@@ -107,8 +108,9 @@ interface AgentDraft {
 
 /** The first passes of loadAgentText; `loadAgentDraft` finishes them. */
 function draftAgent(text: string, file: string, options: LoadOptions = {}): AgentDraft {
-  const parsed = parseYaml(text) as AgentDraft['parsed']
-  const draft = { text, file, parsed, expanded: [] }
+  const hash = sha256Hex(text)
+  const parsed = parseAgentYaml(text, hash, options.parseCache) as AgentDraft['parsed']
+  const draft = { file, hash, parsed, expanded: [] }
   if (parsed.errors.length) {
     const problems = parsed.errors.map((e): Problem => ({ code: 'YAML_SYNTAX', message: e.message, where: e.pos }))
     return { ...draft, failed: { problems, warnings: [] } }
@@ -141,7 +143,7 @@ function actionsNamed(draft: AgentDraft): string[] | undefined {
 /** The rest of loadAgentText: structure, then cross-references, which need the registry's actions. */
 function loadAgentDraft(draft: AgentDraft, registry: Registry): LoadResult {
   if (draft.failed) return draft.failed
-  const { text, file, parsed, expanded, backend } = draft
+  const { file, hash, parsed, expanded, backend } = draft
   let structure = v.safeParse(AgentSchema, parsed.data, { abortEarly: false })
   const warnings: Problem[] = []
   if (!structure.success) {
@@ -172,7 +174,8 @@ function loadAgentDraft(draft: AgentDraft, registry: Registry): LoadResult {
     delete w.expected
   }
   if (problems.length || !structure.success) return { problems, warnings }
-  const spec = normalise(structure.output, parsed, file, text, references)
+  const spec = normalise(structure.output, parsed, file, hash, references)
+  parsed.keep?.()
   if (backend !== undefined && spec.settings.llm.model === undefined)
     spec.settings.llm.missing_model_note = `settings.llm.backend: ${backend} (TEA's llama.cpp inside the process, with the GGUF model TEA bundles) is a TEA feature that tea does not provide, and the agent names no other model`
   return { spec, problems, warnings }
@@ -273,7 +276,7 @@ function unknownKeys(parent: Array<string | number>, parsed: Parsed): Problem[] 
   return problems.some((p) => p.code === 'TEA_UNSUPPORTED') ? problems : [...problems, ...teaParts]
 }
 
-function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string, references: References): AgentSpec {
+function normalise(agent: AgentFile, parsed: Parsed, file: string, hash: string, references: References): AgentSpec {
   const { compiled, routes } = references
   const settings = agent.settings ?? {}
   const stood = isPlainObject(parsed.data) && Array.isArray(parsed.data.nodes) ? (parsed.data.nodes as unknown[]) : []
@@ -327,7 +330,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, text: string,
   const workspace = settings.workspace ? resolve(dirname(file), settings.workspace) : dirname(file)
   return {
     file,
-    hash: sha256Hex(text),
+    hash,
     name: agent.name ?? basename(file).replace(/\.ya?ml$/i, ''),
     ...(agent.description !== undefined && { description: agent.description }),
     initialState: agent.initial_state ?? {},

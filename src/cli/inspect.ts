@@ -9,13 +9,13 @@ import { renderGraph } from '../agent/graph.ts'
 import { verifyAgent } from '../agent/verify.ts'
 import { EXIT } from './exit.ts'
 import type { Io } from './io.ts'
-import { leanLoad } from './lean.ts'
+import { cliLoading } from './lean.ts'
 
 export async function validateCommand({ args }: { args: { agent: string } }, io: Io): Promise<number> {
   const file = args.agent
   // The actions the file names are loaded (src/catalog.ts), as for `tea run`: it checks them the same way.
   const registry = lazyRegistry()
-  const { spec, problems, warnings } = await loadAgentFileLoading(file, registry, (load) => leanLoad(file, load))
+  const { spec, problems, warnings } = await loadAgentFileLoading(file, registry, cliLoading(file))
   // TEA features tea does not provide: the file is valid, and a run fails at the node that needs one.
   for (const w of warnings) io.err(`warning: ${formatProblem(file, w)}\n`)
   if (!spec || problems.length) {
@@ -39,7 +39,7 @@ export async function validateCommand({ args }: { args: { agent: string } }, io:
 
 export async function graphCommand(input: { args: { agent: string }; flags: { format: 'mermaid' | 'dot' } }, io: Io): Promise<number> {
   const file = input.args.agent
-  io.out(renderGraph(await requireAgentLoading(file, lazyRegistry(), undefined, (load) => leanLoad(file, load)), input.flags.format))
+  io.out(renderGraph(await requireAgentLoading(file, lazyRegistry(), undefined, cliLoading(file)), input.flags.format))
   return EXIT.ok
 }
 

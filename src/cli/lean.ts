@@ -1,18 +1,24 @@
 /**
  * Peak memory while loading an agent file. Parsing YAML with positions makes the parser's loops hot, and V8's
- * optimising compiler then takes ~9 MB of compile memory for code that runs once per process — the largest share
- * of tea's peak RSS on a 200-node agent (bench/RESULTS.md). Loading with the optimiser capped at the baseline tier
- * avoids that; the cap is lifted as soon as loading ends, so the run itself is optimised as usual. Boards with
- * 512 MB of RAM are the target, and a load costs milliseconds either way.
+ * optimising compilers then take megabytes of compile memory (and map megabytes more of their own machine code)
+ * for code that runs once per process — the largest share of tea's peak RSS on a 200-node agent (bench/RESULTS.md).
+ * Loading with Maglev and TurboFan off avoids that; they are turned back on as soon as loading ends, so the run
+ * itself is optimised as usual. Boards with 512 MB of RAM are the target, and a load costs milliseconds either way.
  *
- * Only where V8 can lift the cap: V8 11 (Node 20) does not undo what `--max-opt=1` implied when the flag is set
- * back, so optimisation stayed off for the rest of the process (a hot loop in `run:` code ran 12× slower after a
- * load; issue 14) and the flags V8 reports changed, which also voids the bundle's code cache (src/sea/loader.ts).
- * V8 13 (Node 24, the executables' Node) restores both.
+ * Which flags: V8 13 (Node 24, the executables' Node) reads `--max-opt` only when it starts (setting it later
+ * changes nothing: a 200-node load still compiled the parser's scalar test with Maglev), but honours `--no-maglev`
+ * and `--no-turbofan` at any time, and setting them back restores V8's flag hash, which the bundle's code cache is
+ * stamped with (src/sea/loader.ts). A tier that was already off (Maglev where V8 lacks it) is left off: whether a
+ * flag changed is read from that same hash. V8 11 (Node 20) does not undo such a change cleanly (a hot loop in
+ * `run:` code ran 12× slower after a load), so there the load runs as it is.
  */
 
 import { statSync } from 'node:fs'
-import { setFlagsFromString } from 'node:v8'
+import { join } from 'node:path'
+import { cachedDataVersionTag, setFlagsFromString } from 'node:v8'
+import type { Loading } from '../agent/load.ts'
+import { programId } from '../core/build-info.ts'
+import { cacheDir } from '../sea/cache-dir.ts'
 
 /**
  * Below this size a load never runs hot enough for the optimiser (a 3-node agent is ~300 B), and changing V8's
@@ -20,14 +26,30 @@ import { setFlagsFromString } from 'node:v8'
  */
 const LEAN_FROM_BYTES = 4096
 
-/** Runs `load` (which reads and compiles the agent `file`) with the optimiser capped when that saves memory. */
+/** The optimising tiers, as V8 13 names their switches. */
+const TIERS = ['maglev', 'turbofan'] as const
+
+/**
+ * How the CLI loads the agent `file`: lean (below), and with its YAML parse kept in the cache dir for the next start
+ * (src/agent/parse-cache.ts), in a folder per build of the program; a run from source keeps none.
+ */
+export function cliLoading(file: string): Loading {
+  const program = programId()
+  return { around: (load) => leanLoad(file, load), ...(program !== undefined && { parseCache: join(cacheDir(), 'agents', program) }) }
+}
+
+/** Runs `load` (which reads and compiles the agent `file`) with the optimisers off when that saves memory. */
 export function leanLoad<T>(file: string, load: () => T): T {
   if (Number(process.versions.v8.split('.')[0]) < 13 || fileSize(file) < LEAN_FROM_BYTES) return load()
-  setFlagsFromString('--max-opt=1')
+  const turnedOff = TIERS.filter((tier) => {
+    const before = cachedDataVersionTag()
+    setFlagsFromString(`--no-${tier}`)
+    return cachedDataVersionTag() !== before
+  })
   try {
     return load()
   } finally {
-    setFlagsFromString('--max-opt=999') // V8's default: every tier
+    for (const tier of turnedOff) setFlagsFromString(`--${tier}`)
   }
 }
 

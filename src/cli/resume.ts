@@ -8,7 +8,7 @@ import { aofRouterOf } from './aof-router.ts'
 import { dataDirOf } from './data-dir.ts'
 import { readInput } from './input.ts'
 import type { Io } from './io.ts'
-import { leanLoad } from './lean.ts'
+import { cliLoading } from './lean.ts'
 import type { RunFlags } from './run.ts'
 import { openStore, reportRun, runServices } from './run-output.ts'
 import { stopOnSignals } from './signals.ts'
@@ -25,7 +25,7 @@ export async function resumeCommand({ args, flags }: { args: { runId: string }; 
     const opened = { store, registry, dataDir, signal: stop.signal, ...(aof && { aof }) }
     const result = await resumeRun(
       { ...(await runServices(io, flags, opened)), warn: (w) => io.err(`tea: warning: ${w.message}\n`) },
-      { runId, edits, load: (path) => requireAgentLoading(path, registry, undefined, (load) => leanLoad(path, load)) },
+      { runId, edits, load: (path) => requireAgentLoading(path, registry, undefined, cliLoading(path)) },
     ).catch((e: unknown) => {
       if (!isTeaError(e, 'RUN_NOT_FOUND')) throw e
       throw new TeaError('RUN_NOT_FOUND', `no run ${runId} in ${dataDir}`, {

@@ -9,7 +9,7 @@ import type { StoreFlags } from './aof-store.ts'
 import { dataDirOf } from './data-dir.ts'
 import { readInput } from './input.ts'
 import type { Io } from './io.ts'
-import { leanLoad } from './lean.ts'
+import { cliLoading } from './lean.ts'
 import { openStore, type OutputOptions, reportRun, runServices } from './run-output.ts'
 import { stopOnSignals } from './signals.ts'
 
@@ -28,7 +28,7 @@ export async function runCommand(
   // Only the action modules the agent names are loaded (src/catalog.ts): a run's start is a quality bar (SPEC §4).
   const registry = lazyRegistry()
   const warn = (w: string): void => io.err(`tea: warning: ${w}\n`)
-  const spec = await requireAgentLoading(args.agent, registry, warn, (load) => leanLoad(args.agent, load))
+  const spec = await requireAgentLoading(args.agent, registry, warn, cliLoading(args.agent))
   const input = readInput(flags.input, flags.set, io.cwd)
   const dataDir = dataDirOf(flags['data-dir'], io)
   const aof = aofRouterOf(flags, io)

@@ -36,6 +36,7 @@
 
 import { resolve } from 'node:path'
 import { requireAgentLoading } from '../agent/load.ts'
+import { cliLoading } from './lean.ts'
 import type { AgentSpec } from '../agent/types.ts'
 import { startHeartbeat } from '../aof/index.ts'
 import { routeOn } from '../aof/router.ts'
@@ -107,7 +108,8 @@ interface WorkerFlags {
 export async function workerCommand({ flags }: { flags: WorkerFlags }, io: Io): Promise<number> {
   const agentId = flags['agent-id']
   const registry = lazyRegistry() // the actions the agent names (src/catalog.ts)
-  const spec = await requireAgentLoading(resolve(io.cwd, flags.agent), registry)
+  const agentFile = resolve(io.cwd, flags.agent)
+  const spec = await requireAgentLoading(agentFile, registry, undefined, cliLoading(agentFile))
   const llm = (await modelClient(io, flags))(spec)
   const dataDir = dataDirOf(flags['data-dir'], io)
   const store = await openStore(dataDir)

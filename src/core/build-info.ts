@@ -40,3 +40,12 @@ export function buildInfo(): { version: string; target: string; features: Featur
     node: process.version,
   }
 }
+
+/** Where the bundle's loader puts its hash of the program it runs (src/sea/loader.ts). */
+export const PROGRAM_ID = Symbol.for('tea.program')
+
+/** The build of the program running, as the loader names it: what is kept per build is kept under it. Undefined from source. */
+export function programId(): string | undefined {
+  const id = (globalThis as Record<symbol, unknown>)[PROGRAM_ID]
+  return typeof id === 'string' ? id : undefined
+}

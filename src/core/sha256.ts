@@ -30,7 +30,9 @@ export function sha256Hex(text: string): string {
     for (let i = 16; i < 64; i++) {
       const x = w[i - 15]!
       const y = w[i - 2]!
-      w[i] = w[i - 16]! + (ror(x, 7) ^ ror(x, 18) ^ (x >>> 3)) + w[i - 7]! + (ror(y, 17) ^ ror(y, 19) ^ (y >>> 10))
+      const s0 = ((x >>> 7) | (x << 25)) ^ ((x >>> 18) | (x << 14)) ^ (x >>> 3)
+      const s1 = ((y >>> 17) | (y << 15)) ^ ((y >>> 19) | (y << 13)) ^ (y >>> 10)
+      w[i] = w[i - 16]! + s0 + w[i - 7]! + s1
     }
     let a = h[0]!
     let b = h[1]!
@@ -41,8 +43,10 @@ export function sha256Hex(text: string): string {
     let g = h[6]!
     let k = h[7]!
     for (let i = 0; i < 64; i++) {
-      const t1 = (k + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[i]! + w[i]!) | 0
-      const t2 = ((ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0
+      const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7))
+      const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10))
+      const t1 = (k + S1 + ((e & f) ^ (~e & g)) + K[i]! + w[i]!) | 0
+      const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0
       k = g
       g = f
       f = e
@@ -64,8 +68,4 @@ export function sha256Hex(text: string): string {
   let hex = ''
   for (const x of h) hex += (x >>> 0).toString(16).padStart(8, '0')
   return hex
-}
-
-function ror(x: number, n: number): number {
-  return (x >>> n) | (x << (32 - n))
 }

@@ -25,7 +25,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import vm from 'node:vm'
-import { versionLine } from '../core/build-info.ts'
+import { PROGRAM_ID, versionLine } from '../core/build-info.ts'
 import { cacheDir } from './cache-dir.ts'
 import { type SeaApi, seaApi } from './sea-api.ts'
 
@@ -119,6 +119,7 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
     const tag = cachedDataVersionTag()
     process.once('exit', (code) => code === 0 && cachedDataVersionTag() === tag && writeCache(out, script.createCachedData()))
   }
+  if (typeof __TEA_PROGRAM_HASH__ !== 'undefined') (globalThis as Record<symbol, unknown>)[PROGRAM_ID] = __TEA_PROGRAM_HASH__
   const run = script.runInThisContext() as (...args: unknown[]) => void
   run.call(module.exports, module.exports, require, module, filename, dirname(filename))
   if (trace) {
