@@ -350,6 +350,19 @@ function kvOf(env: RootDatabase, name: DbName): Kv {
 
 // --- internal (tests) ---
 
+/** The id of the last transaction committed to a data dir's store, from its meta pages: how many commits a run made. */
+export function _lastCommit(dataDir: string): bigint {
+  const fd = openSync(join(dataDir, 'tea.lmdb'), 'r')
+  try {
+    const word = process.arch === 'arm' || process.arch === 'ia32' ? 4 : 8
+    const first = readMeta(fd, 0, word)
+    const second = readMeta(fd, first.pageSize || 4096, word)
+    return first.txnid > second.txnid ? first.txnid : second.txnid
+  } finally {
+    closeSync(fd)
+  }
+}
+
 /**
  * Raw byte access to one named database of a data dir, for tests that damage records on purpose. Not for
  * production code: it bypasses every record check.
