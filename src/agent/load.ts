@@ -49,7 +49,12 @@ export function requireAgent(path: string, registry: Registry, warn?: (line: str
  * requireAgent for a registry that loads its actions on first use: the actions the file names are loaded before
  * they are checked.
  */
-export async function requireAgentLoading(path: string, registry: Registry, warn?: (line: string) => void, how: Loading = {}): Promise<AgentSpec> {
+export async function requireAgentLoading(
+  path: string,
+  registry: Registry,
+  warn?: (line: string) => void,
+  how: Loading = {},
+): Promise<AgentSpec> {
   return specOf(path, await loadAgentFileLoading(path, registry, how), warn)
 }
 
