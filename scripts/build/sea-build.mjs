@@ -84,7 +84,7 @@ export async function buildSea(opts) {
       postjectVersion,
       sha(readFileSync(WARM_AGENT(root))),
       seaV8Flags(target),
-      5,
+      6,
     ]),
   )
   const keyFile = join(seaDir, 'key')
@@ -109,12 +109,12 @@ export async function buildSea(opts) {
     // it was rejected, with a warning, on every start. The program has its own cache (codeCache below).
     config.useCodeCache = false
     const t = Date.now()
-    const cache = codeCache({ root, target, rt, addon, bundle: bundleCopy, work, v8Flags })
+    const { cache, program } = codeCache({ root, target, rt, addon, bundle: bundleCopy, work, v8Flags })
     timings.codeCache = Date.now() - t
     const carried = join(work, 'carried.json')
     const files = { 'lmdb.node': addon, 'tea.cjs': bundleCopy, ...Object.fromEntries(engine) }
     writeFileSync(carried, JSON.stringify(carriedList(files)))
-    config.assets = { ...files, 'tea.cjs.cache': cache, 'carried.json': carried }
+    config.assets = { ...files, 'tea.program.js': program, 'tea.cjs.cache': cache, 'carried.json': carried }
   } else {
     main = join(work, 'main.cjs')
     const t = Date.now()
@@ -190,18 +190,27 @@ function carriedList(files) {
 
 /**
  * The program's code cache, made by the target's Node running the bundle once on the warm-up agent
- * (TEA_BUILD_CODE_CACHE tells the bundle's loader where to write it at exit).
+ * (TEA_BUILD_CODE_CACHE tells the bundle's loader where to write it at exit), and the program as that loader
+ * compiled it (TEA_BUILD_PROGRAM), which the executable carries so that its starts need not rebuild it.
  */
 function codeCache({ root, target, rt, addon, bundle, work, v8Flags }) {
   const out = join(work, 'tea.cjs.cache')
+  const program = join(work, 'tea.program.js')
   const [cmd, ...prefix] = [...runnerFor(target.arch), rt.nodeBin]
   // Under the executable's own V8 flags: V8 rejects a cache made under others.
   run(cmd, [...prefix, ...v8Flags, bundle, 'run', WARM_AGENT(root), '-q', '--data-dir', join(work, 'warm-data')], {
     cwd: work,
-    env: cleanEnv({ TEA_BUILD_CODE_CACHE: out, TEA_LMDB_NATIVE: addon, TEA_CACHE_DIR: join(work, 'cache'), HOME: work }),
+    env: cleanEnv({
+      TEA_BUILD_CODE_CACHE: out,
+      TEA_BUILD_PROGRAM: program,
+      TEA_LMDB_NATIVE: addon,
+      TEA_CACHE_DIR: join(work, 'cache'),
+      HOME: work,
+    }),
   })
   if (!existsSync(out)) throw new Error(`Node ${target.node} ran the warm-up but wrote no code cache to ${out}`)
-  return out
+  if (!existsSync(program)) throw new Error(`Node ${target.node} ran the warm-up but wrote no program to ${program}`)
+  return { cache: out, program }
 }
 
 /** The generator must not pick up NODE_OPTIONS or coverage hooks from whatever started the build. */
