@@ -80,8 +80,8 @@ export async function startRun(agent: AgentSpec, services: RunServices, opts: { 
         details: { runId: opts.runId, status: existing.status },
       })
     }
-    await createRunRecord(services.store, opts.runId, spec)
-    const start: RunStart = { state: { ...spec.initialState, ...opts.input }, cursor: { next: spec.entry }, step: 0, resumed: false }
+    const start = firstStart(spec, opts.input)
+    await createRunRecord(services.store, opts.runId, spec, start)
     return await execute(spec, llm.client, services, opts.runId, start)
   } finally {
     await llm.release()
@@ -134,8 +134,8 @@ export async function continueRun(agent: AgentSpec, services: RunServices, opts:
   const llm = clientFor(spec, services)
   try {
     if (existing && checkpoint) return await resumeLoaded(spec, llm.client, services, await claim(store, opts.runId))
-    if (!existing) await createRunRecord(store, opts.runId, spec)
-    const start: RunStart = { state: { ...spec.initialState, ...opts.input }, cursor: { next: spec.entry }, step: 0, resumed: false }
+    const start = firstStart(spec, opts.input)
+    if (!existing) await createRunRecord(store, opts.runId, spec, start)
     return await execute(spec, llm.client, services, opts.runId, start)
   } finally {
     await llm.release()
@@ -237,23 +237,36 @@ async function execute(spec: AgentSpec, llm: LlmClient, services: RunServices, r
   return { ...outcome, runId, spec }
 }
 
-/** The record of a new run, owned by this process (createRun refuses an id that exists, atomically). */
-async function createRunRecord(store: Store, runId: string, spec: AgentSpec): Promise<void> {
+/** Where a new run starts: the agent's initial state with the input over it, at its entry node. */
+function firstStart(spec: AgentSpec, input: State | undefined): RunStart {
+  return { state: { ...spec.initialState, ...input }, cursor: { next: spec.entry }, step: 0, resumed: false }
+}
+
+/**
+ * The record of a new run, owned by this process (createRun refuses an id that exists, atomically), with its first
+ * snapshot in the same commit; `start` is marked so that the run loop does not write them again.
+ */
+async function createRunRecord(store: Store, runId: string, spec: AgentSpec, start: RunStart): Promise<void> {
   const now = Date.now()
   const me = selfIdentity()
-  await store.createRun({
-    id: runId,
-    agent: spec.name,
-    agentPath: spec.file,
-    agentHash: spec.hash,
-    status: 'running',
-    node: null,
-    step: 0,
-    createdAt: now,
-    updatedAt: now,
-    pid: me.pid,
-    ...(me.startTicks !== undefined && { pidStart: me.startTicks }),
-  })
+  const first = { step: start.step, node: null, state: start.state, cursor: start.cursor }
+  await store.createRun(
+    {
+      id: runId,
+      agent: spec.name,
+      agentPath: spec.file,
+      agentHash: spec.hash,
+      status: 'running',
+      node: null,
+      step: 0,
+      createdAt: now,
+      updatedAt: now,
+      pid: me.pid,
+      ...(me.startTicks !== undefined && { pidStart: me.startTicks }),
+    },
+    first,
+  )
+  start.recorded = true
 }
 
 /** The agent with `model` as its default model; the loaded spec is left as it was. */

@@ -22,6 +22,8 @@ export interface RunStart {
   cursor: Cursor
   step: number
   resumed: boolean
+  /** The run's record (status running) and its first snapshot were written when it was created (createRun). */
+  recorded?: boolean
 }
 
 export interface RunOutcome {
@@ -70,9 +72,12 @@ async function runLoop(rt: Runtime, start: RunStart, at: Position): Promise<RunO
   const progress = throttledProgress(rt)
   rt.emit({ type: 'start', runId, agent: spec.name, resumed: start.resumed })
   // A snapshot and the run record's status, written in one event turn, commit in one transaction (one fsync; on an
-  // SD card each costs milliseconds): here the first snapshot, and in `stop` the last one (at the end or an interrupt).
-  const running = store.updateRun(runId, { status: 'running', updatedAt: Date.now() })
-  await Promise.all([start.resumed ? undefined : checkpoints.snapshot(step, null, state, cursor), running])
+  // SD card each costs milliseconds): here the first snapshot (unless the run's creation wrote it with the record),
+  // and in `stop` the last one (at the end or an interrupt).
+  if (!start.recorded) {
+    const running = store.updateRun(runId, { status: 'running', updatedAt: Date.now() })
+    await Promise.all([start.resumed ? undefined : checkpoints.snapshot(step, null, state, cursor), running])
+  }
 
   const stop = async (status: RunOutcome['status'], extra: Partial<RunOutcome> = {}, snapshot?: Cursor): Promise<RunOutcome> => {
     await checkpoints.drain()

@@ -14,6 +14,11 @@ export interface KvEntry {
 export interface Kv {
   /** The committed bytes at `key` (reads never see writes still queued). */
   get(key: Key): Uint8Array | undefined
+  /**
+   * Runs `writes` (which queues puts and removes, in any database of the store) as a block that commits only if
+   * `key` has no entry when its transaction runs; resolves with whether it did, once committed.
+   */
+  ifAbsent(key: Key, writes: () => void): Promise<boolean>
   /** Queues a write into the next batched transaction; resolves once it has committed. */
   put(key: Key, bytes: Uint8Array, options?: { noOverwrite?: boolean }): Promise<boolean>
   remove(key: Key): Promise<boolean>

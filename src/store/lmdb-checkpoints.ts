@@ -43,6 +43,8 @@ export interface CheckpointLog {
   stats(runId: string): CheckpointStats
   /** Removes the run's records (they must have committed) and forgets its figures. */
   drop(runId: string): Promise<void>
+  /** Forgets the run's figures (read again from the store when next asked), e.g. after a write that did not happen. */
+  forget(runId: string): void
 }
 
 export function createCheckpointLog(kv: Kv, defaultKeep: number | undefined): CheckpointLog {
@@ -146,6 +148,10 @@ export function createCheckpointLog(kv: Kv, defaultKeep: number | undefined): Ch
 
     stats(runId) {
       return { ...logOf(runId).stats }
+    },
+
+    forget(runId) {
+      logs.delete(runId)
     },
 
     async drop(runId) {

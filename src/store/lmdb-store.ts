@@ -62,7 +62,19 @@ export function openLmdbStore(dataDir: string, options: LmdbStoreOptions = {}): 
   }
 
   return {
-    createRun: (run) => guard(`createRun ${run.id}`, () => runs.createRun(run)),
+    createRun: (run, first) =>
+      guard(`createRun ${run.id}`, async () => {
+        if (!first) return runs.createRun(run)
+        let snapshot: Promise<void> | undefined
+        try {
+          await runs.createRun(run, () => void (snapshot = log.snapshot(run.id, first, undefined)))
+        } catch (e) {
+          log.forget(run.id) // its figures counted a snapshot that was not written
+          throw e
+        } finally {
+          await snapshot
+        }
+      }),
     getRun: (id) => guard(`getRun ${id}`, () => runs.getRun(id)),
     updateRun: (id, patch) => guard(`updateRun ${id}`, () => runs.updateRun(id, patch)),
     listRuns: () => guard('listRuns', () => runs.listRuns()),
@@ -322,6 +334,7 @@ function kvOf(env: RootDatabase, name: DbName): Kv {
   const raw: Database<Uint8Array, Key> = env.openDB({ name, encoding: 'binary' })
   return {
     get: (key) => raw.get(key),
+    ifAbsent: (key, writes) => raw.ifNoExists(key, writes),
     // lmdb-js accepts put options ({noOverwrite}) at run time; its typings only list the version overload.
     put: (key, bytes, opts) => (raw.put as PutWithOptions)(key, bytes, opts?.noOverwrite ? { noOverwrite: true } : undefined),
     remove: (key) => raw.remove(key),

@@ -84,10 +84,11 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
   }
 
   const store: Store = {
-    async createRun(run) {
+    async createRun(run, first) {
       open()
       if (runs.has(run.id)) throw new TeaError('RUN_EXISTS', `run ${run.id} already exists`, { details: { runId: run.id } })
       runs.set(run.id, storable(run, `createRun ${run.id}`))
+      if (first) await store.snapshot(run.id, first)
     },
     async getRun(id) {
       open()

@@ -10,7 +10,9 @@ import { isPlainObject } from '../core/util.ts'
 import { MAX_STRING, type Kv } from './kv.ts'
 import type { RunRecord, Store } from './types.ts'
 
-type RunTable = Pick<Store, 'createRun' | 'getRun' | 'updateRun' | 'listRuns' | 'claimRun'> & {
+type RunTable = Pick<Store, 'getRun' | 'updateRun' | 'listRuns' | 'claimRun'> & {
+  /** Creates the record; `alongside` queues writes (the first snapshot) that commit with it, or not at all. */
+  createRun(run: RunRecord, alongside?: () => void): Promise<void>
   remove(id: string): Promise<void>
 }
 
@@ -40,20 +42,25 @@ export function createRunTable(kv: Kv): RunTable {
     return run as unknown as RunRecord
   }
 
-  async function write(run: RunRecord, noOverwrite = false): Promise<boolean> {
+  async function write(run: RunRecord, noOverwrite = false, alongside?: () => void): Promise<boolean> {
     pending.set(run.id, run)
     try {
-      return await kv.put(run.id, kv.encode(orderRun(run)), { noOverwrite })
+      const bytes = kv.encode(orderRun(run))
+      if (!alongside) return await kv.put(run.id, bytes, { noOverwrite })
+      return await kv.ifAbsent(run.id, () => {
+        void kv.put(run.id, bytes) // settles with the block
+        alongside()
+      })
     } finally {
       if (pending.get(run.id) === run) pending.delete(run.id)
     }
   }
 
   return {
-    async createRun(run) {
+    async createRun(run, alongside) {
       const exists = () => new TeaError('RUN_EXISTS', `run ${run.id} already exists`, { details: { runId: run.id } })
       if (read(run.id)) throw exists()
-      if (!(await write(run, true))) throw exists()
+      if (!(await write(run, true, alongside))) throw exists()
     },
     async getRun(id) {
       return read(id)

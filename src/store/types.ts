@@ -65,7 +65,11 @@ export interface LoadedCheckpoint {
 
 export interface Store {
   // runs
-  createRun(run: RunRecord): Promise<void>
+  /**
+   * Creates a run; RUN_EXISTS when the id is taken. With `first`, the run's first snapshot is written in the same
+   * commit (one fsync for both), and neither is written when the id is taken.
+   */
+  createRun(run: RunRecord, first?: SnapshotEntry): Promise<void>
   getRun(id: string): Promise<RunRecord | undefined>
   updateRun(id: string, patch: Partial<Omit<RunRecord, 'id'>>): Promise<void>
   listRuns(): Promise<RunRecord[]>
