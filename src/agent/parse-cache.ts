@@ -17,8 +17,9 @@
  * rename), so two starts at once never read half a file; the folder keeps the newest KEEP files.
  */
 
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { basename, dirname, join } from 'node:path'
+import { keepNewest, writeKept } from '../core/cache-files.ts'
 import { parseYaml, type Parsed, type Position } from './parse.ts'
 
 /** A parse, and (after a miss whose data can be kept) a way to keep it once the load has asked its positions. */
@@ -97,27 +98,15 @@ function plainData(data: unknown, seen = new Set<object>()): boolean {
   return true
 }
 
-function write(file: string, json: string): void {
-  const tmp = `${file}.${process.pid}.tmp`
-  try {
-    mkdirSync(dirname(file), { recursive: true })
-    writeFileSync(tmp, json)
-    renameSync(tmp, file)
-    prune(dirname(file), KEEP)
-    prune(dirname(dirname(file)), KEEP_BUILDS)
-  } catch {
-    try {
-      unlinkSync(tmp)
-    } catch {
-      // nothing to clean up
-    }
-  }
-}
+/** A kept parse's file, and a build's folder (the loader's program hash, src/core/build-info.ts). */
+const PARSE_FILE = /^[0-9a-f]{64}\.json$/
+const BUILD_FOLDER = /^[0-9a-f]{16}$/
 
-/** Removes all but the `keep` newest entries of `dir`. */
-function prune(dir: string, keep: number): void {
-  const names = readdirSync(dir)
-  if (names.length <= keep) return
-  const entries = names.map((name) => ({ name, at: statSync(join(dir, name)).mtimeMs })).sort((a, b) => b.at - a.at)
-  for (const old of entries.slice(keep)) rmSync(join(dir, old.name), { recursive: true, force: true })
+function write(file: string, json: string): void {
+  const dir = dirname(file)
+  writeKept(file, json, () => {
+    keepNewest(dir, KEEP, (name) => PARSE_FILE.test(name))
+    // Earlier builds' folders beside this one, when this one is a build's (the CLI's layout: <cache>/agents/<build>).
+    if (BUILD_FOLDER.test(basename(dir))) keepNewest(dirname(dir), KEEP_BUILDS, (name) => BUILD_FOLDER.test(name))
+  })
 }

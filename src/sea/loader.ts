@@ -24,9 +24,10 @@
  * tinypool worker the program exports the pool's handler instead of starting the CLI (build.mjs, `entrySource`).
  */
 
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs'
+import { readFileSync, writeFileSync, writeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import vm from 'node:vm'
+import { keepNewest, writeKept } from '../core/cache-files.ts'
 import { PROGRAM_ID, versionLine } from '../core/build-info.ts'
 import { cacheDir } from './cache-dir.ts'
 import { type SeaApi, seaApi } from './sea-api.ts'
@@ -146,7 +147,9 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
     // is required here, not imported: it costs every start ~0.7 ms, and only a start that writes needs it.)
     const { cachedDataVersionTag } = require('node:v8') as typeof import('node:v8')
     const tag = cachedDataVersionTag()
-    process.once('exit', (code) => code === 0 && cachedDataVersionTag() === tag && writeCache(out, script.createCachedData()))
+    // Only the cache dir's own layout is pruned: the build's path (BUILD_CACHE_ENV) is a file in its work folder.
+    const prune = out === cache.path
+    process.once('exit', (code) => code === 0 && cachedDataVersionTag() === tag && writeCache(out, script.createCachedData(), prune))
   }
   if (typeof __TEA_PROGRAM_HASH__ !== 'undefined') (globalThis as Record<symbol, unknown>)[PROGRAM_ID] = __TEA_PROGRAM_HASH__
   const run = script.runInThisContext() as (...args: unknown[]) => void
@@ -219,28 +222,11 @@ function warming(): boolean {
 /** Caches of this many builds are kept; older ones go when a new one is written (each is about 1 MB). */
 const KEEP_PROGRAMS = 4
 
-function writeCache(file: string, bytes: Uint8Array): void {
-  // Best effort: a read-only or full cache dir only means the next start compiles again.
-  const tmp = `${file}.${process.pid}.tmp`
-  try {
-    mkdirSync(dirname(file), { recursive: true })
-    writeFileSync(tmp, bytes)
-    renameSync(tmp, file)
-    pruneOlderPrograms(dirname(dirname(file)))
-  } catch {
-    try {
-      unlinkSync(tmp)
-    } catch {
-      // nothing to clean up
-    }
-  }
-}
+/** A program's folder under `<cache>/code`, as fileCache names it. */
+const PROGRAM_FOLDER = /^([0-9a-f]{16}|source)-\d+$/
 
-function pruneOlderPrograms(dir: string): void {
-  const programs = readdirSync(dir)
-    .map((name) => ({ name, at: statSync(join(dir, name)).mtimeMs }))
-    .sort((a, b) => b.at - a.at)
-  for (const old of programs.slice(KEEP_PROGRAMS)) rmSync(join(dir, old.name), { recursive: true, force: true })
+function writeCache(file: string, bytes: Uint8Array, prune: boolean): void {
+  writeKept(file, bytes, prune ? () => keepNewest(dirname(dirname(file)), KEEP_PROGRAMS, (name) => PROGRAM_FOLDER.test(name)) : undefined)
 }
 
 /** Straight to the descriptor, as the CLI writes (src/cli/io.ts): creating process.stdout costs ~3–5 ms. */

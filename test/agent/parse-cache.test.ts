@@ -104,17 +104,32 @@ test('a damaged kept file is a miss: the text is parsed again, and the file is w
   assert.equal(JSON.parse(readFileSync(file, 'utf8')).data, parseYaml(AGENT).data)
 })
 
-test('a folder keeps the 64 newest parses, and the cache the 4 newest builds', () => {
+test('a folder keeps the 64 newest parses, and the cache the 4 newest builds; nothing else is removed', () => {
   const builds = join(root, 'pruned')
+  const build = (b: number): string => `${b}`.padStart(16, '0')
   for (let b = 0; b < 5; b++) {
-    const dir = join(builds, `b${b}`)
+    const dir = join(builds, build(b))
     mkdirSync(dir, { recursive: true })
     utimesSync(dir, 1000 + b, 1000 + b) // older than any folder written now
   }
-  const dir = join(builds, 'b5')
+  mkdirSync(join(builds, 'not-a-build'))
+  utimesSync(join(builds, 'not-a-build'), 500, 500)
+  const dir = join(builds, build(5))
+  mkdirSync(dir)
+  writeFileSync(join(dir, 'notes.txt'), 'mine')
   for (let i = 0; i < 66; i++) parse(`name: a${i}\nnodes:\n  - name: n\n    run: 'return {}'\n`, dir).keep!()
-  assert.is(files(dir).length, 64)
-  assert.equal(files(builds), ['b2', 'b3', 'b4', 'b5'])
+  assert.is(files(dir).filter((f) => f.endsWith('.json')).length, 64)
+  assert.ok(files(dir).includes('notes.txt'))
+  assert.equal(files(builds), [build(2), build(3), build(4), build(5), 'not-a-build'])
+})
+
+test('a folder that is not named as a build prunes only its own parses, never its parent', () => {
+  const parent = join(root, 'library-user')
+  const dir = join(parent, 'parses')
+  mkdirSync(dir, { recursive: true })
+  for (let i = 0; i < 6; i++) writeFileSync(join(parent, `file-${i}`), 'x')
+  parse(AGENT, dir).keep!()
+  assert.is(files(parent).length, 7)
 })
 
 test('an agent loads the same from a kept parse: nodes, their lines, hash, warnings and their places', () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
@@ -80,6 +80,21 @@ test('a run that fails writes no cache (it may not have reached the code runs ne
   const r = await tea(['run', join(tmp, 'missing.yaml'), '-q', '--data-dir', join(tmp, 'data-fail')], { env: env(cache) })
   assert.is(r.code, 2, r.stderr)
   assert.not.ok(existsSync(join(cache, 'code')), 'a failed run wrote a code cache')
+})
+
+test('the build writes its code cache where it is told and removes nothing beside it', async () => {
+  const work = join(tmp, 'build-work')
+  const out = join(work, 'sea', 'tea.cjs.cache')
+  mkdirSync(join(work, 'sea'), { recursive: true })
+  for (let i = 0; i < 6; i++) writeFileSync(join(work, `other-${i}`), 'keep me')
+  const agent = join(tmp, 'build.yaml')
+  writeFileSync(agent, AGENT)
+  const r = await tea(['run', agent, '-q', '--data-dir', join(tmp, 'data-build')], {
+    env: { ...env(join(tmp, 'cache-build')), TEA_BUILD_CODE_CACHE: out },
+  })
+  assert.is(r.code, 0, r.stderr)
+  assert.ok(existsSync(out), 'no code cache written')
+  assert.equal(readdirSync(work).sort(), ['other-0', 'other-1', 'other-2', 'other-3', 'other-4', 'other-5', 'sea'])
 })
 
 test.run()
