@@ -80,7 +80,10 @@ async function runLoop(rt: Runtime, start: RunStart, at: Position): Promise<RunO
   }
 
   const stop = async (status: RunOutcome['status'], extra: Partial<RunOutcome> = {}, snapshot?: Cursor): Promise<RunOutcome> => {
-    await checkpoints.drain()
+    // Without a last snapshot (a failure, a cancel) the records in flight commit first, so their nodes are told
+    // before the status; a last snapshot is queued behind them and drains them itself, so it and the status may
+    // share their commit (lmdb commits in the order writes are issued: never the status before a node's record).
+    if (!snapshot) await checkpoints.drain()
     // The record is a summary for `tea runs`: its message is the whole text, place included.
     const error = extra.error && { code: extra.error.code, message: errorMessage(extra.error), ...(extra.node && { node: extra.node }) }
     await Promise.all([
