@@ -20,6 +20,7 @@
 import { readFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { keepNewest, writeKept } from '../core/cache-files.ts'
+import { isPlainObject } from '../core/util.ts'
 import { parseYaml, type Parsed, type Position } from './parse.ts'
 
 /** A parse, and (after a miss whose data can be kept) a way to keep it once the load has asked its positions. */
@@ -64,9 +65,10 @@ interface Kept {
 function read(file: string): Kept | undefined {
   try {
     const kept = JSON.parse(readFileSync(file, 'utf8')) as Kept
-    return Array.isArray(kept.marks) ? kept : undefined
+    // Only a file that loaded is kept, and an agent file is a mapping: anything else is not a file this wrote.
+    return Array.isArray(kept.marks) && isPlainObject(kept.data) ? kept : undefined
   } catch {
-    return undefined // absent, or half of a file another program wrote over
+    return undefined // absent, or not JSON (a file cut short)
   }
 }
 

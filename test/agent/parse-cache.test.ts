@@ -97,11 +97,13 @@ test('a damaged kept file is a miss: the text is parsed again, and the file is w
   const dir = freshDir()
   mkdirSync(dir, { recursive: true })
   const file = join(dir, `${sha256Hex(AGENT)}.json`)
-  writeFileSync(file, '{"marks":[["v[\\"nodes\\",')
-  const parsed = parse(AGENT, dir)
-  assert.equal(parsed.data, parseYaml(AGENT).data)
-  parsed.keep!()
-  assert.equal(JSON.parse(readFileSync(file, 'utf8')).data, parseYaml(AGENT).data)
+  for (const damaged of ['{"marks":[["v[\\"nodes\\",', '{"marks":[],"data":5}', '{"data":{"name":"x"}}', 'null']) {
+    writeFileSync(file, damaged)
+    const parsed = parse(AGENT, dir)
+    assert.equal(parsed.data, parseYaml(AGENT).data, damaged)
+    parsed.keep!()
+    assert.equal(JSON.parse(readFileSync(file, 'utf8')).data, parseYaml(AGENT).data)
+  }
 })
 
 test('a folder keeps the 64 newest parses, and the cache the 4 newest builds; nothing else is removed', () => {
