@@ -80,8 +80,7 @@ export async function startRun(agent: AgentSpec, services: RunServices, opts: { 
         details: { runId: opts.runId, status: existing.status },
       })
     }
-    const start = firstStart(spec, opts.input)
-    await createRunRecord(services.store, opts.runId, spec, start)
+    const start = await createRunRecord(services.store, opts.runId, spec, firstStart(spec, opts.input))
     return await execute(spec, llm.client, services, opts.runId, start)
   } finally {
     await llm.release()
@@ -134,8 +133,8 @@ export async function continueRun(agent: AgentSpec, services: RunServices, opts:
   const llm = clientFor(spec, services)
   try {
     if (existing && checkpoint) return await resumeLoaded(spec, llm.client, services, await claim(store, opts.runId))
-    const start = firstStart(spec, opts.input)
-    if (!existing) await createRunRecord(store, opts.runId, spec, start)
+    const first = firstStart(spec, opts.input)
+    const start = existing ? first : await createRunRecord(store, opts.runId, spec, first)
     return await execute(spec, llm.client, services, opts.runId, start)
   } finally {
     await llm.release()
@@ -244,9 +243,9 @@ function firstStart(spec: AgentSpec, input: State | undefined): RunStart {
 
 /**
  * The record of a new run, owned by this process (createRun refuses an id that exists, atomically), with its first
- * snapshot in the same commit; `start` is marked so that the run loop does not write them again.
+ * snapshot (at `start`) in the same commit; returns `start` marked so that the run loop does not write them again.
  */
-async function createRunRecord(store: Store, runId: string, spec: AgentSpec, start: RunStart): Promise<void> {
+async function createRunRecord(store: Store, runId: string, spec: AgentSpec, start: RunStart): Promise<RunStart> {
   const now = Date.now()
   const me = selfIdentity()
   const first = { step: start.step, node: null, state: start.state, cursor: start.cursor }
@@ -266,7 +265,7 @@ async function createRunRecord(store: Store, runId: string, spec: AgentSpec, sta
     },
     first,
   )
-  start.recorded = true
+  return { ...start, recorded: true }
 }
 
 /** The agent with `model` as its default model; the loaded spec is left as it was. */
