@@ -19,6 +19,7 @@
 
 import { readFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
+import { isProgramId } from '../core/build-info.ts'
 import { keepNewest, writeKept } from '../core/cache-files.ts'
 import { isPlainObject } from '../core/util.ts'
 import { parseYaml, type Parsed, type Position } from './parse.ts'
@@ -100,15 +101,14 @@ function plainData(data: unknown, seen = new Set<object>()): boolean {
   return true
 }
 
-/** A kept parse's file, and a build's folder (the loader's program hash, src/core/build-info.ts). */
+/** A kept parse's file: the text's SHA-256. */
 const PARSE_FILE = /^[0-9a-f]{64}\.json$/
-const BUILD_FOLDER = /^[0-9a-f]{16}$/
 
 function write(file: string, json: string): void {
   const dir = dirname(file)
   writeKept(file, json, () => {
     keepNewest(dir, KEEP, (name) => PARSE_FILE.test(name))
     // Earlier builds' folders beside this one, when this one is a build's (the CLI's layout: <cache>/agents/<build>).
-    if (BUILD_FOLDER.test(basename(dir))) keepNewest(dirname(dir), KEEP_BUILDS, (name) => BUILD_FOLDER.test(name))
+    if (isProgramId(basename(dir))) keepNewest(dirname(dir), KEEP_BUILDS, isProgramId)
   })
 }

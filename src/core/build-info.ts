@@ -41,11 +41,19 @@ export function buildInfo(): { version: string; target: string; features: Featur
   }
 }
 
-/** Where the bundle's loader puts its hash of the program it runs (src/sea/loader.ts). */
+/**
+ * Where the bundle's loader puts its hash of the program it runs (src/sea/loader.ts): the first 16 hex digits of
+ * the program's SHA-256 (scripts/build/bundle.mjs).
+ */
 export const PROGRAM_ID = Symbol.for('tea.program')
 
 /** The build of the program running, as the loader names it: what is kept per build is kept under it. Undefined from source. */
 export function programId(): string | undefined {
   const id = (globalThis as Record<symbol, unknown>)[PROGRAM_ID]
   return typeof id === 'string' ? id : undefined
+}
+
+/** Whether `name` has the form of a program id (what the caches name a build's entries by). */
+export function isProgramId(name: string): boolean {
+  return /^[0-9a-f]{16}$/.test(name)
 }

@@ -28,7 +28,7 @@ import { readFileSync, writeFileSync, writeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import vm from 'node:vm'
 import { keepNewest, writeKept } from '../core/cache-files.ts'
-import { PROGRAM_ID, versionLine } from '../core/build-info.ts'
+import { PROGRAM_ID, isProgramId, versionLine } from '../core/build-info.ts'
 import { cacheDir } from './cache-dir.ts'
 import { type SeaApi, seaApi } from './sea-api.ts'
 
@@ -101,15 +101,13 @@ function programStart(file: Buffer): { start: number; line: number } {
   return { start, line }
 }
 
-/** An executable's program: decoded once from its asset (ASCII, so latin1 is exact and the fastest decode). */
+/**
+ * An executable's program: decoded once from its asset (ASCII, so latin1 is exact and the fastest decode); the
+ * line it starts on is read from the head of the file, which the same build carries.
+ */
 function seaProgram(sea: SeaApi): { source: string; line: number } {
   const file = rawAsset(sea, PROGRAM_ASSET)
-  let compiled: Uint8Array
-  try {
-    compiled = rawAsset(sea, PROGRAM_SOURCE_ASSET)
-  } catch {
-    return programOf(file)
-  }
+  const compiled = rawAsset(sea, PROGRAM_SOURCE_ASSET)
   const { line } = programStart(Buffer.from(file.buffer, file.byteOffset, file.byteLength))
   return { source: Buffer.from(compiled.buffer, compiled.byteOffset, compiled.byteLength).toString('latin1'), line }
 }
@@ -222,11 +220,14 @@ function warming(): boolean {
 /** Caches of this many builds are kept; older ones go when a new one is written (each is about 1 MB). */
 const KEEP_PROGRAMS = 4
 
-/** A program's folder under `<cache>/code`, as fileCache names it. */
-const PROGRAM_FOLDER = /^([0-9a-f]{16}|source)-\d+$/
+/** A program's folder under `<cache>/code`, as fileCache names it: `<program id, or source>-<length>`. */
+function isProgramFolder(name: string): boolean {
+  const [id, length, ...rest] = name.split('-')
+  return rest.length === 0 && (id === 'source' || isProgramId(id!)) && /^\d+$/.test(length ?? '')
+}
 
 function writeCache(file: string, bytes: Uint8Array, prune: boolean): void {
-  writeKept(file, bytes, prune ? () => keepNewest(dirname(dirname(file)), KEEP_PROGRAMS, (name) => PROGRAM_FOLDER.test(name)) : undefined)
+  writeKept(file, bytes, prune ? () => keepNewest(dirname(dirname(file)), KEEP_PROGRAMS, isProgramFolder) : undefined)
 }
 
 /** Straight to the descriptor, as the CLI writes (src/cli/io.ts): creating process.stdout costs ~3–5 ms. */
