@@ -8,6 +8,7 @@
 import type { RunArtifact, RunHeartbeat, RunResult } from '../schemas/run.ts'
 import type { Lease } from '../schemas/task.ts'
 import { type KV, isConflict } from './client.ts'
+import { iso } from './entries.ts'
 
 export function runsBucket(runs: KV, pack: (text: string) => Promise<Uint8Array>, unpack: (bytes: Uint8Array) => Promise<string>) {
   /** The entry at `key` when it holds a value (not absent, deleted or empty). */
@@ -57,7 +58,7 @@ export function runsBucket(runs: KV, pack: (text: string) => Promise<Uint8Array>
         ...(runId ? { runId } : {}),
         lastHeartbeat: t.toISOString(),
         beatCount: sameRun ? (prev.beatCount ?? 0) + 1 : 0,
-        expiresAt: new Date(t.getTime() + ttlMs).toISOString(),
+        expiresAt: iso(t.getTime() + ttlMs),
       }
       await putJson(`${id}.heartbeat`, hb)
       return hb
