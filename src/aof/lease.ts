@@ -158,7 +158,21 @@ export async function heartbeat(ctx: AofContext, id: string, agent: string, opti
 }
 
 function heartbeatRecord(ctx: AofContext, id: string, agent: string, runId: string | undefined, ttlMs: number, now: Date): RunHeartbeat {
-  const prev = readHeartbeat(ctx, id)
+  return nextHeartbeat(readHeartbeat(ctx, id), id, agent, runId, ttlMs, now)
+}
+
+/**
+ * The heartbeat a run writes at `now`, after `prev` (the task's last one, if any): its beat count goes on while the
+ * run is the same. Both stores write this record (the NATS store at server time).
+ */
+export function nextHeartbeat(
+  prev: RunHeartbeat | undefined,
+  id: string,
+  agent: string,
+  runId: string | undefined,
+  ttlMs: number,
+  now: Date,
+): RunHeartbeat {
   const sameRun = prev !== undefined && prev.runId === runId
   return {
     taskId: id,

@@ -7,8 +7,8 @@
 
 import type { RunArtifact, RunHeartbeat, RunResult } from '../schemas/run.ts'
 import type { Lease } from '../schemas/task.ts'
+import { nextHeartbeat } from '../lease.ts'
 import { type KV, isConflict } from './client.ts'
-import { iso } from './entries.ts'
 
 export function runsBucket(runs: KV, pack: (text: string) => Promise<Uint8Array>, unpack: (bytes: Uint8Array) => Promise<string>) {
   /** The entry at `key` when it holds a value (not absent, deleted or empty). */
@@ -50,16 +50,7 @@ export function runsBucket(runs: KV, pack: (text: string) => Promise<Uint8Array>
 
     /** Writes the run's heartbeat at server time `t`; the beat count goes on while the run is the same. */
     async beat(id: string, agent: string, runId: string | undefined, ttlMs: number, t: Date): Promise<RunHeartbeat> {
-      const prev = await readHeartbeat(id)
-      const sameRun = prev !== undefined && prev.runId === runId
-      const hb: RunHeartbeat = {
-        taskId: id,
-        agentId: agent,
-        ...(runId ? { runId } : {}),
-        lastHeartbeat: t.toISOString(),
-        beatCount: sameRun ? (prev.beatCount ?? 0) + 1 : 0,
-        expiresAt: iso(t.getTime() + ttlMs),
-      }
+      const hb = nextHeartbeat(await readHeartbeat(id), id, agent, runId, ttlMs, t)
       await putJson(`${id}.heartbeat`, hb)
       return hb
     },
