@@ -18,13 +18,17 @@
  *
  * The program rides in a comment so that loading the file costs V8 a scan for the comment's end (~2 ms), not a
  * parse; the loader reads it back from its own file and compiles it with vm.Script, with line numbers that match
- * the file. An executable also carries the program as V8 compiles it (wrapped, escapes undone: `tea.program.js`,
- * written by this loader during the build's warm-up run), so that a start decodes it once from the asset instead
- * of building it in a buffer first (~1 ms and 1.1 MB of peak memory; issue 14). One file still serves both roles: inside a
- * tinypool worker the program exports the pool's handler instead of starting the CLI (build.mjs, `entrySource`).
+ * the file. One file still serves both roles: inside a tinypool worker the program exports the pool's handler
+ * instead of starting the CLI (build.mjs, `entrySource`).
+ *
+ * An executable carries the program as V8 compiles it (wrapped, escapes undone) and its code cache in a tail
+ * appended after the SEA's own bytes (see `tailOf`; this loader writes it during the build's warm-up run). A start
+ * reads the two with `pread` instead of mapping them as SEA assets: mapped, their 2 MB stayed in the process's
+ * resident memory for its whole life; read, only the decoded program stays, and the cache's buffer is freed once
+ * V8 has deserialised it (~1.8 MiB less peak RSS per process; issue 14).
  */
 
-import { readFileSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import vm from 'node:vm'
 import { keepNewest, writeKept } from '../core/cache-files.ts'
@@ -36,18 +40,14 @@ import { type SeaApi, seaApi } from './sea-api.ts'
 export const PROGRAM_MARK = '/*tea:program\n'
 export const COMMENT_END_ESCAPED = '*\x01/'
 
-/**
- * The SEA assets: the file itself (the workers load it too), the program as V8 compiles it, and the code cache made
- * with the target's Node.
- */
+/** The SEA asset holding the file itself (the workers load it too; a start without a tail compiles it). */
 export const PROGRAM_ASSET = 'tea.cjs'
-export const PROGRAM_SOURCE_ASSET = 'tea.program.js'
-export const CODE_CACHE_ASSET = 'tea.cjs.cache'
 
-/** Set by the build: where to write the code cache at exit (the run it follows is the warm-up). */
-export const BUILD_CACHE_ENV = 'TEA_BUILD_CODE_CACHE'
-/** Set by the build: where to write the program as V8 compiles it (the executable's PROGRAM_SOURCE_ASSET). */
-export const BUILD_PROGRAM_ENV = 'TEA_BUILD_PROGRAM'
+/**
+ * Set by the build: where to write, at the warm-up run's exit, the executable's tail (the program as compiled and
+ * the code cache of what the run compiled). The build appends it to the executable.
+ */
+export const BUILD_TAIL_ENV = 'TEA_BUILD_TAIL'
 
 /** Set to 1 to have the loader say on stderr whether the code cache was used (tests, diagnosis). */
 export const TRACE_ENV = 'TEA_TRACE_LOADER'
@@ -102,14 +102,62 @@ function programStart(file: Buffer): { start: number; line: number } {
 }
 
 /**
- * An executable's program: decoded once from its asset (ASCII, so latin1 is exact and the fastest decode); the
- * line it starts on is read from the head of the file, which the same build carries.
+ * The executable's tail, 20 bytes of footer at the very end of the file saying how long the two parts before it
+ * are, so that it is found from the end whatever the SEA before it holds:
+ *
+ *     <program as V8 compiles it, ASCII> <code cache> "tea-tail" <u32 LE: program bytes> <u32: cache bytes> <u32: line>
+ *
+ * `line` is the 0-based line the program starts on in `tea.cjs`, for error positions. ELF loaders ignore bytes
+ * after the last segment, and Node finds its SEA blob through the program headers, so the tail changes nothing else.
  */
-function seaProgram(sea: SeaApi): { source: string; line: number } {
-  const file = rawAsset(sea, PROGRAM_ASSET)
-  const compiled = rawAsset(sea, PROGRAM_SOURCE_ASSET)
-  const { line } = programStart(Buffer.from(file.buffer, file.byteOffset, file.byteLength))
-  return { source: Buffer.from(compiled.buffer, compiled.byteOffset, compiled.byteLength).toString('latin1'), line }
+const TAIL_MAGIC = 'tea-tail'
+const FOOTER_BYTES = TAIL_MAGIC.length + 12
+
+export interface Tail {
+  source: string
+  line: number
+  cache: Uint8Array
+}
+
+export function tailOf({ source, line, cache }: Tail): Buffer {
+  const footer = Buffer.alloc(FOOTER_BYTES)
+  footer.write(TAIL_MAGIC, 0, 'latin1')
+  footer.writeUInt32LE(source.length, 8)
+  footer.writeUInt32LE(cache.byteLength, 12)
+  footer.writeUInt32LE(line, 16)
+  return Buffer.concat([Buffer.from(source, 'latin1'), cache, footer])
+}
+
+/** The tail at the end of `file`, or undefined when it has none (a build before tails, or a damaged file). */
+export function readTail(file: string): Tail | undefined {
+  const fd = openSync(file, 'r')
+  try {
+    const size = fstatSync(fd).size
+    if (size < FOOTER_BYTES) return undefined
+    const footer = Buffer.alloc(FOOTER_BYTES)
+    if (readSync(fd, footer, 0, FOOTER_BYTES, size - FOOTER_BYTES) !== FOOTER_BYTES) return undefined
+    if (footer.toString('latin1', 0, 8) !== TAIL_MAGIC) return undefined
+    const [programBytes, cacheBytes, line] = [footer.readUInt32LE(8), footer.readUInt32LE(12), footer.readUInt32LE(16)]
+    const start = size - FOOTER_BYTES - cacheBytes - programBytes
+    if (start < 0) return undefined
+    // Each part in a buffer of its own, read and not mapped: nothing holds them once the string is made and V8
+    // has read the cache, so their memory goes back at the next collection.
+    const program = Buffer.allocUnsafeSlow(programBytes)
+    const cache = Buffer.allocUnsafeSlow(cacheBytes)
+    if (readSync(fd, program, 0, programBytes, start) !== programBytes) return undefined
+    if (readSync(fd, cache, 0, cacheBytes, start + programBytes) !== cacheBytes) return undefined
+    return { source: program.toString('latin1'), line, cache }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * An executable's program and code cache, from its tail (ASCII, so latin1 is exact and the fastest decode). An
+ * executable without one (its tail cut off) still runs: the program is compiled from the `tea.cjs` asset.
+ */
+function seaProgram(sea: SeaApi): { source: string; line: number; cache?: Uint8Array } {
+  return readTail(process.execPath) ?? programOf(rawAsset(sea, PROGRAM_ASSET))
 }
 
 export function isVersionOnly(args: readonly string[]): boolean {
@@ -127,10 +175,8 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
   const started = trace ? performance.now() : 0
   const rss: number[] = trace ? [process.memoryUsage.rss()] : []
   const sea = seaApi(require)
-  const { source, line } = sea ? seaProgram(sea) : programOf(readFileSync(filename))
-  const programOut = process.env[BUILD_PROGRAM_ENV]
-  if (programOut) writeFileSync(programOut, source, 'latin1')
-  const cache = sea ? seaCache(sea) : fileCache(source)
+  const { source, line, cache: carried } = sea ? seaProgram(sea) : { ...programOf(readFileSync(filename)), cache: undefined }
+  const cache: Cache = sea ? { data: carried, from: 'executable' } : fileCache(source)
   const script = new vm.Script(source, {
     filename,
     lineOffset: line - 1,
@@ -139,15 +185,19 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
   const used = cache.data !== undefined && !script.cachedDataRejected
   const compiled = trace ? performance.now() : 0
   if (trace) rss.push(process.memoryUsage.rss())
-  const out = process.env[BUILD_CACHE_ENV] || (used || inWorker || !cache.path || !warming() ? undefined : cache.path)
+  const tailOut = process.env[BUILD_TAIL_ENV]
+  const out = tailOut || (used || inWorker || !cache.path || !warming() ? undefined : cache.path)
   if (out) {
     // V8 stamps a cache with its flags; one made after they changed would be rejected by the next start. (node:v8
     // is required here, not imported: it costs every start ~0.7 ms, and only a start that writes needs it.)
     const { cachedDataVersionTag } = require('node:v8') as typeof import('node:v8')
     const tag = cachedDataVersionTag()
-    // Only the cache dir's own layout is pruned: the build's path (BUILD_CACHE_ENV) is a file in its work folder.
-    const prune = out === cache.path
-    process.once('exit', (code) => code === 0 && cachedDataVersionTag() === tag && writeCache(out, script.createCachedData(), prune))
+    process.once('exit', (code) => {
+      if (code !== 0 || cachedDataVersionTag() !== tag) return
+      // The build's tail is a file in its work folder; only the cache dir's own layout is pruned.
+      if (tailOut) writeFileSync(tailOut, tailOf({ source, line, cache: script.createCachedData() }))
+      else writeCache(out, script.createCachedData())
+    })
   }
   if (typeof __TEA_PROGRAM_HASH__ !== 'undefined') (globalThis as Record<symbol, unknown>)[PROGRAM_ID] = __TEA_PROGRAM_HASH__
   const run = script.runInThisContext() as (...args: unknown[]) => void
@@ -184,14 +234,6 @@ function rawAsset(sea: SeaApi, key: string): Uint8Array {
   return new Uint8Array(sea.getRawAsset ? sea.getRawAsset(key) : sea.getAsset(key))
 }
 
-function seaCache(sea: SeaApi): Cache {
-  try {
-    return { data: rawAsset(sea, CODE_CACHE_ASSET), from: 'executable' }
-  } catch {
-    return { from: 'executable' }
-  }
-}
-
 function fileCache(source: string): Cache {
   // Coverage makes V8 compile differently; a cache made under it would not serve a plain run.
   if (process.env.NODE_V8_COVERAGE) return { from: 'off under coverage' }
@@ -226,8 +268,8 @@ function isProgramFolder(name: string): boolean {
   return rest.length === 0 && (id === 'source' || isProgramId(id!)) && /^\d+$/.test(length ?? '')
 }
 
-function writeCache(file: string, bytes: Uint8Array, prune: boolean): void {
-  writeKept(file, bytes, prune ? () => keepNewest(dirname(dirname(file)), KEEP_PROGRAMS, isProgramFolder) : undefined)
+function writeCache(file: string, bytes: Uint8Array): void {
+  writeKept(file, bytes, () => keepNewest(dirname(dirname(file)), KEEP_PROGRAMS, isProgramFolder))
 }
 
 /** Straight to the descriptor, as the CLI writes (src/cli/io.ts): creating process.stdout costs ~3–5 ms. */

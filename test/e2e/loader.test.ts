@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { tea } from './cli.ts'
+import { programOf, readTail } from '../../src/sea/loader.ts'
+import { BUNDLE, tea } from './cli.ts'
 
 // The bundle's loader (src/sea/loader.ts): --version without the program, and a code cache the bundle writes after
 // its first run and uses from then on. TEA_TRACE_LOADER=1 makes the loader say what it did. Coverage is off in
@@ -82,18 +83,24 @@ test('a run that fails writes no cache (it may not have reached the code runs ne
   assert.not.ok(existsSync(join(cache, 'code')), 'a failed run wrote a code cache')
 })
 
-test('the build writes its code cache where it is told and removes nothing beside it', async () => {
+test("the build's warm-up writes the executable's tail where it is told, and removes nothing beside it", async () => {
   const work = join(tmp, 'build-work')
-  const out = join(work, 'sea', 'tea.cjs.cache')
+  const out = join(work, 'sea', 'tea.tail')
   mkdirSync(join(work, 'sea'), { recursive: true })
   for (let i = 0; i < 6; i++) writeFileSync(join(work, `other-${i}`), 'keep me')
   const agent = join(tmp, 'build.yaml')
   writeFileSync(agent, AGENT)
   const r = await tea(['run', agent, '-q', '--data-dir', join(tmp, 'data-build')], {
-    env: { ...env(join(tmp, 'cache-build')), TEA_BUILD_CODE_CACHE: out },
+    env: { ...env(join(tmp, 'cache-build')), TEA_BUILD_TAIL: out },
   })
   assert.is(r.code, 0, r.stderr)
-  assert.ok(existsSync(out), 'no code cache written')
+  const tail = readTail(out)
+  assert.ok(tail, 'no tail written')
+  // The program as the loader compiled it (the bundle's, wrapped), starting on the line the bundle has it on.
+  const bundle = readFileSync(BUNDLE, 'latin1')
+  assert.is(tail.source, programOf(readFileSync(BUNDLE)).source)
+  assert.is(bundle.split('\n')[tail.line]!.slice(0, 40), tail.source.split('\n')[1]!.slice(0, 40))
+  assert.ok(tail.cache.byteLength > 100_000, `a code cache of ${tail.cache.byteLength} bytes`)
   assert.equal(readdirSync(work).sort(), ['other-0', 'other-1', 'other-2', 'other-3', 'other-4', 'other-5', 'sea'])
 })
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { suite } from 'uvu'
@@ -172,6 +172,22 @@ for (const target of runnable) {
       assert.match(r.stderr, 'code cache used: executable')
       assert.equal(JSON.parse(r.stdout), { a: 1, b: 2 })
     })
+
+    // Natively only: without its cache, the program compiles function by function, which qemu makes slow.
+    if (target.name === 'linux-x64')
+      t('an executable whose tail (program and code cache) was cut off still runs, from its tea.cjs asset', async () => {
+        const cut = join(ctx.dir, 'tea-cut')
+        copyFileSync(ctx.exe, cut)
+        truncateSync(cut, statSync(cut).size - 4)
+        const agent = join(ctx.dir, 'cut.yaml')
+        writeFileSync(agent, 'name: cut\nnodes:\n  - name: a\n    run: "return { a: 1 }"\n')
+        const r = await runExe(target, cut, ['run', agent, '-q', '--data-dir', join(ctx.dir, 'cut-data')], {
+          env: env({ TEA_TRACE_LOADER: '1' }),
+        })
+        assert.is(r.code, 0, r.stderr)
+        assert.match(r.stderr, 'code cache absent: executable')
+        assert.equal(JSON.parse(r.stdout), { a: 1 })
+      })
   }
 
   t('tea run checkpoints into LMDB; SIGKILL during the second node; tea resume finishes without redoing the first', async () => {

@@ -1,8 +1,11 @@
+import { appendFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 // @ts-expect-error plain JavaScript build script without type declarations
 import { composeBundle, loaderOf, PROGRAM_MARK as BUILD_MARK } from '../../scripts/build/program.mjs'
-import { isVersionOnly, PROGRAM_MARK, programOf } from '../../src/sea/loader.ts'
+import { isVersionOnly, PROGRAM_MARK, programOf, readTail, tailOf } from '../../src/sea/loader.ts'
 
 // The build writes the bundle file (scripts/build/program.mjs) and the loader reads it back (src/sea/loader.ts):
 // the two must agree byte for byte, or V8 would be handed another program than the one its code cache was made of.
@@ -51,6 +54,40 @@ test('a character outside ASCII in the program (which would double its size in m
   const module = { exports: undefined as unknown }
   new Function(`return ${source}`)()(undefined, undefined, module)
   assert.equal(module.exports, [true, '\u00b5s', true])
+})
+
+// An executable's tail (issue 14): the program and its code cache after the SEA's bytes, found from the file's end.
+const tmp = mkdtempSync(join(tmpdir(), 'tea-tail-test-'))
+test.after(() => rmSync(tmp, { recursive: true, force: true }))
+
+test('a tail appended to a file comes back whole: program, code cache and line, whatever precedes it', () => {
+  const file = join(tmp, 'exe')
+  writeFileSync(file, Buffer.alloc(70_000, 0xaa))
+  const source = wrapped('module.exports = 42\n')
+  const cache = Uint8Array.from({ length: 5000 }, (_, i) => i % 251)
+  appendFileSync(file, tailOf({ source, line: 9, cache }))
+  const tail = readTail(file)
+  assert.ok(tail)
+  assert.is(tail.source, source)
+  assert.is(tail.line, 9)
+  assert.equal([...tail.cache], [...cache])
+})
+
+test('a file without a tail, or with a tail cut short, has none (the executable then compiles its tea.cjs asset)', () => {
+  const plain = join(tmp, 'plain')
+  writeFileSync(plain, 'no tail here, and a file shorter than a footer is fine too')
+  assert.is(readTail(plain), undefined)
+  writeFileSync(join(tmp, 'tiny'), 'x')
+  assert.is(readTail(join(tmp, 'tiny')), undefined)
+  const cut = join(tmp, 'cut')
+  writeFileSync(cut, tailOf({ source: 'p', line: 0, cache: new Uint8Array(3) }))
+  truncateSync(cut, 10)
+  assert.is(readTail(cut), undefined)
+  // A footer whose lengths reach past the file's start is not believed either.
+  const lying = join(tmp, 'lying')
+  const bytes = tailOf({ source: 'program', line: 0, cache: new Uint8Array(8) })
+  writeFileSync(lying, bytes.subarray(bytes.length - 20))
+  assert.is(readTail(lying), undefined)
 })
 
 test('a file without a program is an error, not an empty program', () => {
