@@ -17,10 +17,11 @@
  * - `one-model`: planner and subtasks on one model (the scheduler must not make it slower).
  *
  *   node build.mjs --target linux-x64 --quiet
- *   npx tsx bench/llm-schedule.bench.ts [--runs 10] [--only plan-release] [--scale 1] [--loads]
+ *   npx tsx bench/llm-schedule.bench.ts [--runs 10] [--only plan-release] [--scale 1] [--tokens 40] [--loads]
  *
  * `--scale` multiplies the simulated load time and divides the token rate (0.25: quicker runs, the same shape);
- * `--loads` prints the models each run loaded, in order.
+ * `--tokens` sets the length of every reply but the planner's (40 by default; a board agent's short answers, such
+ * as a subtask's status line, are nearer 20); `--loads` prints the models each run loaded, in order.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -35,6 +36,7 @@ const arg = (name: string): string | undefined => {
 const RUNS = Number(arg('--runs') ?? 10)
 const ONLY = arg('--only')
 const SCALE = Number(arg('--scale') ?? 1)
+const TOKENS = Number(arg('--tokens') ?? 40)
 const SIMULATE = { loadMs: 3000 * SCALE, slots: 1, maxLoaded: 1, tokensPerSecond: 20 / SCALE }
 const BUNDLE = join(root, 'dist', 'linux-x64', 'tea.cjs')
 
@@ -42,10 +44,10 @@ const words = (n: number, stem: string) => Array.from({ length: n }, (_, i) => `
 const PLAN = {
   subtasks: Array.from({ length: 6 }, (_, i) => ({ id: `s${i + 1}`, description: `Check pump ${i + 1}`, dependencies: [] })),
 }
-/** The planner's reply (its JSON is ~60 tokens as the fake server counts them), then 40-token answers for the rest. */
+/** The planner's reply (its JSON is ~60 tokens as the fake server counts them), then `--tokens` answers for the rest. */
 const SCRIPT = {
   replies: [{ match: 'You break a goal into concrete', content: PLAN, repeat: true }],
-  fallback: { content: words(40, 'w') },
+  fallback: { content: words(TOKENS, 'w') },
   simulate: SIMULATE,
 }
 
@@ -162,7 +164,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tea-schedule-'))
   writeFileSync(join(dir, 'script.json'), JSON.stringify(SCRIPT))
   console.log(
-    `simulated server: load ${SIMULATE.loadMs} ms per model, ${SIMULATE.slots} slot, ${SIMULATE.maxLoaded} model resident, ${SIMULATE.tokensPerSecond} tokens/s; ${RUNS} runs each, interleaved\n`,
+    `simulated server: load ${SIMULATE.loadMs} ms per model, ${SIMULATE.slots} slot, ${SIMULATE.maxLoaded} model resident, ${SIMULATE.tokensPerSecond} tokens/s; replies of ${TOKENS} tokens after the plan; ${RUNS} runs each, interleaved\n`,
   )
   console.log('| agent | scheduler off: median s (min–max) | loads | scheduler on: median s (min–max) | loads | speed-up |')
   console.log('| --- | --- | --- | --- | --- | --- |')
