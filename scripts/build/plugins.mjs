@@ -18,6 +18,12 @@ import { applyPatches } from './patch.mjs'
  * - stub msgpackr-extract (optional native helper) as `module.exports = undefined` — an object stub would make
  *   msgpackr install an undefined extractor and fail on large strings;
  * - inline lmdb's default compression dictionary, which it otherwise reads from disk next to its own file;
+ * - ordered-binary builds its string reader (generated code, through eval: never in the code cache) on first use,
+ *   not as it loads: ~1 ms of every start, and a short run reads no string key;
+ * - keep lmdb from loading `node:module` and `node:os` when it starts (~1.5 ms of every run; issue 14): its
+ *   `createRequire` only serves cbor-x (not used) and Node 16–18, so the bundle's `require` stands in for it, and
+ *   of `node:os` it wants the platform, arch and byte order, which `process` has (os.arch() is process.arch), and
+ *   `tmpdir` for temporary databases (never opened here), loaded if asked for;
  * - give our code a lazy facade of lmdb (`open`, `keyValueToBuffer`): lmdb loads its native addon when its module
  *   runs, and a bundle runs every module at start, so without the facade `tea --version` would extract and
  *   dlopen the addon (and fail where it cannot). Importing any other name fails the build: add it to LMDB_API.
@@ -67,6 +73,39 @@ export function lmdbPlugin(root) {
             why: 'lmdb: inline dict/dict.txt',
             find: /fs\.readFileSync\(\s*new URL\(\s*'\.\/dict\/dict\.txt',\s*\(typeof document[^\n]*\n\s*\),\s*\)/,
             replace: `Buffer.from(${JSON.stringify(dict.toString('utf8'))}, 'utf8')`,
+          },
+          { why: 'lmdb: no node:module at start', find: "var node_module = require('node:module');\n", replace: '' },
+          {
+            why: "lmdb: the bundle's require",
+            find: /let require\$1 = node_module\.createRequire\([^\n]*\);/,
+            replace: 'let require$1 = require;',
+          },
+          {
+            why: 'lmdb: no node:os at start',
+            find: "var node_os = require('node:os');",
+            replace: [
+              'var node_os = {',
+              '  arch: () => process.arch,',
+              '  platform: () => process.platform,',
+              "  endianness: () => (new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 'LE' : 'BE'),",
+              "  tmpdir: () => require('node:os').tmpdir(),",
+              '};',
+            ].join('\n'),
+          },
+        ])
+        return { contents, loader: 'js' }
+      })
+      b.onLoad({ filter: /[\\/]ordered-binary[\\/]dist[\\/]index\.cjs$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8')
+        const contents = applyPatches(text, args.path, [
+          {
+            why: 'ordered-binary: build its string reader when first used, not at every start (~1 ms)',
+            find: '\t\teval(makeStringBuilder());\n',
+            replace: [
+              '\t\t(source) => (readStringBuilt || (readStringBuilt = eval(makeStringBuilder())))(source);',
+              'let readStringBuilt;',
+              '',
+            ].join('\n'),
           },
         ])
         return { contents, loader: 'js' }

@@ -7,9 +7,9 @@
  * signal firing is a `cancel` ControlSignal. Short tasks go faster in batches (`runBatch`, batch.ts).
  */
 
-import { availableParallelism } from 'node:os'
 import { MessageChannel } from 'node:worker_threads'
 import { Tinypool } from 'tinypool'
+import { builtin } from '../core/builtin.ts'
 import { TeaError } from '../core/errors.ts'
 import { cancelled } from '../core/signals.ts'
 import type { AbortHandle } from './abort-handle.ts'
@@ -56,13 +56,15 @@ export interface Pool {
 }
 
 export function defaultConcurrency(): number {
-  return Math.max(1, Math.min(4, availableParallelism()))
+  return Math.max(1, Math.min(4, builtin<typeof import('node:os')>('node:os').availableParallelism()))
 }
 
 export function createPool(options: PoolOptions = {}): Pool {
-  const maxThreads = options.maxThreads ?? defaultConcurrency()
-  if (!Number.isInteger(maxThreads) || maxThreads < 1)
+  let maxThreads = options.maxThreads
+  if (maxThreads !== undefined && (!Number.isInteger(maxThreads) || maxThreads < 1))
     throw new TeaError('POOL_ERROR', `maxThreads must be a whole number ≥ 1, got ${maxThreads}`)
+  // The machine's share when first asked for: that loads node:os, which a run that starts no worker never needs.
+  const threads = (): number => (maxThreads ??= defaultConcurrency())
   let tinypool: Tinypool | undefined
   let closed = false
   const get = (): Tinypool => {
@@ -73,14 +75,16 @@ export function createPool(options: PoolOptions = {}): Pool {
         filename: where.filename,
         name: where.name,
         minThreads: 0,
-        maxThreads,
+        maxThreads: threads(),
         idleTimeout: options.idleTimeoutMs ?? 10_000,
       })
     }
     return tinypool
   }
   return {
-    maxThreads,
+    get maxThreads() {
+      return threads()
+    },
     get started() {
       return tinypool !== undefined
     },

@@ -6,8 +6,8 @@
  * bundle's loader uses it before anything else has loaded.
  */
 import { readFileSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { builtin } from '../core/builtin.ts'
 
 export const CACHE_HINT = 'set TEA_CACHE_DIR to a writable directory on a filesystem that allows exec (not mounted noexec)'
 
@@ -15,7 +15,7 @@ export const CACHE_HINT = 'set TEA_CACHE_DIR to a writable directory on a filesy
 export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.TEA_CACHE_DIR) return resolve(env.TEA_CACHE_DIR)
   if (env.XDG_CACHE_HOME) return resolve(env.XDG_CACHE_HOME, 'tea')
-  return join(env.HOME || homedir(), '.cache', 'tea')
+  return join(env.HOME || builtin<typeof import('node:os')>('node:os').homedir(), '.cache', 'tea')
 }
 
 /** The mount options of the filesystem holding `path`, from /proc/self/mounts (Linux); undefined when unknown. */

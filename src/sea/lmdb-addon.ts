@@ -9,8 +9,8 @@
  *   5. the `@lmdb/lmdb-<platform>-<arch>` package in node_modules (a plain bundle inside a checkout or install).
  */
 import { existsSync, readdirSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import { builtin } from '../core/builtin.ts'
 import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
 import { CACHE_HINT, cacheDir, isNoexec } from './cache-dir.ts'
 import { materialise, materialised } from './materialise.ts'
@@ -84,6 +84,7 @@ export function locateLmdbAddon(ctx: LocateContext): AddonSource {
   if (embedded)
     return { path: materialise('native', 'lmdb.node', Buffer.from(embedded, 'base64'), ctx.cacheRoot, known?.hash), from: 'embedded' }
   const pkg = `@lmdb/lmdb-${ctx.platform}-${ctx.arch === 'arm' ? 'arm' : ctx.arch}`
+  const { createRequire } = builtin<typeof import('node:module')>('node:module')
   for (const from of ctx.resolveFrom) {
     let dir: string
     try {

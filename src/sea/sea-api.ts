@@ -1,9 +1,8 @@
 /**
  * Access to `node:sea` without importing it statically: Node 20.11 (armv7) has no such module, and a static
- * import would fail the whole bundle at load there. `createRequire` is used because the `require` a SEA main
- * script receives loads built-ins only, and from source (ESM) there is no `require` at all.
+ * import would fail the whole bundle at load there.
  */
-import { createRequire } from 'node:module'
+import { builtin } from '../core/builtin.ts'
 import { EMBEDDED } from './embedded.ts'
 
 export interface SeaApi {
@@ -17,7 +16,7 @@ export interface SeaApi {
  * The `node:sea` module when running inside a single executable that can carry assets, else undefined. A caller
  * that has a `require` (the bundle's loader) passes it, which saves building one.
  */
-export function seaApi(req: (id: string) => unknown = createRequire(process.execPath)): SeaApi | undefined {
+export function seaApi(req: (id: `node:${string}`) => unknown = builtin): SeaApi | undefined {
   try {
     const sea = req('node:sea') as SeaApi & { isSea(): boolean }
     return sea.isSea() ? sea : undefined

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { suite } from 'uvu'
@@ -187,6 +187,28 @@ for (const target of runnable) {
         assert.is(r.code, 0, r.stderr)
         assert.match(r.stderr, 'code cache absent: executable')
         assert.equal(JSON.parse(r.stdout), { a: 1 })
+      })
+
+    if (target.name === 'linux-x64')
+      t('a short run loads no built-in it does not use: node:os and node:module stay unloaded (~1.5 ms of a start; issue 14)', async () => {
+        const preload = join(ctx.dir, 'loaded.cjs')
+        const list = join(ctx.dir, 'loaded.txt')
+        writeFileSync(
+          preload,
+          `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')))\n`,
+        )
+        const agent = join(ctx.dir, 'builtins.yaml')
+        writeFileSync(agent, 'name: builtins\nnodes:\n  - name: a\n    run: "return { a: 1 }"\n  - name: b\n    run: "return { b: 2 }"\n')
+        const r = await runExe(target, ctx.exe, ['run', agent, '-q', '--data-dir', join(ctx.dir, 'builtins-data')], {
+          env: env({ NODE_OPTIONS: `--require ${preload}` }),
+        })
+        assert.is(r.code, 0, r.stderr)
+        const loaded = readFileSync(list, 'utf8').split('\n')
+        assert.ok(loaded.includes('NativeModule vm'), 'the list is not the one expected')
+        assert.equal(
+          loaded.filter((m) => m === 'NativeModule os' || m === 'NativeModule module'),
+          [],
+        )
       })
   }
 
