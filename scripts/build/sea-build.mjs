@@ -175,8 +175,11 @@ const WARM_AGENT = (root) => join(root, 'scripts', 'build', 'warm-agent.yaml')
 /**
  * V8 flags built into the executable (SEA `execArgv`, Node 24; Node 20.11 cannot carry any), chosen by peak RSS
  * on a 512 MB board's budget (bench/RESULTS.md, issue 14), measured, not guessed:
- *   - a 1 MB semi-space (V8's default lets the young generation grow to 16 MB per semi-space, which a 200-node run
- *     used: ~8 MiB of peak RSS);
+ *   - semi-spaces of 2 MB from the start. V8's default lets the young generation grow to 16 MB per semi-space,
+ *     which a 200-node run used (~8 MiB of peak RSS). At 1 MB a 3-node run collected twice before it ended (~1.3 ms
+ *     each, and each touched the other semi-space and promoted what survived); at 2 MB it collects never, starts
+ *     ~3–6 ms sooner and peaks 1.8 MiB lower. What it costs: a run long enough to collect holds up to 2 MiB more
+ *     (200 nodes +1.6–2.0, a plan with two pool workers +2.5);
  *   - the optimising tiers wait for many more calls than V8's defaults of 400 and 3,000 (Maglev 15,000, TurboFan
  *     30,000): a short run no longer spends ~6–10 MiB compiling code it is about to stop running, while a hot loop
  *     still reaches them through on-stack replacement, whose thresholds are unchanged (a 3e7-iteration `run:` loop
@@ -184,7 +187,12 @@ const WARM_AGENT = (root) => join(root, 'scripts', 'build', 'warm-agent.yaml')
  *     does not, and a `run:` body making 4e6 small calls took the same CPU time (issue 14).
  * `NODE_OPTIONS` still adds to these (execArgvExtension's default).
  */
-export const SEA_V8_FLAGS = ['--max-semi-space-size=1', '--invocation-count-for-maglev=15000', '--invocation-count-for-turbofan=30000']
+export const SEA_V8_FLAGS = [
+  '--min-semi-space-size=2',
+  '--max-semi-space-size=2',
+  '--invocation-count-for-maglev=15000',
+  '--invocation-count-for-turbofan=30000',
+]
 
 function seaV8Flags(target) {
   return Number(target.node.split('.')[0]) >= 24 ? SEA_V8_FLAGS : []
