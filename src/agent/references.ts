@@ -89,10 +89,10 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const kinds = ['uses', 'action', 'run'].filter((k) => n[k] !== undefined)
     const node = { node: label }
     // A TEA node kind tea lacks (`type: dynamic_parallel`, `steps:`…) is reported by its key, not as a node with nothing to do.
-    const teaKind =
+    const teaKind = (): boolean =>
       (n as Record<symbol, unknown>)[UNSUPPORTED] !== undefined ||
       Object.keys(n).some((k) => ['planned', 'not in tea'].includes(teaKey(['nodes', i, k], n[k])?.feature.status ?? ''))
-    if (kinds.length === 0 && !teaKind) at(here, 'AGENT_INVALID', "needs 'uses:' (an action) or 'run:' (code)", node)
+    if (kinds.length === 0 && !teaKind()) at(here, 'AGENT_INVALID', "needs 'uses:' (an action) or 'run:' (code)", node)
     else if (kinds.length > 1) at(here, 'AGENT_INVALID', `has both ${kinds.map((k) => `'${k}:'`).join(' and ')}; give one`, node)
     if (kinds.length !== 1) return
     if (typeof n.run === 'string') {

@@ -7,7 +7,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadAgentText } from '../../src/agent/load.ts'
 import { errorMessage } from '../../src/core/errors.ts'
-import { TEA_ACTIONS, TEA_KEYS, teaAction, teaKey } from '../../src/agent/tea-dialect.ts'
+import { teaAction, teaActions, teaKey, teaKeys } from '../../src/agent/tea-dialect.ts'
 import { buildRegistry } from '../../src/features.ts'
 import { startRun } from '../../src/engine/lifecycle.ts'
 import { createLlmClient } from '../../src/llm/client.ts'
@@ -163,7 +163,7 @@ test('the table answers by path pattern and by action family', () => {
   assert.is(teaAction('ltm.store')?.key, 'ltm.*')
   assert.is(teaAction('reason.dspy.cot')?.key, 'reason.dspy.*')
   assert.is(teaAction('nothing.like.it'), undefined)
-  assert.ok(Object.keys(TEA_KEYS).length > 100 && Object.keys(TEA_ACTIONS).length > 30)
+  assert.ok(Object.keys(teaKeys()).length > 100 && Object.keys(teaActions()).length > 30)
 })
 
 test.run()

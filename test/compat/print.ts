@@ -2,14 +2,14 @@
 // [--only=<part of a path>]` (--list adds one line per file: outcome, code, file, message; --features prints every
 // TEA key and action with its status in tea, from src/agent/tea-dialect.ts; --only counts only the files whose path
 // contains it).
-import { TEA_ACTIONS, TEA_KEYS, type TeaFeature } from '../../src/agent/tea-dialect.ts'
+import { teaActions, teaKeys, type TeaFeature } from '../../src/agent/tea-dialect.ts'
 import { countCorpus, summarize, type CountMode } from './corpus.ts'
 
 if (process.argv.includes('--features')) {
   const rows = (table: Readonly<Record<string, TeaFeature>>) =>
     Object.entries(table).map(([k, f]) => `| \`${k}\` | ${f.status} | ${f.note.replaceAll('|', '\\|')} |`)
-  console.log(['| TEA key | in tea | note |', '|---|---|---|', ...rows(TEA_KEYS)].join('\n'))
-  console.log(['', '| TEA action | in tea | note |', '|---|---|---|', ...rows(TEA_ACTIONS)].join('\n'))
+  console.log(['| TEA key | in tea | note |', '|---|---|---|', ...rows(teaKeys())].join('\n'))
+  console.log(['', '| TEA action | in tea | note |', '|---|---|---|', ...rows(teaActions())].join('\n'))
   process.exit(0)
 }
 
