@@ -25,6 +25,8 @@ import type { Store, StoreOptions } from './types.ts'
 const STRUCTURES = Symbol.for('tea.structures')
 const DB_NAMES = ['runs', 'checkpoints', 'plans', 'memory'] as const
 type DbName = (typeof DB_NAMES)[number]
+/** Opened at their first use (kvOf): `runs` and `checkpoints` are written together in one `ifAbsent` block. */
+const LAZY_DBS: ReadonlySet<DbName> = new Set(['plans', 'memory'])
 
 /**
  * Durability. Every commit is fsynced (never `noSync`: on a power cut LMDB could then lose or corrupt committed
@@ -44,7 +46,7 @@ export interface LmdbStoreOptions extends StoreOptions {}
 export function openLmdbStore(dataDir: string, options: LmdbStoreOptions = {}): Store {
   guardCommitFailures()
   const env = openEnv(dataDir)
-  const kvs = Object.fromEntries(DB_NAMES.map((name) => [name, kvOf(env, name)])) as Record<DbName, Kv>
+  const kvs = Object.fromEntries(DB_NAMES.map((name) => [name, kvOf(env, name, LAZY_DBS.has(name))])) as Record<DbName, Kv>
   const log = createCheckpointLog(kvs.checkpoints, options.keepSnapshots)
   const runs = createRunTable(kvs.runs)
   const plans = createPlanTable(kvs.plans)
@@ -328,33 +330,46 @@ interface Codec {
   decoder: { decode(bytes: Uint8Array): unknown }
 }
 
-/** One named database as a Kv: a msgpack handle for its codec (shared structures) and a binary one for bytes. */
-function kvOf(env: RootDatabase, name: DbName): Kv {
-  const codec = env.openDB({ name, encoding: 'msgpack', sharedStructuresKey: STRUCTURES }) as unknown as Codec
-  const raw: Database<Uint8Array, Key> = env.openDB({ name, encoding: 'binary' })
+/**
+ * One named database as a Kv: a msgpack handle for its codec (shared structures) and a binary one for bytes. A
+ * `lazy` one opens them at its first use, so a run that plans nothing and remembers nothing never opens `plans`
+ * and `memory` (four handles, ~0.8 ms of a start; issue 14). Only a database that no `ifAbsent` block writes into
+ * may be lazy: its first use must not fall inside another database's transaction callback.
+ */
+function kvOf(env: RootDatabase, name: DbName, lazy = false): Kv {
+  let handles: { codec: Codec; raw: Database<Uint8Array, Key> } | undefined
+  const open = () =>
+    (handles ??= {
+      codec: env.openDB({ name, encoding: 'msgpack', sharedStructuresKey: STRUCTURES }) as unknown as Codec,
+      raw: env.openDB({ name, encoding: 'binary' }),
+    })
+  if (!lazy) open()
+  const raw = (): Database<Uint8Array, Key> => open().raw
   return {
-    get: (key) => raw.get(key),
-    ifAbsent: (key, writes) => raw.ifNoExists(key, writes),
+    get: (key) => raw().get(key),
+    ifAbsent: (key, writes) => raw().ifNoExists(key, writes),
     // lmdb-js accepts put options ({noOverwrite}) at run time; its typings only list the version overload.
-    put: (key, bytes, opts) => (raw.put as PutWithOptions)(key, bytes, opts?.noOverwrite ? { noOverwrite: true } : undefined),
-    remove: (key) => raw.remove(key),
-    range: (start, end, reverse = false) => raw.getRange({ start, end, reverse }),
-    keys: (start, end) => raw.getKeys({ start, end }),
-    encode: (value) => codec.encoder.encode(escapeProtoKeys(value)),
-    decode: (bytes) => restoreProtoKeys(codec.decoder.decode(bytes)),
+    put: (key, bytes, opts) => (raw().put as PutWithOptions)(key, bytes, opts?.noOverwrite ? { noOverwrite: true } : undefined),
+    remove: (key) => raw().remove(key),
+    range: (start, end, reverse = false) => raw().getRange({ start, end, reverse }),
+    keys: (start, end) => raw().getKeys({ start, end }),
+    encode: (value) => open().codec.encoder.encode(escapeProtoKeys(value)),
+    decode: (bytes) => restoreProtoKeys(open().codec.decoder.decode(bytes)),
     increment(key) {
-      return raw.transactionSync(() => {
-        const old = raw.get(key)
+      const db = raw()
+      return db.transactionSync(() => {
+        const old = db.get(key)
         const n = (old?.length === 4 ? Buffer.from(old).readUInt32LE(0) : 0) + 1
         const bytes = Buffer.alloc(4)
         bytes.writeUInt32LE(n, 0)
-        raw.putSync(key, bytes) // inside transactionSync: joins its transaction
+        db.putSync(key, bytes) // inside transactionSync: joins its transaction
         return n
       })
     },
     update(key, update) {
-      raw.transactionSync(() => {
-        raw.putSync(key, update(raw.get(key))) // inside transactionSync: joins its transaction
+      const db = raw()
+      db.transactionSync(() => {
+        db.putSync(key, update(db.get(key))) // inside transactionSync: joins its transaction
       })
     },
     keyBytes: (key) => (lmdb as unknown as { keyValueToBuffer(k: Key): Uint8Array }).keyValueToBuffer(key).length,
