@@ -1,10 +1,10 @@
 // `tea serve` idle memory, issue 14's bar (≤ 60 MiB): the x64 executable started on an empty agents folder, its
-// peak RSS (VmHWM) read 3 s after start, then SIGTERM. Medians of --runs (5) with min–max; with --before DIR the
+// peak RSS (VmHWM) read 3 s after start, then SIGTERM. Medians of --runs (10) with min–max; with --before DIR the
 // executable in DIR is measured in the same rounds, one after the other. Drop the page cache first (as root:
 // `sync; echo 1 > /proc/sys/vm/drop_caches`): a freshly written executable shows ~25 MiB more until its pages go.
 //
 //   node build.mjs --target linux-x64 --quiet && node scripts/sea.mjs --target linux-x64 --quiet
-//   node bench/serve-idle.mjs [--runs 5] [--before DIR]
+//   node bench/serve-idle.mjs [--runs 10] [--before DIR]
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const args = process.argv.slice(2)
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback)
-const runs = Number(opt('--runs', 5))
+const runs = Number(opt('--runs', 10))
 const before = opt('--before')
 const exes = [['after', join(root, 'dist', 'linux-x64', 'tea')], ...(before ? [['before', join(resolve(before), 'tea')]] : [])]
 
