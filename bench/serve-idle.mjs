@@ -1,11 +1,11 @@
 // `tea serve` idle memory, issue 14's bar (≤ 60 MiB): the x64 executable started on an empty agents folder, its
 // peak RSS (VmHWM) read 3 s after start, then SIGTERM. Medians of --runs (10) with min–max; with --before DIR the
-// executable in DIR is measured in the same rounds, one after the other. Drop the page cache first (as root:
-// `sync; echo 1 > /proc/sys/vm/drop_caches`): a freshly written executable shows ~25 MiB more until its pages go.
+// executable in DIR is measured in the same rounds, one after the other. Each executable is first dropped from the
+// page cache (as bench/startup.mjs does): a freshly written one shows up to ~25 MiB more until its pages go.
 //
 //   node build.mjs --target linux-x64 --quiet && node scripts/sea.mjs --target linux-x64 --quiet
 //   node bench/serve-idle.mjs [--runs 10] [--before DIR]
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -37,6 +37,7 @@ async function idlePeak(exe) {
   }
 }
 
+for (const [, exe] of exes) spawnSync('dd', [`if=${exe}`, 'iflag=nocache', 'count=0', 'status=none'])
 const figures = Object.fromEntries(exes.map(([label]) => [label, []]))
 for (let i = 0; i < runs; i++) for (const [label, exe] of exes) figures[label].push(await idlePeak(exe))
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
