@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
+import { open } from 'lmdb'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { skipIf } from '../support/skip.ts'
@@ -66,6 +67,31 @@ test('runs, checkpoints, plans and memory survive close and reopen', async () =>
   await b.appendStep('r1', { step: 4, node: 'b', update: { n: 4 }, cursor: { next: '__end__' } })
   assert.equal((await b.loadLatest('r1'))?.state, { n: 4, text: 'start' })
   await b.close()
+})
+
+test('plans and memory are opened at their first use: a run that uses neither creates neither (issue 14)', async () => {
+  const dir = tempDir()
+  const a = openLmdbStore(dir)
+  await a.createRun(run('r1'))
+  await threeSteps(a, 'r1')
+  await a.close()
+  const named = (): string[] => {
+    const env = open({ path: join(dir, 'tea.lmdb'), readOnly: true })
+    try {
+      return [...env.getKeys()].map(String).sort()
+    } finally {
+      void env.close()
+    }
+  }
+  assert.equal(named(), ['checkpoints', 'runs'])
+  // First used while the run's own writes are still queued: they open, and everything commits.
+  const b = openLmdbStore(dir)
+  const pending = threeSteps(b, 'r2')
+  await Promise.all([pending, b.putPlanHeader('r2', 'p', { goal: 'g' }), b.memoryPut('default', 'k', 1)])
+  assert.equal((await b.getPlan('r2', 'p'))?.header, { goal: 'g' })
+  assert.equal(await b.memoryGet('default', 'k'), { found: true, value: 1 })
+  await b.close()
+  assert.equal(named(), ['checkpoints', 'memory', 'plans', 'runs'])
 })
 
 test('a second store on the same path sees what the first committed, both ways', async () => {
