@@ -10,6 +10,8 @@
  * bring it), `not in tea` (needs a cloud service, a Python library or another runtime; no plan).
  */
 
+import { once } from '../core/util.ts'
+
 export type TeaStatus = 'supported' | 'mapped' | 'accepted' | 'ignored' | 'planned' | 'not in tea'
 
 export interface TeaFeature {
@@ -31,13 +33,12 @@ const ignored = (note: string): TeaFeature => ({ status: 'ignored', note })
  */
 export const UNSUPPORTED = Symbol('tea-unsupported')
 
-let keys: Readonly<Record<string, TeaFeature>> | undefined
 /**
  * Key paths; `*` stands for a list index or a mapping key. The tables are built when first asked for: a file in
  * tea's own dialect never needs them, and building them cost every start ~0.3 ms (issue 14).
  */
-export function teaKeys(): Readonly<Record<string, TeaFeature>> {
-  return (keys ??= {
+export const teaKeys = once(
+  (): Readonly<Record<string, TeaFeature>> => ({
     name: supported('the agent name (optional: the file name stands in)'),
     description: supported('free text'),
     version: supported('free text'),
@@ -162,13 +163,12 @@ export function teaKeys(): Readonly<Record<string, TeaFeature>> {
     ),
     'edges.*.parallel': planned("TEA's parallel edge flag; write {from, to: [...], fan_in}"),
     'edges.*.stream_mode': absent("TEA's stream channels"),
-  })
-}
+  }),
+)
 
-let actions: Readonly<Record<string, TeaFeature>> | undefined
 /** Action names, or a family with `.*`. */
-export function teaActions(): Readonly<Record<string, TeaFeature>> {
-  return (actions ??= {
+export const teaActions = once(
+  (): Readonly<Record<string, TeaFeature>> => ({
     'llm.call': supported('a model call'),
     'llm.stream': supported('a streamed model call'),
     'llm.chat': supported('= llm.call, with tokens_used'),
@@ -218,17 +218,16 @@ export function teaActions(): Readonly<Record<string, TeaFeature>> {
     'actions.notify': absent('notifications (a cloud service)'),
     return: absent("TEA's return action; use output:"),
     template: absent("TEA's template action; use json.transform or output:"),
-  })
-}
+  }),
+)
 
-let nodeTypes: Readonly<Record<string, TeaFeature>> | undefined
 /** TEA's node kinds (`type:`). dynamic_parallel is lowered (agent/tea-nodes.ts) unless it uses `subgraph:`. */
-export function teaNodeTypes(): Readonly<Record<string, TeaFeature>> {
-  return (nodeTypes ??= {
+export const teaNodeTypes = once(
+  (): Readonly<Record<string, TeaFeature>> => ({
     dynamic_parallel: planned('dynamic_parallel with subgraph: (with action: or steps: it runs as flow.map)'),
     while_loop: mapped('a bounded loop (flow.while)'),
-  })
-}
+  }),
+)
 
 /** The TEA feature a key path names, with `*` for indexes and mapping keys matched either way. */
 export function teaKey(

@@ -7,7 +7,13 @@
  * `process.getBuiltinModule` is Node 20.16+; a bundle on an older Node (the armv7 executable's 20.11) has the
  * CommonJS `require`, which loads built-ins everywhere.
  */
-export function builtin<T>(id: `node:${string}`): T {
+interface Builtins {
+  'node:os': typeof import('node:os')
+  'node:module': typeof import('node:module')
+  'node:sea': unknown
+}
+
+export function builtin<K extends keyof Builtins>(id: K): Builtins[K] {
   const get = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule
-  return (get ? get(id) : require(id)) as T
+  return (get ? get(id) : require(id)) as Builtins[K]
 }

@@ -8,6 +8,19 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === null || Object.getPrototypeOf(proto) === null
 }
 
+/** `make`'s value, made at the first call and kept: for what a start should not build unless it is asked for. */
+export function once<T>(make: () => T): () => T {
+  let made = false
+  let value: T
+  return () => {
+    if (!made) {
+      value = make()
+      made = true
+    }
+    return value
+  }
+}
+
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason)

@@ -11,6 +11,7 @@ import { MessageChannel } from 'node:worker_threads'
 import { Tinypool } from 'tinypool'
 import { builtin } from '../core/builtin.ts'
 import { TeaError } from '../core/errors.ts'
+import { once } from '../core/util.ts'
 import { cancelled } from '../core/signals.ts'
 import type { AbortHandle } from './abort-handle.ts'
 import { abortHandle } from './abort-handle.ts'
@@ -56,15 +57,15 @@ export interface Pool {
 }
 
 export function defaultConcurrency(): number {
-  return Math.max(1, Math.min(4, builtin<typeof import('node:os')>('node:os').availableParallelism()))
+  return Math.max(1, Math.min(4, builtin('node:os').availableParallelism()))
 }
 
 export function createPool(options: PoolOptions = {}): Pool {
-  let maxThreads = options.maxThreads
+  const { maxThreads } = options
   if (maxThreads !== undefined && (!Number.isInteger(maxThreads) || maxThreads < 1))
     throw new TeaError('POOL_ERROR', `maxThreads must be a whole number ≥ 1, got ${maxThreads}`)
   // The machine's share when first asked for: that loads node:os, which a run that starts no worker never needs.
-  const threads = (): number => (maxThreads ??= defaultConcurrency())
+  const threads = once((): number => maxThreads ?? defaultConcurrency())
   let tinypool: Tinypool | undefined
   let closed = false
   const get = (): Tinypool => {

@@ -15,7 +15,7 @@ export const CACHE_HINT = 'set TEA_CACHE_DIR to a writable directory on a filesy
 export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.TEA_CACHE_DIR) return resolve(env.TEA_CACHE_DIR)
   if (env.XDG_CACHE_HOME) return resolve(env.XDG_CACHE_HOME, 'tea')
-  return join(env.HOME || builtin<typeof import('node:os')>('node:os').homedir(), '.cache', 'tea')
+  return join(env.HOME || builtin('node:os').homedir(), '.cache', 'tea')
 }
 
 /** The mount options of the filesystem holding `path`, from /proc/self/mounts (Linux); undefined when unknown. */

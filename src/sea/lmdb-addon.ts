@@ -84,7 +84,7 @@ export function locateLmdbAddon(ctx: LocateContext): AddonSource {
   if (embedded)
     return { path: materialise('native', 'lmdb.node', Buffer.from(embedded, 'base64'), ctx.cacheRoot, known?.hash), from: 'embedded' }
   const pkg = `@lmdb/lmdb-${ctx.platform}-${ctx.arch === 'arm' ? 'arm' : ctx.arch}`
-  const { createRequire } = builtin<typeof import('node:module')>('node:module')
+  const { createRequire } = builtin('node:module')
   for (const from of ctx.resolveFrom) {
     let dir: string
     try {

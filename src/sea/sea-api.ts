@@ -16,7 +16,7 @@ export interface SeaApi {
  * The `node:sea` module when running inside a single executable that can carry assets, else undefined. A caller
  * that has a `require` (the bundle's loader) passes it, which saves building one.
  */
-export function seaApi(req: (id: `node:${string}`) => unknown = builtin): SeaApi | undefined {
+export function seaApi(req: (id: 'node:sea') => unknown = builtin): SeaApi | undefined {
   try {
     const sea = req('node:sea') as SeaApi & { isSea(): boolean }
     return sea.isSea() ? sea : undefined

@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import * as lmdb from 'lmdb'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { TeaError, isTeaError } from '../core/errors.ts'
+import { once } from '../core/util.ts'
 import type { Key, Kv } from './kv.ts'
 import { createCheckpointLog } from './lmdb-checkpoints.ts'
 import { createMemoryTable } from './memory-table.ts'
@@ -337,14 +338,12 @@ interface Codec {
  * may be lazy: its first use must not fall inside another database's transaction callback.
  */
 function kvOf(env: RootDatabase, name: DbName, lazy = false): Kv {
-  let handles: { codec: Codec; raw: Database<Uint8Array, Key> } | undefined
-  const open = () =>
-    (handles ??= {
-      codec: env.openDB({ name, encoding: 'msgpack', sharedStructuresKey: STRUCTURES }) as unknown as Codec,
-      raw: env.openDB({ name, encoding: 'binary' }),
-    })
-  if (!lazy) open()
-  const raw = (): Database<Uint8Array, Key> => open().raw
+  const handles = once(() => ({
+    codec: env.openDB({ name, encoding: 'msgpack', sharedStructuresKey: STRUCTURES }) as unknown as Codec,
+    raw: env.openDB({ name, encoding: 'binary' }) as Database<Uint8Array, Key>,
+  }))
+  if (!lazy) handles()
+  const raw = (): Database<Uint8Array, Key> => handles().raw
   return {
     get: (key) => raw().get(key),
     ifAbsent: (key, writes) => raw().ifNoExists(key, writes),
@@ -353,8 +352,8 @@ function kvOf(env: RootDatabase, name: DbName, lazy = false): Kv {
     remove: (key) => raw().remove(key),
     range: (start, end, reverse = false) => raw().getRange({ start, end, reverse }),
     keys: (start, end) => raw().getKeys({ start, end }),
-    encode: (value) => open().codec.encoder.encode(escapeProtoKeys(value)),
-    decode: (bytes) => restoreProtoKeys(open().codec.decoder.decode(bytes)),
+    encode: (value) => handles().codec.encoder.encode(escapeProtoKeys(value)),
+    decode: (bytes) => restoreProtoKeys(handles().codec.decoder.decode(bytes)),
     increment(key) {
       const db = raw()
       return db.transactionSync(() => {
