@@ -83,11 +83,13 @@ export function lmdbPlugin(root) {
           {
             why: 'lmdb: no node:os at start',
             find: "var node_os = require('node:os');",
+            // endianness() is asked on writes too: the byte order is found once, as os finds it once.
             replace: [
+              "var node_os_endianness = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 'LE' : 'BE';",
               'var node_os = {',
               '  arch: () => process.arch,',
               '  platform: () => process.platform,',
-              "  endianness: () => (new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 'LE' : 'BE'),",
+              '  endianness: () => node_os_endianness,',
               "  tmpdir: () => require('node:os').tmpdir(),",
               '};',
             ].join('\n'),

@@ -178,7 +178,7 @@ const WARM_AGENT = (root) => join(root, 'scripts', 'build', 'warm-agent.yaml')
  *   - semi-spaces of 2 MB from the start. V8's default lets the young generation grow to 16 MB per semi-space,
  *     which a 200-node run used (~8 MiB of peak RSS). At 1 MB a 3-node run collected twice before it ended (~1.3 ms
  *     each, and each touched the other semi-space and promoted what survived); at 2 MB it collects never, starts
- *     ~3–6 ms sooner and peaks 1.8 MiB lower. What it costs: a run long enough to collect holds up to 2 MiB more
+ *     ~5 ms sooner and peaks 0.4 MiB lower (1.8 through the bundle). What it costs: a run long enough to collect holds up to 2 MiB more
  *     (200 nodes +1.6–2.0, a plan with two pool workers +2.5);
  *   - the optimising tiers wait for many more calls than V8's defaults of 400 and 3,000 (Maglev 15,000, TurboFan
  *     30,000): a short run no longer spends ~6–10 MiB compiling code it is about to stop running, while a hot loop
