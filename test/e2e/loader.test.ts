@@ -97,9 +97,9 @@ test("the build's warm-up writes the executable's tail where it is told, and rem
   const tail = readTail(out)
   assert.ok(tail, 'no tail written')
   // The program as the loader compiled it (the bundle's, wrapped), starting on the line the bundle has it on.
-  const bundle = readFileSync(BUNDLE, 'latin1')
-  assert.is(tail.source, programOf(readFileSync(BUNDLE)).source)
-  assert.is(bundle.split('\n')[tail.line]!.slice(0, 40), tail.source.split('\n')[1]!.slice(0, 40))
+  const bundle = readFileSync(BUNDLE)
+  assert.is(tail.source, programOf(bundle).source)
+  assert.is(bundle.toString('latin1').split('\n')[tail.line]!.slice(0, 40), tail.source.split('\n')[1]!.slice(0, 40))
   assert.ok(tail.cache.byteLength > 100_000, `a code cache of ${tail.cache.byteLength} bytes`)
   assert.equal(readdirSync(work).sort(), ['other-0', 'other-1', 'other-2', 'other-3', 'other-4', 'other-5', 'sea'])
 })
