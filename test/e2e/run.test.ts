@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.ts'
-import { scratch, tea } from './cli.ts'
+import { BUNDLE, scratch, tea } from './cli.ts'
 
 const Run = suite('tea run (end to end)')
 let server: FakeModelServer
@@ -178,6 +179,28 @@ Run('-o writes the final state to a file and --trace writes every event', async 
     .split('\n')
     .map((l) => JSON.parse(l).type)
   assert.equal(types, ['start', 'node_start', 'node_end', 'complete'])
+  s.cleanup()
+})
+
+// tea writes its output straight to the descriptor (src/cli/io.ts); a descriptor that whoever started tea left
+// non-blocking (perl sets O_NONBLOCK and execs; perl-base is part of every Debian) meets EAGAIN once the pipe is full,
+// and the rest goes through a stream that is still writing when the run is over. The reader starts late here, so
+// the 1 MB of final state fills the pipe: all of it must arrive, and the exit code is the run's.
+Run('a run whose output is still queued when it ends (a slow reader, a non-blocking pipe) prints all of it', async () => {
+  const s = scratch({ 'big.yaml': 'name: big\nnodes:\n  - name: a\n    run: "return { big: \'x\'.repeat(1 << 20) }"\n' })
+  const nonBlocking = 'my $f = fcntl(STDOUT, F_GETFL, 0); fcntl(STDOUT, F_SETFL, $f | O_NONBLOCK) or die $!; exec @ARGV'
+  const argv = ['-MFcntl', '-e', nonBlocking, '--', process.execPath, BUNDLE, 'run', s.path('big.yaml'), '-q', '--data-dir', s.path('data')]
+  const child = spawn('perl', argv, { stdio: ['ignore', 'pipe', 'pipe'] })
+  child.stdout.pause()
+  const chunks: Buffer[] = []
+  let stderr = ''
+  child.stderr.on('data', (d) => (stderr += d))
+  setTimeout(() => child.stdout.on('data', (d: Buffer) => chunks.push(d)).resume(), 500)
+  const code = await new Promise((done) => child.on('close', done))
+  assert.is(code, 0, stderr)
+  const out = Buffer.concat(chunks).toString()
+  assert.is(out.length, (1 << 20) + 16, 'every byte of the final state')
+  assert.is(JSON.parse(out).big.length, 1 << 20)
   s.cleanup()
 })
 
