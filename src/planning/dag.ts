@@ -50,10 +50,49 @@ export function dagIssues(nodes: readonly DagNode[]): Issue[] {
  * the plan in the message (`invalid revised plan`).
  */
 export function assertDag(nodes: readonly DagNode[], what = 'plan'): void {
+  if (isDag(nodes)) return
   const issues = dagIssues(nodes)
-  if (issues.length === 0) return
   const code = issues.every((i) => i.code === 'cycle') ? 'PLAN_CYCLE' : 'PLAN_INVALID'
   throw new TeaError(code, `invalid ${what}${issues.length === 1 ? '' : `, ${issues.length} problems`}`, { issues })
+}
+
+/**
+ * Whether `dagIssues` would find nothing, in one pass over integer arrays: ids unique, every dependency known and
+ * not the subtask itself, and every subtask placed by Kahn's algorithm (no cycle). It is what a valid plan pays for
+ * its check, on every read of it (a 1,000-subtask plan.execute spent ~18 µs a subtask in this module, cold; issue
+ * 14); a plan that fails it gets dagIssues' full account.
+ */
+function isDag(nodes: readonly DagNode[]): boolean {
+  const n = nodes.length
+  if (n === 0) return false
+  const index = new Map<string, number>()
+  for (let i = 0; i < n; i++) {
+    if (index.has(nodes[i]!.id)) return false
+    index.set(nodes[i]!.id, i)
+  }
+  // Each edge as (dependency → dependent), grouped by dependency: `first[d]` … `first[d + 1]` in `dependents`.
+  const waiting = new Int32Array(n)
+  const first = new Int32Array(n + 1)
+  for (let i = 0; i < n; i++) {
+    for (const dep of nodes[i]!.dependencies) {
+      const d = index.get(dep)
+      if (d === undefined || d === i) return false
+      waiting[i]!++
+      first[d + 1]!++
+    }
+  }
+  for (let d = 0; d < n; d++) first[d + 1]! += first[d]!
+  const dependents = new Int32Array(first[n]!)
+  const fill = first.slice(0, n)
+  for (let i = 0; i < n; i++) for (const dep of nodes[i]!.dependencies) dependents[fill[index.get(dep)!]!++] = i
+  const queue = new Int32Array(n)
+  let tail = 0
+  for (let i = 0; i < n; i++) if (waiting[i] === 0) queue[tail++] = i
+  for (let head = 0; head < tail; head++) {
+    const d = queue[head]!
+    for (let e = first[d]!; e < first[d + 1]!; e++) if (--waiting[dependents[e]!]! === 0) queue[tail++] = dependents[e]!
+  }
+  return tail === n
 }
 
 /**

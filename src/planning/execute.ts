@@ -12,7 +12,6 @@ import { createPool, defaultConcurrency } from '../pool/pool.ts'
 import type { Pool, PoolOptions } from '../pool/pool.ts'
 import type { BatchPolicy } from './batching.ts'
 import { headerRecord, planKey, restorePlan, subtaskRecord } from './checkpoint.ts'
-import { topologicalOrder } from './dag.ts'
 import type { ExecuteParams } from './execute-params.ts'
 import { executeParams } from './execute-params.ts'
 import { canonicalPlan, readPlan } from './plan.ts'
@@ -123,8 +122,7 @@ export async function execute(params: ExecuteParams, ctx: ActionContext, deps: E
 
 /** `hadError`: state holds a plan_error from an earlier execution, which this one replaces or clears. */
 function result(outcome: ScheduleOutcome, hadError: boolean): Record<string, unknown> {
-  const { plan, updates, stopped } = outcome
-  const order = topologicalOrder(plan.subtasks)
+  const { plan, order, updates, stopped } = outcome
   const byId = new Map(plan.subtasks.map((s) => [s.id, s]))
   const merged: Record<string, unknown> = {}
   const subtask_results: Record<string, unknown> = {}

@@ -83,6 +83,8 @@ export interface SchedulerOptions {
 
 export interface ScheduleOutcome {
   plan: Plan
+  /** The plan's subtask ids in topological order (dag.ts), as the scheduler indexed it. */
+  order: readonly string[]
   /** Per completed subtask, what its code changed in state. */
   updates: Map<string, SubtaskOutput>
   /** Set when the run stopped early: which subtask and why. */
@@ -152,7 +154,7 @@ export class PlanRun {
       await this.replan(this.replanFor)
     }
     this.state = 'finished'
-    const outcome: ScheduleOutcome = { plan: this.plan, updates: this.updates }
+    const outcome: ScheduleOutcome = { plan: this.plan, order: this.g.order, updates: this.updates }
     if (this.stopped) outcome.stopped = this.stopped
     return outcome
   }

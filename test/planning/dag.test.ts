@@ -4,6 +4,7 @@ import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import { assertDag, dagIssues, readyWaves, topologicalOrder, transitiveDependents } from '../../src/planning/dag.ts'
 import { countStatuses, newSubtask } from '../../src/planning/types.ts'
 import { thrown } from '../support/expect.ts'
+import { rng } from '../support/rng.ts'
 
 const n = (id: string, ...dependencies: string[]) => ({ id, dependencies })
 
@@ -109,6 +110,36 @@ test('a 10,000-subtask chain orders and finds dependents without blowing the sta
   assert.equal(order[0], '0')
   assert.equal(order[9_999], '9999')
   assert.equal(transitiveDependents(chain, '0').length, 9_999)
+})
+
+test('assertDag passes exactly the plans dagIssues finds nothing in (its fast check, 20,000 random graphs with every kind of fault)', () => {
+  const r = rng(20261129)
+  const pick = (k: number) => Math.floor(r() * k)
+  const seen = { valid: 0, invalid: 0 }
+  for (let g = 0; g < 20_000; g++) {
+    const size = pick(9)
+    // Dependencies on earlier subtasks only (a DAG), then a fault of one kind in some of the graphs.
+    const nodes = Array.from({ length: size }, (_, i) =>
+      n(`s${i}`, ...Array.from({ length: pick(3) }, () => `s${pick(Math.max(i, 1))}`).filter((d) => d !== `s${i}`)),
+    )
+    const fault = pick(8)
+    const at = nodes[pick(size)]
+    if (at && fault === 0) at.dependencies.push(`s${pick(size)}`) // a back edge: maybe a cycle, maybe a self-reference
+    if (at && fault === 1) at.dependencies.push('missing')
+    if (at && fault === 2) nodes.push(n(at.id))
+    if (at && fault === 3) at.dependencies.push(at.dependencies[0] ?? 's0') // a dependency twice: still valid
+    const valid = dagIssues(nodes).length === 0
+    seen[valid ? 'valid' : 'invalid']++
+    let error: unknown
+    try {
+      assertDag(nodes)
+    } catch (e) {
+      error = e
+    }
+    assert.is(error === undefined, valid, JSON.stringify(nodes))
+    if (!valid) assert.ok(isTeaError(error, 'PLAN_INVALID') || isTeaError(error, 'PLAN_CYCLE'))
+  }
+  assert.ok(seen.valid > 5_000 && seen.invalid > 2_000, JSON.stringify(seen))
 })
 
 test.run()
