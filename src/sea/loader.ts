@@ -227,7 +227,10 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
 
 interface Cache {
   data?: Uint8Array
-  /** `data` was read into a buffer of its own, which nothing else holds (not an asset mapped in place). */
+  /**
+   * `data` was read into a buffer of the loader's own, which nothing else holds: not an asset mapped in place, and
+   * not a slice of Node's shared pool, where readFileSync puts a file of under 4 KB (a cache file cut short).
+   */
   owned?: boolean
   /** Where a plain bundle keeps its cache (absent inside an executable, which carries its own). */
   path?: string
@@ -243,8 +246,12 @@ interface Cache {
 function release(data: Uint8Array): boolean {
   const buffer = data.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }
   if (!buffer.transfer) return false
-  buffer.transfer(0)
-  return true
+  try {
+    buffer.transfer(0)
+    return true
+  } catch {
+    return false // not detachable (Node's pool is not): it waits for a collection, as on Node 20
+  }
 }
 
 /** An asset in place where Node can (20.12+), else a copy. */
@@ -259,7 +266,8 @@ function fileCache(source: string): Cache {
   const program = `${typeof __TEA_PROGRAM_HASH__ === 'undefined' ? 'source' : __TEA_PROGRAM_HASH__}-${source.length}`
   const path = join(cacheDir(), 'code', program, `${process.version}-${process.arch}-${flagsKey()}.cache`)
   try {
-    return { data: readFileSync(path), owned: true, path, from: path }
+    const data = readFileSync(path)
+    return { data, owned: data.byteLength === data.buffer.byteLength, path, from: path }
   } catch {
     return { path, from: path }
   }

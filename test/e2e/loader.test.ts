@@ -1,10 +1,17 @@
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+// @ts-expect-error plain JavaScript build script without type declarations
+import { SEA_V8_FLAGS } from '../../scripts/build/sea-build.mjs'
+// @ts-expect-error plain JavaScript build script without type declarations
+import { loadTarget } from '../../scripts/build/targets.mjs'
+// @ts-expect-error plain JavaScript build script without type declarations
+import { fetchRuntime } from '../../scripts/fetch-runtimes.mjs'
 import { programOf, readTail } from '../../src/sea/loader.ts'
-import { BUNDLE, tea } from './cli.ts'
+import { BUNDLE, ROOT, requireBundle, tea } from './cli.ts'
 
 // The bundle's loader (src/sea/loader.ts): --version without the program, and a code cache the bundle writes after
 // its first run and uses from then on. TEA_TRACE_LOADER=1 makes the loader say what it did. Coverage is off in
@@ -64,6 +71,40 @@ test('the first run writes a code cache, the next runs use it, and the results a
     assert.ok(atLoader > 0 && compiled >= atLoader && peak >= compiled, rss[0])
   }
   assert.equal(JSON.parse(first.stdout), { name: 'world', greeting: 'hello world', shaped: 'HELLO WORLD', done: true })
+})
+
+// On Node 24 the loader frees the buffer it read a code cache into once V8 has compiled from it (issue 14). A cache
+// file cut to a few bytes (a full disk, a crash while copying the cache dir) is read into a slice of Node's shared
+// buffer pool, which must never be freed: everything the run allocates later would lose its memory.
+test('on Node 24 a cache file cut to a few bytes is rejected and the run ends well; a whole one is used and its buffer freed', () => {
+  requireBundle()
+  const node24 = fetchRuntime(loadTarget(ROOT, 'linux-x64'), { log: () => {} }).nodeBin as string
+  const cache = join(tmp, 'cache-24')
+  const agent = join(tmp, 'three-24.yaml')
+  writeFileSync(agent, AGENT)
+  const run = () =>
+    spawnSync(node24, [...SEA_V8_FLAGS, BUNDLE, 'run', agent, '-q', '--data-dir', join(tmp, 'data-24')], {
+      env: { ...process.env, ...env(cache) },
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+  const first = run()
+  assert.is(first.status, 0, first.stderr)
+  const dir = join(cache, 'code', readdirSync(join(cache, 'code'))[0]!)
+  const [file] = readdirSync(dir).filter((f) => f.startsWith('v24.'))
+  assert.ok(file, 'Node 24 wrote its own cache')
+  writeFileSync(join(dir, file), Buffer.alloc(100, 7))
+  const cut = run()
+  assert.is(cut.status, 0, cut.stderr)
+  assert.match(cut.stderr, 'code cache rejected')
+  assert.not.match(cut.stderr, 'its buffer freed')
+  assert.equal(JSON.parse(cut.stdout), JSON.parse(first.stdout))
+  // The rejected cache was written afresh at that run's exit; the next run uses it and frees its buffer.
+  const whole = run()
+  assert.is(whole.status, 0, whole.stderr)
+  assert.match(whole.stderr, 'code cache used')
+  assert.match(whole.stderr, 'its buffer freed')
+  assert.equal(JSON.parse(whole.stdout), { name: 'world', greeting: 'hello world', shaped: 'HELLO WORLD', done: true })
 })
 
 test('commands other than run, resume and worker read the cache but do not write one', async () => {
