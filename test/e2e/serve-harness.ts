@@ -6,6 +6,7 @@
 
 import type { ChildProcess } from 'node:child_process'
 import { request } from 'node:http'
+import { connect } from 'node:net'
 import { spawnTea, type TeaOptions } from './cli.ts'
 
 export interface Daemon {
@@ -92,6 +93,33 @@ export function httpJson(
     })
     req.on('error', fail)
     req.end(text)
+  })
+}
+
+/**
+ * A POST that declares a body of `bytes` and sends none of it, read to the server's answer. A server refuses a
+ * declared body over its limit before reading it and closes the connection behind its answer; a client still
+ * sending the body then meets a reset (EPIPE), which may come before it has read the answer. Headers alone always
+ * get the answer.
+ */
+export function declaredBody(url: string, path: string, bytes: number): Promise<{ status: number; body: any }> {
+  const { hostname, port } = new URL(url)
+  return new Promise((done, fail) => {
+    const socket = connect(Number(port), hostname)
+    let data = ''
+    socket.on('data', (d) => (data += d))
+    socket.on('error', fail)
+    // A server that waited for the body instead would never answer.
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer to a declared body of ${bytes} bytes within 10 s`)))
+    socket.on('close', () => {
+      const [head = '', text = ''] = data.split('\r\n\r\n')
+      let body: unknown = text
+      try {
+        body = JSON.parse(text)
+      } catch {}
+      done({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), body })
+    })
+    socket.write(`POST ${path} HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: ${bytes}\r\n\r\n`)
   })
 }
 
