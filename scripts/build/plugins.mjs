@@ -119,7 +119,9 @@ export function lmdbPlugin(root) {
 /**
  * Smaller equivalents of packages written for browsers as well as Node:
  * - `whatwg-fetch` (imported by ollama for its side effect, a fetch polyfill) is empty: Node 20+ has fetch;
- * - `yaml` resolves to its ESM build, which esbuild can tree-shake (its CJS `dist/` cannot), 17 KB less.
+ * - `yaml` resolves to its ESM build, which esbuild can tree-shake (its CJS `dist/` cannot), 17 KB less;
+ * - ollama tells a `Headers` object by its tag, not `instanceof Headers`: reading that global loads Node's fetch
+ *   (undici), ~20–33 ms of a start, which tea's own HTTP for model servers (src/llm/http.ts) avoids.
  */
 export function slimPlugin(root) {
   const req = createRequire(join(root, 'package.json'))
@@ -130,6 +132,17 @@ export function slimPlugin(root) {
       b.onResolve({ filter: /^whatwg-fetch$/ }, () => ({ path: 'whatwg-fetch', namespace: 'tea-stub' }))
       b.onLoad({ filter: /^whatwg-fetch$/, namespace: 'tea-stub' }, () => ({ contents: '', loader: 'js' }))
       b.onResolve({ filter: /^yaml$/ }, () => ({ path: yamlEsm }))
+      b.onLoad({ filter: /[\\/]ollama[\\/]dist[\\/]browser\.mjs$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8')
+        const contents = applyPatches(text, args.path, [
+          {
+            why: 'ollama: tell Headers apart without loading fetch',
+            find: 'if (headers instanceof Headers) {',
+            replace: "if (Object.prototype.toString.call(headers) === '[object Headers]') {",
+          },
+        ])
+        return { contents, loader: 'js' }
+      })
     },
   }
 }

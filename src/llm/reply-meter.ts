@@ -66,7 +66,7 @@ export async function readMetered(body: ReadableStream<Uint8Array> | null, meter
 const ERROR_BODY_LIMIT = 64 * 1024
 
 /** The start of an HTTP error's body, never more than 64 KiB of it; '' when it cannot be read. */
-export async function readErrorText(res: Response): Promise<string> {
+export async function readErrorText(res: { body: ReadableStream<Uint8Array> | null }): Promise<string> {
   try {
     return (await readUpTo(res.body, ERROR_BODY_LIMIT)).text
   } catch {
