@@ -185,6 +185,11 @@ const WARM_AGENT = (root) => join(root, 'scripts', 'build', 'warm-agent.yaml')
  *     still reaches them through on-stack replacement, whose thresholds are unchanged (a 3e7-iteration `run:` loop
  *     took the same time). Maglev at 4,000 still started on a 200-node json.transform run (+3.3 MiB); at 15,000 it
  *     does not, and a `run:` body making 4e6 small calls took the same CPU time (issue 14).
+ *     What they cost: V8 stamps code caches with a hash of its non-default flags (the semi-space sizes are not in
+ *     it; these are), so Node rejects its own cache of its built-in modules and compiles each one a start loads from
+ *     source: ~1 ms a start, ~12 ms at the first `fetch` (undici). Setting them at run time instead would need
+ *     `node:v8`, whose loading (its heap-snapshot streams) costs 2–3.4 MiB of peak RSS; without them a 3-node run
+ *     peaks 2.2 MiB higher and a 200-node one 4.5 (measured 2026-11-29, bench/RESULTS.md).
  * `NODE_OPTIONS` still adds to these (execArgvExtension's default).
  */
 export const SEA_V8_FLAGS = [
