@@ -173,26 +173,26 @@ export async function buildSea(opts) {
 const WARM_AGENT = (root) => join(root, 'scripts', 'build', 'warm-agent.yaml')
 
 /**
- * V8 flags built into the executable (SEA `execArgv`, Node 24; Node 20.11 cannot carry any), chosen by peak RSS
- * on a 512 MB board's budget (bench/RESULTS.md, issue 14), measured, not guessed:
+ * Node and V8 options built into the executable (SEA `execArgv`, Node 24; Node 20.11 cannot carry any), chosen by
+ * peak RSS on a 512 MB board's budget (bench/RESULTS.md, issue 14), measured, not guessed:
  *   - semi-spaces of 2 MB from the start. V8's default lets the young generation grow to 16 MB per semi-space,
  *     which a 200-node run used (~8 MiB of peak RSS). At 1 MB a 3-node run collected twice before it ended (~1.3 ms
  *     each, and each touched the other semi-space and promoted what survived); at 2 MB it collects never, starts
  *     ~5 ms sooner and peaks 0.4 MiB lower (1.8 through the bundle). What it costs: a run long enough to collect holds up to 2 MiB more
  *     (200 nodes +1.6–2.0, a plan with two pool workers +2.5);
  *   - the optimising tiers wait for many more calls than V8's defaults of 400 and 3,000 (Maglev 15,000, TurboFan
- *     30,000): a short run no longer spends ~6–10 MiB compiling code it is about to stop running, while a hot loop
- *     still reaches them through on-stack replacement, whose thresholds are unchanged (a 3e7-iteration `run:` loop
- *     took the same time). Maglev at 4,000 still started on a 200-node json.transform run (+3.3 MiB); at 15,000 it
- *     does not, and a `run:` body making 4e6 small calls took the same CPU time (issue 14).
- *     What they cost: V8 stamps code caches with a hash of its non-default flags (the semi-space sizes are not in
- *     it; these are), so Node rejects its own cache of its built-in modules and compiles each one a start loads from
- *     source: ~1 ms a start, ~12 ms at the first `fetch` (undici). Setting them at run time instead would need
- *     `node:v8`, whose loading (its heap-snapshot streams) costs 2–3.4 MiB of peak RSS; without them a 3-node run
- *     peaks 2.2 MiB higher and a 200-node one 4.5 (measured 2026-11-29, bench/RESULTS.md).
+ *     30,000; `OPTIMISER_DELAY` in src/sea/loader.ts): a short run no longer spends ~6–10 MiB compiling code it is
+ *     about to stop running, while a hot loop still reaches them through on-stack replacement, whose thresholds
+ *     are unchanged (a 3e7-iteration `run:` loop took the same time). Maglev at 4,000 still started on a 200-node
+ *     json.transform run (+3.3 MiB); at 15,000 it does not, and a `run:` body making 4e6 small calls took the
+ *     same CPU time. Without them a 3-node run peaks 2.2 MiB higher, a 200-node one 4.5 (2026-11-29);
+ *   - `--expose-internals`, so that the loader can switch V8's flags back to their start values while Node loads
+ *     a built-in module: under the flags above, which V8 hashes into the stamp of code caches, Node rejects its own
+ *     cache of its built-ins (src/core/builtin.ts, `withNodeCache`).
  * `NODE_OPTIONS` still adds to these (execArgvExtension's default).
  */
 export const SEA_V8_FLAGS = [
+  '--expose-internals',
   '--min-semi-space-size=2',
   '--max-semi-space-size=2',
   '--invocation-count-for-maglev=15000',

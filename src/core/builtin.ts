@@ -6,14 +6,48 @@
  *
  * `process.getBuiltinModule` is Node 20.16+; a bundle on an older Node (the armv7 executable's 20.11) has the
  * CommonJS `require`, which loads built-ins everywhere.
+ *
+ * Node compiles a built-in from its own code cache, which V8 accepts only under the flags it was made with (V8
+ * stamps a cache with a hash of its non-default flags). The executables hold V8's optimising compilers back
+ * (src/sea/loader.ts, `OPTIMISER_DELAY`), and under those flags Node rejected that cache: `node:http` and the
+ * streams under it took ~8 ms to load instead of ~2.4. So a built-in is loaded here with V8's flags at their start
+ * values for the moment (`withNodeCache`), when the loader has left the means to (`V8_FLAGS`).
  */
 interface Builtins {
   'node:os': typeof import('node:os')
   'node:module': typeof import('node:module')
+  'node:http': typeof import('node:http')
   'node:sea': unknown
 }
 
 export function builtin<K extends keyof Builtins>(id: K): Builtins[K] {
   const get = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule
-  return (get ? get(id) : require(id)) as Builtins[K]
+  return withNodeCache(() => (get ? get(id) : require(id)) as Builtins[K])
+}
+
+/** Where the loader leaves the switch between V8's start flags and the executables' own (`V8FlagSwitch`). */
+export const V8_FLAGS = Symbol.for('tea.v8Flags')
+
+export interface V8FlagSwitch {
+  set(flags: string): void
+  /** The flags tea runs with, and what V8 had for the same flags when it started (which restores its flag hash). */
+  readonly own: readonly string[]
+  readonly start: readonly string[]
+}
+
+let switchedBack = 0
+
+/**
+ * Runs `load` (which loads built-ins, e.g. by reading a global such as `ReadableStream` that loads its module when
+ * first read) with V8's start flags, so that Node's code cache of them applies. Calls may nest.
+ */
+export function withNodeCache<T>(load: () => T): T {
+  const flags = (globalThis as Record<symbol, V8FlagSwitch | undefined>)[V8_FLAGS]
+  if (!flags) return load()
+  if (switchedBack++ === 0) for (const f of flags.start) flags.set(f)
+  try {
+    return load()
+  } finally {
+    if (--switchedBack === 0) for (const f of flags.own) flags.set(f)
+  }
 }

@@ -16,7 +16,18 @@
  * calls by Node's global agent, which lets an idle one go when the process has nothing else to do.
  */
 
-import { request as httpRequest, type IncomingMessage } from 'node:http'
+import type { IncomingMessage } from 'node:http'
+import { builtin, withNodeCache } from '../core/builtin.ts'
+import { once } from '../core/util.ts'
+
+/** `node:http` and the web streams a reply is read through, loaded at the first request, with Node's cache. */
+const nodeHttp = once(() =>
+  withNodeCache(() => {
+    void ReadableStream
+    void TransformStream
+    return builtin('node:http')
+  }),
+)
 
 export interface ModelRequest {
   method?: string
@@ -41,7 +52,7 @@ export function modelFetch(url: string | URL, init: ModelRequest = {}): Promise<
   const { signal } = init
   if (signal?.aborted) return Promise.reject(abortReason(signal))
   return new Promise((resolve, reject) => {
-    const req = httpRequest(target, { method: init.method ?? 'GET', headers: init.headers })
+    const req = nodeHttp().request(target, { method: init.method ?? 'GET', headers: init.headers })
     let res: IncomingMessage | undefined
     const onAbort = (): void => {
       // Before the head: the request rejects; after it, the body errors (replyOf). Either way the socket goes.

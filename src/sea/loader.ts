@@ -30,9 +30,9 @@
 
 import { closeSync, fstatSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import vm from 'node:vm'
 import { keepNewest, writeKept } from '../core/cache-files.ts'
 import { PROGRAM_ID, isProgramId, versionLine } from '../core/build-info.ts'
+import { V8_FLAGS, type V8FlagSwitch, withNodeCache } from '../core/builtin.ts'
 import { cacheDir } from './cache-dir.ts'
 import { type SeaApi, seaApi } from './sea-api.ts'
 
@@ -175,7 +175,12 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
   const trace = process.env[TRACE_ENV] === '1'
   const started = trace ? performance.now() : 0
   const rss: number[] = trace ? [process.memoryUsage.rss()] : []
-  const sea = seaApi(require)
+  if (!inWorker) flagSwitch(require) // a worker's thread leaves V8's flags, the process's, to the main thread
+  const [sea, vm] = withNodeCache(() => {
+    // Every command that runs an agent makes one (stopping on signals): reading the global loads its module.
+    void globalThis.AbortController
+    return [seaApi(require), require('node:vm') as typeof import('node:vm')] as const
+  })
   const { source, line, cache: carried } = sea ? seaProgram(sea) : { ...programOf(readFileSync(filename)), cache: undefined }
   const cache: Cache = sea ? { data: carried, owned: carried !== undefined, from: 'executable' } : fileCache(source)
   const script = new vm.Script(source, {
@@ -220,6 +225,59 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
         `tea: RSS ${mib(rss[0]!)} at the loader, ${mib(rss[1]!)} after the compile; peak ${mib(process.resourceUsage().maxRSS * 1024)}\n`,
       ),
     )
+  }
+}
+
+/**
+ * The V8 flags the executables run with to hold the optimising compilers back (in their execArgv:
+ * scripts/build/sea-build.mjs says why and what they save), and what V8 13.6 starts with for the same flags
+ * without them (its Maglev makes TurboFan wait for 10,000 calls, not the 3,000 `--v8-options` prints).
+ */
+export const OPTIMISER_DELAY = ['--invocation-count-for-maglev=15000', '--invocation-count-for-turbofan=30000'] as const
+const OPTIMISER_START = ['--invocation-count-for-maglev=400', '--invocation-count-for-turbofan=10000'] as const
+
+/** The Node option that lets the loader reach V8's flags without `node:v8` (the executables start with it). */
+export const EXPOSE_INTERNALS = '--expose-internals'
+
+/**
+ * V8 stamps code caches with a hash of its non-default flags, so under OPTIMISER_DELAY Node rejects its own cache
+ * of its built-in modules and compiles each one it loads from source (`node:http` and the streams under it, at a
+ * first model call: ~8 ms instead of ~2.4). Setting the flags after Node's start instead is no cure: functions
+ * made hot by then (Node's path helpers) keep V8's default budget and are optimised anyway (+2 MiB in a 3-node run).
+ * So the executables start with them, and `withNodeCache` (src/core/builtin.ts) switches back to V8's start
+ * values while a built-in loads. The switch goes through Node's internal binding, which EXPOSE_INTERNALS opens
+ * (the warning its module prints is silenced): `node:v8` would cost 2–3.4 MiB, as it loads Node's streams. It is
+ * left only when switching back restores a different flag hash, and forth the same one.
+ */
+function flagSwitch(require: NodeJS.Require): void {
+  const argv = process.execArgv
+  if (!argv.includes(EXPOSE_INTERNALS) || !OPTIMISER_DELAY.every((f) => argv.includes(f))) return
+  const v8 = v8Binding(require)
+  if (!v8) return
+  const set = (flags: string): void => v8.setFlagsFromString(flags)
+  const own = v8.cachedDataVersionTag()
+  for (const f of OPTIMISER_START) set(f)
+  const start = v8.cachedDataVersionTag()
+  for (const f of OPTIMISER_DELAY) set(f)
+  if (start === own || v8.cachedDataVersionTag() !== own) return
+  const flags: V8FlagSwitch = { set, own: OPTIMISER_DELAY, start: OPTIMISER_START }
+  ;(globalThis as Record<symbol, unknown>)[V8_FLAGS] = flags
+}
+
+interface V8Binding {
+  setFlagsFromString(flags: string): void
+  cachedDataVersionTag(): number
+}
+
+function v8Binding(require: NodeJS.Require): V8Binding | undefined {
+  const warn = process.emitWarning
+  process.emitWarning = () => {} // "These APIs are for internal testing only"
+  try {
+    return (require('internal/test/binding') as { internalBinding(name: 'v8'): V8Binding }).internalBinding('v8')
+  } catch {
+    return undefined
+  } finally {
+    process.emitWarning = warn
   }
 }
 

@@ -1,0 +1,58 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { V8_FLAGS, type V8FlagSwitch, builtin, withNodeCache } from '../../src/core/builtin.ts'
+
+// The loader leaves a switch on the global (src/sea/loader.ts); here a fake one records what it was told.
+function withSwitch(run: (said: string[]) => void): void {
+  const said: string[] = []
+  const flags: V8FlagSwitch = { set: (f) => said.push(f), own: ['--own=1'], start: ['--start=1'] }
+  const g = globalThis as Record<symbol, unknown>
+  g[V8_FLAGS] = flags
+  try {
+    run(said)
+  } finally {
+    delete g[V8_FLAGS]
+  }
+}
+
+test('withNodeCache runs a load with V8 start flags, then puts tea flags back; nested loads switch once', () => {
+  withSwitch((said) => {
+    const value = withNodeCache(() => {
+      assert.equal(said, ['--start=1'])
+      return withNodeCache(() => 7)
+    })
+    assert.is(value, 7)
+    assert.equal(said, ['--start=1', '--own=1'])
+  })
+})
+
+test('withNodeCache puts tea flags back when the load throws', () => {
+  withSwitch((said) => {
+    assert.throws(
+      () =>
+        withNodeCache(() => {
+          throw new Error('no such module')
+        }),
+      /no such module/,
+    )
+    assert.equal(said, ['--start=1', '--own=1'])
+    assert.is(
+      withNodeCache(() => 1),
+      1,
+    )
+    assert.equal(said, ['--start=1', '--own=1', '--start=1', '--own=1'])
+  })
+})
+
+test('without a switch (a plain bundle, tests) a load just runs; builtin() loads through it', () => {
+  assert.is(
+    withNodeCache(() => 'as is'),
+    'as is',
+  )
+  withSwitch((said) => {
+    assert.is(typeof builtin('node:os').platform, 'function')
+    assert.equal(said, ['--start=1', '--own=1'])
+  })
+})
+
+test.run()
