@@ -14,11 +14,14 @@
 //   examples (--examples) each example from its cassette through the x64 executable: peak RSS and wall time.
 //   phases (--phases) `tea run three.yaml` through the x64 executable with TEA_TRACE_LOADER=1: the time the loader
 //         took to compile the program from its code cache (V8 deserialises every function the cache holds).
+//   model (--model) `tea run` of a one-call agent (examples/hello) against a local fake Ollama the bench starts
+//         (test/support/fake-model-server.ts, answering at once): the start of an agent that calls a model, its
+//         first request included. Wall times, in turn, like the first table.
 // --before DIR adds a `tea` and `tea.cjs` built from an earlier tree (rows marked "before") to every table, in the
 // same rounds. The load average before and after each table is printed beside it.
 //
-//   node bench/startup.mjs [--runs 20] [--rss] [--rss-runs 10] [--qemu] [--examples] [--phases] [--before DIR] [--no-time]
-import { spawnSync } from 'node:child_process'
+//   node bench/startup.mjs [--runs 20] [--rss] [--rss-runs 10] [--qemu] [--examples] [--phases] [--model] [--before DIR] [--no-time]
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
@@ -90,14 +93,14 @@ function agents() {
 }
 
 /** Runs each case once per round, in turn; returns per case the list of {ms, kib}. */
-function rounds(cases, n, { warmup = 2, rss = false } = {}) {
+function rounds(cases, n, { warmup = 2, rss = false, env: extra = {} } = {}) {
   const samples = cases.map(() => [])
   for (let i = 0; i < n + warmup; i++) {
     for (const [j, c] of cases.entries()) {
       c.before?.()
       const argv = rss ? ['/usr/bin/time', '-f', '%M', ...c.argv] : c.argv
       const t = process.hrtime.bigint()
-      const r = spawnSync(argv[0], argv.slice(1), { env: env(), cwd: out, encoding: 'utf8', maxBuffer: 1 << 26 })
+      const r = spawnSync(argv[0], argv.slice(1), { env: { ...env(), ...extra }, cwd: out, encoding: 'utf8', maxBuffer: 1 << 26 })
       const ms = Number(process.hrtime.bigint() - t) / 1e6
       if (r.status !== 0) throw new Error(`${c.argv.join(' ')} exited ${r.status}: ${r.stderr}`)
       c.check?.(r.stdout)
@@ -291,7 +294,63 @@ function examplesTable() {
   return lines.join('\n')
 }
 
-function main() {
+/** A fake Ollama in a process of its own, answering every chat at once; resolves with its URL and a stop(). */
+async function fakeOllama() {
+  const script = join(out, 'model-script.json')
+  writeFileSync(script, JSON.stringify({ replies: [{ content: 'Hello, Ada!', repeat: true }] }))
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(root, 'test', 'support', 'fake-model-server.ts'), '--port', '0', '--script', script],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
+  const url = await new Promise((resolveUrl, reject) => {
+    let text = ''
+    child.stdout.on('data', (d) => {
+      text += d
+      if (text.includes('\n')) resolveUrl(text.split('\n')[0].trim())
+    })
+    child.on('exit', (code) => reject(new Error(`the fake model server exited (${code})`)))
+  })
+  return { url, stop: () => child.kill('SIGTERM') }
+}
+
+function modelTable(url) {
+  const agent = join(root, 'examples', 'hello', 'agent.yaml')
+  const run = (argv, name) => [...argv, 'run', agent, '-q', '--data-dir', join(out, `data-model-${name}`)]
+  const greeted = (stdout) => {
+    if (JSON.parse(stdout).greeting !== 'Hello, Ada!') throw new Error(`unexpected final state ${stdout}`)
+  }
+  const cases = [
+    { label: `\`node -e 0\` (Node ${x64.node})`, argv: [node24, '-e', '0'] },
+    { label: '`tea run` of examples/hello, x64 executable', argv: run([exe], 'exe'), check: greeted },
+    { label: `the same, bundle on Node ${x64.node}`, argv: run([node24, bundle], 'b24'), check: greeted },
+    ...(before
+      ? [
+          { label: 'before: the same, x64 executable', argv: run([join(before, 'tea')], 'before-exe'), check: greeted },
+          {
+            label: `before: the same, bundle on Node ${x64.node}`,
+            argv: run([node24, join(before, 'tea.cjs')], 'before-b24'),
+            check: greeted,
+          },
+        ]
+      : []),
+  ]
+  const loadBefore = load()
+  const s = rounds(cases, runs, { env: { OLLAMA_HOST: url } })
+  const lines = [
+    `${runs} rounds (after 2 discarded), each command once per round in turn; wall ms median (min–max); load average ${loadBefore} before, ${load()} after.`,
+    '',
+    '| command | ms median (min–max) |',
+    '|---|---|',
+  ]
+  cases.forEach((c, j) => lines.push(`| ${c.label} | ${fmt(s[j].map((x) => x.ms))} |`))
+  return lines.join('\n')
+}
+
+async function main() {
   for (const f of [exe, bundle, node24]) if (!existsSync(f)) throw new Error(`${f} is missing: run npm run sea -- --target linux-x64`)
   const a = agents()
   const sections = []
@@ -300,7 +359,15 @@ function main() {
   if (args.includes('--qemu')) sections.push(['Cold start, linux-arm64 under qemu', qemuTable(a)])
   if (args.includes('--phases')) sections.push(['Program compile, x64 executable', phasesTable(a)])
   if (args.includes('--examples')) sections.push(['Examples from their cassettes, x64 executable', examplesTable()])
+  if (args.includes('--model')) {
+    const server = await fakeOllama()
+    try {
+      sections.push(['A model call: examples/hello against a local fake Ollama', modelTable(server.url)])
+    } finally {
+      server.stop()
+    }
+  }
   console.log(sections.map(([title, body]) => `#### ${title}\n\n${body}`).join('\n\n'))
 }
 
-main()
+await main()
