@@ -17,6 +17,7 @@ interface Builtins {
   'node:os': typeof import('node:os')
   'node:module': typeof import('node:module')
   'node:http': typeof import('node:http')
+  'node:zlib': typeof import('node:zlib')
   'node:sea': unknown
 }
 

@@ -7,7 +7,7 @@
 import { attemptSignal } from './attempt-signal.ts'
 import { embeddingsUrl, resolveOllamaUrl, resolveOpenAiUrl } from './base-url.ts'
 import { badResponse, classifyFailure, httpError, type ServerRef } from './failure.ts'
-import { modelFetch } from './http.ts'
+import { httpFetch } from '../core/http.ts'
 import { createReplyMeter, readErrorText, readMetered } from './reply-meter.ts'
 import type { ProviderEmbedRequest } from './types.ts'
 import { TeaError } from '../core/errors.ts'
@@ -52,7 +52,7 @@ async function post(
   const attempt = attemptSignal(request.timeoutMs, request.signal)
   const meter = createReplyMeter(MAX_EMBED_REPLY, false)
   try {
-    const res = await modelFetch(url, {
+    const res = await httpFetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ model: request.model, input: request.input }),

@@ -9,25 +9,25 @@
  * - a malformed NDJSON line in a stream is logged and skipped, and a stream cut short surfaces as a generic
  *   Error: we validate each line and fail with `LLM_BAD_RESPONSE` instead, and a stream that ends before its
  *   final `done` is reported as cut.
- * Requests go through `modelFetch` (http.ts): Node's own fetch costs a start ~20–33 ms the first time.
+ * Requests go through `httpFetch` (src/core/http.ts): Node's own fetch costs a start ~20–33 ms the first time.
  */
 
 import { TeaError } from '../core/errors.ts'
+import { type HttpRequest, httpFetch, replyWith } from '../core/http.ts'
 import type { ServerRef } from './failure.ts'
 import { ReplyEndedEarly, badResponse, httpError } from './failure.ts'
 import type { ReplyMeter } from './failure.ts'
-import { type ModelRequest, modelFetch, replyWith } from './http.ts'
 import { meteredStream, readErrorText, readMetered } from './reply-meter.ts'
 import { parseRetryAfter } from './retry-policy.ts'
 
 /**
- * The `ollama` client reads only what `ModelReply` has of a Response (its headers go in as a plain object: the
+ * The `ollama` client reads only what `HttpReply` has of a Response (its headers go in as a plain object: the
  * build makes its one `instanceof Headers` test leave the global alone, which would load fetch after all).
  */
 export function guardedFetch(server: ServerRef, signal: AbortSignal, meter: ReplyMeter): typeof fetch {
-  const guarded = async (input: string, init: ModelRequest = {}) => {
+  const guarded = async (input: string, init: HttpRequest = {}) => {
     const combined = init.signal ? AbortSignal.any([init.signal, signal]) : signal
-    const res = await modelFetch(input, { ...init, signal: combined })
+    const res = await httpFetch(input, { ...init, signal: combined })
     meter.answered = true
     if (!res.ok) {
       const text = await readErrorText(res)

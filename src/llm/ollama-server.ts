@@ -5,14 +5,14 @@
  * Ollama, a proxy) changes nothing, so their failures are ignored.
  */
 
-import { modelFetch } from './http.ts'
+import { httpFetch } from '../core/http.ts'
 
 const ADVICE_TIMEOUT_MS = 2000
 
 /** The names of the models the server has loaded, or [] when it does not say. */
 export async function loadedModels(url: string): Promise<string[]> {
   try {
-    const res = await modelFetch(`${url}/api/ps`, { signal: AbortSignal.timeout(ADVICE_TIMEOUT_MS) })
+    const res = await httpFetch(`${url}/api/ps`, { signal: AbortSignal.timeout(ADVICE_TIMEOUT_MS) })
     if (!res.ok) return []
     const body = (await res.json()) as { models?: Array<{ name?: unknown; model?: unknown }> }
     return (body.models ?? []).map((m) => m.model ?? m.name).filter((m): m is string => typeof m === 'string')
@@ -24,7 +24,7 @@ export async function loadedModels(url: string): Promise<string[]> {
 /** Sets how long `model` stays loaded from now (`0`: unload it). */
 export async function setKeepAlive(url: string, model: string, keepAlive: string | number): Promise<void> {
   try {
-    const res = await modelFetch(`${url}/api/chat`, {
+    const res = await httpFetch(`${url}/api/chat`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model, messages: [], keep_alive: keepAlive }),

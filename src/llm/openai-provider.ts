@@ -8,7 +8,7 @@
 import { TeaError } from '../core/errors.ts'
 import { attemptSignal } from './attempt-signal.ts'
 import { openAiEmbed } from './embed-http.ts'
-import { modelFetch } from './http.ts'
+import { httpFetch } from '../core/http.ts'
 import { chatCompletionsUrl, resolveOpenAiUrl } from './base-url.ts'
 import type { ServerRef } from './failure.ts'
 import { toolArguments } from './tool-calls.ts'
@@ -41,7 +41,7 @@ export function createOpenAiProvider(env: NodeJS.ProcessEnv): LlmProvider {
       const meter = createReplyMeter(request.maxReplyBytes, request.onToken !== undefined)
       const apiKey = request.apiKey ?? env['OPENAI_API_KEY']
       try {
-        const res = await modelFetch(chatCompletionsUrl(base), {
+        const res = await httpFetch(chatCompletionsUrl(base), {
           method: 'POST',
           headers: {
             'content-type': 'application/json',

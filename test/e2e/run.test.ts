@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.ts'
@@ -55,6 +58,33 @@ Run("a model call loads neither Node's fetch (undici) nor the Headers global (is
   assert.ok(loaded.includes('NativeModule http'), 'the list is not the one expected')
   assert.equal(
     loaded.filter((m) => m.includes('undici')),
+    [],
+  )
+  s.cleanup()
+})
+
+Run('an http.get of an http: URL loads no undici either, and reads the page (issue 14)', async () => {
+  const page = createServer((_req, res) => res.end('{"t": 21.5}')).listen(0, '127.0.0.1')
+  await once(page, 'listening')
+  const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/temp`
+  const s = scratch({
+    'a.yaml': `name: sensor\nnodes:\n  - name: read\n    uses: http.get\n    with: { url: "${url}" }\n    output: { body: "{{ result.body }}" }\n`,
+  })
+  const list = s.path('loaded.txt')
+  writeFileSync(
+    s.path('loaded.cjs'),
+    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')))\n`,
+  )
+  const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '-q'], {
+    env: { NODE_OPTIONS: `--require ${s.path('loaded.cjs')}` },
+  })
+  page.close()
+  assert.is(r.code, 0, r.stderr)
+  assert.is(JSON.parse(r.stdout).body, '{"t": 21.5}')
+  assert.equal(
+    readFileSync(list, 'utf8')
+      .split('\n')
+      .filter((m) => m.includes('undici')),
     [],
   )
   s.cleanup()

@@ -4,7 +4,9 @@
  * server that lies about or omits Content-Length cannot fill the memory), and cancellation by the run's signal.
  */
 
+import { builtin } from '../../core/builtin.ts'
 import { TeaError, errorMessage, isTeaError } from '../../core/errors.ts'
+import { type HttpReply, httpFetch } from '../../core/http.ts'
 import { cancelled } from '../../core/signals.ts'
 import type { CommonParams } from './params.ts'
 
@@ -37,7 +39,7 @@ export async function httpRequest(
   const shown = redact(url)
   const headers = requestHeaders(action, p.headers)
   moveCredentials(url, headers)
-  if (body && !headers.has('content-type')) headers.set('content-type', body.contentType)
+  if (body && !('content-type' in headers)) headers['content-type'] = body.contentType
   if (runSignal.aborted) throw cancelled(`${action} cancelled before calling ${shown}`)
 
   const deadline = AbortSignal.timeout(p.timeout * 1000)
@@ -59,7 +61,7 @@ export async function httpRequest(
   }
 
   try {
-    const response = await fetch(url, {
+    const response = await httpFetch(url, {
       method,
       headers,
       body: body?.data,
@@ -116,21 +118,26 @@ function targetUrl(action: string, given: string, query: CommonParams['query']):
   return url
 }
 
-function requestHeaders(action: string, given: CommonParams['headers']): Headers {
-  const headers = new Headers()
+/** The given headers, names lower-cased (as fetch's Headers keeps them; two spellings of one name are joined). */
+function requestHeaders(action: string, given: CommonParams['headers']): Record<string, string> {
+  const { validateHeaderName, validateHeaderValue } = builtin('node:http')
+  const headers: Record<string, string> = {}
   for (const [name, value] of Object.entries(given ?? {})) {
     try {
-      headers.append(name, value)
+      validateHeaderName(name)
+      validateHeaderValue(name, value)
     } catch {
       throw new TeaError('INVALID_PARAMS', `${action}: header ${JSON.stringify(name)} has an invalid name or value`, {
         details: { header: name },
       })
     }
+    const key = name.toLowerCase()
+    headers[key] = key in headers ? `${headers[key]}, ${value}` : value
   }
   return headers
 }
 
-async function readCapped(action: string, shown: string, response: Response, max: number): Promise<string> {
+async function readCapped(action: string, shown: string, response: HttpReply, max: number): Promise<string> {
   const tooLarge = (size: string): TeaError =>
     new TeaError('HTTP_ERROR', `${action}: the response from ${shown} is ${size}, more than max_bytes ${max}`, {
       details: { url: shown, max_bytes: max },
@@ -159,9 +166,9 @@ async function readCapped(action: string, shown: string, response: Response, max
   return text + decoder.decode()
 }
 
-function headerObject(headers: Headers): Record<string, string> {
+function headerObject(headers: HttpReply['headers']): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const [k, v] of headers) out[k] = k in out ? `${out[k]}, ${v}` : v
+  for (const [k, v] of headers.entries()) out[k] = k in out ? `${out[k]}, ${v}` : v
   return out
 }
 
@@ -169,11 +176,11 @@ function headerObject(headers: Headers): Record<string, string> {
  * fetch refuses URLs with `user:pass@`; like curl, we send them as Basic authorization instead (an explicit
  * Authorization header wins).
  */
-function moveCredentials(url: URL, headers: Headers): void {
+function moveCredentials(url: URL, headers: Record<string, string>): void {
   if (!url.username && !url.password) return
-  if (!headers.has('authorization')) {
+  if (!('authorization' in headers)) {
     const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`
-    headers.set('authorization', `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`)
+    headers.authorization = `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`
   }
   url.username = ''
   url.password = ''

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { AgentSpec } from '../../agent/types.ts'
 import { enabledFeatures, featureForAction, type Feature } from '../../core/build-info.ts'
 import { errorMessage, isTeaError } from '../../core/errors.ts'
-import { modelFetch } from '../../llm/http.ts'
+import { httpFetch } from '../../core/http.ts'
 import { resolveModel } from '../../llm/model-spec.ts'
 import { cacheDir, mountOptions } from '../../sea/cache-dir.ts'
 import { memAvailable } from '../serve/run-manager.ts'
@@ -35,7 +35,7 @@ export interface ModelServer {
 /** Asks Ollama for its version and its pulled models (3 s each). */
 export async function askModelServer(url: string): Promise<ModelServer> {
   const get = async (path: string): Promise<any> => {
-    const res = await modelFetch(`${url}${path}`, { signal: AbortSignal.timeout(3000) })
+    const res = await httpFetch(`${url}${path}`, { signal: AbortSignal.timeout(3000) })
     if (!res.ok) throw new Error(`${path} answered HTTP ${res.status}`)
     return res.json()
   }
