@@ -49,6 +49,10 @@ test('retry.loop killed between the correction and the next validation resumes t
     const deadline = Date.now() + 20_000
     while (!(existsSync(log) && readFileSync(log, 'utf8').includes('fixed')) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20))
+    // "fixed" is written inside the correction, before its record commits; killed at once, a loaded machine could
+    // stop the run before that commit, and the correction would rightly run again. The next validation waits 1.5 s
+    // before it writes, so 500 ms later the kill still falls between the two.
+    await new Promise((r) => setTimeout(r, 500))
     child.kill('SIGKILL')
     const killed = await ended
     assert.is(killed.signal, 'SIGKILL', killed.stderr)
