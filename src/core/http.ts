@@ -67,10 +67,11 @@ const MAX_REDIRECTS = 20
 export async function httpFetch(url: string | URL, init: HttpRequest = {}): Promise<HttpReply> {
   let target = typeof url === 'string' ? new URL(url) : new URL(url.href)
   let { method = 'GET', body } = init
-  let headers = withFetchHeaders(init.headers)
+  let headers = lowerCased(init.headers)
   for (let redirects = 0; ; redirects++) {
+    // Node's fetch adds its own defaults.
     if (target.protocol !== 'http:') return fetch(target, { ...init, method, headers, body }) as Promise<HttpReply>
-    const res = await exchange(target, method, headers, body, init.signal)
+    const res = await exchange(target, method, { ...FETCH_HEADERS, ...headers }, body, init.signal)
     const location = res.headers.location
     if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined) return replyOf(res, target, init.signal)
     res.destroy() // its body is not wanted: the connection goes rather than wait for it
@@ -219,11 +220,10 @@ function streamOf(text: string): ReadableStream<Uint8Array> {
   })
 }
 
-/** The request's headers with fetch's defaults for those it does not set; names lower-cased, as fetch sends them. */
-function withFetchHeaders(given: Record<string, string> | undefined): Record<string, string> {
+/** The request's headers, names lower-cased as fetch sends them. */
+function lowerCased(given: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(given ?? {})) out[name.toLowerCase()] = value
-  for (const [name, value] of Object.entries(FETCH_HEADERS)) if (!(name in out)) out[name] = value
   return out
 }
 
