@@ -9,7 +9,7 @@
  *
  * Node compiles a built-in from its own code cache, which V8 accepts only under the flags it was made with (V8
  * stamps a cache with a hash of its non-default flags). The executables hold V8's optimising compilers back
- * (src/sea/loader.ts, `OPTIMISER_DELAY`), and under those flags Node rejected that cache: `node:http` and the
+ * (scripts/build/sea-build.mjs, `SEA_V8_FLAGS`), and under those flags Node rejected that cache: `node:http` and the
  * streams under it took ~8 ms to load instead of ~2.4. So a built-in is loaded here with V8's flags at their start
  * values for the moment (`withNodeCache`), when the loader has left the means to (`V8_FLAGS`).
  */
@@ -21,9 +21,17 @@ interface Builtins {
   'node:sea': unknown
 }
 
+const loaded = new Map<keyof Builtins, unknown>()
+
+/** The built-in `id`, loaded (with Node's cache, see above) at the first call; later calls only look it up. */
 export function builtin<K extends keyof Builtins>(id: K): Builtins[K] {
-  const get = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule
-  return withNodeCache(() => (get ? get(id) : require(id)) as Builtins[K])
+  let mod = loaded.get(id)
+  if (mod === undefined) {
+    const get = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule
+    mod = withNodeCache(() => (get ? get(id) : require(id)))
+    loaded.set(id, mod)
+  }
+  return mod as Builtins[K]
 }
 
 /** Where the loader leaves the switch between V8's start flags and the executables' own (`V8FlagSwitch`). */

@@ -44,14 +44,18 @@ test('withNodeCache puts tea flags back when the load throws', () => {
   })
 })
 
-test('without a switch (a plain bundle, tests) a load just runs; builtin() loads through it', () => {
+test('without a switch (a plain bundle, tests) a load just runs; builtin() loads through it once, then looks it up', () => {
   assert.is(
     withNodeCache(() => 'as is'),
     'as is',
   )
   withSwitch((said) => {
-    assert.is(typeof builtin('node:os').platform, 'function')
+    // node:module: no other test of this folder loads it through builtin() (the map is per process).
+    const mod = builtin('node:module')
+    assert.is(typeof mod.createRequire, 'function')
     assert.equal(said, ['--start=1', '--own=1'])
+    assert.is(builtin('node:module'), mod)
+    assert.equal(said, ['--start=1', '--own=1'], 'a built-in already loaded switched the flags again')
   })
 })
 
