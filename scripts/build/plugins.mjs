@@ -121,7 +121,7 @@ export function lmdbPlugin(root) {
  * - `whatwg-fetch` (imported by ollama for its side effect, a fetch polyfill) is empty: Node 20+ has fetch;
  * - `yaml` resolves to its ESM build, which esbuild can tree-shake (its CJS `dist/` cannot), 17 KB less;
  * - ollama tells a `Headers` object by its tag, not `instanceof Headers`: reading that global loads Node's fetch
- *   (undici), ~20–33 ms of a start, which tea's own HTTP for model servers (src/llm/http.ts) avoids.
+ *   (undici), ~20–33 ms of a start, which tea's own HTTP client (src/core/http.ts) avoids.
  */
 export function slimPlugin(root) {
   const req = createRequire(join(root, 'package.json'))

@@ -181,14 +181,14 @@ const WARM_AGENT = (root) => join(root, 'scripts', 'build', 'warm-agent.yaml')
  *     ~5 ms sooner and peaks 0.4 MiB lower (1.8 through the bundle). What it costs: a run long enough to collect holds up to 2 MiB more
  *     (200 nodes +1.6–2.0, a plan with two pool workers +2.5);
  *   - the optimising tiers wait for many more calls than V8's defaults of 400 and 3,000 (Maglev 15,000, TurboFan
- *     30,000; `OPTIMISER_DELAY` in src/sea/loader.ts): a short run no longer spends ~6–10 MiB compiling code it is
- *     about to stop running, while a hot loop still reaches them through on-stack replacement, whose thresholds
- *     are unchanged (a 3e7-iteration `run:` loop took the same time). Maglev at 4,000 still started on a 200-node
- *     json.transform run (+3.3 MiB); at 15,000 it does not, and a `run:` body making 4e6 small calls took the
- *     same CPU time. Without them a 3-node run peaks 2.2 MiB higher, a 200-node one 4.5 (2026-11-29);
- *   - `--expose-internals`, so that the loader can switch V8's flags back to their start values while Node loads
- *     a built-in module: under the flags above, which V8 hashes into the stamp of code caches, Node rejects its own
- *     cache of its built-ins (src/core/builtin.ts, `withNodeCache`).
+ *     30,000): a short run no longer spends ~6–10 MiB compiling code it is about to stop running, while a hot loop
+ *     still reaches them through on-stack replacement, whose thresholds are unchanged (a 3e7-iteration `run:` loop
+ *     took the same time). Maglev at 4,000 still started on a 200-node json.transform run (+3.3 MiB); at 15,000 it
+ *     does not, and a `run:` body making 4e6 small calls took the same CPU time. Without them a 3-node run peaks
+ *     2.2 MiB higher, a 200-node one 4.5 (2026-11-29);
+ *   - `--expose-internals`, so that the loader (src/sea/loader.ts, `flagSwitch`) can switch V8's flags back to
+ *     their start values while Node loads a built-in module: under the flags above, which V8 hashes into the stamp
+ *     of code caches, Node rejects its own cache of its built-ins (src/core/builtin.ts, `withNodeCache`).
  * `NODE_OPTIONS` still adds to these (execArgvExtension's default).
  */
 export const SEA_V8_FLAGS = [

@@ -229,20 +229,22 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
 }
 
 /**
- * The V8 flags the executables run with to hold the optimising compilers back (in their execArgv:
- * scripts/build/sea-build.mjs says why and what they save), and what V8 13.6 starts with for the same flags
- * without them (its Maglev makes TurboFan wait for 10,000 calls, not the 3,000 `--v8-options` prints).
+ * What V8 13.6 starts with for the flags the executables set to hold the optimising compilers back (their
+ * execArgv, scripts/build/sea-build.mjs: Maglev after 15,000 calls, TurboFan after 30,000): its Maglev makes
+ * TurboFan wait for 10,000 calls, not the 3,000 `--v8-options` prints.
  */
-export const OPTIMISER_DELAY = ['--invocation-count-for-maglev=15000', '--invocation-count-for-turbofan=30000'] as const
-const OPTIMISER_START = ['--invocation-count-for-maglev=400', '--invocation-count-for-turbofan=10000'] as const
+const OPTIMISER_START: Readonly<Record<string, string>> = {
+  '--invocation-count-for-maglev': '400',
+  '--invocation-count-for-turbofan': '10000',
+}
 
 /** The Node option that lets the loader reach V8's flags without `node:v8` (the executables start with it). */
-export const EXPOSE_INTERNALS = '--expose-internals'
+const EXPOSE_INTERNALS = '--expose-internals'
 
 /**
- * V8 stamps code caches with a hash of its non-default flags, so under OPTIMISER_DELAY Node rejects its own cache
- * of its built-in modules and compiles each one it loads from source (`node:http` and the streams under it, at a
- * first model call: ~8 ms instead of ~2.4). Setting the flags after Node's start instead is no cure: functions
+ * V8 stamps code caches with a hash of its non-default flags, so under the optimiser flags Node rejects its own
+ * cache of its built-in modules and compiles each one it loads from source (`node:http` and the streams under it,
+ * at a first model call: ~8 ms instead of ~2.4). Setting the flags after Node's start instead is no cure: functions
  * made hot by then (Node's path helpers) keep V8's default budget and are optimised anyway (+2 MiB in a 3-node run).
  * So the executables start with them, and `withNodeCache` (src/core/builtin.ts) switches back to V8's start
  * values while a built-in loads. The switch goes through Node's internal binding, which EXPOSE_INTERNALS opens
@@ -251,16 +253,19 @@ export const EXPOSE_INTERNALS = '--expose-internals'
  */
 function flagSwitch(require: NodeJS.Require): void {
   const argv = process.execArgv
-  if (!argv.includes(EXPOSE_INTERNALS) || !OPTIMISER_DELAY.every((f) => argv.includes(f))) return
+  const name = (flag: string): string => flag.split('=')[0]!
+  const own = argv.filter((a) => name(a) in OPTIMISER_START)
+  if (!argv.includes(EXPOSE_INTERNALS) || own.length === 0) return
+  const start = own.map((a) => `${name(a)}=${OPTIMISER_START[name(a)]}`)
   const v8 = v8Binding(require)
   if (!v8) return
   const set = (flags: string): void => v8.setFlagsFromString(flags)
-  const own = v8.cachedDataVersionTag()
-  for (const f of OPTIMISER_START) set(f)
-  const start = v8.cachedDataVersionTag()
-  for (const f of OPTIMISER_DELAY) set(f)
-  if (start === own || v8.cachedDataVersionTag() !== own) return
-  const flags: V8FlagSwitch = { set, own: OPTIMISER_DELAY, start: OPTIMISER_START }
+  const ownTag = v8.cachedDataVersionTag()
+  for (const f of start) set(f)
+  const startTag = v8.cachedDataVersionTag()
+  for (const f of own) set(f)
+  if (startTag === ownTag || v8.cachedDataVersionTag() !== ownTag) return
+  const flags: V8FlagSwitch = { set, own, start }
   ;(globalThis as Record<symbol, unknown>)[V8_FLAGS] = flags
 }
 
