@@ -40,26 +40,30 @@ Run('prints the final state as JSON on stdout and progress on stderr', async () 
 })
 
 // Node's fetch (undici) is ~1 MB of JavaScript compiled at a process's first request: a hello run through the
-// executable took 132 ms with it and 62 without (issue 14). Model servers on http: are reached over node:http.
-Run("a model call loads neither Node's fetch (undici) nor the Headers global (issue 14)", async () => {
-  const s = scratch({ 'a.yaml': HELLO, 'loaded.cjs': '' })
+// executable took 132 ms with it and 62 without (issue 14). http: URLs are reached over node:http.
+
+/** Runs `a.yaml` of `s` with a preload that lists, at exit, every module Node loaded; returns the run and the undici modules. */
+async function runListingModules(s: ReturnType<typeof scratch>, env: Record<string, string> = {}) {
   const list = s.path('loaded.txt')
   writeFileSync(
     s.path('loaded.cjs'),
     `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')))\n`,
   )
-  server.script({ content: 'Hello, Ada!' })
   const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '-q'], {
-    env: { OLLAMA_HOST: server.url, NODE_OPTIONS: `--require ${s.path('loaded.cjs')}` },
+    env: { ...env, NODE_OPTIONS: `--require ${s.path('loaded.cjs')}` },
   })
   assert.is(r.code, 0, r.stderr)
-  assert.is(JSON.parse(r.stdout).greeting, 'Hello, Ada!')
   const loaded = readFileSync(list, 'utf8').split('\n')
   assert.ok(loaded.includes('NativeModule http'), 'the list is not the one expected')
-  assert.equal(
-    loaded.filter((m) => m.includes('undici')),
-    [],
-  )
+  return { r, undici: loaded.filter((m) => m.includes('undici')) }
+}
+
+Run("a model call loads neither Node's fetch (undici) nor the Headers global (issue 14)", async () => {
+  const s = scratch({ 'a.yaml': HELLO })
+  server.script({ content: 'Hello, Ada!' })
+  const { r, undici } = await runListingModules(s, { OLLAMA_HOST: server.url })
+  assert.is(JSON.parse(r.stdout).greeting, 'Hello, Ada!')
+  assert.equal(undici, [])
   s.cleanup()
 })
 
@@ -70,24 +74,14 @@ Run('an http.get of an http: URL loads no undici either, and reads the page (iss
   const s = scratch({
     'a.yaml': `name: sensor\nnodes:\n  - name: read\n    uses: http.get\n    with: { url: "${url}" }\n    output: { body: "{{ result.body }}" }\n`,
   })
-  const list = s.path('loaded.txt')
-  writeFileSync(
-    s.path('loaded.cjs'),
-    `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join('\\n')))\n`,
-  )
-  const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '-q'], {
-    env: { NODE_OPTIONS: `--require ${s.path('loaded.cjs')}` },
-  })
-  page.close()
-  assert.is(r.code, 0, r.stderr)
-  assert.is(JSON.parse(r.stdout).body, '{"t": 21.5}')
-  assert.equal(
-    readFileSync(list, 'utf8')
-      .split('\n')
-      .filter((m) => m.includes('undici')),
-    [],
-  )
-  s.cleanup()
+  try {
+    const { r, undici } = await runListingModules(s)
+    assert.is(JSON.parse(r.stdout).body, '{"t": 21.5}')
+    assert.equal(undici, [])
+  } finally {
+    page.close()
+    s.cleanup()
+  }
 })
 
 Run('--stream prints NDJSON events ending with complete, and llm.stream tokens arrive as llm_token events', async () => {
