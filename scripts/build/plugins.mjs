@@ -9,6 +9,20 @@ import { dirname, join } from 'node:path'
 import { applyPatches } from './patch.mjs'
 
 /**
+ * The module a lazy facade is: it stands in for `spec`, and each of `names` (functions or classes) requires the real
+ * module on its first call and calls through (with `new`, it constructs the real class; `instanceof` against the
+ * stand-in does not hold, and nothing here uses it). A bundle runs every module it imports at start; a facade
+ * makes a module run at its first use instead.
+ */
+function lazyFacade(spec, names) {
+  return [
+    `let m`,
+    `const load = () => m || (m = require(${JSON.stringify(spec)}))`,
+    ...names.map((k) => `export function ${k}(...a) { return new.target ? new (load().${k})(...a) : load().${k}(...a) }`),
+  ].join('\n')
+}
+
+/**
  * lmdb + msgpackr:
  * - resolve lmdb to its CommonJS build (its ESM build reads `import.meta.url`, which is undefined in a CJS bundle);
  * - resolve msgpackr to its platform-neutral ESM entry (`index.js`: no `import.meta`, no stream classes, 12 KB
@@ -46,11 +60,7 @@ export function lmdbPlugin(root) {
         args.namespace === 'tea-stub' ? { path: lmdbFile } : { path: 'lmdb-lazy', namespace: 'tea-stub' },
       )
       b.onLoad({ filter: /^lmdb-lazy$/, namespace: 'tea-stub' }, () => ({
-        contents: [
-          `let lmdb`,
-          `const load = () => lmdb || (lmdb = require('lmdb'))`,
-          ...LMDB_API.map((name) => `export function ${name}(...args) { return load().${name}(...args) }`),
-        ].join('\n'),
+        contents: lazyFacade('lmdb', LMDB_API),
         resolveDir: root,
         loader: 'js',
       }))
@@ -116,10 +126,16 @@ export function lmdbPlugin(root) {
   }
 }
 
+/** What our code imports from `yaml` (src/agent/parse.ts, src/aof/frontmatter.ts); any other name fails the build. */
+const YAML_API = ['parse', 'parseDocument', 'stringify', 'isMap', 'LineCounter']
+
 /**
  * Smaller equivalents of packages written for browsers as well as Node:
  * - `whatwg-fetch` (imported by ollama for its side effect, a fetch polyfill) is empty: Node 20+ has fetch;
- * - `yaml` resolves to its ESM build, which esbuild can tree-shake (its CJS `dist/` cannot), 17 KB less;
+ * - `yaml` resolves to its ESM build (9 KB smaller than its CJS `dist/`), behind a lazy facade: a start whose
+ *   agent's parse is kept (src/agent/parse-cache.ts) never runs the package's 73 modules (~0.25 ms of module
+ *   evaluation on x64; bench/RESULTS.md, issue 14). Its functions stay in the executables' code cache (the warm-up
+ *   parses), so a start that does parse still finds them compiled;
  * - ollama tells a `Headers` object by its tag, not `instanceof Headers`: reading that global loads Node's fetch
  *   (undici), ~20–33 ms of a start, which tea's own HTTP client (src/core/http.ts) avoids.
  */
@@ -131,7 +147,14 @@ export function slimPlugin(root) {
     setup(b) {
       b.onResolve({ filter: /^whatwg-fetch$/ }, () => ({ path: 'whatwg-fetch', namespace: 'tea-stub' }))
       b.onLoad({ filter: /^whatwg-fetch$/, namespace: 'tea-stub' }, () => ({ contents: '', loader: 'js' }))
-      b.onResolve({ filter: /^yaml$/ }, () => ({ path: yamlEsm }))
+      b.onResolve({ filter: /^yaml$/ }, (args) =>
+        args.namespace === 'tea-stub' ? { path: yamlEsm } : { path: 'yaml-lazy', namespace: 'tea-stub' },
+      )
+      b.onLoad({ filter: /^yaml-lazy$/, namespace: 'tea-stub' }, () => ({
+        contents: lazyFacade('yaml', YAML_API),
+        resolveDir: root,
+        loader: 'js',
+      }))
       b.onLoad({ filter: /[\\/]ollama[\\/]dist[\\/]browser\.mjs$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8')
         const contents = applyPatches(text, args.path, [
@@ -183,12 +206,7 @@ export async function tinypoolPlugin(root) {
           : { path: 'tinypool-lazy', namespace: 'tea-stub' },
       )
       b.onLoad({ filter: /^tinypool-lazy$/, namespace: 'tea-stub' }, () => ({
-        contents: [
-          `let tp`,
-          `const load = () => tp || (tp = require('tinypool'))`,
-          `export class Tinypool { constructor(...args) { return new (load().Tinypool)(...args) } }`,
-          `export default Tinypool`,
-        ].join('\n'),
+        contents: `${lazyFacade('tinypool', ['Tinypool'])}\nexport default Tinypool`,
         resolveDir: root,
         loader: 'js',
       }))
@@ -275,11 +293,8 @@ export function lazyBuiltinsPlugin(names = LAZY_BUILTINS) {
       })
       b.onLoad({ filter: /.*/, namespace: 'tea-lazy-builtin' }, (args) => {
         const real = req(`node:${args.path}`)
-        const lines = [`let m`, `const load = () => m || (m = require(${JSON.stringify(`node:${args.path}`)}))`]
-        for (const k of Object.keys(real))
-          if (identifier.test(k) && typeof real[k] === 'function')
-            lines.push(`export function ${k}(...a) { return new.target ? new (load().${k})(...a) : load().${k}(...a) }`)
-        return { contents: lines.join('\n'), loader: 'js' }
+        const names = Object.keys(real).filter((k) => identifier.test(k) && typeof real[k] === 'function')
+        return { contents: lazyFacade(`node:${args.path}`, names), loader: 'js' }
       })
     },
   }

@@ -58,6 +58,37 @@ test('the first run keeps the parse under the build; the next runs read it and e
   assert.is(readdirSync(folder).length, 2)
 })
 
+/**
+ * Runs `tea` with a preload that records whether the yaml package's modules ran: they ask `Symbol.for` for their
+ * node kinds (`yaml.map`, …) as they are evaluated, and nothing else in the program asks for such a key.
+ */
+async function runNotingYaml(args: string[], cache: string) {
+  const noted = join(tmp, `yaml-${Math.random().toString(36).slice(2)}.txt`)
+  const preload = join(tmp, 'note-yaml.cjs')
+  writeFileSync(
+    preload,
+    `const f = Symbol.for; let seen = false
+Symbol.for = function (k) { if (String(k).startsWith('yaml.')) seen = true; return f.call(Symbol, k) }
+process.on('exit', () => require('fs').writeFileSync(process.env.TEA_E2E_NOTED, String(seen)))\n`,
+  )
+  const r = await tea(args, { env: { ...env(cache), NODE_OPTIONS: `--require ${preload}`, TEA_E2E_NOTED: noted } })
+  return { r, yaml: readFileSync(noted, 'utf8') === 'true' }
+}
+
+test('the yaml package runs only for a text without a kept parse: not at the start of every run (issue 14)', async () => {
+  const cache = join(tmp, 'cache-lazy')
+  const agent = join(tmp, 'lazy.yaml')
+  writeFileSync(agent, AGENT)
+  const args = ['run', agent, '-q', '--data-dir', join(tmp, 'data-lazy')]
+  const first = await runNotingYaml(args, cache)
+  assert.is(first.r.code, 0, first.r.stderr)
+  assert.ok(first.yaml, 'the first run parses the text with the yaml package')
+  const second = await runNotingYaml(args, cache)
+  assert.is(second.r.code, 0, second.r.stderr)
+  assert.equal(JSON.parse(second.r.stdout), { who: 'world', greeting: 'hello world', done: true })
+  assert.not.ok(second.yaml, 'a run from the kept parse never evaluates the yaml package')
+})
+
 test('a problem that depends on the environment is reported at the same place from a kept parse as from the text', async () => {
   const cache = join(tmp, 'cache-env')
   const agent = join(tmp, 'env.yaml')
