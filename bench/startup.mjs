@@ -2,9 +2,11 @@
 // Cold start and peak memory for issue 14, against the SPEC §4 bars, on a machine others may be using:
 //   time  x64 executable: `tea --version` ≤ 1.3×, `tea run` of a 3-node `run:` agent ≤ 1.6× `node -e 0` of its
 //         own Node (24.21.0); the bundle on that Node, the same run, ≤ 2.0×; the bundle on the host Node, for
-//         information. Every command runs once per round, in turn (A, B, C, A, B, C …), so that a busy moment hits
-//         all of them; medians and min–max over the rounds, ratios of medians to the `node -e 0` of the same round
-//         set. `tea run` uses a data dir that already exists (as on a board after its first run).
+//         information. Every command runs once per round, in an order shuffled per round, so that a busy moment
+//         hits all of them and no command always follows the same other; medians and min–max over the rounds,
+//         ratios of medians to the `node -e 0` of the same round set (the bar's figure), and each run's ratio to the
+//         `node -e 0` of its own round (median and quartiles: the noise). `tea run` uses a data dir that already
+//         exists (as on a board after its first run).
 //   rss   (--rss) peak RSS from /usr/bin/time -f %M, fresh data dir per run: `node -e 0`, `tea --version`, 3 `run:`
 //         nodes (bar ≤ 45 MiB), 200 `run:` nodes and 200 `json.transform` nodes (bar ≤ 50 MiB), for the x64
 //         executable and for the bundle on the host Node (bench/rss.mjs's setting). The executables are dropped
@@ -16,7 +18,7 @@
 //         took to compile the program from its code cache (V8 deserialises every function the cache holds).
 //   model (--model) `tea run` of a one-call agent (examples/hello) against a local fake Ollama the bench starts
 //         (test/support/fake-model-server.ts, answering at once): the start of an agent that calls a model, its
-//         first request included. Wall times, in turn, like the first table.
+//         first request included. Wall times, in shuffled rounds, like the first table.
 // --before DIR adds a `tea` and `tea.cjs` built from an earlier tree (rows marked "before") to every table, in the
 // same rounds. The load average before and after each table is printed beside it.
 //
@@ -92,11 +94,18 @@ function agents() {
   return { three, run200: linear('run', 200), transform200: linear('transform', 200) }
 }
 
-/** Runs each case once per round, in turn; returns per case the list of {ms, kib}. */
+/**
+ * Runs each case once per round, in an order shuffled per round (seeded, so a rerun takes the same orders): a fixed
+ * order let one command always follow the same other, and the same executable measured twice in one round came out
+ * 1.8 ms apart in 80 rounds. Returns per case the list of {ms, kib}, round by round (sample i of every case is
+ * from round i).
+ */
 function rounds(cases, n, { warmup = 2, rss = false, env: extra = {} } = {}) {
   const samples = cases.map(() => [])
+  const random = seeded(0x7ea)
   for (let i = 0; i < n + warmup; i++) {
-    for (const [j, c] of cases.entries()) {
+    for (const j of shuffled(cases.length, random)) {
+      const c = cases[j]
       c.before?.()
       const argv = rss ? ['/usr/bin/time', '-f', '%M', ...c.argv] : c.argv
       const t = process.hrtime.bigint()
@@ -108,6 +117,33 @@ function rounds(cases, n, { warmup = 2, rss = false, env: extra = {} } = {}) {
     }
   }
   return samples
+}
+
+/** mulberry32: a small seeded generator, enough to shuffle command orders reproducibly. */
+function seeded(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = Math.imul(a ^ (a >>> 15), 1 | a)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32
+  }
+}
+
+function shuffled(n, random) {
+  const order = [...Array(n).keys()]
+  for (let i = n - 1; i > 0; i--) {
+    const k = Math.floor(random() * (i + 1))
+    ;[order[i], order[k]] = [order[k], order[i]]
+  }
+  return order
+}
+
+/** The q-quantile of xs (linear between the two nearest samples). */
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const at = (s.length - 1) * q
+  return s[Math.floor(at)] + (s[Math.ceil(at)] - s[Math.floor(at)]) * (at - Math.floor(at))
 }
 
 const fmt = (xs, f = (x) => x.toFixed(1)) => `${f(median(xs))} (${f(Math.min(...xs))}–${f(Math.max(...xs))})`
@@ -149,19 +185,40 @@ function timeTable(a) {
   const loadBefore = load()
   const s = rounds(cases, runs)
   const lines = [
-    `${runs} rounds (after 2 discarded), each command once per round in turn; wall ms median (min–max); load average ${loadBefore} before, ${load()} after.`,
+    `${runs} rounds (after 2 discarded), each command once per round, in a shuffled order; wall ms median (min–max); load average ${loadBefore} before, ${load()} after.`,
     '',
-    '| command | ms median (min–max) | × `node -e 0` (medians) | bar |',
-    '|---|---|---|---|',
+    '| command | ms median (min–max) | × `node -e 0` (medians) | × `node -e 0` of its round: median (25–75 %) | bar (on the medians) |',
+    '|---|---|---|---|---|',
   ]
   cases.forEach((c, j) => {
-    const base = median(s[j < hostBase ? 0 : hostBase].map((x) => x.ms))
+    const baseRuns = s[j < hostBase ? 0 : hostBase]
     const m = median(s[j].map((x) => x.ms))
-    const ratio = m / base
+    const ratio = m / median(baseRuns.map((x) => x.ms))
+    // Each run against the `node -e 0` of its own round: what drifts over the rounds (the machine's other work)
+    // cancels, and the spread says how far apart two equal commands can come out.
+    const paired = s[j].map((x, i) => x.ms / baseRuns[i].ms)
+    const spread = `${median(paired).toFixed(2)} (${quantile(paired, 0.25).toFixed(2)}–${quantile(paired, 0.75).toFixed(2)})`
     const bar = c.bar ? `≤ ${c.bar.toFixed(1)}×: ${ratio <= c.bar ? 'met' : '**missed**'}` : ''
-    lines.push(`| ${c.label} | ${fmt(s[j].map((x) => x.ms))} | ${c.base ? '1.00' : ratio.toFixed(2)} | ${bar} |`)
+    lines.push(`| ${c.label} | ${fmt(s[j].map((x) => x.ms))} | ${c.base ? '1.00' : ratio.toFixed(2)} | ${c.base ? '' : spread} | ${bar} |`)
   })
+  if (before) lines.push('', ...beforeAfter(cases, s))
   return lines.join('\n')
+}
+
+/**
+ * Each `before:` case against its counterpart, run by run: the difference within one round, where the machine's
+ * drift (a VM's neighbours; the same executable's median moved by 3 ms over minutes here) cancels.
+ */
+function beforeAfter(cases, s) {
+  const rows = ['| after − before, the same round | ms, median (25–75 %) |', '|---|---|']
+  cases.forEach((c, j) => {
+    const k = cases.findIndex((b) => b.label === `before: ${c.label}`)
+    if (k < 0) return
+    const d = s[j].map((x, i) => x.ms - s[k][i].ms)
+    const f = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`
+    rows.push(`| ${c.label} | ${f(median(d))} (${f(quantile(d, 0.25))} to ${f(quantile(d, 0.75))}) |`)
+  })
+  return rows
 }
 
 function rssTable(a) {
@@ -207,7 +264,7 @@ function rssTable(a) {
   const loadBefore = load()
   const s = rounds(cases, rssRuns, { warmup: 1, rss: true })
   const lines = [
-    `${rssRuns} rounds (after 1 discarded), in turn; peak RSS MiB from /usr/bin/time -f %M, fresh data dir per run; load average ${loadBefore} before, ${load()} after.`,
+    `${rssRuns} rounds (after 1 discarded), each in a shuffled order; peak RSS MiB from /usr/bin/time -f %M, fresh data dir per run; load average ${loadBefore} before, ${load()} after.`,
     '',
     '| command | peak RSS MiB median (min–max) | bar |',
     '|---|---|---|',
@@ -235,7 +292,7 @@ function qemuTable(a) {
   const s = rounds(cases, n, { warmup: 1 })
   const base = median(s[0].map((x) => x.ms))
   const lines = [
-    `linux-arm64 under qemu-user (information only: qemu says nothing about a board's speed); ${n} rounds, in turn; load average ${loadBefore} before, ${load()} after.`,
+    `linux-arm64 under qemu-user (information only: qemu says nothing about a board's speed); ${n} rounds, each in a shuffled order; load average ${loadBefore} before, ${load()} after.`,
     '',
     '| command | ms median (min–max) | × `node -e 0` |',
     '|---|---|---|',
@@ -341,7 +398,7 @@ function modelTable(url) {
   const loadBefore = load()
   const s = rounds(cases, runs, { env: { OLLAMA_HOST: url } })
   const lines = [
-    `${runs} rounds (after 2 discarded), each command once per round in turn; wall ms median (min–max); load average ${loadBefore} before, ${load()} after.`,
+    `${runs} rounds (after 2 discarded), each command once per round, in a shuffled order; wall ms median (min–max); load average ${loadBefore} before, ${load()} after.`,
     '',
     '| command | ms median (min–max) |',
     '|---|---|',
