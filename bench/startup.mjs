@@ -6,7 +6,8 @@
 //         hits all of them and no command always follows the same other; medians and min–max over the rounds,
 //         ratios of medians to the `node -e 0` of the same round set (the bar's figure), and each run's ratio to the
 //         `node -e 0` of its own round (median and quartiles: the noise). `tea run` uses a data dir that already
-//         exists (as on a board after its first run).
+//         exists (as on a board after its first run). The binaries' pages are dropped from the page cache first,
+//         as after a boot: pages a build has just written start tea ~0.15x sooner.
 //   rss   (--rss) peak RSS from /usr/bin/time -f %M, fresh data dir per run: `node -e 0`, `tea --version`, 3 `run:`
 //         nodes (bar ≤ 45 MiB), 200 `run:` nodes and 200 `json.transform` nodes (bar ≤ 50 MiB), for the x64
 //         executable and for the bundle on the host Node (bench/rss.mjs's setting). The executables are dropped
@@ -92,6 +93,11 @@ function agents() {
     return file
   }
   return { three, run200: linear('run', 200), transform200: linear('transform', 200) }
+}
+
+/** Drops files' pages from the page cache (posix_fadvise DONTNEED through dd): the next run reads them from disk. */
+function dropPages(files) {
+  for (const f of files) spawnSync('dd', [`if=${f}`, 'iflag=nocache', 'count=0', 'status=none'])
 }
 
 /**
@@ -182,6 +188,10 @@ function timeTable(a) {
       argv: run([process.execPath, join(before, 'tea.cjs')], 'before-bhost'),
       check: isDone,
     })
+  // As a board runs them after a boot (read from disk as they run), not as a build or a copy just wrote them:
+  // pages a write left in the page cache made the 3-node run 1.51x `node -e 0` here, the same pages read back
+  // 1.64–1.68x.
+  dropPages([exe, bundle, node24, ...(before ? [join(before, 'tea'), join(before, 'tea.cjs')] : [])])
   const loadBefore = load()
   const s = rounds(cases, runs)
   const lines = [
@@ -259,8 +269,7 @@ function rssTable(a) {
     ...(before ? set('before: bundle, host Node:', [process.execPath, join(before, 'tea.cjs')], 'before-bhost', false) : []),
   ]
   // How the kernel caches the executable's pages shows in its file-backed RSS: drop them, then read once.
-  for (const f of [exe, node24, ...(before ? [join(before, 'tea')] : [])])
-    spawnSync('dd', [`if=${f}`, 'iflag=nocache', 'count=0', 'status=none'])
+  dropPages([exe, node24, ...(before ? [join(before, 'tea')] : [])])
   const loadBefore = load()
   const s = rounds(cases, rssRuns, { warmup: 1, rss: true })
   const lines = [
