@@ -23,6 +23,21 @@ function lazyFacade(spec, names) {
 }
 
 /**
+ * Gives our code a lazy facade of package `name` (the module `file`): the facade's own `require` of the name
+ * resolves to the package, every other import of it to the facade. Importing a name not in `names` fails the build.
+ */
+function facadeOf(b, root, name, file, names, more = '') {
+  b.onResolve({ filter: new RegExp(`^${name}$`) }, (args) =>
+    args.namespace === 'tea-stub' ? { path: file } : { path: `${name}-lazy`, namespace: 'tea-stub' },
+  )
+  b.onLoad({ filter: new RegExp(`^${name}-lazy$`), namespace: 'tea-stub' }, () => ({
+    contents: `${lazyFacade(name, names)}\n${more}`,
+    resolveDir: root,
+    loader: 'js',
+  }))
+}
+
+/**
  * lmdb + msgpackr:
  * - resolve lmdb to its CommonJS build (its ESM build reads `import.meta.url`, which is undefined in a CJS bundle);
  * - resolve msgpackr to its platform-neutral ESM entry (`index.js`: no `import.meta`, no stream classes, 12 KB
@@ -56,14 +71,7 @@ export function lmdbPlugin(root) {
   return {
     name: 'tea-lmdb',
     setup(b) {
-      b.onResolve({ filter: /^lmdb$/ }, (args) =>
-        args.namespace === 'tea-stub' ? { path: lmdbFile } : { path: 'lmdb-lazy', namespace: 'tea-stub' },
-      )
-      b.onLoad({ filter: /^lmdb-lazy$/, namespace: 'tea-stub' }, () => ({
-        contents: lazyFacade('lmdb', LMDB_API),
-        resolveDir: root,
-        loader: 'js',
-      }))
+      facadeOf(b, root, 'lmdb', lmdbFile, LMDB_API)
       // lmdb uses only `msgpackr.Encoder` (from pack.js); a namespace `require` would keep every export.
       b.onResolve({ filter: /^msgpackr$/ }, (args) => ({ path: args.importer === lmdbFile ? msgpackrPack : msgpackrFile }))
       b.onResolve({ filter: /^node-gyp-build-optional-packages$/ }, () => ({ path: 'lmdb-loader', namespace: 'tea-stub' }))
@@ -147,14 +155,7 @@ export function slimPlugin(root) {
     setup(b) {
       b.onResolve({ filter: /^whatwg-fetch$/ }, () => ({ path: 'whatwg-fetch', namespace: 'tea-stub' }))
       b.onLoad({ filter: /^whatwg-fetch$/, namespace: 'tea-stub' }, () => ({ contents: '', loader: 'js' }))
-      b.onResolve({ filter: /^yaml$/ }, (args) =>
-        args.namespace === 'tea-stub' ? { path: yamlEsm } : { path: 'yaml-lazy', namespace: 'tea-stub' },
-      )
-      b.onLoad({ filter: /^yaml-lazy$/, namespace: 'tea-stub' }, () => ({
-        contents: lazyFacade('yaml', YAML_API),
-        resolveDir: root,
-        loader: 'js',
-      }))
+      facadeOf(b, root, 'yaml', yamlEsm, YAML_API)
       b.onLoad({ filter: /[\\/]ollama[\\/]dist[\\/]browser\.mjs$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8')
         const contents = applyPatches(text, args.path, [
@@ -200,16 +201,7 @@ export async function tinypoolPlugin(root) {
       // Our code gets a lazy facade: tinypool's module pulls in worker_threads, child_process, assert and
       // perf_hooks, which an agent that never plans (and `tea --version`) should not pay for at start.
       // `new Tinypool(…)` returns the real pool; `instanceof Tinypool` does not hold, and nothing here uses it.
-      b.onResolve({ filter: /^tinypool$/ }, (args) =>
-        args.namespace === 'tea-stub'
-          ? { path: join(dirname(pkgFile), 'dist', 'index.js') }
-          : { path: 'tinypool-lazy', namespace: 'tea-stub' },
-      )
-      b.onLoad({ filter: /^tinypool-lazy$/, namespace: 'tea-stub' }, () => ({
-        contents: `${lazyFacade('tinypool', ['Tinypool'])}\nexport default Tinypool`,
-        resolveDir: root,
-        loader: 'js',
-      }))
+      facadeOf(b, root, 'tinypool', join(dirname(pkgFile), 'dist', 'index.js'), ['Tinypool'], 'export default Tinypool')
       b.onLoad({ filter: /[\\/]tinypool[\\/]dist[\\/]index\.js$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8')
         const contents = applyPatches(text, args.path, [
