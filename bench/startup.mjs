@@ -404,6 +404,7 @@ function modelTable(url) {
         ]
       : []),
   ]
+  dropPages([exe, bundle, node24, ...(before ? [join(before, 'tea'), join(before, 'tea.cjs')] : [])]) // as the time table
   const loadBefore = load()
   const s = rounds(cases, runs, { env: { OLLAMA_HOST: url } })
   const lines = [
