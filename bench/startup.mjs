@@ -395,7 +395,7 @@ function modelTable(url) {
     { label: `the same, bundle on Node ${x64.node}`, argv: run([node24, bundle], 'b24'), check: greeted },
     ...(before
       ? [
-          { label: 'before: the same, x64 executable', argv: run([join(before, 'tea')], 'before-exe'), check: greeted },
+          { label: 'before: `tea run` of examples/hello, x64 executable', argv: run([join(before, 'tea')], 'before-exe'), check: greeted },
           {
             label: `before: the same, bundle on Node ${x64.node}`,
             argv: run([node24, join(before, 'tea.cjs')], 'before-b24'),
@@ -414,6 +414,7 @@ function modelTable(url) {
     '|---|---|',
   ]
   cases.forEach((c, j) => lines.push(`| ${c.label} | ${fmt(s[j].map((x) => x.ms))} |`))
+  if (before) lines.push('', ...beforeAfter(cases, s))
   return lines.join('\n')
 }
 
