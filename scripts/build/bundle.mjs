@@ -33,7 +33,7 @@ export async function bundle(opts) {
     plugins: [
       lazyBuiltinsPlugin(),
       lmdbPlugin(opts.root),
-      slimPlugin(opts.root),
+      await slimPlugin(opts.root),
       await tinypoolPlugin(opts.root),
       embedPlugin(opts.root, opts.embedded),
     ],

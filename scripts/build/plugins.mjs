@@ -3,6 +3,7 @@
 // The recipe and the reasons are in the research notes (sea-arm.md §4–5); each text patch fails the build when
 // the text it expects is not found (scripts/build/patch.mjs).
 import { build } from 'esbuild'
+import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
@@ -15,9 +16,14 @@ import { applyPatches } from './patch.mjs'
  * makes a module run at its first use instead.
  */
 function lazyFacade(spec, names) {
+  return facadeLoading(`require(${JSON.stringify(spec)})`, names)
+}
+
+/** A facade whose module is what the expression `load` gives, evaluated at the first call. */
+function facadeLoading(load, names) {
   return [
     `let m`,
-    `const load = () => m || (m = require(${JSON.stringify(spec)}))`,
+    `const load = () => m || (m = ${load})`,
     ...names.map((k) => `export function ${k}(...a) { return new.target ? new (load().${k})(...a) : load().${k}(...a) }`),
   ].join('\n')
 }
@@ -26,12 +32,12 @@ function lazyFacade(spec, names) {
  * Gives our code a lazy facade of package `name` (the module `file`): the facade's own `require` of the name
  * resolves to the package, every other import of it to the facade. Importing a name not in `names` fails the build.
  */
-function facadeOf(b, root, name, file, names, more = '') {
+function facadeOf(b, root, name, file, names, more = '', contents = `${lazyFacade(name, names)}\n${more}`) {
   b.onResolve({ filter: new RegExp(`^${name}$`) }, (args) =>
     args.namespace === 'tea-stub' ? { path: file } : { path: `${name}-lazy`, namespace: 'tea-stub' },
   )
   b.onLoad({ filter: new RegExp(`^${name}-lazy$`), namespace: 'tea-stub' }, () => ({
-    contents: `${lazyFacade(name, names)}\n${more}`,
+    contents,
     resolveDir: root,
     loader: 'js',
   }))
@@ -140,22 +146,37 @@ const YAML_API = ['parse', 'parseDocument', 'stringify', 'isMap', 'LineCounter']
 /**
  * Smaller equivalents of packages written for browsers as well as Node:
  * - `whatwg-fetch` (imported by ollama for its side effect, a fetch polyfill) is empty: Node 20+ has fetch;
- * - `yaml` resolves to its ESM build (9 KB smaller than its CJS `dist/`), behind a lazy facade: a start whose
- *   agent's parse is kept (src/agent/parse-cache.ts) never runs the package's 73 modules (~0.25 ms of module
- *   evaluation on x64; bench/RESULTS.md, issue 14). Its functions stay in the executables' code cache (the warm-up
- *   parses), so a start that does parse still finds them compiled;
+ * - `yaml` (its ESM build, the names in YAML_API) is a side module: bundled apart into a CommonJS text the program
+ *   carries, behind a lazy facade that compiles it at its first call with a code cache of its own
+ *   (src/sea/side-module.ts). A start whose agent's parse is kept (src/agent/parse-cache.ts) neither runs its 73
+ *   modules (~0.25 ms on x64) nor deserialises its functions with the program's code cache (175 of 915 KB, ~0.45
+ *   ms); bench/RESULTS.md, issue 14;
  * - ollama tells a `Headers` object by its tag, not `instanceof Headers`: reading that global loads Node's fetch
  *   (undici), ~20–33 ms of a start, which tea's own HTTP client (src/core/http.ts) avoids.
  */
-export function slimPlugin(root) {
+export async function slimPlugin(root) {
   const req = createRequire(join(root, 'package.json'))
   const yamlEsm = join(dirname(req.resolve('yaml/package.json')), 'browser', 'index.js')
+  const yaml = await sideText(root, yamlEsm, YAML_API)
+  const sideModule = join(root, 'src', 'sea', 'side-module.ts')
   return {
     name: 'tea-slim',
     setup(b) {
       b.onResolve({ filter: /^whatwg-fetch$/ }, () => ({ path: 'whatwg-fetch', namespace: 'tea-stub' }))
       b.onLoad({ filter: /^whatwg-fetch$/, namespace: 'tea-stub' }, () => ({ contents: '', loader: 'js' }))
-      facadeOf(b, root, 'yaml', yamlEsm, YAML_API)
+      facadeOf(
+        b,
+        root,
+        'yaml',
+        yamlEsm,
+        YAML_API,
+        '',
+        // The text sits in the loading function, whose constants the code cache holds as one string.
+        [
+          `import { sideModule } from ${JSON.stringify(sideModule)}`,
+          facadeLoading(`sideModule('yaml', ${JSON.stringify(yaml.hash)}, ${JSON.stringify(yaml.text)})`, YAML_API),
+        ].join('\n'),
+      )
       b.onLoad({ filter: /[\\/]ollama[\\/]dist[\\/]browser\.mjs$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8')
         const contents = applyPatches(text, args.path, [
@@ -169,6 +190,28 @@ export function slimPlugin(root) {
       })
     },
   }
+}
+
+/**
+ * A side module's text (src/sea/side-module.ts): `names` of `file` bundled into minified CommonJS on its own,
+ * ASCII like the program, needing nothing `require` would give; and the first 16 hex digits of its SHA-256.
+ */
+async function sideText(root, file, names) {
+  const out = await build({
+    stdin: { contents: `export { ${names.join(', ')} } from ${JSON.stringify(file)}`, resolveDir: root, loader: 'js' },
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    minify: true,
+    charset: 'ascii',
+    legalComments: 'none',
+    logLevel: 'silent',
+  })
+  const text = out.outputFiles[0].text
+  if (/\brequire\(/.test(text)) throw new Error(`side module ${file} requires other modules; a side module must be self-contained`)
+  return { text, hash: createHash('sha256').update(text).digest('hex').slice(0, 16) }
 }
 
 /**

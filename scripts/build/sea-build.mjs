@@ -96,7 +96,7 @@ export async function buildSea(opts) {
       postjectVersion,
       sha(readFileSync(WARM_AGENT(root))),
       seaV8Flags(target),
-      7,
+      8,
     ]),
   )
   const keyFile = join(seaDir, 'key')
@@ -218,22 +218,25 @@ function carriedList(files) {
 
 /**
  * The executable's tail: the program as the bundle's loader compiles it and the code cache of what it compiled,
- * made by the target's Node running the bundle once on the warm-up agent (TEA_BUILD_TAIL tells the loader where
- * to write it at exit). The executable carries it after the SEA, so that a start need not rebuild the program.
+ * made by the target's Node running the bundle on the warm-up agent, twice (TEA_BUILD_TAIL tells the loader where
+ * to write it at the second run's exit). The executable carries it after the SEA, so that a start need not rebuild the program.
  */
 function codeCache({ root, target, rt, addon, bundle, work, v8Flags }) {
   const out = join(work, 'tea.tail')
   const [cmd, ...prefix] = [...runnerFor(target.arch), rt.nodeBin]
-  // Under the executable's own V8 flags: V8 rejects a cache made under others.
-  run(cmd, [...prefix, ...v8Flags, bundle, 'run', WARM_AGENT(root), '-q', '--data-dir', join(work, 'warm-data')], {
-    cwd: work,
-    env: cleanEnv({
-      TEA_BUILD_TAIL: out,
-      TEA_LMDB_NATIVE: addon,
-      TEA_CACHE_DIR: join(work, 'cache'),
-      HOME: work,
-    }),
-  })
+  const cache = join(work, 'cache')
+  // Twice, the tail made by the second run, as a board starts an agent again and again: from its second start on,
+  // the agent's YAML parse is kept (src/agent/parse-cache.ts) and the yaml package, a side module with a code cache
+  // of its own (src/sea/side-module.ts), is not compiled; the program's cache then holds none of it. The first
+  // run's code cache of the program is removed, or the second would compile from it and hand its functions on.
+  for (const tail of [undefined, out]) {
+    rmSync(join(cache, 'code'), { recursive: true, force: true })
+    // Under the executable's own V8 flags: V8 rejects a cache made under others.
+    run(cmd, [...prefix, ...v8Flags, bundle, 'run', WARM_AGENT(root), '-q', '--data-dir', join(work, 'warm-data')], {
+      cwd: work,
+      env: cleanEnv({ ...(tail && { TEA_BUILD_TAIL: tail }), TEA_LMDB_NATIVE: addon, TEA_CACHE_DIR: cache, HOME: work }),
+    })
+  }
   if (!existsSync(out)) throw new Error(`Node ${target.node} ran the warm-up but wrote no program and code cache to ${out}`)
   return out
 }

@@ -29,11 +29,11 @@
  */
 
 import { closeSync, fstatSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import { keepNewest, writeKept } from '../core/cache-files.ts'
 import { PROGRAM_ID, isProgramId, versionLine } from '../core/build-info.ts'
 import { V8_FLAGS, type V8FlagSwitch, withNodeCache } from '../core/builtin.ts'
-import { cacheDir } from './cache-dir.ts'
+import { TRACE_ENV, atCleanExit, cachingOff, codeCacheFile } from './code-cache.ts'
 import { type SeaApi, seaApi } from './sea-api.ts'
 
 /** The line that opens the program's comment, and the escape for star-slash inside it. */
@@ -48,9 +48,6 @@ export const PROGRAM_ASSET = 'tea.cjs'
  * the code cache of what the run compiled). The build appends it to the executable.
  */
 export const BUILD_TAIL_ENV = 'TEA_BUILD_TAIL'
-
-/** Set to 1 to have the loader say on stderr whether the code cache was used (tests, diagnosis). */
-export const TRACE_ENV = 'TEA_TRACE_LOADER'
 
 // The program is a CommonJS module body; vm.Script needs the wrapper Node would add, on a line of its own so
 // that the program's lines keep their numbers (`lineOffset`).
@@ -195,12 +192,7 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
   const tailOut = process.env[BUILD_TAIL_ENV]
   const out = tailOut || (used || inWorker || !cache.path || !warming() ? undefined : cache.path)
   if (out) {
-    // V8 stamps a cache with its flags; one made after they changed would be rejected by the next start. (node:v8
-    // is required here, not imported: it costs every start ~0.7 ms, and only a start that writes needs it.)
-    const { cachedDataVersionTag } = require('node:v8') as typeof import('node:v8')
-    const tag = cachedDataVersionTag()
-    process.once('exit', (code) => {
-      if (code !== 0 || cachedDataVersionTag() !== tag) return
+    atCleanExit(() => {
       // The build's tail is a file in its work folder; only the cache dir's own layout is pruned.
       if (tailOut) writeFileSync(tailOut, tailOf({ source, line, cache: script.createCachedData() }))
       else writeCache(out, script.createCachedData())
@@ -323,25 +315,15 @@ function rawAsset(sea: SeaApi, key: string): Uint8Array {
 }
 
 function fileCache(source: string): Cache {
-  // Coverage makes V8 compile differently; a cache made under it would not serve a plain run.
-  if (process.env.NODE_V8_COVERAGE) return { from: 'off under coverage' }
+  if (cachingOff()) return { from: 'off under coverage' }
   // The build's hash of the program names its folder (V8 itself checks only the source's length).
-  const program = `${typeof __TEA_PROGRAM_HASH__ === 'undefined' ? 'source' : __TEA_PROGRAM_HASH__}-${source.length}`
-  const path = join(cacheDir(), 'code', program, `${process.version}-${process.arch}-${flagsKey()}.cache`)
+  const path = codeCacheFile(`${typeof __TEA_PROGRAM_HASH__ === 'undefined' ? 'source' : __TEA_PROGRAM_HASH__}-${source.length}`)
   try {
     const data = readFileSync(path)
     return { data, owned: data.byteLength === data.buffer.byteLength, path, from: path }
   } catch {
     return { path, from: path }
   }
-}
-
-/** V8 rejects a cache made under other V8 flags; one file per set of flags keeps two kinds of callers apart. */
-function flagsKey(): string {
-  const text = `${process.execArgv.join(' ')}|${process.env.NODE_OPTIONS ?? ''}`
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
-  return (h >>> 0).toString(16).padStart(8, '0')
 }
 
 function warming(): boolean {

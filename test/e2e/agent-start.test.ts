@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
@@ -87,6 +87,39 @@ test('the yaml package runs only for a text without a kept parse: not at the sta
   assert.is(second.r.code, 0, second.r.stderr)
   assert.equal(JSON.parse(second.r.stdout), { who: 'world', greeting: 'hello world', done: true })
   assert.not.ok(second.yaml, 'a run from the kept parse never evaluates the yaml package')
+})
+
+test('the yaml package compiles from a code cache of its own: written by the first parse, used by the next; kept per build, the newest 4', async () => {
+  const cache = join(tmp, 'cache-side')
+  const code = join(cache, 'code')
+  // Caches of four earlier builds of the side module, and a folder that is not one of its caches.
+  for (const [i, name] of [
+    'side-yaml-0000000000000001',
+    'side-yaml-0000000000000002',
+    'side-yaml-0000000000000003',
+    'side-yaml-0000000000000004',
+    'side-yamlish',
+  ].entries()) {
+    mkdirSync(join(code, name), { recursive: true })
+    utimesSync(join(code, name), 1000 + i, 1000 + i)
+  }
+  const run = async (text: string) => {
+    const agent = join(tmp, `side-${sha256Hex(text).slice(0, 8)}.yaml`)
+    writeFileSync(agent, text)
+    const r = await tea(['run', agent, '-q', '--data-dir', join(tmp, 'data-side')], { env: { ...env(cache), TEA_TRACE_LOADER: '1' } })
+    assert.is(r.code, 0, r.stderr)
+    assert.equal(JSON.parse(r.stdout), { who: 'world', greeting: 'hello world', done: true })
+    return /tea: side module yaml compiled and run in [\d.]+ ms \(code cache (\w+)\)/.exec(r.stderr)?.[1]
+  }
+  assert.is(await run(AGENT), 'absent', 'the first parse on this machine compiles the package from its text')
+  const sides = readdirSync(code).filter((n) => n.startsWith('side-yaml-'))
+  assert.is(sides.length, 4, `the oldest earlier build's cache goes: ${sides}`)
+  assert.not.ok(sides.includes('side-yaml-0000000000000001'))
+  assert.ok(readdirSync(code).includes('side-yamlish'), 'a folder that is not a side cache is left alone')
+  const ours = sides.find((n) => !/^side-yaml-0{15}\d$/.test(n))!
+  assert.equal(readdirSync(join(code, ours)).length, 1)
+  assert.is(await run(AGENT), undefined, 'a start from the kept parse does not load the package at all')
+  assert.is(await run(`${AGENT}# another text\n`), 'used', 'the next parse compiles it from its cache')
 })
 
 test('a problem that depends on the environment is reported at the same place from a kept parse as from the text', async () => {
