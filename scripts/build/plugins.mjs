@@ -192,22 +192,27 @@ export async function slimPlugin(root) {
   }
 }
 
+/** A script of its own, in memory: what tinypool's worker entry and side modules are built as. */
+const STANDALONE = {
+  bundle: true,
+  write: false,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  minify: true,
+  legalComments: 'none',
+  logLevel: 'silent',
+}
+
 /**
  * A side module's text (src/sea/side-module.ts): `names` of `file` bundled into minified CommonJS on its own,
  * ASCII like the program, needing nothing `require` would give; and the first 16 hex digits of its SHA-256.
  */
 async function sideText(root, file, names) {
   const out = await build({
+    ...STANDALONE,
     stdin: { contents: `export { ${names.join(', ')} } from ${JSON.stringify(file)}`, resolveDir: root, loader: 'js' },
-    bundle: true,
-    write: false,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    minify: true,
     charset: 'ascii',
-    legalComments: 'none',
-    logLevel: 'silent',
   })
   const text = out.outputFiles[0].text
   if (/\brequire\(/.test(text)) throw new Error(`side module ${file} requires other modules; a side module must be self-contained`)
@@ -226,17 +231,7 @@ export async function tinypoolPlugin(root) {
   const pkgFile = req.resolve('tinypool/package.json')
   const version = JSON.parse(readFileSync(pkgFile, 'utf8')).version
   const entry = join(dirname(pkgFile), 'dist', 'entry', 'worker.js')
-  const out = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    minify: true,
-    legalComments: 'none',
-    logLevel: 'silent',
-  })
+  const out = await build({ ...STANDALONE, entryPoints: [entry] })
   const workerSrc = out.outputFiles[0].text
   return {
     name: 'tea-tinypool',

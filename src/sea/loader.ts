@@ -33,7 +33,7 @@ import { dirname } from 'node:path'
 import { keepNewest, writeKept } from '../core/cache-files.ts'
 import { PROGRAM_ID, isProgramId, versionLine } from '../core/build-info.ts'
 import { V8_FLAGS, type V8FlagSwitch, withNodeCache } from '../core/builtin.ts'
-import { TRACE_ENV, atCleanExit, cachingOff, codeCacheFile } from './code-cache.ts'
+import { TRACE_ENV, atCleanExit, cachingOff, codeCacheFile, release } from './code-cache.ts'
 import { type SeaApi, seaApi } from './sea-api.ts'
 
 /** The line that opens the program's comment, and the escape for star-slash inside it. */
@@ -290,23 +290,6 @@ interface Cache {
   /** Where a plain bundle keeps its cache (absent inside an executable, which carries its own). */
   path?: string
   from: string
-}
-
-/**
- * Gives a buffer's memory back now instead of at the next garbage collection, which a short run never reaches: V8
- * has copied what it needs from the code cache once the script is compiled, and the ~1 MB buffer would otherwise
- * stay resident to the end of the run (issue 14). `transfer(0)` detaches the buffer and frees its memory; Node 20
- * lacks it and keeps the buffer until a collection, as before.
- */
-function release(data: Uint8Array): boolean {
-  const buffer = data.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer }
-  if (!buffer.transfer) return false
-  try {
-    buffer.transfer(0)
-    return true
-  } catch {
-    return false // not detachable (Node's pool is not): it waits for a collection, as on Node 20
-  }
 }
 
 /** An asset in place where Node can (20.12+), else a copy. */

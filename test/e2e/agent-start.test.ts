@@ -120,6 +120,12 @@ test('the yaml package compiles from a code cache of its own: written by the fir
   assert.equal(readdirSync(join(code, ours)).length, 1)
   assert.is(await run(AGENT), undefined, 'a start from the kept parse does not load the package at all')
   assert.is(await run(`${AGENT}# another text\n`), 'used', 'the next parse compiles it from its cache')
+  // A cache cut short (a full disk, a crash while copying the cache dir) is rejected, the run ends well, and the
+  // cache is written again.
+  const file = join(code, ours, readdirSync(join(code, ours))[0]!)
+  writeFileSync(file, Buffer.alloc(100, 7))
+  assert.is(await run(`${AGENT}# a third text\n`), 'rejected')
+  assert.is(await run(`${AGENT}# a fourth text\n`), 'used')
 })
 
 test('a problem that depends on the environment is reported at the same place from a kept parse as from the text', async () => {
