@@ -29,10 +29,11 @@ function facadeLoading(load, names) {
 }
 
 /**
- * Gives our code a lazy facade of package `name` (the module `file`): the facade's own `require` of the name
- * resolves to the package, every other import of it to the facade. Importing a name not in `names` fails the build.
+ * Gives our code a facade of package `name` (the module `file`) whose text is `contents` (a `lazyFacade`): the
+ * facade's own `require` of the name resolves to the package, every other import of it to the facade. Importing a
+ * name the facade does not export fails the build.
  */
-function facadeOf(b, root, name, file, names, more = '', contents = `${lazyFacade(name, names)}\n${more}`) {
+function facadeOf(b, root, name, file, contents) {
   b.onResolve({ filter: new RegExp(`^${name}$`) }, (args) =>
     args.namespace === 'tea-stub' ? { path: file } : { path: `${name}-lazy`, namespace: 'tea-stub' },
   )
@@ -77,7 +78,7 @@ export function lmdbPlugin(root) {
   return {
     name: 'tea-lmdb',
     setup(b) {
-      facadeOf(b, root, 'lmdb', lmdbFile, LMDB_API)
+      facadeOf(b, root, 'lmdb', lmdbFile, lazyFacade('lmdb', LMDB_API))
       // lmdb uses only `msgpackr.Encoder` (from pack.js); a namespace `require` would keep every export.
       b.onResolve({ filter: /^msgpackr$/ }, (args) => ({ path: args.importer === lmdbFile ? msgpackrPack : msgpackrFile }))
       b.onResolve({ filter: /^node-gyp-build-optional-packages$/ }, () => ({ path: 'lmdb-loader', namespace: 'tea-stub' }))
@@ -164,19 +165,9 @@ export async function slimPlugin(root) {
     setup(b) {
       b.onResolve({ filter: /^whatwg-fetch$/ }, () => ({ path: 'whatwg-fetch', namespace: 'tea-stub' }))
       b.onLoad({ filter: /^whatwg-fetch$/, namespace: 'tea-stub' }, () => ({ contents: '', loader: 'js' }))
-      facadeOf(
-        b,
-        root,
-        'yaml',
-        yamlEsm,
-        YAML_API,
-        '',
-        // The text sits in the loading function, whose constants the code cache holds as one string.
-        [
-          `import { sideModule } from ${JSON.stringify(sideModule)}`,
-          facadeLoading(`sideModule('yaml', ${JSON.stringify(yaml.hash)}, ${JSON.stringify(yaml.text)})`, YAML_API),
-        ].join('\n'),
-      )
+      // The text sits in the loading function, whose constants the code cache holds as one string.
+      const loadSide = `sideModule('yaml', ${JSON.stringify(yaml.hash)}, ${JSON.stringify(yaml.text)})`
+      facadeOf(b, root, 'yaml', yamlEsm, `import { sideModule } from ${JSON.stringify(sideModule)}\n${facadeLoading(loadSide, YAML_API)}`)
       b.onLoad({ filter: /[\\/]ollama[\\/]dist[\\/]browser\.mjs$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8')
         const contents = applyPatches(text, args.path, [
@@ -239,7 +230,8 @@ export async function tinypoolPlugin(root) {
       // Our code gets a lazy facade: tinypool's module pulls in worker_threads, child_process, assert and
       // perf_hooks, which an agent that never plans (and `tea --version`) should not pay for at start.
       // `new Tinypool(…)` returns the real pool; `instanceof Tinypool` does not hold, and nothing here uses it.
-      facadeOf(b, root, 'tinypool', join(dirname(pkgFile), 'dist', 'index.js'), ['Tinypool'], 'export default Tinypool')
+      const tinypoolFile = join(dirname(pkgFile), 'dist', 'index.js')
+      facadeOf(b, root, 'tinypool', tinypoolFile, `${lazyFacade('tinypool', ['Tinypool'])}\nexport default Tinypool`)
       b.onLoad({ filter: /[\\/]tinypool[\\/]dist[\\/]index\.js$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8')
         const contents = applyPatches(text, args.path, [

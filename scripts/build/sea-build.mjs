@@ -219,7 +219,8 @@ function carriedList(files) {
 /**
  * The executable's tail: the program as the bundle's loader compiles it and the code cache of what it compiled,
  * made by the target's Node running the bundle on the warm-up agent, twice (TEA_BUILD_TAIL tells the loader where
- * to write it at the second run's exit). The executable carries it after the SEA, so that a start need not rebuild the program.
+ * to write it at the second run's exit). The executable carries it after the SEA, so that a start need not rebuild
+ * the program.
  */
 function codeCache({ root, target, rt, addon, bundle, work, v8Flags }) {
   const out = join(work, 'tea.tail')

@@ -19,7 +19,6 @@ interface Builtins {
   'node:http': typeof import('node:http')
   'node:zlib': typeof import('node:zlib')
   'node:v8': typeof import('node:v8')
-  'node:worker_threads': typeof import('node:worker_threads')
   'node:sea': unknown
 }
 

@@ -2,10 +2,13 @@
  * Where compiled code is kept between starts: V8 code caches under the cache dir's `code` folder, one folder per
  * compiled text and one file per Node version, arch and set of V8 flags (V8 rejects a cache made under any other).
  * The bundle's loader keeps the program's cache here (a plain bundle; an executable carries its own), and side
- * modules theirs (side-module.ts). Nothing heavy is imported here: the loader uses it before the program has loaded.
+ * modules theirs (side-module.ts); both read, write, prune, free and trace them through this module. Nothing heavy
+ * is imported here: the loader uses it before the program has loaded.
  */
 
-import { join } from 'node:path'
+import { readFileSync, writeSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { keepNewest, writeKept } from '../core/cache-files.ts'
 import { builtin } from '../core/builtin.ts'
 import { cacheDir } from './cache-dir.ts'
 
@@ -23,6 +26,27 @@ function flagsKey(): string {
   let h = 0x811c9dc5
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
   return (h >>> 0).toString(16).padStart(8, '0')
+}
+
+/**
+ * A cache file's bytes, and whether their buffer is theirs alone (`release` may free it): a file under 4 KB, a
+ * cache cut short, is read into a slice of Node's shared pool, which must never be freed. Undefined when unreadable.
+ */
+export function readCodeCache(file: string): { data: Buffer; owned: boolean } | undefined {
+  try {
+    const data = readFileSync(file)
+    return { data, owned: data.byteLength === data.buffer.byteLength }
+  } catch {
+    return undefined
+  }
+}
+
+/** Caches of this many builds of one text are kept; older ones go when a new one is written. */
+const KEEP_BUILDS = 4
+
+/** Writes a cache file; then only the newest KEEP_BUILDS folders beside its own that `ours` names are kept. */
+export function keepCodeCache(file: string, bytes: Uint8Array, ours: (folder: string) => boolean): void {
+  writeKept(file, bytes, () => keepNewest(dirname(dirname(file)), KEEP_BUILDS, ours))
 }
 
 /** Coverage makes V8 compile differently: a cache made under it would not serve a plain run. */
@@ -57,5 +81,20 @@ export function release(data: Uint8Array): boolean {
     return true
   } catch {
     return false // not detachable (Node's pool is not): it waits for a collection, as on Node 20
+  }
+}
+
+/** Inside one of the pool's (tinypool's) worker threads, which leave V8's flags and writing caches to the main one. */
+export function isPoolWorker(): boolean {
+  return (process as { __tinypool_state__?: { isTinypoolWorker?: boolean } }).__tinypool_state__?.isTinypoolWorker === true
+}
+
+/** Straight to the descriptor, as the CLI writes (src/cli/io.ts): creating process.stdout costs ~3–5 ms. */
+export function print(fd: 1 | 2, text: string): void {
+  try {
+    writeSync(fd, text)
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EAGAIN') (fd === 1 ? process.stdout : process.stderr).write(text)
+    // EPIPE: nobody is reading
   }
 }

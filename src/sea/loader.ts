@@ -28,12 +28,21 @@
  * V8 has deserialised it (~1.8 MiB less peak RSS per process; issue 14).
  */
 
-import { closeSync, fstatSync, openSync, readFileSync, readSync, writeFileSync, writeSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { keepNewest, writeKept } from '../core/cache-files.ts'
 import { PROGRAM_ID, isProgramId, versionLine } from '../core/build-info.ts'
 import { V8_FLAGS, type V8FlagSwitch, withNodeCache } from '../core/builtin.ts'
-import { TRACE_ENV, atCleanExit, cachingOff, codeCacheFile, release } from './code-cache.ts'
+import {
+  TRACE_ENV,
+  atCleanExit,
+  cachingOff,
+  codeCacheFile,
+  isPoolWorker,
+  keepCodeCache,
+  print,
+  readCodeCache,
+  release,
+} from './code-cache.ts'
 import { type SeaApi, seaApi } from './sea-api.ts'
 
 /** The line that opens the program's comment, and the escape for star-slash inside it. */
@@ -195,7 +204,7 @@ export function boot(module: ProgramModule, require: NodeJS.Require, filename: s
     atCleanExit(() => {
       // The build's tail is a file in its work folder; only the cache dir's own layout is pruned.
       if (tailOut) writeFileSync(tailOut, tailOf({ source, line, cache: script.createCachedData() }))
-      else writeCache(out, script.createCachedData())
+      else keepCodeCache(out, script.createCachedData(), isProgramFolder)
     })
   }
   if (typeof __TEA_PROGRAM_HASH__ !== 'undefined') (globalThis as Record<symbol, unknown>)[PROGRAM_ID] = __TEA_PROGRAM_HASH__
@@ -301,41 +310,15 @@ function fileCache(source: string): Cache {
   if (cachingOff()) return { from: 'off under coverage' }
   // The build's hash of the program names its folder (V8 itself checks only the source's length).
   const path = codeCacheFile(`${typeof __TEA_PROGRAM_HASH__ === 'undefined' ? 'source' : __TEA_PROGRAM_HASH__}-${source.length}`)
-  try {
-    const data = readFileSync(path)
-    return { data, owned: data.byteLength === data.buffer.byteLength, path, from: path }
-  } catch {
-    return { path, from: path }
-  }
+  return { ...readCodeCache(path), path, from: path }
 }
 
 function warming(): boolean {
   return WARMING_COMMANDS.has(process.argv[2] ?? '')
 }
 
-/** Caches of this many builds are kept; older ones go when a new one is written (each is about 1 MB). */
-const KEEP_PROGRAMS = 4
-
 /** A program's folder under `<cache>/code`, as fileCache names it: `<program id, or source>-<length>`. */
 function isProgramFolder(name: string): boolean {
   const [id, length, ...rest] = name.split('-')
   return rest.length === 0 && (id === 'source' || isProgramId(id!)) && /^\d+$/.test(length ?? '')
-}
-
-function writeCache(file: string, bytes: Uint8Array): void {
-  writeKept(file, bytes, () => keepNewest(dirname(dirname(file)), KEEP_PROGRAMS, isProgramFolder))
-}
-
-/** Straight to the descriptor, as the CLI writes (src/cli/io.ts): creating process.stdout costs ~3–5 ms. */
-function print(fd: 1 | 2, text: string): void {
-  try {
-    writeSync(fd, text)
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'EAGAIN') (fd === 1 ? process.stdout : process.stderr).write(text)
-    // EPIPE: nobody is reading
-  }
-}
-
-function isPoolWorker(): boolean {
-  return (process as { __tinypool_state__?: { isTinypoolWorker?: boolean } }).__tinypool_state__?.isTinypoolWorker === true
 }
