@@ -47,6 +47,8 @@ const nodeOf = (target) =>
 const node24 = nodeOf(x64)
 const exe = join(root, 'dist', 'linux-x64', 'tea')
 const bundle = join(root, 'dist', 'linux-x64', 'tea.cjs')
+/** What the time tables run, dropped from the page cache before they start (dropPages). */
+const binaries = [exe, bundle, node24, ...(before ? [join(before, 'tea'), join(before, 'tea.cjs')] : [])]
 
 function env() {
   const e = { ...process.env, TEA_CACHE_DIR: join(out, 'cache'), HOME: out }
@@ -54,10 +56,13 @@ function env() {
   return e
 }
 
-const median = (xs) => {
+/** The q-quantile of xs (linear between the two nearest samples). */
+const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+  const at = (s.length - 1) * q
+  return s[Math.floor(at)] + (s[Math.ceil(at)] - s[Math.floor(at)]) * (at - Math.floor(at))
 }
+const median = (xs) => quantile(xs, 0.5)
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
@@ -145,13 +150,6 @@ function shuffled(n, random) {
   return order
 }
 
-/** The q-quantile of xs (linear between the two nearest samples). */
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const at = (s.length - 1) * q
-  return s[Math.floor(at)] + (s[Math.ceil(at)] - s[Math.floor(at)]) * (at - Math.floor(at))
-}
-
 const fmt = (xs, f = (x) => x.toFixed(1)) => `${f(median(xs))} (${f(Math.min(...xs))}–${f(Math.max(...xs))})`
 
 function timeTable(a) {
@@ -191,7 +189,7 @@ function timeTable(a) {
   // As a board runs them after a boot (read from disk as they run), not as a build or a copy just wrote them:
   // pages a write left in the page cache made the 3-node run 1.51x `node -e 0` here, the same pages read back
   // 1.64–1.68x.
-  dropPages([exe, bundle, node24, ...(before ? [join(before, 'tea'), join(before, 'tea.cjs')] : [])])
+  dropPages(binaries)
   const loadBefore = load()
   const s = rounds(cases, runs)
   const lines = [
@@ -404,7 +402,7 @@ function modelTable(url) {
         ]
       : []),
   ]
-  dropPages([exe, bundle, node24, ...(before ? [join(before, 'tea'), join(before, 'tea.cjs')] : [])]) // as the time table
+  dropPages(binaries) // as the time table
   const loadBefore = load()
   const s = rounds(cases, runs, { env: { OLLAMA_HOST: url } })
   const lines = [
