@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { applyPatches } from './patch.mjs'
 
 /**
@@ -17,6 +18,21 @@ import { applyPatches } from './patch.mjs'
  */
 function lazyFacade(spec, names) {
   return facadeLoading(`require(${JSON.stringify(spec)})`, names)
+}
+
+const BUILTIN_MODULE = fileURLToPath(new URL('../../src/core/builtin.ts', import.meta.url))
+
+/**
+ * A `lazyFacade` whose module loads with V8's flags at their start values (`withNodeCache`, src/core/builtin.ts),
+ * so that the built-ins it requires come from Node's code cache: under the executables' flags Node compiles each
+ * from source (~70 of them for tinypool's, ~17 for crypto). Only for modules whose own code at load is brief
+ * (a built-in, tinypool): functions that first run while the flags are switched keep V8's default tiering budget.
+ */
+function lazyFacadeWithNodeCache(spec, names) {
+  return [
+    `import { withNodeCache } from ${JSON.stringify(BUILTIN_MODULE)}`,
+    facadeLoading(`withNodeCache(() => require(${JSON.stringify(spec)}))`, names),
+  ].join('\n')
 }
 
 /** A facade whose module is what the expression `load` gives, evaluated at the first call. */
@@ -231,7 +247,7 @@ export async function tinypoolPlugin(root) {
       // perf_hooks, which an agent that never plans (and `tea --version`) should not pay for at start.
       // `new Tinypool(…)` returns the real pool; `instanceof Tinypool` does not hold, and nothing here uses it.
       const tinypoolFile = join(dirname(pkgFile), 'dist', 'index.js')
-      facadeOf(b, root, 'tinypool', tinypoolFile, `${lazyFacade('tinypool', ['Tinypool'])}\nexport default Tinypool`)
+      facadeOf(b, root, 'tinypool', tinypoolFile, `${lazyFacadeWithNodeCache('tinypool', ['Tinypool'])}\nexport default Tinypool`)
       b.onLoad({ filter: /[\\/]tinypool[\\/]dist[\\/]index\.js$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8')
         const contents = applyPatches(text, args.path, [
@@ -265,13 +281,14 @@ export async function tinypoolPlugin(root) {
  * module that imports `node:crypto` for one hash makes every start pay for crypto's own modules (~4 ms on x64,
  * most of `tea run`'s built-in cost: issue 14). A module of ours (src/) that imports only functions from one of
  * these gets a stand-in module instead: each function requires the real module on its first call and calls
- * through (with `new`, it constructs the real class), so `createHash(…)` costs a start nothing until it runs.
+ * through (with `new`, it constructs the real class), so `createHash(…)` costs a start nothing until it runs; the
+ * real module then loads from Node's code cache (`lazyFacadeWithNodeCache`).
  * Everything else gets the real module: an importer that takes a value (`threadId`), a default or a namespace, and
  * packages, whose code may extend a class or read a function's properties (the ones that import these, tinypool
  * and lmdb, are loaded lazily themselves). The names come from the building Node's module (tea must run on Node
  * 20, so it uses nothing newer).
  */
-export const LAZY_BUILTINS = ['crypto', 'worker_threads', 'child_process', 'v8', 'os']
+export const LAZY_BUILTINS = ['crypto', 'worker_threads', 'child_process', 'v8', 'os', 'module', 'http']
 
 export function lazyBuiltinsPlugin(names = LAZY_BUILTINS) {
   const req = createRequire(import.meta.url)
@@ -316,7 +333,7 @@ export function lazyBuiltinsPlugin(names = LAZY_BUILTINS) {
       b.onLoad({ filter: /.*/, namespace: 'tea-lazy-builtin' }, (args) => {
         const real = req(`node:${args.path}`)
         const names = Object.keys(real).filter((k) => identifier.test(k) && typeof real[k] === 'function')
-        return { contents: lazyFacade(`node:${args.path}`, names), loader: 'js' }
+        return { contents: lazyFacadeWithNodeCache(`node:${args.path}`, names), resolveDir: dirname(BUILTIN_MODULE), loader: 'js' }
       })
     },
   }

@@ -94,7 +94,9 @@ export interface ScheduleOutcome {
 /** The phase a subtask starts in from the status it arrives with; pending ones are ready or pending by dependencies. */
 const PHASE_OF: Partial<Record<Subtask['status'], Phase>> = { completed: 'done', failed: 'failed', skipped: 'skipped' }
 
-const now = (): number => performance.now()
+// Milliseconds from process.hrtime, not performance.now(): the `performance` global loads ten of Node's modules on
+// its first read (as src/engine/run.ts says), and under the executables' V8 flags compiles them from source.
+const now = (): number => Number(process.hrtime.bigint()) / 1e6
 
 export function schedule(plan: Plan, opts: SchedulerOptions, hooks: SchedulerHooks): Promise<ScheduleOutcome> {
   return new PlanRun(plan, opts, hooks).run()

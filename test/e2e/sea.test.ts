@@ -259,6 +259,28 @@ for (const target of runnable) {
         // Node's own start (before any of tea's code runs) and the module that opens the switch stay as they were.
         assert.equal(seen.without.sort(), ['internal/main/embedding', 'internal/test/binding'])
       })
+      // Built-ins our code loads on first use (scripts/build/plugins.mjs, lazyFacadeWithNodeCache): tinypool and the
+      // worker threads under it, crypto, child_process. Loaded under the executables' flags they were compiled from
+      // source, ~70 of Node's modules for a plan (examples 4-6 ms slower on x64); the scheduler's performance.now()
+      // loaded ten more.
+      if (target.name === 'linux-x64') {
+        t(
+          "a plan on the worker pool loads its built-ins (worker_threads, child_process, crypto) from Node's code cache (issue 14)",
+          async () => {
+            const usage = cacheUsage(ctx.dir, 'plan')
+            const example = join(ROOT, 'examples', 'plan-breakfast')
+            const argv = ['run', join(example, 'agent.yaml'), '--replay', join(example, 'cassette.jsonl'), '-q']
+            const r = await runExe(target, ctx.exe, [...argv, '--data-dir', join(ctx.dir, 'plan-data')], {
+              env: env({ NODE_OPTIONS: `--require ${usage.preload}` }),
+            })
+            assert.is(r.code, 0, r.stderr)
+            const seen = usage.read()
+            for (const m of ['worker_threads', 'internal/worker', 'child_process', 'crypto'])
+              assert.ok(seen.with.includes(m), `${m} was not compiled from Node's cache: ${seen.without.join(', ')}`)
+            assert.equal(seen.without.sort(), ['internal/main/embedding', 'internal/test/binding'])
+          },
+        )
+      }
       // The NATS client requires net, tls, dns and crypto when its module loads; left to it, they loaded under the
       // executables' flags and ~55 of Node's modules were compiled from source: a `tea aof --nats` command took
       // 74.5 ms instead of 65.4 on x64 (src/cli/aof-store.ts, natsBuiltins).
