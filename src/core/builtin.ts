@@ -24,6 +24,7 @@ interface Builtins {
   'node:tls': typeof import('node:tls')
   'node:dns': typeof import('node:dns')
   'node:crypto': typeof import('node:crypto')
+  'node:cluster': typeof import('node:cluster')
 }
 
 const loaded = new Map<keyof Builtins, unknown>()

@@ -46,6 +46,8 @@ export interface RunOptions {
   timeoutMs?: number
   /** Called with each chunk of stdout and a way to SIGKILL the child: lets a test kill it at the right moment. */
   onStdout?: (text: string, kill: () => void) => void
+  /** Called with each chunk of stderr and a way to send the child SIGTERM: lets a test stop a daemon cleanly. */
+  onStderr?: (text: string, stop: () => void) => void
 }
 
 /** A clean environment: nothing from the test runner (coverage hooks, NODE_OPTIONS, tsx) reaches tea. */
@@ -80,7 +82,10 @@ export function runExe(target: Target, exe: string, args: string[], opts: RunOpt
     stdout += d
     opts.onStdout?.(stdout, kill)
   })
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d
+    opts.onStderr?.(stderr, () => child.kill('SIGTERM'))
+  })
   const timer = setTimeout(kill, opts.timeoutMs ?? 120_000)
   return new Promise((done, fail) => {
     child.on('error', (e) => {

@@ -281,6 +281,43 @@ for (const target of runnable) {
           },
         )
       }
+      // `tea serve` starts on a board's boot: its HTTP server and the modules listening loads (dns, cluster, dgram,
+      // child_process) were compiled from source under the executables' flags (to listening 48.5 -> 40.1 ms on x64).
+      if (target.name === 'linux-x64') {
+        t("tea serve loads its built-ins (http, dns, cluster) from Node's code cache (issue 14)", async () => {
+          const usage = cacheUsage(ctx.dir, 'serve')
+          const agents = join(ctx.dir, 'serve-agents')
+          mkdirSync(agents, { recursive: true })
+          let asked = false
+          let status = 0
+          const r = await runExe(
+            target,
+            ctx.exe,
+            ['serve', '--data-dir', join(ctx.dir, 'serve-data'), '--agents', agents, '--listen', '127.0.0.1:0'],
+            {
+              env: env({ NODE_OPTIONS: `--require ${usage.preload}` }),
+              onStderr: (text, stop) => {
+                const url = /listening on (http:\/\/\S+)/.exec(text)?.[1]
+                if (!url || asked) return
+                asked = true
+                void fetch(`${url}/api/runs`)
+                  .then(async (res) => {
+                    status = res.status
+                    await res.text()
+                  })
+                  .finally(stop)
+              },
+            },
+          )
+          assert.is(r.code, 0, r.stderr)
+          assert.ok(asked, r.stderr)
+          assert.is(status, 200)
+          const seen = usage.read()
+          for (const m of ['http', 'dns', 'cluster', 'child_process'])
+            assert.ok(seen.with.includes(m), `${m} was not compiled from Node's cache: ${seen.without.join(', ')}`)
+          assert.equal(seen.without.sort(), ['internal/main/embedding', 'internal/test/binding'])
+        })
+      }
       // The NATS client requires net, tls, dns and crypto when its module loads; left to it, they loaded under the
       // executables' flags and ~55 of Node's modules were compiled from source: a `tea aof --nats` command took
       // 74.5 ms instead of 65.4 on x64 (src/cli/aof-store.ts, natsBuiltins).

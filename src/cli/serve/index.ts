@@ -7,6 +7,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
+import { builtin } from '../../core/builtin.ts'
 import { TeaError } from '../../core/errors.ts'
 import { lazyRegistry } from '../../catalog.ts'
 import { dataDirOf } from '../data-dir.ts'
@@ -91,6 +92,9 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
     bodyLimit: BODY_LIMIT,
     ...(token && { checkToken: tokenMatcher(token) }),
   })
+  // Listening loads dns, then (after the address lookup) cluster with child_process and dgram: loaded here first,
+  // they come from Node's code cache (src/core/builtin.ts), not compiled from source under the executables' flags.
+  for (const id of ['node:dns', 'node:cluster'] as const) builtin(id)
   const server = createServer(app)
   // Slow or stuck clients must not hold sockets for ever; SSE streams are long by design and exempt.
   server.requestTimeout = 30_000
