@@ -53,6 +53,18 @@ const nodeHttp = once(() =>
   }),
 )
 
+let fetchLoaded = false
+
+/**
+ * Node's fetch. Its first call loads undici (~1 MB of Node's JavaScript, with tls, http2, zlib and more under it):
+ * made with Node's cache, as `nodeHttp` is.
+ */
+function nodeFetch(target: URL, init: RequestInit): Promise<Response> {
+  if (fetchLoaded) return fetch(target, init)
+  fetchLoaded = true
+  return withNodeCache(() => fetch(target, init))
+}
+
 /** What Node's fetch sends unless the request says otherwise (as Node 24's undici does). */
 const FETCH_HEADERS: Record<string, string> = {
   accept: '*/*',
@@ -70,7 +82,7 @@ export async function httpFetch(url: string | URL, init: HttpRequest = {}): Prom
   let headers = lowerCased(init.headers)
   for (let redirects = 0; ; redirects++) {
     // Node's fetch adds its own defaults.
-    if (target.protocol !== 'http:') return fetch(target, { ...init, method, headers, body }) as Promise<HttpReply>
+    if (target.protocol !== 'http:') return nodeFetch(target, { ...init, method, headers, body }) as Promise<HttpReply>
     const res = await exchange(target, method, { ...FETCH_HEADERS, ...headers }, body, init.signal)
     const location = res.headers.location
     if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined) return replyOf(res, target, init.signal)

@@ -13,16 +13,8 @@ import * as assert from 'uvu/assert'
 import { memoryIo } from '../../src/cli/io.ts'
 import { main } from '../../src/cli/main.ts'
 import { type NatsServer, natsServerMissing, startNatsServer } from '../support/nats-server.ts'
+import { opensslMissing } from '../support/openssl.ts'
 import { skipIf } from '../support/skip.ts'
-
-function opensslMissing(): string | undefined {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' })
-    return undefined
-  } catch {
-    return 'openssl is not installed (apt-get install openssl; .ci/install-sea-deps.sh does it)'
-  }
-}
 
 const missing = natsServerMissing() ?? opensslMissing()
 const dir = mkdtempSync(join(tmpdir(), 'tea-nats-tls-'))
