@@ -33,6 +33,7 @@
 
 import { errorMessage, isTeaError } from '../core/errors.ts'
 import { cancelled, isControlSignal } from '../core/signals.ts'
+import { monotonicMs } from '../core/util.ts'
 import { CommitQueue } from '../store/commit-queue.ts'
 import type { Attempt, SlotOwner } from './batch-slot.ts'
 import { BatchSlot } from './batch-slot.ts'
@@ -93,10 +94,6 @@ export interface ScheduleOutcome {
 
 /** The phase a subtask starts in from the status it arrives with; pending ones are ready or pending by dependencies. */
 const PHASE_OF: Partial<Record<Subtask['status'], Phase>> = { completed: 'done', failed: 'failed', skipped: 'skipped' }
-
-// Milliseconds from process.hrtime, not performance.now(): the `performance` global loads ten of Node's modules on
-// its first read (as src/engine/run.ts says), and under the executables' V8 flags compiles them from source.
-const now = (): number => Number(process.hrtime.bigint()) / 1e6
 
 export function schedule(plan: Plan, opts: SchedulerOptions, hooks: SchedulerHooks): Promise<ScheduleOutcome> {
   return new PlanRun(plan, opts, hooks).run()
@@ -182,7 +179,7 @@ export class PlanRun {
   private begin(s: Subtask, input = this.inputFor(s)): SubtaskInput {
     this.phases.set(s.id, 'running')
     this.setStatus(s, 'in_progress')
-    this.startedAt.set(s.id, now())
+    this.startedAt.set(s.id, monotonicMs())
     this.hooks.emit(s, this.plan, { ...this.progress })
     return input
   }
@@ -198,7 +195,7 @@ export class PlanRun {
     const startedAt = this.startedAt.get(s.id)
     this.startedAt.delete(s.id)
     if ('signal' in a) return this.interrupted(s, a.signal)
-    if (a.attempts === 1 && startedAt !== undefined) this.sizer.record(now() - startedAt)
+    if (a.attempts === 1 && startedAt !== undefined) this.sizer.record(monotonicMs() - startedAt)
     s.attempts = (s.attempts ?? 0) + a.attempts
     if (a.ok) this.succeeded(s, a.out)
     else this.failed(s, a.error)

@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto'
 import * as v from 'valibot'
 import type { ActionContext } from '../actions/types.ts'
+import { monotonicMs } from '../core/util.ts'
 
 /** The `trace_file` parameter every reasoning action takes. */
 export const traceFileEntry = v.optional(
@@ -48,7 +49,7 @@ export interface ReasoningTrace {
 
 export class Tracer {
   private readonly trace: ReasoningTrace
-  private readonly started = performance.now()
+  private readonly started = monotonicMs()
   private writing: Promise<unknown> = Promise.resolve()
   private writeFailure: unknown
 
@@ -95,7 +96,7 @@ export class Tracer {
     await this.writing
     if (this.writeFailure !== undefined) throw this.writeFailure
     this.trace.end_time = Date.now() / 1000
-    this.trace.duration_ms = Math.round((performance.now() - this.started) * 1000) / 1000
+    this.trace.duration_ms = Math.round((monotonicMs() - this.started) * 1000) / 1000
     return this.trace
   }
 }

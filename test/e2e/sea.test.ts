@@ -284,6 +284,26 @@ for (const target of runnable) {
           },
         )
       }
+      // A reasoning trace timed its steps with performance.now(), whose global loads ten of Node's perf modules.
+      if (target.name === 'linux-x64') {
+        t("a ReAct step loads no built-in outside Node's code cache (issue 14)", async () => {
+          const server = await serve()
+          const finish = { thought: 'I know it.', action: 'finish', action_input: { answer: '42' } }
+          server.script({ content: JSON.stringify(finish) })
+          const agent = join(ctx.dir, 'react.yaml')
+          writeFileSync(
+            agent,
+            'name: react\nsettings: { llm: { model: "ollama:tiny" } }\nnodes:\n  - name: think\n    uses: reason.react\n    with: { goal: "answer", tools: [] }\n    output: research\n',
+          )
+          const usage = cacheUsage(ctx.dir, 'react')
+          const r = await runExe(target, ctx.exe, ['run', agent, '-q', '--data-dir', join(ctx.dir, 'react-data')], {
+            env: env({ OLLAMA_HOST: server.url, NODE_OPTIONS: `--require ${usage.preload}` }),
+          })
+          assert.is(r.code, 0, r.stderr)
+          assert.is(JSON.parse(r.stdout).research.final_answer, '42')
+          assert.equal(usage.read().without.sort(), ['internal/main/embedding', 'internal/test/binding'])
+        })
+      }
       // An https request goes through Node's fetch (undici, ~1 MB of Node's JavaScript, with tls and http2 under
       // it), loaded at its first call: compiled from source under the executables' flags, an agent with one https
       // http.get took 99.6 ms instead of 81.8 on x64 (src/core/http.ts, nodeFetch).
