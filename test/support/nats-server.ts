@@ -5,12 +5,13 @@
  * same port and store, as a board would see a server come back after an outage.
  */
 
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'uvu'
+import { commandMissing } from './skip.ts'
 
 export interface NatsServer {
   url: string
@@ -24,12 +25,7 @@ export interface NatsServer {
 
 /** Why the server cannot run here, or undefined when it can (for `skipIf`). */
 export function natsServerMissing(): string | undefined {
-  try {
-    execFileSync('nats-server', ['--version'], { stdio: 'ignore' })
-    return undefined
-  } catch {
-    return 'nats-server is not installed (apt-get install nats-server; .ci/install-sea-deps.sh does it)'
-  }
+  return commandMissing('nats-server', ['--version'], 'apt-get install nats-server; .ci/install-sea-deps.sh does it')
 }
 
 async function freePort(): Promise<number> {

@@ -5,15 +5,11 @@
 
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
+import { commandMissing } from './skip.ts'
 
 /** Why openssl cannot run here, or undefined when it can (for `skipIf`). */
 export function opensslMissing(): string | undefined {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' })
-    return undefined
-  } catch {
-    return 'openssl is not installed (apt-get install openssl; .ci/install-sea-deps.sh does it)'
-  }
+  return commandMissing('openssl', ['version'], 'apt-get install openssl; .ci/install-sea-deps.sh does it')
 }
 
 /** Makes `<dir>/<name>.key` and `<dir>/<name>.pem`, a certificate for 127.0.0.1 valid for two days; returns their paths. */
