@@ -50,19 +50,36 @@ export interface V8FlagSwitch {
   readonly start: readonly string[]
 }
 
-let switchedBack = 0
+let held = 0
 
 /**
  * Runs `load` (which loads built-ins, e.g. by reading a global such as `ReadableStream` that loads its module when
  * first read) with V8's start flags, so that Node's code cache of them applies. Calls may nest.
  */
 export function withNodeCache<T>(load: () => T): T {
-  const flags = (globalThis as Record<symbol, V8FlagSwitch | undefined>)[V8_FLAGS]
-  if (!flags) return load()
-  if (switchedBack++ === 0) for (const f of flags.start) flags.set(f)
+  const release = holdNodeCache()
   try {
     return load()
   } finally {
-    if (--switchedBack === 0) for (const f of flags.own) flags.set(f)
+    release()
+  }
+}
+
+/**
+ * Switches V8 to its start flags until the function it returns is called (once; holds may nest): for loads that
+ * outlive a call, such as a worker thread's own start, where Node loads ~80 of its modules before any of tea's
+ * code runs in the thread. The flags are the process's, so they are set again on every hold: a worker's loader
+ * sets the executables' own flags as it starts.
+ */
+export function holdNodeCache(): () => void {
+  const flags = (globalThis as Record<symbol, V8FlagSwitch | undefined>)[V8_FLAGS]
+  if (!flags) return () => {}
+  held++
+  for (const f of flags.start) flags.set(f)
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    if (--held === 0) for (const f of flags.own) flags.set(f)
   }
 }

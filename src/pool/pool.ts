@@ -9,7 +9,7 @@
 
 import { MessageChannel } from 'node:worker_threads'
 import { Tinypool } from 'tinypool'
-import { builtin } from '../core/builtin.ts'
+import { builtin, holdNodeCache } from '../core/builtin.ts'
 import { TeaError } from '../core/errors.ts'
 import { once } from '../core/util.ts'
 import { cancelled } from '../core/signals.ts'
@@ -125,10 +125,12 @@ export function createPool(options: PoolOptions = {}): Pool {
       try {
         let sent: PoolTask = channel ? { ...task, port: channel.port2 } : task
         if (limit.soft !== undefined) sent = { ...sent, timeoutMs: limit.soft }
-        const reply: TaskReply = await pool.run(sent, {
-          ...(taskSignal ? { signal: taskSignal } : {}),
-          ...(channel ? { transferList: [channel.port2] } : {}),
-        })
+        const reply: TaskReply = await startingWorkers(pool, () =>
+          pool.run(sent, {
+            ...(taskSignal ? { signal: taskSignal } : {}),
+            ...(channel ? { transferList: [channel.port2] } : {}),
+          }),
+        )
         if (!reply.ok) throw deserializeError(reply.error)
         const out: PoolRunResult = { value: reply.value }
         if (reply.stateUpdate) out.stateUpdate = reply.stateUpdate
@@ -145,7 +147,10 @@ export function createPool(options: PoolOptions = {}): Pool {
       }
     },
     runBatch(members, options) {
-      const send: SendBatch = (task, signal) => get().run(task, { signal, transferList: [task.port] })
+      const send: SendBatch = (task, signal) => {
+        const pool = get()
+        return startingWorkers(pool, () => pool.run(task, { signal, transferList: [task.port] }))
+      }
       return runBatch(send, members, options)
     },
     async close() {
@@ -155,4 +160,37 @@ export function createPool(options: PoolOptions = {}): Pool {
       if (pool) await pool.destroy()
     },
   }
+}
+
+/**
+ * Hands a task to tinypool with V8's start flags held until each worker thread that the hand-over starts is online.
+ * Node loads ~80 of its own modules into a new thread before any of tea's code runs there, and under the executables'
+ * flags (scripts/build/sea-build.mjs) it would compile each from source: ~25 ms of a plan's or a Lua agent's run on
+ * x64. With the start flags they come from Node's code cache (src/core/builtin.ts). The thread's own loader sets
+ * the executables' flags back before it compiles tea's program.
+ */
+function startingWorkers<T>(pool: Tinypool, send: () => T): T {
+  const before = new Set(pool.threads)
+  const release = holdNodeCache()
+  let out: T
+  try {
+    out = send()
+  } catch (e) {
+    release()
+    throw e
+  }
+  const started = pool.threads.filter((w) => !before.has(w))
+  let waiting = started.length
+  if (waiting === 0) release()
+  for (const worker of started) {
+    let seen = false
+    const up = (): void => {
+      if (seen) return
+      seen = true
+      if (--waiting === 0) release()
+    }
+    worker.once('online', up)
+    worker.once('exit', up)
+  }
+  return out
 }

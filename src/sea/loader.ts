@@ -261,11 +261,15 @@ function flagSwitch(require: NodeJS.Require): void {
   const v8 = v8Binding(require)
   if (!v8) return
   const set = (flags: string): void => v8.setFlagsFromString(flags)
-  const ownTag = v8.cachedDataVersionTag()
-  for (const f of start) set(f)
-  const startTag = v8.cachedDataVersionTag()
-  for (const f of own) set(f)
-  if (startTag === ownTag || v8.cachedDataVersionTag() !== ownTag) return
+  // Each hash is read after setting its flags: in a pool worker the process may hold the start flags already
+  // (src/pool/pool.ts, a worker's own start), and this leaves the executables' own flags set.
+  const tagWith = (flags: readonly string[]): number => {
+    for (const f of flags) set(f)
+    return v8.cachedDataVersionTag()
+  }
+  const startTag = tagWith(start)
+  const ownTag = tagWith(own)
+  if (startTag === ownTag || tagWith(start) !== startTag || tagWith(own) !== ownTag) return
   const flags: V8FlagSwitch = { set, own, start }
   ;(globalThis as Record<symbol, unknown>)[V8_FLAGS] = flags
 }

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { V8_FLAGS, type V8FlagSwitch, builtin, withNodeCache } from '../../src/core/builtin.ts'
+import { V8_FLAGS, type V8FlagSwitch, builtin, holdNodeCache, withNodeCache } from '../../src/core/builtin.ts'
 
 // The loader leaves a switch on the global (src/sea/loader.ts); here a fake one records what it was told.
 function withSwitch(run: (said: string[]) => void): void {
@@ -15,14 +15,34 @@ function withSwitch(run: (said: string[]) => void): void {
   }
 }
 
-test('withNodeCache runs a load with V8 start flags, then puts tea flags back; nested loads switch once', () => {
+test('withNodeCache runs a load with V8 start flags, then puts tea flags back once the outermost load ends', () => {
   withSwitch((said) => {
     const value = withNodeCache(() => {
       assert.equal(said, ['--start=1'])
       return withNodeCache(() => 7)
     })
     assert.is(value, 7)
-    assert.equal(said, ['--start=1', '--own=1'])
+    // A nested load sets the start flags again (a worker thread's loader may have set tea's meanwhile: the flags
+    // are the process's); tea's come back once, at the end.
+    assert.equal(said, ['--start=1', '--start=1', '--own=1'])
+  })
+})
+
+test("holdNodeCache keeps V8's start flags until released, once; loads inside it leave them set", () => {
+  withSwitch((said) => {
+    const release = holdNodeCache()
+    assert.equal(said, ['--start=1'])
+    assert.is(
+      withNodeCache(() => 'loaded'),
+      'loaded',
+    )
+    assert.equal(said, ['--start=1', '--start=1'], 'a load inside a hold put the executables flags back')
+    const other = holdNodeCache()
+    release()
+    release()
+    assert.equal(said, ['--start=1', '--start=1', '--start=1'], 'a hold released twice counted twice')
+    other()
+    assert.equal(said, ['--start=1', '--start=1', '--start=1', '--own=1'])
   })
 })
 

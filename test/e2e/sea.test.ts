@@ -374,6 +374,55 @@ for (const target of runnable) {
           assert.equal(seen.without.sort(), ['internal/main/embedding', 'internal/test/binding'])
         })
       }
+      // Node loads ~110 of its modules into a new worker thread before any of tea's code runs there; under the
+      // executables' flags each was compiled from source (~25 ms of a plan's or a Lua agent's run). The pool holds
+      // V8's start flags while a worker starts (src/pool/pool.ts, startingWorkers).
+      if (target.name === 'linux-x64') {
+        t("a pool worker's own start loads Node's modules from Node's code cache (issue 14)", async () => {
+          // The preload runs in the worker too; the subtask's run: code reaches its global through the host's Function.
+          const preload = join(ctx.dir, 'worker-usage.cjs')
+          writeFileSync(
+            preload,
+            [
+              'globalThis.__cacheUsage = () => {',
+              '  const warn = process.emitWarning',
+              '  process.emitWarning = () => {}',
+              "  const { internalBinding } = require('internal/test/binding')",
+              '  process.emitWarning = warn',
+              "  const u = internalBinding('builtins').getCacheUsage()",
+              '  return { with: [...u.compiledWithCache], without: [...u.compiledWithoutCache] }',
+              '}',
+              '',
+            ].join('\n'),
+          )
+          const agent = join(ctx.dir, 'worker-usage.yaml')
+          writeFileSync(
+            agent,
+            [
+              'name: worker-usage',
+              'nodes:',
+              '  - name: execute',
+              '    uses: plan.execute',
+              '    with:',
+              '      plan: { subtasks: [{ id: a, description: first }] }',
+              '      subtask_executor:',
+              '        run: |',
+              "          return { usage: setTimeout.constructor('return globalThis')().__cacheUsage() }",
+              '',
+            ].join('\n'),
+          )
+          const r = await runExe(target, ctx.exe, ['run', agent, '-q', '--data-dir', join(ctx.dir, 'worker-usage-data')], {
+            env: env({ NODE_OPTIONS: `--require ${preload}` }),
+          })
+          assert.is(r.code, 0, r.stderr)
+          const usage = JSON.parse(r.stdout).plan.subtasks[0].result.usage as { with: string[]; without: string[] }
+          for (const m of ['internal/main/worker_thread', 'internal/bootstrap/node', 'internal/modules/cjs/loader', 'fs', 'buffer'])
+            assert.ok(usage.with.includes(m), `${m} was not compiled from Node's cache in the worker: ${usage.without.join(', ')}`)
+          // What the thread loads after it is online (tinypool's import of the program, the loader's vm and sea)
+          // may come either way; before the hold, 112 of its 113 modules were compiled from source.
+          assert.ok(usage.without.length <= 20, `${usage.without.length} compiled from source: ${usage.without.join(', ')}`)
+        })
+      }
       // The NATS client requires net, tls, dns and crypto when its module loads; left to it, they loaded under the
       // executables' flags and ~55 of Node's modules were compiled from source: a `tea aof --nats` command took
       // 74.5 ms instead of 65.4 on x64 (src/cli/aof-store.ts, natsBuiltins).
