@@ -99,28 +99,37 @@ function noWarnings(r: RunResult, what: string): void {
 }
 
 /**
- * A preload (for NODE_OPTIONS) that writes, at exit, which of Node's built-in modules the process compiled with
- * Node's own code cache and which without it (Node's internal `getCacheUsage()`, reached through the internal
- * binding the executables expose).
+ * Preload lines (for NODE_OPTIONS) defining `readCacheUsage()`: which of Node's built-in modules this thread
+ * compiled with Node's own code cache and which without it (Node's internal `getCacheUsage()`, reached through the
+ * internal binding the executables expose).
  */
+const READ_CACHE_USAGE = [
+  'const readCacheUsage = () => {',
+  '  const warn = process.emitWarning',
+  '  process.emitWarning = () => {}',
+  "  const { internalBinding } = require('internal/test/binding')",
+  '  process.emitWarning = warn',
+  "  const u = internalBinding('builtins').getCacheUsage()",
+  '  return { with: [...u.compiledWithCache], without: [...u.compiledWithoutCache] }',
+  '}',
+]
+
+/** A preload that writes the main thread's cache usage (READ_CACHE_USAGE) at exit, and a way to read it. */
 function cacheUsage(dir: string, name: string): { preload: string; read(): { with: string[]; without: string[] } } {
   const preload = join(dir, `${name}-cache-usage.cjs`)
   const usage = join(dir, `${name}-cache-usage.json`)
-  writeFileSync(
-    preload,
-    [
-      "process.on('exit', () => {",
-      '  const warn = process.emitWarning',
-      '  process.emitWarning = () => {}',
-      "  const { internalBinding } = require('internal/test/binding')",
-      '  process.emitWarning = warn',
-      "  const u = internalBinding('builtins').getCacheUsage()",
-      `  require('fs').writeFileSync(${JSON.stringify(usage)}, JSON.stringify({ with: [...u.compiledWithCache], without: [...u.compiledWithoutCache] }))`,
-      '})',
-      '',
-    ].join('\n'),
-  )
+  const write = `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(usage)}, JSON.stringify(readCacheUsage())))`
+  writeFileSync(preload, [...READ_CACHE_USAGE, write, ''].join('\n'))
   return { preload, read: () => JSON.parse(readFileSync(usage, 'utf8')) }
+}
+
+/**
+ * Asserts that the process compiled each of `modules` from Node's code cache, and nothing without it but Node's SEA
+ * start, the flag switch's own module and `alsoWithout`.
+ */
+function assertNodeCache(seen: { with: string[]; without: string[] }, modules: string[], alsoWithout: string[] = []): void {
+  for (const m of modules) assert.ok(seen.with.includes(m), `${m} was not compiled from Node's cache: ${seen.without.join(', ')}`)
+  assert.equal(seen.without.sort(), [...alsoWithout, 'internal/main/embedding', 'internal/test/binding'].sort())
 }
 
 function chatPrompts(server: FakeModelServer): string[] {
@@ -257,10 +266,8 @@ for (const target of runnable) {
         assert.is(r.code, 0, r.stderr)
         assert.is(JSON.parse(r.stdout).greeting, 'Hello, Ada!')
         const seen = usage.read()
-        for (const m of ['vm', 'http', 'net', 'internal/webstreams/readablestream', 'internal/abort_controller'])
-          assert.ok(seen.with.includes(m), `${m} was not compiled from Node's cache: ${seen.without.join(', ')}`)
         // Node's own start (before any of tea's code runs) and the module that opens the switch stay as they were.
-        assert.equal(seen.without.sort(), ['internal/main/embedding', 'internal/test/binding'])
+        assertNodeCache(seen, ['vm', 'http', 'net', 'internal/webstreams/readablestream', 'internal/abort_controller'])
       })
       // Built-ins our code loads on first use (scripts/build/plugins.mjs, lazyFacadeWithNodeCache): tinypool and the
       // worker threads under it, crypto, child_process. Loaded under the executables' flags they were compiled from
@@ -278,9 +285,7 @@ for (const target of runnable) {
             })
             assert.is(r.code, 0, r.stderr)
             const seen = usage.read()
-            for (const m of ['worker_threads', 'internal/worker', 'child_process', 'crypto'])
-              assert.ok(seen.with.includes(m), `${m} was not compiled from Node's cache: ${seen.without.join(', ')}`)
-            assert.equal(seen.without.sort(), ['internal/main/embedding', 'internal/test/binding'])
+            assertNodeCache(seen, ['worker_threads', 'internal/worker', 'child_process', 'crypto'])
           },
         )
       }
@@ -301,7 +306,7 @@ for (const target of runnable) {
           })
           assert.is(r.code, 0, r.stderr)
           assert.is(JSON.parse(r.stdout).research.final_answer, '42')
-          assert.equal(usage.read().without.sort(), ['internal/main/embedding', 'internal/test/binding'])
+          assertNodeCache(usage.read(), [])
         })
       }
       // An https request goes through Node's fetch (undici, ~1 MB of Node's JavaScript, with tls and http2 under
@@ -329,9 +334,7 @@ for (const target of runnable) {
             assert.is(r.code, 0, r.stderr)
             assert.is(String(JSON.parse(r.stdout).status), '200')
             const seen = usage.read()
-            for (const m of ['internal/deps/undici/undici', 'tls', 'internal/tls/wrap'])
-              assert.ok(seen.with.includes(m), `${m} was not compiled from Node's cache: ${seen.without.join(', ')}`)
-            assert.equal(seen.without.sort(), ['internal/main/embedding', 'internal/test/binding'])
+            assertNodeCache(seen, ['internal/deps/undici/undici', 'tls', 'internal/tls/wrap'])
           } finally {
             server.close()
           }
@@ -369,9 +372,7 @@ for (const target of runnable) {
           assert.ok(asked, r.stderr)
           assert.is(status, 200)
           const seen = usage.read()
-          for (const m of ['http', 'dns', 'cluster', 'child_process'])
-            assert.ok(seen.with.includes(m), `${m} was not compiled from Node's cache: ${seen.without.join(', ')}`)
-          assert.equal(seen.without.sort(), ['internal/main/embedding', 'internal/test/binding'])
+          assertNodeCache(seen, ['http', 'dns', 'cluster', 'child_process'])
         })
       }
       // Node loads ~110 of its modules into a new worker thread before any of tea's code runs there; under the
@@ -381,20 +382,7 @@ for (const target of runnable) {
         t("a pool worker's own start loads Node's modules from Node's code cache (issue 14)", async () => {
           // The preload runs in the worker too; the subtask's run: code reaches its global through the host's Function.
           const preload = join(ctx.dir, 'worker-usage.cjs')
-          writeFileSync(
-            preload,
-            [
-              'globalThis.__cacheUsage = () => {',
-              '  const warn = process.emitWarning',
-              '  process.emitWarning = () => {}',
-              "  const { internalBinding } = require('internal/test/binding')",
-              '  process.emitWarning = warn',
-              "  const u = internalBinding('builtins').getCacheUsage()",
-              '  return { with: [...u.compiledWithCache], without: [...u.compiledWithoutCache] }',
-              '}',
-              '',
-            ].join('\n'),
-          )
+          writeFileSync(preload, [...READ_CACHE_USAGE, 'globalThis.__cacheUsage = readCacheUsage', ''].join('\n'))
           const agent = join(ctx.dir, 'worker-usage.yaml')
           writeFileSync(
             agent,
@@ -437,10 +425,12 @@ for (const target of runnable) {
             assert.is(r.code, 0, r.stderr)
             assert.match(r.stdout, 'KV buckets')
             const seen = usage.read()
-            for (const m of ['net', 'tls', 'dns', 'crypto', 'internal/tls/wrap', 'internal/streams/readable', 'internal/crypto/webcrypto'])
-              assert.ok(seen.with.includes(m), `${m} was not compiled from Node's cache: ${seen.without.join(', ')}`)
             // web crypto's IDL helpers load at nuid's first random number, after the store has opened.
-            assert.equal(seen.without.sort(), ['internal/crypto/webidl', 'internal/main/embedding', 'internal/test/binding'])
+            assertNodeCache(
+              seen,
+              ['net', 'tls', 'dns', 'crypto', 'internal/tls/wrap', 'internal/streams/readable', 'internal/crypto/webcrypto'],
+              ['internal/crypto/webidl'],
+            )
           } finally {
             await nats.cleanup()
           }
