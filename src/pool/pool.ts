@@ -125,7 +125,7 @@ export function createPool(options: PoolOptions = {}): Pool {
       try {
         let sent: PoolTask = channel ? { ...task, port: channel.port2 } : task
         if (limit.soft !== undefined) sent = { ...sent, timeoutMs: limit.soft }
-        const reply: TaskReply = await startingWorkers(pool, () =>
+        const reply: TaskReply = await startingWorkers(pool, threads(), () =>
           pool.run(sent, {
             ...(taskSignal ? { signal: taskSignal } : {}),
             ...(channel ? { transferList: [channel.port2] } : {}),
@@ -149,7 +149,7 @@ export function createPool(options: PoolOptions = {}): Pool {
     runBatch(members, options) {
       const send: SendBatch = (task, signal) => {
         const pool = get()
-        return startingWorkers(pool, () => pool.run(task, { signal, transferList: [task.port] }))
+        return startingWorkers(pool, threads(), () => pool.run(task, { signal, transferList: [task.port] }))
       }
       return runBatch(send, members, options)
     },
@@ -169,7 +169,9 @@ export function createPool(options: PoolOptions = {}): Pool {
  * x64. With the start flags they come from Node's code cache (src/core/builtin.ts). The thread's own loader sets
  * the executables' flags back before it compiles tea's program.
  */
-function startingWorkers<T>(pool: Tinypool, send: () => T): T {
+function startingWorkers<T>(pool: Tinypool, maxThreads: number, send: () => T): T {
+  // A full pool starts no worker: most hand-overs of a long plan pay nothing here.
+  if (pool.threads.length >= maxThreads) return send()
   const before = new Set(pool.threads)
   const release = holdNodeCache()
   let out: T
