@@ -312,8 +312,8 @@ for (const target of runnable) {
       // An https request goes through Node's fetch (undici, ~1 MB of Node's JavaScript, with tls and http2 under
       // it), loaded at its first call: compiled from source under the executables' flags, an agent with one https
       // http.get took 99.6 ms instead of 81.8 on x64 (src/core/http.ts, nodeFetch).
-      if (target.name === 'linux-x64' && !opensslMissing()) {
-        t("an https request loads Node's fetch (undici, tls) from Node's code cache (issue 14)", async () => {
+      if (target.name === 'linux-x64') {
+        skipIf(t, opensslMissing(), "an https request loads Node's fetch (undici, tls) from Node's code cache (issue 14)", async () => {
           const { key, cert } = selfSignedCertificate(ctx.dir, 'https')
           const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (_req, res) => {
             res.setHeader('content-type', 'application/json')
@@ -414,27 +414,32 @@ for (const target of runnable) {
       // The NATS client requires net, tls, dns and crypto when its module loads; left to it, they loaded under the
       // executables' flags and ~55 of Node's modules were compiled from source: a `tea aof --nats` command took
       // 74.5 ms instead of 65.4 on x64 (src/cli/aof-store.ts, natsBuiltins).
-      if (target.name === 'linux-x64' && !natsServerMissing()) {
-        t("a NATS command's built-ins (net, tls, crypto and the streams under them) come from Node's code cache (issue 14)", async () => {
-          const nats = await startNatsServer()
-          try {
-            const usage = cacheUsage(ctx.dir, 'nats')
-            const r = await runExe(target, ctx.exe, ['aof', 'init', '--nats', nats.url], {
-              env: env({ NODE_OPTIONS: `--require ${usage.preload}` }),
-            })
-            assert.is(r.code, 0, r.stderr)
-            assert.match(r.stdout, 'KV buckets')
-            const seen = usage.read()
-            // web crypto's IDL helpers load at nuid's first random number, after the store has opened.
-            assertNodeCache(
-              seen,
-              ['net', 'tls', 'dns', 'crypto', 'internal/tls/wrap', 'internal/streams/readable', 'internal/crypto/webcrypto'],
-              ['internal/crypto/webidl'],
-            )
-          } finally {
-            await nats.cleanup()
-          }
-        })
+      if (target.name === 'linux-x64') {
+        skipIf(
+          t,
+          natsServerMissing(),
+          "a NATS command's built-ins (net, tls, crypto and the streams under them) come from Node's code cache (issue 14)",
+          async () => {
+            const nats = await startNatsServer()
+            try {
+              const usage = cacheUsage(ctx.dir, 'nats')
+              const r = await runExe(target, ctx.exe, ['aof', 'init', '--nats', nats.url], {
+                env: env({ NODE_OPTIONS: `--require ${usage.preload}` }),
+              })
+              assert.is(r.code, 0, r.stderr)
+              assert.match(r.stdout, 'KV buckets')
+              const seen = usage.read()
+              // web crypto's IDL helpers load at nuid's first random number, after the store has opened.
+              assertNodeCache(
+                seen,
+                ['net', 'tls', 'dns', 'crypto', 'internal/tls/wrap', 'internal/streams/readable', 'internal/crypto/webcrypto'],
+                ['internal/crypto/webidl'],
+              )
+            } finally {
+              await nats.cleanup()
+            }
+          },
+        )
       }
     }
   }
