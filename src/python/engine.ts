@@ -9,13 +9,17 @@
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import { existsSync } from 'node:fs'
+import { release } from '../sea/code-cache.ts'
 import { GLUE } from './glue.ts'
+import { dropSnapshot, keepSnapshot, RESEED, readSnapshot, snapshotFile, snapshotsOff } from './snapshot.ts'
 
 interface PyFunction {
   (...args: unknown[]): unknown
 }
 interface Pyodide {
   runPython(code: string): unknown
+  /** The interpreter's memory as it stands, for `_loadSnapshot` (only after a start with `_makeSnapshot`). */
+  makeMemorySnapshot(): Uint8Array
   globals: { get(name: string): PyFunction }
   setStdout(options: { batched: (line: string) => void }): void
   setStderr(options: { batched: (line: string) => void }): void
@@ -46,11 +50,30 @@ export class PythonEngine {
     py.runPython(GLUE)
   }
 
+  /** Starts an interpreter: from the cache dir's snapshot of a started one when there is one (snapshot.ts). */
   static async start(files: PythonFiles): Promise<PythonEngine> {
     const { loadPyodide } = createRequire(files.loader)(files.loader) as {
       loadPyodide(options: Record<string, unknown>): Promise<Pyodide>
     }
-    const py = await loadPyodide({ indexURL: `${dirname(files.loader)}/`, stdout: () => {}, stderr: () => {} })
+    const options = { indexURL: `${dirname(files.loader)}/`, stdout: () => {}, stderr: () => {} }
+    if (snapshotsOff()) return new PythonEngine(await loadPyodide(options))
+    const file = snapshotFile(files.loader)
+    const saved = readSnapshot(file)
+    if (saved) {
+      try {
+        const py = await loadPyodide({ ...options, _loadSnapshot: saved })
+        py.runPython(RESEED)
+        return new PythonEngine(py)
+      } catch {
+        dropSnapshot(file) // cut short, or made by another Pyodide: made again below
+      } finally {
+        release(saved) // its bytes were copied into the interpreter's memory
+      }
+    }
+    const py = await loadPyodide({ ...options, _makeSnapshot: true })
+    const made = py.makeMemorySnapshot()
+    keepSnapshot(file, made)
+    release(made)
     return new PythonEngine(py)
   }
 
