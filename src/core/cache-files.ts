@@ -11,7 +11,8 @@ import { dirname, join } from 'node:path'
 
 /** Writes `file` atomically, then runs `after` (pruning); any failure leaves at most the old file. */
 export function writeKept(file: string, data: string | Uint8Array, after?: () => void): void {
-  const tmp = `${file}.${process.pid}.tmp`
+  // Worker threads of one process may write the same file at once (a pool's Python interpreters): each its own name.
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`
   try {
     mkdirSync(dirname(file), { recursive: true })
     writeFileSync(tmp, data)
