@@ -12,7 +12,7 @@
  */
 
 import { createHash } from 'node:crypto'
-import { readFileSync, rmSync, statSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, readSync, rmSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { keepNewest, writeKept } from '../core/cache-files.ts'
 import { cacheDir } from '../sea/cache-dir.ts'
@@ -33,7 +33,7 @@ const keys = new Map<string, string>()
 
 /**
  * A restore holds the snapshot's bytes and the interpreter's memory, all of it touched, at once: a Python run peaks
- * ~48 MiB higher (bench/RESULTS.md, issue 14). `TEA_PYTHON_SNAPSHOT=0` starts every interpreter the slow way instead,
+ * ~36 MiB higher (bench/RESULTS.md, issue 14). `TEA_PYTHON_SNAPSHOT=0` starts every interpreter the slow way instead,
  * for a board whose memory is tighter than its time.
  */
 export function snapshotsOff(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -62,12 +62,37 @@ export function snapshotFile(loader: string): string {
   return join(cacheDir(), 'python-snapshot', `${key}.snap`)
 }
 
-/** The snapshot's bytes, or undefined when there is none yet. */
+/** What the snapshot is read in; a chunk of it that is all zeros is not copied. */
+const CHUNK = 64 * 1024
+const ZEROS = Buffer.alloc(CHUNK)
+
+/**
+ * The snapshot's bytes, or undefined when there is none yet. Half of an interpreter's memory is zeros: those chunks
+ * are left as the fresh array has them, pages never touched, so the bytes held during a restore take ~15 MiB of
+ * memory, not 31.
+ */
 export function readSnapshot(file: string): Uint8Array | undefined {
+  let fd: number
   try {
-    return readFileSync(file)
+    fd = openSync(file, 'r')
   } catch {
     return undefined
+  }
+  try {
+    const size = fstatSync(fd).size
+    const bytes = new Uint8Array(size)
+    const chunk = Buffer.allocUnsafe(CHUNK)
+    for (let at = 0; at < size; ) {
+      const n = readSync(fd, chunk, 0, Math.min(CHUNK, size - at), at)
+      if (n === 0) return bytes.subarray(0, at) // cut short while read: Pyodide refuses it, and it is made again
+      if (chunk.compare(ZEROS, 0, n, 0, n) !== 0) bytes.set(chunk.subarray(0, n), at)
+      at += n
+    }
+    return bytes
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
   }
 }
 
