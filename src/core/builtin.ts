@@ -67,7 +67,7 @@ export function withNodeCache<T>(load: () => T): T {
 
 /**
  * Switches V8 to its start flags until the function it returns is called (once; holds may nest): for loads that
- * outlive a call, such as a worker thread's own start, where Node loads ~80 of its modules before any of tea's
+ * outlive a call, such as a worker thread's own start, where Node loads ~110 of its modules before any of tea's
  * code runs in the thread. The flags are the process's, so they are set again on every hold: a worker's loader
  * sets the executables' own flags as it starts.
  */

@@ -164,7 +164,7 @@ export function createPool(options: PoolOptions = {}): Pool {
 
 /**
  * Hands a task to tinypool with V8's start flags held until each worker thread that the hand-over starts is online.
- * Node loads ~80 of its own modules into a new thread before any of tea's code runs there, and under the executables'
+ * Node loads ~110 of its own modules into a new thread before any of tea's code runs there, and under the executables'
  * flags (scripts/build/sea-build.mjs) it would compile each from source: ~25 ms of a plan's or a Lua agent's run on
  * x64. With the start flags they come from Node's code cache (src/core/builtin.ts). The thread's own loader sets
  * the executables' flags back before it compiles tea's program.
