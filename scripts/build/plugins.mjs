@@ -23,10 +23,9 @@ function lazyFacade(spec, names) {
 const BUILTIN_MODULE = fileURLToPath(new URL('../../src/core/builtin.ts', import.meta.url))
 
 /**
- * A `lazyFacade` whose module loads with V8's flags at their start values (`withNodeCache`, src/core/builtin.ts),
- * so that the built-ins it requires come from Node's code cache: under the executables' flags Node compiles each
- * from source (~70 of them for tinypool's, ~17 for crypto). Only for modules whose own code at load is brief
- * (a built-in, tinypool): functions that first run while the flags are switched keep V8's default tiering budget.
+ * A `lazyFacade` of a built-in whose module loads with V8's flags at their start values (`withNodeCache`,
+ * src/core/builtin.ts), so that it comes from Node's code cache: under the executables' flags Node compiles it, and
+ * the modules under it, from source (~17 for crypto).
  */
 function lazyFacadeWithNodeCache(spec, names) {
   return [
@@ -247,7 +246,7 @@ export async function tinypoolPlugin(root) {
       // perf_hooks, which an agent that never plans (and `tea --version`) should not pay for at start.
       // `new Tinypool(…)` returns the real pool; `instanceof Tinypool` does not hold, and nothing here uses it.
       const tinypoolFile = join(dirname(pkgFile), 'dist', 'index.js')
-      facadeOf(b, root, 'tinypool', tinypoolFile, `${lazyFacadeWithNodeCache('tinypool', ['Tinypool'])}\nexport default Tinypool`)
+      facadeOf(b, root, 'tinypool', tinypoolFile, `${lazyFacade('tinypool', ['Tinypool'])}\nexport default Tinypool`)
       b.onLoad({ filter: /[\\/]tinypool[\\/]dist[\\/]index\.js$/ }, (args) => {
         const text = readFileSync(args.path, 'utf8')
         const contents = applyPatches(text, args.path, [
@@ -290,9 +289,18 @@ export async function tinypoolPlugin(root) {
  */
 export const LAZY_BUILTINS = ['crypto', 'worker_threads', 'child_process', 'v8', 'os', 'module', 'http']
 
+/**
+ * Built-ins no start loads before tea's code runs (Node's own start has the others), which bundled code may
+ * require as its module initialises (the NATS client: net, tls, dns). Whoever requires one of these, or of
+ * LAZY_BUILTINS, without a facade gets the real module loaded under `withNodeCache`, so that it comes from Node's
+ * code cache rather than being compiled from source under the executables' V8 flags (issue 14).
+ */
+const CACHED_BUILTINS = ['net', 'tls', 'dns', 'https', 'http2', 'zlib', 'stream', 'readline', 'perf_hooks', 'assert', 'cluster', 'dgram']
+
 export function lazyBuiltinsPlugin(names = LAZY_BUILTINS) {
   const req = createRequire(import.meta.url)
-  const filter = new RegExp(`^(node:)?(${names.join('|')})$`)
+  const filter = new RegExp(`^(node:)?(${[...names, ...CACHED_BUILTINS].join('|')})$`)
+  const ownNamespaces = new Set(['tea-lazy-builtin', 'tea-cached-builtin'])
   const identifier = /^[A-Za-z_$][\w$]*$/
   const onlyFunctions = new Map()
   /** True when every import of `builtin` in `file` names functions only (`import { a, b as c } from …`). */
@@ -325,11 +333,20 @@ export function lazyBuiltinsPlugin(names = LAZY_BUILTINS) {
     setup(b) {
       b.onResolve({ filter }, (args) => {
         const builtin = args.path.replace(/^node:/, '')
+        // The stand-ins' own requires reach Node.
+        if (ownNamespaces.has(args.namespace)) return { path: `node:${builtin}`, external: true }
         const ours = /[\\/]src[\\/]/.test(args.importer) && !/node_modules/.test(args.importer)
-        return args.namespace !== 'tea-lazy-builtin' && ours && importsOnlyFunctions(args.importer, builtin)
-          ? { path: builtin, namespace: 'tea-lazy-builtin' }
-          : { path: `node:${builtin}`, external: true }
+        const lazy = names.includes(builtin) && ours && importsOnlyFunctions(args.importer, builtin)
+        return { path: builtin, namespace: lazy ? 'tea-lazy-builtin' : 'tea-cached-builtin' }
       })
+      b.onLoad({ filter: /.*/, namespace: 'tea-cached-builtin' }, (args) => ({
+        contents: [
+          `const { withNodeCache } = require(${JSON.stringify(BUILTIN_MODULE)})`,
+          `module.exports = withNodeCache(() => require(${JSON.stringify(`node:${args.path}`)}))`,
+        ].join('\n'),
+        resolveDir: dirname(BUILTIN_MODULE),
+        loader: 'js',
+      }))
       b.onLoad({ filter: /.*/, namespace: 'tea-lazy-builtin' }, (args) => {
         const real = req(`node:${args.path}`)
         const names = Object.keys(real).filter((k) => identifier.test(k) && typeof real[k] === 'function')

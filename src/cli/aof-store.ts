@@ -5,7 +5,7 @@
  */
 
 import { resolve } from 'node:path'
-import { builtin, withNodeCache } from '../core/builtin.ts'
+import { withNodeCache } from '../core/builtin.ts'
 import { TeaError } from '../core/errors.ts'
 import { fsTaskStore } from '../aof/store-fs.ts'
 import type { TaskStore } from '../aof/store-port.ts'
@@ -29,7 +29,9 @@ export async function storeOf(flags: StoreFlags, io: Io): Promise<TaskStore> {
     const target = typeof __TEA_TARGET__ === 'string' ? __TEA_TARGET__ : 'tea'
     throw new TeaError('USAGE', `this build (${target}) has no NATS fleet store; use a full target for --nats`)
   }
-  natsBuiltins()
+  // The client's requires of net, tls, dns and crypto load with Node's code cache (scripts/build/plugins.mjs,
+  // CACHED_BUILTINS); its nuid reads the `crypto` global, whose first read loads Node's web crypto: here, with it too.
+  withNodeCache(() => globalThis.crypto)
   const { openNatsStore } = await load()
   const file = (flag: 'nats-tls-ca' | 'nats-tls-cert' | 'nats-tls-key', env: string) => {
     const f = flags[flag] ?? (io.env[env] || undefined)
@@ -57,16 +59,4 @@ export async function withStore<T>(flags: StoreFlags, io: Io, fn: (store: TaskSt
   } finally {
     await store.close()
   }
-}
-
-/**
- * Loads what the NATS client takes from Node (its transport: net, tls, dns; nkeys and tweetnacl: crypto; nuid: the
- * `crypto` global, whose first read loads Node's web crypto). Left to the client's own requires, these would load
- * under the executables' V8 flags and so compile ~55 of Node's modules from source: a `tea aof … --nats` command
- * took 9–10 ms longer on x64 (bench/RESULTS.md, issue 14). Loaded here first, they come from Node's code cache
- * (src/core/builtin.ts).
- */
-function natsBuiltins(): void {
-  for (const id of ['node:net', 'node:tls', 'node:dns', 'node:crypto'] as const) builtin(id)
-  withNodeCache(() => globalThis.crypto)
 }

@@ -20,10 +20,7 @@ interface Builtins {
   'node:zlib': typeof import('node:zlib')
   'node:v8': typeof import('node:v8')
   'node:sea': unknown
-  'node:net': typeof import('node:net')
-  'node:tls': typeof import('node:tls')
   'node:dns': typeof import('node:dns')
-  'node:crypto': typeof import('node:crypto')
   'node:cluster': typeof import('node:cluster')
 }
 

@@ -269,8 +269,8 @@ for (const target of runnable) {
         // Node's own start (before any of tea's code runs) and the module that opens the switch stay as they were.
         assertNodeCache(seen, ['vm', 'http', 'net', 'internal/webstreams/readablestream', 'internal/abort_controller'])
       })
-      // Built-ins our code loads on first use (scripts/build/plugins.mjs, lazyFacadeWithNodeCache): tinypool and the
-      // worker threads under it, crypto, child_process. Loaded under the executables' flags they were compiled from
+      // Built-ins our code and packages load on first use (scripts/build/plugins.mjs, lazyBuiltinsPlugin): tinypool's
+      // worker threads, crypto, child_process. Loaded under the executables' flags they were compiled from
       // source, ~70 of Node's modules for a plan (examples 4-6 ms slower on x64); the scheduler's performance.now()
       // loaded ten more.
       if (target.name === 'linux-x64') {
@@ -413,7 +413,7 @@ for (const target of runnable) {
       }
       // The NATS client requires net, tls, dns and crypto when its module loads; left to it, they loaded under the
       // executables' flags and ~55 of Node's modules were compiled from source: a `tea aof --nats` command took
-      // 74.5 ms instead of 65.4 on x64 (src/cli/aof-store.ts, natsBuiltins).
+      // 74.5 ms instead of 65.4 on x64 (scripts/build/plugins.mjs, CACHED_BUILTINS).
       if (target.name === 'linux-x64') {
         skipIf(
           t,
