@@ -10,6 +10,7 @@
  */
 
 import vm from 'node:vm'
+import { monotonicMs } from '../core/util.ts'
 import {
   TRACE_ENV,
   atCleanExit,
@@ -27,9 +28,8 @@ import {
  * `side-<name>-<hash>`, so that a build with other text never meets it.
  */
 export function sideModule(name: string, hash: string, text: string): unknown {
-  // Only under the trace: reading the `performance` global loads Node's perf_hooks modules.
   const trace = process.env[TRACE_ENV] === '1'
-  const started = trace ? performance.now() : 0
+  const started = trace ? monotonicMs() : 0
   const file = cachingOff() ? undefined : codeCacheFile(`side-${name}-${hash}`)
   const cache = file ? readCodeCache(file) : undefined
   const script = new vm.Script(`(function (exports, module) {${text}\n})`, {
@@ -44,7 +44,7 @@ export function sideModule(name: string, hash: string, text: string): unknown {
     atCleanExit(() => keepCodeCache(file, script.createCachedData(), (folder) => folder.startsWith(`side-${name}-`)))
   if (trace) {
     const state = cache ? (used ? 'used' : 'rejected') : file ? 'absent' : 'off under coverage'
-    print(2, `tea: side module ${name} compiled and run in ${(performance.now() - started).toFixed(1)} ms (code cache ${state})\n`)
+    print(2, `tea: side module ${name} compiled and run in ${(monotonicMs() - started).toFixed(1)} ms (code cache ${state})\n`)
   }
   return module.exports
 }
