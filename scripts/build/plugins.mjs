@@ -22,18 +22,6 @@ function lazyFacade(spec, names) {
 
 const BUILTIN_MODULE = fileURLToPath(new URL('../../src/core/builtin.ts', import.meta.url))
 
-/**
- * A `lazyFacade` of a built-in whose module loads with V8's flags at their start values (`withNodeCache`,
- * src/core/builtin.ts), so that it comes from Node's code cache: under the executables' flags Node compiles it, and
- * the modules under it, from source (~17 for crypto).
- */
-function lazyFacadeWithNodeCache(spec, names) {
-  return [
-    `import { withNodeCache } from ${JSON.stringify(BUILTIN_MODULE)}`,
-    facadeLoading(`withNodeCache(() => require(${JSON.stringify(spec)}))`, names),
-  ].join('\n')
-}
-
 /** A facade whose module is what the expression `load` gives, evaluated at the first call. */
 function facadeLoading(load, names) {
   return [
@@ -281,7 +269,7 @@ export async function tinypoolPlugin(root) {
  * most of `tea run`'s built-in cost: issue 14). A module of ours (src/) that imports only functions from one of
  * these gets a stand-in module instead: each function requires the real module on its first call and calls
  * through (with `new`, it constructs the real class), so `createHash(…)` costs a start nothing until it runs; the
- * real module then loads from Node's code cache (`lazyFacadeWithNodeCache`).
+ * real module then loads from Node's code cache, as CACHED_BUILTINS says.
  * Everything else gets the real module: an importer that takes a value (`threadId`), a default or a namespace, and
  * packages, whose code may extend a class or read a function's properties (the ones that import these, tinypool
  * and lmdb, are loaded lazily themselves). The names come from the building Node's module (tea must run on Node
@@ -300,7 +288,6 @@ const CACHED_BUILTINS = ['net', 'tls', 'dns', 'https', 'http2', 'zlib', 'stream'
 export function lazyBuiltinsPlugin(names = LAZY_BUILTINS) {
   const req = createRequire(import.meta.url)
   const filter = new RegExp(`^(node:)?(${[...names, ...CACHED_BUILTINS].join('|')})$`)
-  const ownNamespaces = new Set(['tea-lazy-builtin', 'tea-cached-builtin'])
   const identifier = /^[A-Za-z_$][\w$]*$/
   const onlyFunctions = new Map()
   /** True when every import of `builtin` in `file` names functions only (`import { a, b as c } from …`). */
@@ -333,8 +320,9 @@ export function lazyBuiltinsPlugin(names = LAZY_BUILTINS) {
     setup(b) {
       b.onResolve({ filter }, (args) => {
         const builtin = args.path.replace(/^node:/, '')
-        // The stand-ins' own requires reach Node.
-        if (ownNamespaces.has(args.namespace)) return { path: `node:${builtin}`, external: true }
+        // A facade's require loads the real module under withNodeCache; that stand-in's own require reaches Node.
+        if (args.namespace === 'tea-cached-builtin') return { path: `node:${builtin}`, external: true }
+        if (args.namespace === 'tea-lazy-builtin') return { path: builtin, namespace: 'tea-cached-builtin' }
         const ours = /[\\/]src[\\/]/.test(args.importer) && !/node_modules/.test(args.importer)
         const lazy = names.includes(builtin) && ours && importsOnlyFunctions(args.importer, builtin)
         return { path: builtin, namespace: lazy ? 'tea-lazy-builtin' : 'tea-cached-builtin' }
@@ -350,7 +338,7 @@ export function lazyBuiltinsPlugin(names = LAZY_BUILTINS) {
       b.onLoad({ filter: /.*/, namespace: 'tea-lazy-builtin' }, (args) => {
         const real = req(`node:${args.path}`)
         const names = Object.keys(real).filter((k) => identifier.test(k) && typeof real[k] === 'function')
-        return { contents: lazyFacadeWithNodeCache(`node:${args.path}`, names), resolveDir: dirname(BUILTIN_MODULE), loader: 'js' }
+        return { contents: lazyFacade(`node:${args.path}`, names), loader: 'js' }
       })
     },
   }
