@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path'
 import { keepNewest, writeKept } from '../core/cache-files.ts'
 import { cacheDir } from '../sea/cache-dir.ts'
 
-/** Snapshots of other Pyodide builds kept beside the current one's. */
+/** Snapshots kept in all, the newest first: the current build's and one other (~31 MB each). */
 const KEEP = 2
 const NAME = /^[0-9a-f]{16}\.snap$/
 
