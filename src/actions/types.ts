@@ -26,6 +26,9 @@ export const ACTION_STORE_METHODS = [
 ] as const
 export type ActionStore = Pick<Store, (typeof ACTION_STORE_METHODS)[number]>
 
+/** The default of `settings.run_memory_mb`: what one `run:` node's code may take (docs/security.md). */
+export const DEFAULT_RUN_MEMORY_MB = 256
+
 /** An agent's `settings`, resolved with defaults. */
 export interface AgentSettingsView {
   llm: LlmSettings
@@ -35,6 +38,10 @@ export interface AgentSettingsView {
   allow_inline_code: boolean
   /** Default time limit for `run:` code, seconds. */
   run_timeout: number
+  /** Most memory one `run:` node's code may take, MiB (`settings.run_memory_mb`, default DEFAULT_RUN_MEMORY_MB). */
+  run_memory_mb: number
+  /** Hosts and CIDRs outbound HTTP may reach beyond the default destination policy (`settings.http.allow`). */
+  http_allow: readonly string[]
   checkpoint_keep: number
   /** Most text one template render may build (`settings.max_template_bytes`). */
   max_template_bytes: number

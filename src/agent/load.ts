@@ -19,7 +19,7 @@ import { AgentSchema, keysAt, LlmSettingsSchema, type ShellProviderSchema, type 
 import { teaKey, teaMessage, UNSUPPORTED } from './tea-dialect.ts'
 import { extractionPrompt, parseExtractionSchema } from '../actions/validate/extraction.ts'
 import { ltmBackendUnsupported } from '../actions/ltm/index.ts'
-import type { AgentSettingsView } from '../actions/types.ts'
+import { DEFAULT_RUN_MEMORY_MB, type AgentSettingsView } from '../actions/types.ts'
 import { checkReferences, type References } from './references.ts'
 import { expandSettingsEnv } from './env-vars.ts'
 import { lowerTeaNodes } from './tea-nodes.ts'
@@ -346,6 +346,8 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, hash: string,
       workspace,
       allow_inline_code: settings.allow_inline_code ?? true,
       run_timeout: settings.run_timeout ?? 10,
+      run_memory_mb: settings.run_memory_mb ?? DEFAULT_RUN_MEMORY_MB,
+      http_allow: settings.http?.allow ?? [],
       checkpoint_keep: settings.checkpoint?.keep ?? 3,
       max_template_bytes: settings.max_template_bytes ?? DEFAULT_MAX_TEMPLATE_BYTES,
       sections: {

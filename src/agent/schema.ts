@@ -130,6 +130,10 @@ export const SettingsSchema = v.strictObject({
   /** Default time limit for `run:` code, seconds. */
   run_timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
   run_language: v.optional(v.picklist(['javascript', 'python', 'lua', 'prolog'])),
+  /** Most memory one `run:` node's code may take, MiB (docs/security.md); past it the node fails with NODE_MEMORY_LIMIT. */
+  run_memory_mb: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(16, 'must be ≥ 16'))),
+  /** Outbound HTTP (`http.*`, `web.scrape`, tools): the hosts and CIDRs allowed beyond the default policy (docs/security.md). */
+  http: v.optional(v.strictObject({ allow: v.optional(v.array(v.string())) })),
   checkpoint: v.optional(CheckpointSettingsSchema),
   /** TEA's tracing: with auto_trace and trace_exporter: file, every run event goes to trace_file as NDJSON. */
   auto_trace: v.optional(v.boolean()),

@@ -2,8 +2,10 @@
  * Tolerant JSON extraction for text written by language models: the whole text, else the first fenced code
  * block, else the first balanced `{…}` or `[…]` span (string-aware, so braces inside strings do not count).
  * Small models wrap JSON in prose and fences; we take the first thing that parses rather than fail. Linear in the
- * text: a hostile reply of unclosed brackets costs one pass, and one nested past 512 levels is refused.
+ * text: a hostile reply of unclosed brackets costs one pass, and one nested past JSON_MAX_DEPTH levels is refused.
  */
+
+import { JSON_MAX_DEPTH, jsonDepth } from './json.ts'
 
 export type ExtractResult = { ok: true; value: unknown } | { ok: false; reason: string }
 
@@ -11,7 +13,7 @@ export function extractJson(text: string): ExtractResult {
   const trimmed = text.trim()
   if (trimmed === '') return { ok: false, reason: 'the text is empty' }
   // A value nested this deep is no model's answer, and would overflow the stack of whatever walks it next.
-  if (nestingDepth(trimmed) > MAX_DEPTH) return { ok: false, reason: `brackets nested deeper than ${MAX_DEPTH} levels` }
+  if (jsonDepth(trimmed, MAX_DEPTH) > MAX_DEPTH) return { ok: false, reason: `brackets nested deeper than ${MAX_DEPTH} levels` }
   const direct = tryParse(trimmed)
   if (direct.ok) return direct
   for (const fence of fencedBlocks(trimmed)) {
@@ -27,25 +29,7 @@ export function extractJson(text: string): ExtractResult {
   return { ok: false, reason: 'no JSON object or array found in the text' }
 }
 
-const MAX_DEPTH = 512
-
-/** How deep brackets nest at most (quotes honoured), stopping early once past MAX_DEPTH. */
-function nestingDepth(s: string): number {
-  let depth = 0
-  let max = 0
-  let inString = false
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (inString) {
-      if (c === 92) i++
-      else if (c === 34) inString = false
-    } else if (c === 34) inString = true
-    else if (c === 123 || c === 91) {
-      if (++depth > max && (max = depth) > MAX_DEPTH) return max
-    } else if ((c === 125 || c === 93) && depth > 0) depth--
-  }
-  return max
-}
+const MAX_DEPTH = JSON_MAX_DEPTH
 
 /** Candidate spans tried at most: enough for any real reply, and a bound on hostile ones. */
 const MAX_ATTEMPTS = 200
