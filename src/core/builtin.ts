@@ -17,6 +17,7 @@ interface Builtins {
   'node:os': typeof import('node:os')
   'node:module': typeof import('node:module')
   'node:http': typeof import('node:http')
+  'node:https': typeof import('node:https')
   'node:zlib': typeof import('node:zlib')
   'node:v8': typeof import('node:v8')
   'node:sea': unknown

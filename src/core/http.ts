@@ -11,18 +11,27 @@
  * It does what fetch does where tea and its dependencies can tell: the same request headers by default (`accept`,
  * `accept-language`, `sec-fetch-mode`, `user-agent: node`, `accept-encoding: gzip, deflate`, each unless given),
  * a gzip or deflate body decoded, up to 20 redirects followed (303, and 301/302 after a POST, become a GET without
- * a body; `authorization` is dropped when the redirect leaves the origin; one to `https:` goes on through fetch),
+ * a body; `authorization`, `cookie` and `proxy-authorization` are dropped when the redirect leaves the origin, as
+ * fetch drops them; one to `https:` goes on through fetch),
  * and a reply with what is read of a Response: `ok`, `status`, `statusText`, `url` (after redirects), `headers`
  * (`get`, and `entries` sorted by name as Headers iterates), `body` (a web ReadableStream, read with
  * backpressure), `text()` and `json()`. Failures look as fetch's do: a request that cannot be made rejects with
  * `TypeError('fetch failed', { cause })`, a body cut short errors with `TypeError('terminated', { cause })`, and an
  * abort rejects the request, or errors the body, with the signal's reason. Connections are kept alive between
  * requests by Node's global agent, which lets an idle one go when the process has nothing else to do.
+ *
+ * With a destination policy (`policy`, http-policy.ts: what the agent-directed `http.*` and `web.scrape` pass; model
+ * calls pass none) every hop, https included, is made here over `node:http`/`node:https` instead, since fetch
+ * would follow redirects and resolve names where no check can see them: each hop's address is checked (by the
+ * lookup its socket connects with), at most `policy.maxRedirects` redirects are followed and one more fails with
+ * HTTP_REDIRECT_LIMIT, and the policy's own agent keeps its connections.
  */
 
 import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import { builtin, withNodeCache } from './builtin.ts'
+import { isTeaError, TeaError } from './errors.ts'
+import { type DestinationPolicy, shownUrl } from './http-policy.ts'
 import { once } from './util.ts'
 
 export interface HttpRequest {
@@ -30,6 +39,8 @@ export interface HttpRequest {
   headers?: Record<string, string>
   body?: string
   signal?: AbortSignal
+  /** Where the request may go (http-policy.ts); without one, anywhere. */
+  policy?: DestinationPolicy
 }
 
 export interface HttpReply {
@@ -52,6 +63,9 @@ const nodeHttp = once(() =>
     return builtin('node:http')
   }),
 )
+
+/** `node:https`, only for requests under a destination policy (every other https URL goes to Node's fetch). */
+const nodeHttps = once(() => builtin('node:https'))
 
 let fetchLoaded = false
 
@@ -80,21 +94,31 @@ export async function httpFetch(url: string | URL, init: HttpRequest = {}): Prom
   let target = typeof url === 'string' ? new URL(url) : new URL(url.href)
   let { method = 'GET', body } = init
   let headers = lowerCased(init.headers)
+  const { policy } = init
   for (let redirects = 0; ; redirects++) {
+    policy?.check(target)
     // Node's fetch adds its own defaults.
-    if (target.protocol !== 'http:') return nodeFetch(target, { ...init, method, headers, body }) as Promise<HttpReply>
-    const res = await exchange(target, method, { ...FETCH_HEADERS, ...headers }, body, init.signal)
+    if (!policy && target.protocol !== 'http:') return nodeFetch(target, { ...init, method, headers, body }) as Promise<HttpReply>
+    const res = await exchange(target, method, { ...FETCH_HEADERS, ...headers }, body, init.signal, policy)
     const location = res.headers.location
     if (!REDIRECTS.has(res.statusCode ?? 0) || location === undefined) return replyOf(res, target, init.signal)
     res.destroy() // its body is not wanted: the connection goes rather than wait for it
-    if (redirects === MAX_REDIRECTS) throw new TypeError('fetch failed', { cause: new Error('redirect count exceeded') })
     const next = new URL(location, target)
+    if (policy && redirects === policy.maxRedirects) {
+      throw new TeaError(
+        'HTTP_REDIRECT_LIMIT',
+        `${shownUrl(target)} redirected to ${shownUrl(next)} after ${redirects} redirects already followed; at most ${policy.maxRedirects} are`,
+        { details: { url: shownUrl(target), location: shownUrl(next), max_redirects: policy.maxRedirects } },
+      )
+    }
+    if (redirects === MAX_REDIRECTS) throw new TypeError('fetch failed', { cause: new Error('redirect count exceeded') })
     if ((res.statusCode === 303 && method !== 'HEAD') || ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')) {
       method = 'GET'
       body = undefined
       headers = without(headers, ['content-type', 'content-length', 'content-encoding', 'content-language', 'content-location'])
     }
-    if (next.origin !== target.origin) headers = without(headers, ['authorization'])
+    // What fetch drops too: another origin must not receive this one's credentials.
+    if (next.origin !== target.origin) headers = without(headers, ['authorization', 'cookie', 'proxy-authorization'])
     target = next
   }
 }
@@ -108,10 +132,18 @@ function exchange(
   headers: Record<string, string>,
   body: string | undefined,
   signal: AbortSignal | undefined,
+  policy: DestinationPolicy | undefined,
 ): Promise<IncomingMessage> {
   if (signal?.aborted) return Promise.reject(abortReason(signal))
   return new Promise((resolve, reject) => {
-    const req = nodeHttp().request(target, { method, headers })
+    const req = policy
+      ? (target.protocol === 'https:' ? nodeHttps() : nodeHttp()).request(target, {
+          method,
+          headers,
+          agent: policy.agent(target),
+          lookup: policy.lookup(target),
+        })
+      : nodeHttp().request(target, { method, headers })
     let res: IncomingMessage | undefined
     const onAbort = (): void => {
       // Before the head: the request rejects; after it, the body errors (replyOf). Either way the socket goes.
@@ -122,7 +154,8 @@ function exchange(
     req.on('error', (e) => {
       if (res) return // the body reports it
       signal?.removeEventListener('abort', onAbort)
-      reject(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause: e }))
+      // The policy's refusal (from the lookup) is the caller's answer, not a network failure.
+      reject(signal?.aborted ? abortReason(signal) : isTeaError(e) ? e : new TypeError('fetch failed', { cause: e }))
     })
     req.on('response', (r) => {
       res = r

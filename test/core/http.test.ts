@@ -273,23 +273,28 @@ Http(
   },
 )
 
-Http('a redirect to another origin drops authorization; one to itself keeps it; more than 20 fail as fetch fails', async () => {
-  const other = await serve((req, res) => res.end(String(req.headers.authorization)))
-  const s = await serve((req, res) => {
-    if (req.url === '/away') res.writeHead(302, { location: `${other.url}/x` })
-    else if (req.url === '/home') res.writeHead(302, { location: '/here' })
-    else if (req.url === '/loop') res.writeHead(302, { location: '/loop' })
-    else return res.end(String(req.headers.authorization))
-    res.end()
-  })
-  const auth = { authorization: 'Bearer secret' }
-  assert.is(await (await httpFetch(`${s.url}/away`, { headers: auth })).text(), 'undefined')
-  assert.is(await (await httpFetch(`${s.url}/home`, { headers: auth })).text(), 'Bearer secret')
-  const e = (await rejection(httpFetch(`${s.url}/loop`))) as TypeError
-  assert.instance(e, TypeError)
-  assert.is(e.message, 'fetch failed')
-  assert.is(s.requests.filter((r) => r.url === '/loop').length, 21)
-})
+Http(
+  'a redirect to another origin drops authorization, cookie and proxy-authorization, as fetch does; one to itself keeps them; more than 20 fail as fetch fails',
+  async () => {
+    const other = await serve((req, res) =>
+      res.end(String([req.headers.authorization, req.headers.cookie, req.headers['proxy-authorization']])),
+    )
+    const s = await serve((req, res) => {
+      if (req.url === '/away') res.writeHead(302, { location: `${other.url}/x` })
+      else if (req.url === '/home') res.writeHead(302, { location: '/here' })
+      else if (req.url === '/loop') res.writeHead(302, { location: '/loop' })
+      else return res.end(String(req.headers.authorization))
+      res.end()
+    })
+    const auth = { authorization: 'Bearer secret' }
+    assert.is(await (await httpFetch(`${s.url}/away`, { headers: { ...auth, cookie: 'a=1', 'proxy-authorization': 'x' } })).text(), ',,')
+    assert.is(await (await httpFetch(`${s.url}/home`, { headers: auth })).text(), 'Bearer secret')
+    const e = (await rejection(httpFetch(`${s.url}/loop`))) as TypeError
+    assert.instance(e, TypeError)
+    assert.is(e.message, 'fetch failed')
+    assert.is(s.requests.filter((r) => r.url === '/loop').length, 21)
+  },
+)
 
 Http('response headers list sorted by name, as Headers iterates them, repeated ones joined', async () => {
   const s = await serve((_req, res) => {

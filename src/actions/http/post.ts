@@ -26,6 +26,6 @@ export const httpPost = defineAction({
         : p.body !== undefined
           ? { data: p.body, contentType: 'text/plain; charset=utf-8' }
           : undefined
-    return httpRequest('http.post', 'POST', p, out, ctx.signal)
+    return httpRequest('http.post', 'POST', p, out, ctx)
   },
 })

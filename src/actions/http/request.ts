@@ -1,13 +1,17 @@
 /**
- * One HTTP exchange for `http.get`/`http.post`, with the limits an unattended board needs: http/https only, a
- * deadline covering the whole response (headers and body), a cap on the body size enforced while reading (a
- * server that lies about or omits Content-Length cannot fill the memory), and cancellation by the run's signal.
+ * One HTTP exchange for `http.get`/`http.post`, with the limits an unattended board needs: http/https only, the
+ * destination policy of `settings.http.allow` (src/core/http-policy.ts: loopback, link-local, this machine and
+ * `tea serve`'s listener refused, every redirect hop checked, at most 5 redirects), a deadline covering the whole
+ * response (headers and body), a cap on the body size enforced while reading (a server that lies about or omits
+ * Content-Length cannot fill the memory), and cancellation by the run's signal.
  */
 
 import { builtin } from '../../core/builtin.ts'
 import { TeaError, errorMessage, isTeaError } from '../../core/errors.ts'
 import { type HttpReply, httpFetch } from '../../core/http.ts'
+import { destinationPolicy } from '../../core/http-policy.ts'
 import { cancelled } from '../../core/signals.ts'
+import type { ActionContext } from '../types.ts'
 import type { CommonParams } from './params.ts'
 
 export interface HttpResult {
@@ -33,8 +37,11 @@ export async function httpRequest(
   method: 'GET' | 'POST',
   p: CommonParams,
   body: OutgoingBody | undefined,
-  runSignal: AbortSignal,
+  ctx: Pick<ActionContext, 'signal' | 'settings'>,
 ): Promise<HttpResult> {
+  const runSignal = ctx.signal
+  // Read first: a bad entry is the agent's mistake whatever the URL.
+  const policy = destinationPolicy(ctx.settings.http_allow)
   const url = targetUrl(action, p.url, p.query)
   const shown = redact(url)
   const headers = requestHeaders(action, p.headers)
@@ -49,6 +56,13 @@ export async function httpRequest(
       return new TeaError('HTTP_TIMEOUT', `${action}: no complete response from ${shown} within ${p.timeout} s`, {
         details: { url: shown, timeout: p.timeout },
         hint: 'raise the timeout parameter if the server is slow',
+      })
+    }
+    if (isTeaError(e, 'HTTP_DESTINATION_DENIED') || isTeaError(e, 'HTTP_REDIRECT_LIMIT')) {
+      return new TeaError(e.code, `${action}: ${method} ${shown}: ${e.message}`, {
+        cause: e,
+        ...(e.details && { details: e.details }),
+        ...(e.hint && { hint: e.hint }),
       })
     }
     if (isTeaError(e)) return e
@@ -66,6 +80,7 @@ export async function httpRequest(
       headers,
       body: body?.data,
       signal: AbortSignal.any([runSignal, deadline]),
+      policy,
     })
     const text = await readCapped(action, shown, response, p.max_bytes)
     const result: HttpResult = {

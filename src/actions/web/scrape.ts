@@ -45,7 +45,7 @@ export const webScrape = defineAction({
       'GET',
       { url: p.url, timeout: p.timeout, max_bytes: p.max_bytes, fail_on_status: true, ...(p.headers && { headers: p.headers }) },
       undefined,
-      ctx.signal,
+      ctx,
     )
     const url = typeof r.url === 'string' && r.url ? r.url : p.url
     const type = (r.headers['content-type'] ?? '').toLowerCase()

@@ -83,7 +83,8 @@ http.after(async (c) => {
 
 http.before.each((c) => {
   c.seen.length = 0
-  c.ctx = testContext()
+  // The test server is on loopback, which the destination policy refuses unless the agent allows it.
+  c.ctx = testContext({ settings: { http_allow: ['127.0.0.1'] } })
 })
 
 http.after.each((c) => c.ctx.cleanup())
@@ -194,6 +195,34 @@ http('credentials in the URL are sent as Basic authorization and never repeated 
   assert.not.match(e.message, 'hunter2')
   assert.not.match(JSON.stringify(e.toJSON()), 'hunter2')
   assert.is(c.seen[0]!.headers.authorization, `Basic ${Buffer.from('user:hunter2').toString('base64')}`)
+})
+
+http(
+  'H: http.get and http.post refuse loopback by default with HTTP_DESTINATION_DENIED naming host, address and setting, sending nothing',
+  async (c) => {
+    const closed = testContext()
+    try {
+      const e = await rejection(run(closed, 'http.get', { url: `${c.base}/text` }))
+      assert.ok(isTeaError(e, 'HTTP_DESTINATION_DENIED'))
+      assert.match(e.message, `http.get: GET ${c.base}/text: 127.0.0.1 is a loopback address`)
+      assert.match(e.message, 'settings.http.allow')
+      assert.equal([e.details?.host, e.details?.address], ['127.0.0.1', '127.0.0.1'])
+      await rejects(run(closed, 'http.post', { url: `${c.base}/json`, json: {} }), 'HTTP_DESTINATION_DENIED', '127.0.0.1')
+      assert.is(c.seen.length, 0)
+    } finally {
+      closed.cleanup()
+    }
+  },
+)
+
+http('a bad settings.http.allow entry is AGENT_INVALID naming it', async (c) => {
+  const bad = testContext({ settings: { http_allow: ['10.0.0.0/40'] } })
+  try {
+    await rejects(run(bad, 'http.get', { url: `${c.base}/text` }), 'AGENT_INVALID', 'settings.http.allow[0]', '10.0.0.0/40')
+    assert.is(c.seen.length, 0)
+  } finally {
+    bad.cleanup()
+  }
 })
 
 http('every action has a one-sentence description and params convertible to a described JSON Schema', () => {

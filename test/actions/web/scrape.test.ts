@@ -51,7 +51,8 @@ t.before.each(async (c) => {
   })
   await new Promise<void>((r) => c.server.listen(0, '127.0.0.1', r))
   c.base = `http://127.0.0.1:${(c.server.address() as AddressInfo).port}`
-  c.ctx = testContext()
+  // The test server is on loopback, which the destination policy refuses unless the agent allows it.
+  c.ctx = testContext({ settings: { http_allow: ['127.0.0.1'] } })
 })
 t.after.each(async (c) => {
   c.server.closeAllConnections()
@@ -108,6 +109,31 @@ t('a body that never ends stops at max_bytes', async ({ base, ctx }) => {
   const started = Date.now()
   await rejects(() => scrape(ctx, { url: `${base}/endless`, max_bytes: 100_000 }), 'HTTP_ERROR', 'max_bytes')
   assert.ok(Date.now() - started < 5000)
+})
+
+t('H: loopback is refused unless settings.http.allow lists it, at the first URL and at a redirect hop', async ({ base }) => {
+  const closed = testContext()
+  try {
+    await rejects(
+      () => scrape(closed, { url: `${base}/page` }),
+      'HTTP_DESTINATION_DENIED',
+      'web.scrape',
+      '127.0.0.1',
+      'settings.http.allow',
+    )
+  } finally {
+    closed.cleanup()
+  }
+  const port = new URL(base).port
+  const hop = testContext({ settings: { http_allow: ['127.0.0.1'] } })
+  try {
+    // `/moved` answers a relative Location: same host, allowed. The same page named `localhost` is another host.
+    const r = (await scrape(hop, { url: `${base}/moved` })) as Record<string, any>
+    assert.is(r.url, `${base}/docs/page`)
+    await rejects(() => scrape(hop, { url: `http://localhost:${port}/page` }), 'HTTP_DESTINATION_DENIED', 'localhost (resolved to')
+  } finally {
+    hop.cleanup()
+  }
 })
 
 t('only http and https', async ({ ctx }) => {
