@@ -90,6 +90,8 @@ export const LlmSettingsSchema = v.strictObject({
   api_base: v.optional(v.string()),
   shell_provider: v.optional(v.string()),
   shell_providers: v.optional(shellProviders),
+  /** Run coding CLIs with their permission checks off (src/llm/shell-provider.ts, docs/llm.md); dangerous. */
+  shell_skip_permissions: v.optional(v.boolean()),
   max_tokens: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
   /** TEA's defaults for its own actions; tea takes them as model / provider when those are not set. */
   default_model: v.optional(v.string()),

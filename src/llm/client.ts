@@ -93,7 +93,9 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         spec.provider === 'ollama'
           ? createOllamaProvider(options.env)
           : spec.provider === 'shell'
-            ? createShellProvider(options.defaults?.shell_providers, options.env)
+            ? createShellProvider(options.defaults?.shell_providers, options.env, {
+                skipPermissions: options.defaults?.shell_skip_permissions === true,
+              })
             : createOpenAiProvider(options.env)
       if (writer) provider = recordingProvider(provider, writer)
       providers.set(spec.provider, provider)
@@ -113,12 +115,16 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       const spec = resolveModel(settings.model, settings.provider, options.env, settings.shell_provider)
       const provider = providerFor(spec)
       const timeoutS = checkNumber('timeout', settings.timeout ?? DEFAULT_TIMEOUT_S, (n) => n > 0, 'a positive number of seconds')
-      const maxRetries = checkNumber(
+      const retries = checkNumber(
         'max_retries',
         settings.max_retries ?? DEFAULT_MAX_RETRIES,
         (n) => Number.isInteger(n) && n >= 0,
         'a whole number ≥ 0',
       )
+      // A command-line model is a whole program: a coding CLI may have run tools and changed files before its time
+      // ran out, and a local model that timed out once times out again. Another launch is not a retry of a request,
+      // so shell calls are never retried (docs/llm.md); on_error: {mode: retry} on the node asks for it explicitly.
+      const maxRetries = spec.provider === 'shell' ? 0 : retries
       const maxReplyBytes = checkNumber(
         'max_reply_bytes',
         settings.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES,

@@ -14,28 +14,67 @@
  * The conversation is flattened to text as TEA does (system and assistant turns labelled, user turns as they are,
  * a blank line between). `${VAR}` in the command, arguments and env values is taken from the environment. A
  * prompt over 100 KB never goes in an argument (it would pass the OS limit): it goes to stdin instead. The reply
- * is the command's stdout, capped by `max_reply_bytes`. The child is killed — SIGTERM, then SIGKILL after 2 s —
- * when the time runs out, when the run is cancelled (Ctrl-C), or when the reply passes the cap; a non-zero exit is
- * LLM_SHELL_ERROR with the status and the end of stderr.
+ * is the command's stdout, capped by `max_reply_bytes`. The command's whole process group is stopped — SIGTERM,
+ * then SIGKILL after 2 s — when the time runs out, when the run is cancelled (Ctrl-C), or when the reply passes
+ * the cap (process-group.ts); a non-zero exit is LLM_SHELL_ERROR with the status and the end of stderr.
+ *
+ * Trust. Whatever reaches the prompt — a scraped page, a model's earlier reply, a run's input — is text the CLI
+ * acts on, and a coding CLI acts with tools. So the built-ins run with the CLI's own permission checks on; the
+ * flags that switch them off (`--dangerously-skip-permissions`, `--yolo`) are passed only when the agent sets
+ * `settings.llm.shell_skip_permissions: true`, and an agent's own provider that writes one of them is refused
+ * without it. The prompt is passed literally: no `$&`-style replacement patterns, no shell.
  */
 
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { cancelled } from '../core/signals.ts'
 import { formatBytes, oneLine } from './failure.ts'
+import { signalGroup, spawnGroup } from './process-group.ts'
 import type { ChatMessage, LlmProvider, ProviderReply, ProviderRequest, ShellProviderConfig } from './types.ts'
 
-/** The providers TEA knows without configuration (an agent's own entry of the same name wins). */
+/**
+ * The providers TEA knows without configuration (an agent's own entry of the same name wins). TEA runs `claude` and
+ * `codex` with their permission checks off; tea adds those flags only under `shell_skip_permissions`
+ * (SKIPPING_PERMISSIONS).
+ */
 export const TEA_SHELL_PROVIDERS: Readonly<Record<string, ShellProviderConfig>> = {
-  claude: { command: 'claude', args: ['-p', '{prompt}', '--dangerously-skip-permissions', '--no-session-persistence'] },
-  codex: { command: 'codex', args: ['--yolo', 'exec', '-'], stdin_mode: 'pipe' },
+  claude: { command: 'claude', args: ['-p', '{prompt}', '--no-session-persistence'] },
+  codex: { command: 'codex', args: ['exec', '-'], stdin_mode: 'pipe' },
   gemini: { command: 'gemini', args: ['prompt'], stdin_mode: 'pipe' },
   qwen: { command: 'qwen', args: [], stdin_mode: 'pipe' },
   opencode: { command: 'opencode', args: ['-p', '{prompt}', '-q'] },
   cursor: { command: 'agent', args: ['-p', '{prompt}', '--output-format', 'text'] },
+}
+
+/** The built-ins as TEA itself runs them, with every tool allowed without asking: only with shell_skip_permissions. */
+const SKIPPING_PERMISSIONS: Readonly<Record<string, ShellProviderConfig>> = {
+  claude: { command: 'claude', args: ['-p', '{prompt}', '--dangerously-skip-permissions', '--no-session-persistence'] },
+  codex: { command: 'codex', args: ['--yolo', 'exec', '-'], stdin_mode: 'pipe' },
+}
+
+/**
+ * Flags of the coding CLIs that switch their permission checks or sandbox off. An agent's own provider may not
+ * pass them unless it sets shell_skip_permissions, so that one setting says whether an agent runs a CLI unchecked.
+ * Only unambiguous long flags are listed: short ones (`-y`) mean other things to other commands.
+ */
+const PERMISSION_SKIPPING_FLAGS: readonly string[] = [
+  '--dangerously-skip-permissions',
+  '--allow-dangerously-skip-permissions',
+  '--dangerously-bypass-approvals-and-sandbox',
+  '--yolo',
+]
+/** Options whose one value switches the checks off (claude, gemini and qwen, codex), as `--opt value` or `--opt=value`. */
+const PERMISSION_SKIPPING_VALUES: Readonly<Record<string, string>> = {
+  '--permission-mode': 'bypassPermissions',
+  '--approval-mode': 'yolo',
+  '--sandbox': 'danger-full-access',
+}
+
+export interface ShellProviderOptions {
+  /** `settings.llm.shell_skip_permissions`: run the coding CLIs with their permission checks off. */
+  skipPermissions?: boolean
 }
 
 /** Past this, a prompt goes to stdin even when an argument asks for it (Linux allows 128 KB per argument). */
@@ -46,8 +85,10 @@ const STDERR_KEPT = 2000
 export function createShellProvider(
   configured: Readonly<Record<string, ShellProviderConfig>> | undefined,
   env: NodeJS.ProcessEnv,
+  options: ShellProviderOptions = {},
 ): LlmProvider {
-  const providers = { ...TEA_SHELL_PROVIDERS, ...configured }
+  const skip = options.skipPermissions === true
+  const providers = { ...TEA_SHELL_PROVIDERS, ...(skip && SKIPPING_PERMISSIONS), ...configured }
   return {
     name: 'shell',
     chat(request) {
@@ -63,7 +104,7 @@ export function createShellProvider(
           ),
         )
       }
-      return runCommand(request.model, config, request, env)
+      return runCommand(request.model, config, request, env, skip)
     },
   }
 }
@@ -75,11 +116,30 @@ export function promptText(messages: readonly ChatMessage[]): string {
     .join('\n\n')
 }
 
-function runCommand(name: string, config: ShellProviderConfig, request: ProviderRequest, env: NodeJS.ProcessEnv): Promise<ProviderReply> {
+function runCommand(
+  name: string,
+  config: ShellProviderConfig,
+  request: ProviderRequest,
+  env: NodeJS.ProcessEnv,
+  skipPermissions: boolean,
+): Promise<ProviderReply> {
   const prompt = promptText(request.messages)
   const expand = (s: string): string => s.replace(/\$\{([^}]+)\}/g, (_, v: string) => env[v] ?? '')
   const command = expand(config.command)
   const args = (config.args ?? []).map((a) => expand(String(a)))
+  const flag = skipPermissions ? undefined : permissionSkipping(args)
+  if (flag !== undefined) {
+    return Promise.reject(
+      new TeaError(
+        'LLM_SHELL_ERROR',
+        `shell provider '${name}' passes ${flag}, which switches the command's permission checks off; tea did not start it`,
+        {
+          details: { provider: name, command, flag },
+          hint: 'remove the flag, or set settings.llm.shell_skip_permissions: true if every text that can reach the prompt is trusted (docs/llm.md)',
+        },
+      ),
+    )
+  }
   const inArgs = args.some((a) => a.includes('{prompt}')) && Buffer.byteLength(prompt) <= MAX_ARG_BYTES
   let scratch: string | undefined
   let argv: string[]
@@ -88,9 +148,9 @@ function runCommand(name: string, config: ShellProviderConfig, request: Provider
     scratch = mkdtempSync(join(tmpdir(), 'tea-shell-'))
     const file = join(scratch, 'prompt.txt')
     writeFileSync(file, prompt)
-    argv = args.map((a) => a.replaceAll('{input_file}', file).replaceAll('{prompt}', inArgs ? prompt : ''))
+    argv = args.map((a) => fill(a, { input_file: file, prompt: inArgs ? prompt : '' }))
   } else if (inArgs) {
-    argv = args.map((a) => a.replaceAll('{prompt}', prompt))
+    argv = args.map((a) => fill(a, { prompt }))
   } else {
     argv = args.filter((a) => !a.includes('{prompt}'))
     stdin = prompt
@@ -100,17 +160,24 @@ function runCommand(name: string, config: ShellProviderConfig, request: Provider
   const what = `shell provider '${name}' (${command})`
 
   return new Promise<ProviderReply>((resolve, reject) => {
-    const child = spawn(command, argv, { env: childEnv, stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+    const child = spawnGroup(command, argv, { env: childEnv, stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
     let out = ''
     let outBytes = 0
     let err = ''
     let failure: unknown
     let killer: NodeJS.Timeout | undefined
+    // The last resort when the pipes stay open: SIGKILL the group, and stop waiting for an end-of-file that a
+    // process outside the group (one that left it with setsid) may never send.
+    const forceClose = (): void => {
+      signalGroup(child, 'SIGKILL')
+      child.stdout?.destroy()
+      child.stderr?.destroy()
+    }
     const stop = (why: unknown): void => {
       if (failure !== undefined) return
       failure = why
-      child.kill('SIGTERM')
-      killer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS)
+      signalGroup(child, 'SIGTERM')
+      killer ??= setTimeout(forceClose, KILL_GRACE_MS)
       killer.unref()
     }
     const timer = setTimeout(
@@ -153,6 +220,12 @@ function runCommand(name: string, config: ShellProviderConfig, request: Provider
       child.stdin!.on('error', () => {})
       child.stdin!.end(stdin)
     }
+    // The command has answered when it exits; a process it left behind holding the pipes (a daemon, a forgotten
+    // `sleep`) does not stretch the call past a short grace.
+    child.on('exit', () => {
+      killer ??= setTimeout(forceClose, KILL_GRACE_MS)
+      killer.unref()
+    })
     const finish = (): void => {
       clearTimeout(timer)
       if (killer) clearTimeout(killer)
@@ -188,4 +261,26 @@ function runCommand(name: string, config: ShellProviderConfig, request: Provider
       resolve({ content: out, usage: { prompt_tokens: 0, completion_tokens: 0 } })
     })
   })
+}
+
+/**
+ * `{prompt}` and `{input_file}` in one argument, each replaced by its text exactly. One pass with a function: a
+ * replacement string would expand `$&`, `` $` `` and `$'` (`cost is $&` arrived as `cost is {prompt}`), and a
+ * second pass would look for placeholders inside the prompt itself.
+ */
+function fill(arg: string, values: { prompt: string; input_file?: string }): string {
+  return arg.replace(/\{(prompt|input_file)\}/g, (whole, key: 'prompt' | 'input_file') => values[key] ?? whole)
+}
+
+/** The first argument that switches a coding CLI's permission checks off, as written (`--flag` or `--flag=value`). */
+function permissionSkipping(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
+    if (PERMISSION_SKIPPING_FLAGS.includes(flag)) return arg
+    const unsafe = Object.hasOwn(PERMISSION_SKIPPING_VALUES, flag) ? PERMISSION_SKIPPING_VALUES[flag] : undefined
+    if (unsafe !== undefined && (inline ?? args[i + 1]) === unsafe) return inline === undefined ? `${arg} ${unsafe}` : arg
+  }
+  return undefined
 }

@@ -43,6 +43,11 @@ export interface LlmSettings {
   shell_provider?: string
   /** Command-line models by name (shell-provider.ts); set in settings, not per call. */
   shell_providers?: Record<string, ShellProviderConfig>
+  /**
+   * Settings only: run the coding CLIs with their permission checks off (`claude --dangerously-skip-permissions`,
+   * `codex --yolo`, and such flags in an agent's own providers). Off by default (shell-provider.ts).
+   */
+  shell_skip_permissions?: boolean
   temperature?: number
   /** Seconds for one attempt. Default 120. */
   timeout?: number
