@@ -5,6 +5,7 @@
  */
 
 import * as v from 'valibot'
+import { allowEntryProblem } from '../core/http-policy.ts'
 
 const name = v.pipe(v.string(), v.minLength(1, 'must not be empty'))
 const seconds = v.pipe(v.number(), v.minValue(0, 'must be ≥ 0'))
@@ -124,6 +125,15 @@ export const LlmSettingsSchema = v.strictObject({
 
 export const CheckpointSettingsSchema = v.strictObject({ keep: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))) })
 
+/** One entry of `settings.http.allow`: a host name, an address or a CIDR (core/http-policy.ts). */
+const httpAllowEntry = v.pipe(
+  v.string(),
+  v.check(
+    (entry) => allowEntryProblem(entry) === undefined,
+    (issue) => allowEntryProblem(String(issue.input))!,
+  ),
+)
+
 export const SettingsSchema = v.strictObject({
   llm: v.optional(LlmSettingsSchema),
   max_steps: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be ≥ 1'))),
@@ -135,7 +145,7 @@ export const SettingsSchema = v.strictObject({
   /** Most memory one `run:` node's code may take, MiB (docs/security.md); past it the node fails with NODE_MEMORY_LIMIT. */
   run_memory_mb: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(16, 'must be ≥ 16'))),
   /** Outbound HTTP (`http.*`, `web.scrape`, tools): the hosts and CIDRs allowed beyond the default policy (docs/security.md). */
-  http: v.optional(v.strictObject({ allow: v.optional(v.array(v.string())) })),
+  http: v.optional(v.strictObject({ allow: v.optional(v.array(httpAllowEntry)) })),
   checkpoint: v.optional(CheckpointSettingsSchema),
   /** TEA's tracing: with auto_trace and trace_exporter: file, every run event goes to trace_file as NDJSON. */
   auto_trace: v.optional(v.boolean()),
