@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { builtin } from '../../core/builtin.ts'
 import { TeaError } from '../../core/errors.ts'
+import { markServeListener } from '../../core/http-policy.ts'
 import { lazyRegistry } from '../../catalog.ts'
 import { dataDirOf } from '../data-dir.ts'
 import { EXIT } from '../exit.ts'
@@ -113,6 +114,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
     })
   }
   const bound = server.address() as AddressInfo
+  markServeListener(bound.address, bound.port) // agents' outbound HTTP never reaches it (core/http-policy.ts)
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address
   log(`tea serve: listening on http://${host}:${bound.port} (data dir ${dataDir}, agents ${agentsDir}${token ? ', token required' : ''})`)
 
