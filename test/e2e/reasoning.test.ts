@@ -26,6 +26,7 @@ test('001.4R-E2E-001 a ReAct agent researching a company calls web.scrape on its
     'agent.yaml': `name: company-research
 settings:
   llm: { model: "ollama:tiny" }
+  http: { allow: ["127.0.0.1"] } # the company's page is served on loopback, which web.scrape refuses by default
 nodes:
   - name: research
     uses: reason.react

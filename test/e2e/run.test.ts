@@ -72,7 +72,7 @@ Run('an http.get of an http: URL loads no undici either, and reads the page (iss
   await once(page, 'listening')
   const url = `http://127.0.0.1:${(page.address() as AddressInfo).port}/temp`
   const s = scratch({
-    'a.yaml': `name: sensor\nnodes:\n  - name: read\n    uses: http.get\n    with: { url: "${url}" }\n    output: { body: "{{ result.body }}" }\n`,
+    'a.yaml': `name: sensor\nsettings: { http: { allow: ["127.0.0.1"] } }\nnodes:\n  - name: read\n    uses: http.get\n    with: { url: "${url}" }\n    output: { body: "{{ result.body }}" }\n`,
   })
   try {
     const { r, undici } = await runListingModules(s)

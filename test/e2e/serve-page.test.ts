@@ -26,6 +26,7 @@ t.after(async () => {
 })
 
 const AGENT = `name: steps
+settings: { http: { allow: ["127.0.0.1"] } } # the test's gate is on loopback, which http.* refuses by default
 nodes:
   - name: prepare
     run: "return { prepared: true }"
@@ -103,6 +104,7 @@ skipIf(
 )
 
 const PLANNED = `name: planned
+settings: { http: { allow: ["127.0.0.1"] } } # the test's gate is on loopback, which http.* refuses by default
 initial_state:
   plan:
     goal: breakfast

@@ -11,6 +11,7 @@ import { scratch } from './cli.ts'
 import { startGate, startServe, waitEvent } from './serve-harness.ts'
 
 const AGENT = `name: logged
+settings: { http: { allow: ["127.0.0.1"] } } # the test's gate is on loopback, which http.* refuses by default
 nodes:
   - name: w1
     uses: file.write

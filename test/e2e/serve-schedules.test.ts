@@ -15,6 +15,7 @@ nodes:
     run: "return { greeted: state.who || 'nobody' }"
 `
 const GATED = `name: gated
+settings: { http: { allow: ["127.0.0.1"] } } # the test's gate is on loopback, which http.* refuses by default
 nodes:
   - name: wait
     uses: http.get

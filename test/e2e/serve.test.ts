@@ -21,6 +21,7 @@ nodes:
 `
 // Waits at a gate the test opens (serve-harness.ts startGate), so "in the middle of the run" is an event, not a guess at timing.
 const GATED = `name: gated
+settings: { http: { allow: ["127.0.0.1"] } } # the test's gate is on loopback, which http.* refuses by default
 nodes:
   - name: first
     run: "return { first: true }"
@@ -255,6 +256,7 @@ test('16 serve: a stuck SSE client never blocks a run; once the event window has
   // After the gate, 160 steps of ~300 KB updates: 48 MB of events, past the 24 MB kept for clients behind plus what
   // the kernel's socket buffers hold for a client that reads nothing (several MB on loopback).
   const big = `name: big
+settings: { http: { allow: ["127.0.0.1"] } } # the test's gate is on loopback, which http.* refuses by default
 nodes:
   - name: gate
     uses: http.get
