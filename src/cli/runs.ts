@@ -26,8 +26,10 @@ export async function listCommand({ flags }: { flags: { 'data-dir'?: string; jso
       r.node ?? '-',
       String(r.step),
       new Date(r.updatedAt).toISOString().replace(/\.\d+Z$/, 'Z'),
+      // Why a failed run failed, whole: last, so a long message does not widen the other columns.
+      r.status === 'failed' && r.error ? `${r.error.code}: ${r.error.message}` : '',
     ])
-    io.out(table([['RUN', 'STATUS', 'AGENT', 'NODE', 'STEP', 'UPDATED'], ...rows]))
+    io.out(table([['RUN', 'STATUS', 'AGENT', 'NODE', 'STEP', 'UPDATED', 'ERROR'], ...rows]))
     return EXIT.ok
   } finally {
     await store.close()
@@ -54,5 +56,14 @@ export async function pruneCommand(
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)))
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join('  ')).join('\n') + '\n'
+  return (
+    rows
+      .map((r) =>
+        r
+          .map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!)))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  )
 }

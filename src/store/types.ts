@@ -30,6 +30,12 @@ export interface RunRecord {
   pid?: number
   /** That process's start time (core/process.ts), so a reused pid is not taken for the owner. */
   pidStart?: number
+  /**
+   * Written by `tea serve` before it resumes the run by itself after its process died (cli/serve/auto-resume.ts):
+   * how often in a row that process died with no node committed in between, at which checkpoint step, and which
+   * serve process resumed it. Another owner since (a person's `tea resume`) or a later step starts the count again.
+   */
+  autoResume?: { deaths: number; step: number; pid: number; pidStart?: number }
 }
 
 /** Where a run goes next when resumed. */

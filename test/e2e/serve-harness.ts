@@ -119,7 +119,7 @@ export function declaredBody(url: string, path: string, bytes: number): Promise<
       } catch {}
       done({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), body })
     })
-    socket.write(`POST ${path} HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: ${bytes}\r\n\r\n`)
+    socket.write(`POST ${path} HTTP/1.1\r\nhost: ${hostname}:${port}\r\ncontent-type: application/json\r\ncontent-length: ${bytes}\r\n\r\n`)
   })
 }
 

@@ -112,13 +112,13 @@ test('16 serve: a non-loopback --listen without a token is a start-up error (exi
   assert.match(bad.stderr, /--listen expects HOST:PORT/)
 })
 
-test('16 serve: with a token every route needs it (401 otherwise, JSON error); the page sets a cookie from ?token=', async () => {
+test('16 serve: with a token every API route needs it as a bearer header (401 otherwise, JSON error); never a cookie', async () => {
   const p = project()
   const token = 'a-long-secret-token-0123456789'
   writeFileSync(p.path('token'), `  ${token}\n`)
   const d = await startServe([...p.args, '--token-file', p.path('token')])
   try {
-    for (const path of ['/', '/api/health', '/api/runs', '/api/runs/x/events']) {
+    for (const path of ['/api/health', '/api/runs', '/api/runs/x/events', '/api/tasks']) {
       const r = await d.json('GET', path)
       assert.is(r.status, 401, path)
       assert.is(r.body.error.code, 'UNAUTHORIZED')
@@ -127,14 +127,19 @@ test('16 serve: with a token every route needs it (401 otherwise, JSON error); t
     assert.is((await d.json('GET', '/api/health', undefined, { authorization: `Bearer ${token}x` })).status, 401)
     assert.is((await d.json('POST', '/api/runs', { agent: 'hello' }, { authorization: 'Bearer nope' })).status, 401)
     assert.is((await d.json('GET', '/api/health', undefined, { authorization: `Bearer ${token}` })).status, 200)
+    // The page holds no data: served to anyone, it takes the token from its address into sessionStorage.
     const login = await d.json('GET', `/?token=${token}`)
-    assert.is(login.status, 303)
-    const cookie = String((login.headers['set-cookie'] as string[])[0])
-    assert.match(cookie, /HttpOnly/)
-    assert.match(cookie, /SameSite=Strict/)
-    const page = await d.json('GET', '/', undefined, { cookie: cookie.split(';')[0]! })
-    assert.is(page.status, 200)
-    assert.is((await d.json('GET', '/?token=wrong')).status, 401)
+    assert.is(login.status, 200)
+    assert.is(login.headers['set-cookie'], undefined, 'no cookie: cookies reach every port of the host')
+    assert.is(login.headers['referrer-policy'], 'no-referrer')
+    assert.match(String(login.headers['content-security-policy']), /frame-ancestors 'none'/)
+    assert.match(String(login.body), /sessionStorage/)
+    assert.is((await d.json('GET', '/?token=wrong')).status, 401, 'a wrong token in the link is told at once')
+    // The cookie an older tea serve set is no credential, and the page clears it.
+    const cookie = { cookie: `tea_token=${encodeURIComponent(token)}` }
+    const withCookie = await d.json('GET', '/api/runs', undefined, cookie)
+    assert.is(withCookie.status, 401)
+    assert.match(String((await d.json('GET', '/', undefined, cookie)).headers['set-cookie']), /^tea_token=; Max-Age=0/)
   } finally {
     await d.stop()
   }
@@ -277,7 +282,7 @@ nodes:
     const stuck = connect({ port: Number(new URL(d.url).port), host: '127.0.0.1' })
     stuck.pause()
     await new Promise((r) => stuck.once('connect', r))
-    stuck.write('GET /api/runs/big1/events HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n')
+    stuck.write(`GET /api/runs/big1/events HTTP/1.1\r\nhost: 127.0.0.1:${new URL(d.url).port}\r\nconnection: close\r\n\r\n`)
     await g.waiting(1)
     g.open()
     await d.waitLog(/run big1 completed/)

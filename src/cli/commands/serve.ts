@@ -28,6 +28,18 @@ export const serve = defineCommand({
       defaultText: '128',
     },
     'no-resume': { type: 'boolean', description: 'do not resume the runs left unfinished at start' },
+    'resume-limit': {
+      type: 'int',
+      min: 0,
+      max: 1000,
+      description: 'times in a row a run whose process died is resumed at start before it is failed (RESUME_LIMIT)',
+      defaultText: '3',
+    },
+    'allow-host': {
+      type: 'list',
+      value: 'NAME',
+      description: 'a Host name (NAME or NAME:PORT) the API answers besides loopback and --listen; repeatable',
+    },
     config: { type: 'string', value: 'FILE', description: 'a serve config (YAML): agents, listen, limits, schedules' },
     'print-systemd': { type: 'boolean', description: 'print a systemd unit for these flags and exit' },
   },

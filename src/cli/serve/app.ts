@@ -1,7 +1,8 @@
 /**
- * The routes of `tea serve` (SPEC §3.11) as one request handler over `node:http`. Every route, the page included,
- * needs the token when there is one; bodies are JSON, validated with valibot, and every problem is reported at
- * once (400 with `issues`).
+ * The routes of `tea serve` (SPEC §3.11) as one request handler over `node:http`. Every request is first checked
+ * against what another page can forge (request-guard.ts); every API route needs the token when there is one (the
+ * page itself holds no data and is served to anyone the guard lets through: it asks for the token); bodies are
+ * JSON, validated with valibot, and every problem is reported at once (400 with `issues`).
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -18,8 +19,9 @@ import type { Store, RunRecord } from '../../store/types.ts'
 import { runsByCreation } from '../../store/prune-runs.ts'
 import { listAgents, resolveAgent } from './agents.ts'
 import { sseFrame } from './event-feed.ts'
-import { readJson, requestToken, sendError, sendJson, TOKEN_COOKIE } from './http-kit.ts'
-import { statusPage } from './page.ts'
+import { OLD_TOKEN_COOKIE, pathParts, readJson, requestToken, sendError, sendJson } from './http-kit.ts'
+import { pageHeaders, statusPage } from './page.ts'
+import { requireJsonBody } from './request-guard.ts'
 import type { RunManager } from './run-manager.ts'
 
 export interface AppOptions {
@@ -31,6 +33,8 @@ export interface AppOptions {
   agentsDir: string
   /** Checks a request's token; absent: no token configured (loopback only). */
   checkToken?: (given: string | undefined) => boolean
+  /** Refuses a request another page forged (request-guard.ts `requestGuard`). */
+  guard: (req: IncomingMessage) => void
   bodyLimit: number
 }
 
@@ -56,32 +60,27 @@ export function createApp(opts: AppOptions): (req: IncomingMessage, res: ServerR
 }
 
 async function handle(opts: AppOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://tea')
+  opts.guard(req)
+  const { path, parts, query } = pathParts(req.url ?? '/')
   const method = req.method ?? 'GET'
-  if (opts.checkToken) {
-    const query = url.pathname === '/' ? url.searchParams.get('token') : null
-    if (query !== null && opts.checkToken(query)) {
-      // A browser cannot send a header when a person opens a link: the token in the address sets a cookie once.
-      res.writeHead(303, {
-        location: '/',
-        'set-cookie': `${TOKEN_COOKIE}=${encodeURIComponent(query)}; HttpOnly; SameSite=Strict; Path=/`,
-      })
-      res.end()
-      return
-    }
-    if (!opts.checkToken(requestToken(req)))
-      throw new TeaError('UNAUTHORIZED', 'this tea serve needs its token: Authorization: Bearer <token>', {
-        hint: 'the token is in the file given to --token-file; a browser opens /?token=<token> once',
-      })
+  if (method === 'GET' && path === '/') {
+    // The page holds no data: it is the token's holder, not its keeper. A wrong token in the link is told at once.
+    const given = query.get('token')
+    if (opts.checkToken && given !== null && !opts.checkToken(given)) throw unauthorized()
+    const stale = new RegExp(`(?:^|;\\s*)${OLD_TOKEN_COOKIE}=`).test(req.headers.cookie ?? '')
+    res.writeHead(200, {
+      ...pageHeaders(),
+      // Set by an older tea serve, sent by the browser to every port of this host: gone.
+      ...(stale && { 'set-cookie': `${OLD_TOKEN_COOKIE}=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict` }),
+    })
+    res.end(statusPage())
+    return
   }
-  const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent)
+  if (opts.checkToken && !opts.checkToken(requestToken(req))) throw unauthorized()
+  requireJsonBody(req)
   const route = `${method} /${parts.map((p, i) => (parts[0] === 'api' && parts[1] === 'runs' && i === 2 ? ':id' : p)).join('/')}`
   const id = parts[2] ?? ''
   switch (route) {
-    case 'GET /':
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' })
-      res.end(statusPage())
-      return
     case 'GET /api/health':
       return sendJson(res, 200, { ok: true, version: buildInfo().version, features: buildInfo().features, ...opts.manager.counts })
     case 'GET /api/agents':
@@ -110,7 +109,13 @@ async function handle(opts: AppOptions, req: IncomingMessage, res: ServerRespons
       return sendJson(res, 202, { run_id: id, status: 'cancelling' })
     }
   }
-  throw new TeaError('NOT_FOUND', `no route ${method} ${url.pathname}`, { hint: 'docs/serve.md lists the routes' })
+  throw new TeaError('NOT_FOUND', `no route ${method} ${path}`, { hint: 'docs/serve.md lists the routes' })
+}
+
+function unauthorized(): TeaError {
+  return new TeaError('UNAUTHORIZED', 'this tea serve needs its token: Authorization: Bearer <token>', {
+    hint: 'the token is in the file given to --token-file; a browser opens /?token=<token> once per tab',
+  })
 }
 
 /** The AOF task board: every status folder with its tasks (id, title, assigned agent), unreadable files apart. */

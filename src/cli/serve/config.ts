@@ -5,6 +5,8 @@
  *   agents: ./agents
  *   listen: 127.0.0.1:8765
  *   max_concurrent: 2
+ *   allow_hosts: [board.lan]     # Host names the API answers besides loopback and the listen address
+ *   resume_limit: 3              # a run whose process died is resumed this many times in a row at most
  *   schedules:
  *     - agent: report            # a name or a path in the agents folder
  *       cron: "0 7 * * *"        # minute hour day-of-month month day-of-week (croner; seconds optional)
@@ -34,6 +36,8 @@ const Config = v.strictObject({
   token_file: v.optional(v.string()),
   max_concurrent: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000))),
   min_free_mb: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  allow_hosts: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
+  resume_limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000))),
   schedules: v.optional(v.array(Schedule), []),
 })
 

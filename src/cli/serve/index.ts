@@ -20,6 +20,8 @@ import { readServeConfig } from './config.ts'
 import { tokenMatcher } from './http-kit.ts'
 import { DEFAULT_LISTEN, parseListen, readToken, requireTokenOffLoopback } from './listen.ts'
 import { takeServeLock } from './lock.ts'
+import { requestGuard } from './request-guard.ts'
+import { DEFAULT_RESUME_LIMIT } from './auto-resume.ts'
 import { RunManager } from './run-manager.ts'
 
 export interface ServeFlags {
@@ -32,6 +34,8 @@ export interface ServeFlags {
   'no-resume': boolean
   config?: string
   'print-systemd': boolean
+  'allow-host': string[]
+  'resume-limit'?: number
 }
 
 const BODY_LIMIT = 1 << 20
@@ -48,6 +52,8 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   requireTokenOffLoopback(address, token)
   const maxConcurrent = flags['max-concurrent'] ?? config?.max_concurrent ?? 2
   const minFreeMb = flags['min-free-mb'] ?? config?.min_free_mb ?? 128
+  const allowHosts = [...(config?.allow_hosts ?? []), ...(flags['allow-host'] ?? [])]
+  const resumeLimit = flags['resume-limit'] ?? config?.resume_limit ?? DEFAULT_RESUME_LIMIT
   if (flags['print-systemd']) {
     const { systemdUnit } = await import('./systemd.ts')
     io.out(
@@ -56,6 +62,9 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
         dataDir,
         agentsDir,
         listen: listenText,
+        maxConcurrent,
+        resumeLimit,
+        flags: serveFlagArgs(flags),
         ...(tokenFile && { tokenFile: resolve(io.cwd, tokenFile) }),
         ...(flags.config && { config: resolve(io.cwd, flags.config) }),
       }),
@@ -83,8 +92,11 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
     throw e
   })
   const registry = lazyRegistry() // the actions each agent names load with its first run (src/catalog.ts)
-  const manager = new RunManager({ store, registry, dataDir, io, maxConcurrent, minFreeBytes: minFreeMb * 2 ** 20, log })
+  const manager = new RunManager({ store, registry, dataDir, io, maxConcurrent, minFreeBytes: minFreeMb * 2 ** 20, resumeLimit, log })
+  // Made once the port is known (a listener on port 0 learns it from the kernel); no request arrives before.
+  let guard: ((req: import('node:http').IncomingMessage) => void) | undefined
   const app = createApp({
+    guard: (req) => guard!(req),
     store,
     dataDir,
     registry,
@@ -115,6 +127,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   }
   const bound = server.address() as AddressInfo
   markServeListener(bound.address, bound.port) // agents' outbound HTTP never reaches it (core/http-policy.ts)
+  guard = requestGuard({ port: bound.port, listenHost: address.host, allowHosts })
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address
   log(`tea serve: listening on http://${host}:${bound.port} (data dir ${dataDir}, agents ${agentsDir}${token ? ', token required' : ''})`)
 
@@ -134,4 +147,15 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   lock.release()
   log(`tea serve: stopped${stopped.length ? `; ${stopped.join(', ')} will resume at the next start` : ''}`)
   return EXIT.ok
+}
+
+/** The flags the unit's ExecStart repeats besides its paths: what the command line set and the config did not. */
+function serveFlagArgs(flags: ServeFlags): string[] {
+  return [
+    ...(flags['max-concurrent'] !== undefined ? [`--max-concurrent ${flags['max-concurrent']}`] : []),
+    ...(flags['min-free-mb'] !== undefined ? [`--min-free-mb ${flags['min-free-mb']}`] : []),
+    ...(flags['resume-limit'] !== undefined ? [`--resume-limit ${flags['resume-limit']}`] : []),
+    ...(flags['allow-host'] ?? []).map((h) => `--allow-host ${h}`),
+    ...(flags['no-resume'] ? ['--no-resume'] : []),
+  ]
 }

@@ -1,7 +1,8 @@
 /**
  * The runs of one `tea serve`: started from the API (or a schedule), queued behind `--max-concurrent`, refused
  * when free memory is below `--min-free-mb` (the board also hosts the model), stopped on cancel or shutdown, and
- * at start the runs a power cut or a shutdown left unfinished are resumed.
+ * at start the runs a power cut or a shutdown left unfinished are resumed — a run whose process died too often in
+ * a row is failed instead (auto-resume.ts).
  *
  * Every run goes through the engine's one lifecycle (engine/lifecycle.ts), so the rules of `tea run`/`tea resume`
  * hold here too: one owner per run (a person's `tea resume` and the daemon cannot both proceed), completed nodes
@@ -17,12 +18,14 @@ import { requireAgentLoading } from '../../agent/load.ts'
 import type { AgentSpec } from '../../agent/types.ts'
 import { errorMessage, isTeaError, TeaError } from '../../core/errors.ts'
 import type { RunEvent } from '../../core/events.ts'
+import { parseJson } from '../../core/json.ts'
 import { cancelled } from '../../core/signals.ts'
 import type { State } from '../../core/util.ts'
 import { resumeRun, runningElsewhere, startRun, type RunResult, type RunServices } from '../../engine/lifecycle.ts'
 import type { Store } from '../../store/types.ts'
 import type { Io } from '../io.ts'
 import { modelClient } from '../run-output.ts'
+import { clearAutoResume, deathsInARow, failResumeLimit, markAutoResume } from './auto-resume.ts'
 import { EventFeed } from './event-feed.ts'
 
 export interface ManagerOptions {
@@ -35,12 +38,23 @@ export interface ManagerOptions {
   minFreeBytes: number
   /** Memory available to a new run, in bytes (tests pass their own). */
   freeMemory?: () => number
+  /** Automatic resumes in a row of a run whose process died, before it is failed with RESUME_LIMIT. */
+  resumeLimit: number
   log(line: string): void
 }
 
 type Job =
   | { kind: 'start'; runId: string; agent: string; spec: AgentSpec; input: State; feed: EventFeed; controller: AbortController }
-  | { kind: 'resume'; runId: string; agent: string; edits: State; feed: EventFeed; controller: AbortController }
+  | {
+      kind: 'resume'
+      runId: string
+      agent: string
+      edits: State
+      feed: EventFeed
+      controller: AbortController
+      /** Set when tea serve resumes the run by itself: the attempt recorded before it starts (auto-resume.ts). */
+      auto?: { deaths: number; step: number }
+    }
 
 /** How a run ended in this process: its status, or `error` when it could not run at all. */
 type Ended = RunResult['status'] | 'error'
@@ -82,8 +96,15 @@ export class RunManager {
     })
   }
 
-  /** Queues a resume of a failed, interrupted or cancelled run, with `edits` merged into its state. */
-  async resume(runId: string, edits: State = {}, guard = true): Promise<{ run_id: string; status: 'running' | 'queued' }> {
+  /**
+   * Queues a resume of a failed, interrupted or cancelled run, with `edits` merged into its state. `auto`: tea serve
+   * resumes it by itself (no memory guard; the attempt is counted).
+   */
+  async resume(
+    runId: string,
+    edits: State = {},
+    auto?: { deaths: number; step: number },
+  ): Promise<{ run_id: string; status: 'running' | 'queued' }> {
     const run = await this.opts.store.getRun(runId)
     if (!run) throw new TeaError('RUN_NOT_FOUND', `no run ${runId}`, { details: { runId } })
     if (this.known(runId)) throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} is already running or queued here`, { details: { runId } })
@@ -92,8 +113,16 @@ export class RunManager {
       throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} is running in another process (pid ${run.pid})`, {
         details: { runId, pid: run.pid },
       })
-    if (guard) this.guardMemory()
-    return this.enqueue({ kind: 'resume', runId, agent: run.agent, edits, feed: this.feedFor(runId), controller: new AbortController() })
+    if (!auto) this.guardMemory()
+    return this.enqueue({
+      kind: 'resume',
+      runId,
+      agent: run.agent,
+      edits,
+      feed: this.feedFor(runId),
+      controller: new AbortController(),
+      ...(auto && { auto }),
+    })
   }
 
   /** Stops a running run after its current checkpoint, or drops a queued one. RUN_NOT_ACTIVE otherwise. */
@@ -130,17 +159,26 @@ export class RunManager {
 
   /**
    * Resumes the runs left unfinished: those a shutdown stopped (listed in serve-stopped.json) and those still
-   * marked `running` whose process is gone (a power cut, SIGKILL, OOM). Returns their ids.
+   * marked `running` whose process is gone (a power cut, SIGKILL, OOM). A run whose process has died more than
+   * `resumeLimit` times in a row is failed with RESUME_LIMIT instead. Returns the ids resumed.
    */
   async resumeLeftovers(): Promise<string[]> {
     const stoppedFile = join(this.opts.dataDir, STOPPED_FILE)
     const stopped = new Set<string>(existsSync(stoppedFile) ? readStopped(stoppedFile) : [])
     const ids: string[] = []
     for (const run of await this.opts.store.listRuns()) {
-      const leftover = (run.status === 'running' && !runningElsewhere(run)) || (run.status === 'cancelled' && stopped.has(run.id))
-      if (!leftover) continue
+      const crashed = run.status === 'running' && !runningElsewhere(run)
+      if (!crashed && !(run.status === 'cancelled' && stopped.has(run.id))) continue
       try {
-        await this.resume(run.id, {}, false)
+        const checkpoint = await this.opts.store.loadLatest(run.id)
+        const step = checkpoint?.step ?? 0
+        const deaths = deathsInARow(run, step, crashed)
+        if (deaths > this.opts.resumeLimit) {
+          const failed = await failResumeLimit(this.opts.store, run, deaths, this.opts.resumeLimit, checkpoint?.cursor.next)
+          this.opts.log(`run ${run.id} not resumed: [RESUME_LIMIT] ${failed.error?.message}`)
+          continue
+        }
+        await this.resume(run.id, {}, { deaths, step })
         ids.push(run.id)
       } catch (e) {
         this.opts.log(`cannot resume ${run.id}: ${isTeaError(e) ? `${e.code}: ${errorMessage(e)}` : String(e)}`)
@@ -241,6 +279,11 @@ export class RunManager {
     }
     log(`run ${job.runId} (${job.agent}) ${job.kind === 'start' ? 'started' : 'resumed'}`)
     try {
+      // Written before the run goes on: if this attempt takes the process down too, the next start knows.
+      if (job.kind === 'resume') {
+        if (job.auto) await markAutoResume(store, job.runId, job.auto.deaths, job.auto.step)
+        else await clearAutoResume(store, job.runId)
+      }
       const result =
         job.kind === 'start'
           ? await startRun(job.spec, services, { runId: job.runId, input: job.input })
@@ -272,7 +315,7 @@ export function memAvailable(): number {
 
 function readStopped(file: string): string[] {
   try {
-    const ids = JSON.parse(readFileSync(file, 'utf8')) as unknown
+    const ids = parseJson(readFileSync(file, 'utf8'), file)
     return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : []
   } catch {
     return []
