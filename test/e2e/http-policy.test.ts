@@ -6,11 +6,14 @@
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import { writeFileSync, mkdirSync } from 'node:fs'
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
+import { opensslMissing, selfSignedCertificate } from '../support/openssl.ts'
+import { skipIf } from '../support/skip.ts'
 import { scratch, tea, type Result } from './cli.ts'
 import { startServe } from './serve-harness.ts'
 
@@ -55,10 +58,16 @@ ${allow ? `settings: { http: { allow: ${JSON.stringify(allow)} } }\n` : ''}nodes
 `
 }
 
-async function fetchWith(uses: string, allow: string[] | undefined, url: string, extra = ''): Promise<Result> {
+async function fetchWith(
+  uses: string,
+  allow: string[] | undefined,
+  url: string,
+  extra = '',
+  env: Record<string, string> = {},
+): Promise<Result> {
   const s = scratch({ 'a.yaml': agent(uses, allow, extra) })
   try {
-    return await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '-q', '--set', `url=${url}`])
+    return await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '-q', '--set', `url=${url}`], { env })
   } finally {
     s.cleanup()
   }
@@ -201,6 +210,40 @@ test('a cross-origin redirect does not forward Cookie, Authorization or Proxy-Au
     await other.close()
   }
 })
+
+skipIf(
+  test,
+  opensslMissing(),
+  'H: an https page is read under the policy, and its redirect to loopback is checked like any other hop',
+  async () => {
+    const s = scratch()
+    const { key, cert } = selfSignedCertificate(s.dir, 'tls')
+    const inner = await site((_req, res) => res.end('secret'))
+    const server = createHttpsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+      if (req.url === '/away') return void res.writeHead(302, { location: `http://localhost:${inner.port}/` }).end()
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('over tls')
+    })
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done))
+    const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const env = { NODE_EXTRA_CA_CERTS: cert }
+    try {
+      const ok = await fetchWith('http.get', ['127.0.0.1'], `${base}/`, '', env)
+      assert.is(ok.code, 0, ok.stderr)
+      assert.is(JSON.parse(ok.stdout).got.body, 'over tls')
+      // Node's fetch followed an https page's redirects itself, where no check saw them.
+      const away = await fetchWith('http.get', ['127.0.0.1'], `${base}/away`, '', env)
+      assert.is(away.code, 1)
+      assert.match(away.stderr, 'HTTP_DESTINATION_DENIED')
+      assert.match(away.stderr, 'localhost (resolved to')
+      assert.is(inner.connections, 0)
+    } finally {
+      server.closeAllConnections()
+      await new Promise((done) => server.close(done))
+      await inner.close()
+      s.cleanup()
+    }
+  },
+)
 
 test("H: an agent run by tea serve cannot reach serve's own API, even with 127.0.0.1 allowed", async () => {
   const s = scratch()
