@@ -40,7 +40,7 @@ export interface DestinationPolicy {
   agent(url: URL): Agent
 }
 
-export const MAX_REDIRECTS = 5
+const MAX_REDIRECTS = 5
 
 /** Where `tea serve` leaves the address it listens on, for the policies of every thread and child process. */
 const SERVE_LISTENER_ENV = 'TEA_SERVE_LISTENER'
