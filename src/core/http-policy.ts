@@ -148,6 +148,7 @@ function makePolicy(allow: AllowList): DestinationPolicy {
         builtin('node:dns').lookup(hostname, { ...options, all: true }, (err, addresses) => {
           if (err) return callback(err, [])
           try {
+            if (addresses.length === 0) refuseUnlessAllowed(allow, url, undefined)
             for (const a of addresses) refuseUnlessAllowed(allow, url, parseIp(a.address))
           } catch (e) {
             return callback(e as NodeJS.ErrnoException, [])
@@ -182,7 +183,7 @@ function refuseUnlessAllowed(allow: AllowList, url: URL, ip: IpBytes | undefined
       details: { url: shownUrl(url), host, address, port },
       ...(hint && { hint }),
     })
-  // Never from getaddrinfo; but what cannot be checked is not connected to.
+  // Never from getaddrinfo (no answer, or one that is no address); but what cannot be checked is not connected to.
   if (!ip) throw denied('not an address', 'so it is not connected to')
   const refused = refusedRanges().find((r) => inCidr(ip, r.range))
   const own = ownAddresses().some((a) => inCidr(ip, a))
