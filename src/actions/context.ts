@@ -13,7 +13,7 @@ import { TeaError } from '../core/errors.ts'
 import type { RunEvent } from '../core/events.ts'
 import type { State } from '../core/util.ts'
 import type { LlmClient } from '../llm/types.ts'
-import { compileValue, type CompiledValue } from '../template/index.ts'
+import { compileTemplate, compileValue, type CompiledValue, type OutputHook } from '../template/index.ts'
 import { validateParams, type Registry } from './registry.ts'
 import { ACTION_STORE_METHODS, type Action, type ActionContext, type ActionStore, type AgentSettingsView, type AofRouter } from './types.ts'
 
@@ -77,6 +77,16 @@ export class RunContext implements ActionContext {
       settings: this.settings,
       ...extra,
     })
+  }
+
+  renderCode(source: string, outputFor: (source: string) => OutputHook, field = 'run'): string {
+    return String(
+      compiledCode(this.services, source, outputFor, this.node, field).render({
+        state: this.state,
+        variables: this.variables,
+        settings: this.settings,
+      }),
+    )
   }
 
   listActions(): Action[] {
@@ -158,6 +168,31 @@ function compiled(services: ContextServices, value: unknown, node: string, field
   if (!c) {
     if (cache.strings.size >= MAX_CACHED_STRINGS) cache.strings.clear()
     cache.strings.set(key, (c = compileValue(value, { node, field }, limits)))
+  }
+  return c
+}
+
+type CompiledCode = ReturnType<typeof compileTemplate>
+const codeByServices = new WeakMap<ContextServices, WeakMap<object, Map<string, CompiledCode>>>()
+
+/** Code templates, compiled once per run, language (its `outputFor`), place and text, as `compiled` does. */
+function compiledCode(
+  services: ContextServices,
+  source: string,
+  outputFor: (source: string) => OutputHook,
+  node: string,
+  field: string,
+): CompiledCode {
+  let byLanguage = codeByServices.get(services)
+  if (!byLanguage) codeByServices.set(services, (byLanguage = new WeakMap()))
+  let cache = byLanguage.get(outputFor)
+  if (!cache) byLanguage.set(outputFor, (cache = new Map()))
+  const key = `${node}\u0000${field}\u0000${source}`
+  let c = cache.get(key)
+  if (!c) {
+    if (cache.size >= MAX_CACHED_STRINGS) cache.clear()
+    const limits = { maxBytes: services.settings.max_template_bytes, output: outputFor(source) }
+    cache.set(key, (c = compileTemplate(source, { node, field }, limits)))
   }
   return c
 }

@@ -10,6 +10,9 @@ import type { RunEvent } from '../core/events.ts'
 import type { State } from '../core/util.ts'
 import type { LlmClient, LlmSettings } from '../llm/types.ts'
 import type { Store } from '../store/types.ts'
+import type { OutputHook } from '../template/index.ts'
+
+export type { OutputHook }
 
 /**
  * The part of the store actions may use: memory and plan records. Runs and checkpoints belong to the engine. A
@@ -75,6 +78,12 @@ export interface ActionContext {
   runNode(name: string, state: State): Promise<State>
   /** Renders a template value (string, or a tree of them) with the standard scope plus `extra`. */
   render(value: unknown, extra?: Record<string, unknown>, field?: string): unknown
+  /**
+   * Renders code with `{{ }}` in it (TEA renders `run:` code as a template) so that values reach the code only as
+   * data: `outputFor(source)` gives the hook that prints each value for its place in that source (escaped inside a
+   * string literal, a literal of the language elsewhere). Always text.
+   */
+  renderCode(source: string, outputFor: (source: string) => OutputHook, field?: string): string
   /** Every action this build has (for tools.list). */
   listActions(): Action[]
   /**

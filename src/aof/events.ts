@@ -6,6 +6,8 @@
  * write, so concurrent writers never interleave. Each fact is logged once, by the layer that performed it.
  */
 
+import { parseJsonOrUndefined } from '../core/json.ts'
+import { isPlainObject } from '../core/util.ts'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { sortableId } from '../core/ids.ts'
@@ -79,12 +81,9 @@ export function readEvents(ctx: AofContext, filter: EventFilter = {}): AofEvent[
     }
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue
-      let e: AofEvent
-      try {
-        e = JSON.parse(line) as AofEvent
-      } catch {
-        continue
-      }
+      const parsed = parseJsonOrUndefined(line)
+      if (!isPlainObject(parsed)) continue
+      const e = parsed as unknown as AofEvent
       if (filter.taskId !== undefined && e.taskId !== filter.taskId) continue
       if (filter.type !== undefined && e.type !== filter.type) continue
       out.push(e)

@@ -7,6 +7,7 @@
  * agent loader is the other, see docs/aof.md).
  */
 
+import { JSON_MAX_DEPTH, jsonDepth, valueDepth } from '../core/json.ts'
 import { parse, stringify } from 'yaml'
 import { TeaError } from '../core/errors.ts'
 import { isPlainObject } from '../core/util.ts'
@@ -15,6 +16,9 @@ export interface FrontmatterDoc {
   data: Record<string, unknown>
   body: string
 }
+
+/** The most frontmatter read (its YAML; the body is not limited here). */
+const MAX_FRONTMATTER_BYTES = 64 * 1024
 
 /** The frontmatter and body of `text`; AOF_INVALID placed in `file` (at the line, when there is one) otherwise. */
 export function parseFrontmatter(text: string, file: string): FrontmatterDoc {
@@ -28,14 +32,28 @@ export function parseFrontmatter(text: string, file: string): FrontmatterDoc {
   }
   const end = lines.findIndex((l, i) => i > 0 && (l === '---' || l === '---\r'))
   if (end === -1) throw new TeaError('AOF_INVALID', "expected a closing '---' after the frontmatter, found none", { where: { file } })
+  const yaml = lines.slice(1, end).map(dropCr).join('\n')
+  // A task's frontmatter is a few hundred bytes; the body below it is free. yaml takes ~12 µs a node, so a file
+  // from another agent with a megabyte-long flow list would hold a worker for seconds.
+  if (yaml.length > MAX_FRONTMATTER_BYTES) {
+    throw new TeaError('AOF_INVALID', `the frontmatter is larger than ${MAX_FRONTMATTER_BYTES} bytes`, { where: { file } })
+  }
+  // yaml's parser recurses into flow collections, slowly past a few thousand levels: a task file from another
+  // agent is refused before that (a block mapping that deep would be megabytes of indentation, and is caught below).
+  if (jsonDepth(yaml, JSON_MAX_DEPTH) > JSON_MAX_DEPTH) {
+    throw new TeaError('AOF_INVALID', `the frontmatter nests deeper than ${JSON_MAX_DEPTH} levels`, { where: { file } })
+  }
   let data: unknown
   try {
-    data = parse(lines.slice(1, end).map(dropCr).join('\n'), { schema: 'core', prettyErrors: true, logLevel: 'error' })
+    data = parse(yaml, { schema: 'core', prettyErrors: true, logLevel: 'error' })
   } catch (e) {
     const at = (e as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0]
     // +1: the YAML starts on the line after the opening fence.
     const where = at ? { file, line: at.line + 1, col: at.col } : { file }
     throw new TeaError('AOF_INVALID', `the frontmatter is not valid YAML: ${(e as Error).message.split('\n')[0]}`, { where })
+  }
+  if (valueDepth(data, JSON_MAX_DEPTH) > JSON_MAX_DEPTH) {
+    throw new TeaError('AOF_INVALID', `the frontmatter nests deeper than ${JSON_MAX_DEPTH} levels`, { where: { file } })
   }
   if (!isPlainObject(data)) {
     const found = data === null ? 'nothing' : typeof data

@@ -6,6 +6,9 @@
  * NATS every problem names the entry, `nats://host:port/<project>/tasks/<ID>` or `…/runs/<ID>/<file>`.
  */
 
+import { errorIssue } from '../core/errors.ts'
+import { parseJsonOrUndefined } from '../core/json.ts'
+import { isPlainObject } from '../core/util.ts'
 import type { LintProblem } from './lint.ts'
 import { lintTaskContent } from './lint.ts'
 import { RUN_FILES, type TaskStore } from './store-port.ts'
@@ -25,17 +28,18 @@ export async function lintStore(store: TaskStore): Promise<LintProblem[]> {
       })
     }
     for (const name of RUN_FILES) {
-      const text = await store.readRunFile(task.id, name)
-      if (text === undefined) continue
+      const where = { file: `${store.where}/runs/${task.id}/${name}` }
+      let text: string | undefined
       try {
-        JSON.parse(text)
-      } catch {
-        out.push({
-          code: 'unreadable_run_artifact',
-          message: 'is not valid JSON',
-          where: { file: `${store.where}/runs/${task.id}/${name}` },
-        })
+        text = await store.readRunFile(task.id, name)
+      } catch (e) {
+        // A file that cannot be read (on NATS: a `$ref` to an object that is missing or fails its digest) is one
+        // problem of the report, not the end of it.
+        out.push({ ...errorIssue(e), code: 'unreadable_run_artifact', where })
+        continue
       }
+      if (text === undefined) continue
+      if (parseJsonOrUndefined(text) === undefined) out.push({ code: 'unreadable_run_artifact', message: 'is not valid JSON', where })
     }
   }
   return out
@@ -49,7 +53,9 @@ async function lastStatuses(store: TaskStore): Promise<Map<string, string>> {
   const out = new Map<string, { to: string; at: string }>()
   for (const e of await store.readEvents()) {
     if (e.taskId === undefined) continue
-    const to = e.type === 'task.transitioned' ? e.payload.to : e.type === 'task.created' ? e.payload.status : undefined
+    // An event is what its writer made it: a payload may be missing or not an object.
+    const payload = (isPlainObject(e.payload) ? e.payload : {}) as { to?: unknown; status?: unknown }
+    const to = e.type === 'task.transitioned' ? payload.to : e.type === 'task.created' ? payload.status : undefined
     const seen = out.get(e.taskId)
     if (typeof to === 'string' && (!seen || e.timestamp >= seen.at)) out.set(e.taskId, { to, at: e.timestamp })
   }

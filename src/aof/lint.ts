@@ -7,6 +7,7 @@
  * only: lint never repairs (the reference's lint created folders as a side effect).
  */
 
+import { parseJsonOrUndefined } from '../core/json.ts'
 import { existsSync, lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { errorIssue } from '../core/errors.ts'
@@ -145,10 +146,8 @@ function lintRunDir(dir: string, problems: LintProblem[]): void {
       problems.push({ ...errorIssue(readError(e, path, 'run artifact')), code: 'unreadable_run_artifact', where: { file: path } })
       continue
     }
-    try {
-      JSON.parse(raw)
-    } catch {
-      // Not the parser's message: it quotes the text, and the text is no business of a report.
+    // Not the parser's message: it quotes the text, and the text is no business of a report.
+    if (parseJsonOrUndefined(raw) === undefined) {
       problems.push({ code: 'unreadable_run_artifact', message: 'is not valid JSON', where: { file: path } })
     }
   }

@@ -13,6 +13,7 @@
  * the router can report it as `unknown`.
  */
 
+import { JSON_MAX_DEPTH, jsonDepth } from '../core/json.ts'
 import * as v from 'valibot'
 import { isPlainObject } from '../core/util.ts'
 import {
@@ -66,8 +67,13 @@ function parseString(raw: string): ParsedMessage {
   if (!prefixed && !text.startsWith('{') && !text.startsWith('[')) return { kind: 'ignored' }
   const source: MessageSource = prefixed ? 'aof-prefix' : 'json'
   let value: unknown
+  const json = prefixed ? text.slice(6) : text
+  // Parsed, it would be walked (validated, logged, written) by code that recurses: too deep is not JSON we read.
+  if (jsonDepth(json, JSON_MAX_DEPTH) > JSON_MAX_DEPTH) {
+    return { kind: 'rejected', reason: 'invalid_json', source, error: `the message nests deeper than ${JSON_MAX_DEPTH} levels` }
+  }
   try {
-    value = JSON.parse(prefixed ? text.slice(6) : text)
+    value = JSON.parse(json)
   } catch (e) {
     return { kind: 'rejected', reason: 'invalid_json', source, error: (e as Error).message }
   }

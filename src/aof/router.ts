@@ -6,6 +6,7 @@
  * logged as `protocol.message.failed` and reported as rejected (`handler_error`); the router goes on.
  */
 
+import { parseJsonOrUndefined } from '../core/json.ts'
 import { createHash } from 'node:crypto'
 import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
 import type { AofContext } from './context.ts'
@@ -170,11 +171,7 @@ function dispatch(store: TaskStore, unit: TaskUnit, env: ProtocolEnvelope): Prom
 function messageIdOf(input: unknown): string | undefined {
   let raw = input
   if (typeof input === 'string') {
-    try {
-      raw = JSON.parse(input.trim().replace(/^AOF\/1\s+/, ''))
-    } catch {
-      return undefined
-    }
+    raw = parseJsonOrUndefined(input.trim().replace(/^AOF\/1\s+/, ''))
   }
   const id = typeof raw === 'object' && raw !== null ? (raw as { id?: unknown }).id : undefined
   return typeof id === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(id) ? id : undefined

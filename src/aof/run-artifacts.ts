@@ -11,6 +11,7 @@
  * first write for the task moves it into place (`tea aof init` moves them all).
  */
 
+import { parseJsonOrUndefined } from '../core/json.ts'
 import { existsSync, readdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import * as v from 'valibot'
@@ -81,12 +82,8 @@ function readArtifact<S extends v.GenericSchema>(ctx: AofContext, id: string, fi
     throw readError(e, path, 'run artifact')
   }
   // A torn or foreign file is treated as absent, as the reference does; lint reports it.
-  let json: unknown
-  try {
-    json = JSON.parse(raw)
-  } catch {
-    return undefined
-  }
+  const json = parseJsonOrUndefined(raw)
+  if (json === undefined) return undefined
   const r = v.safeParse(schema, json)
   return r.success ? r.output : undefined
 }

@@ -4,6 +4,7 @@
  * as the reference writes it — over `TaskStore.readRunFile` / `writeRunFile`.
  */
 
+import { parseJsonOrUndefined } from '../core/json.ts'
 import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
 import { toIssues } from '../core/issues.ts'
@@ -18,12 +19,8 @@ async function readOn<S extends v.GenericSchema>(
 ): Promise<v.InferOutput<S> | undefined> {
   const text = await store.readRunFile(id, name)
   if (text === undefined) return undefined
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return undefined
-  }
+  const json = parseJsonOrUndefined(text)
+  if (json === undefined) return undefined
   const r = v.safeParse(schema, json)
   return r.success ? r.output : undefined
 }

@@ -11,6 +11,7 @@
  * run and resumes it, while a task the scheduler reclaimed (and someone leased again: a new AOF run) starts fresh.
  */
 
+import { parseJsonOrUndefined } from '../core/json.ts'
 import { lstatSync } from 'node:fs'
 import { join } from 'node:path'
 import { isPlainObject, type State } from '../core/util.ts'
@@ -67,12 +68,8 @@ export function readHandoffInputs(ctx: AofContext, task: Task): Record<string, u
 /** The inputs in the text of a task's `inputs/handoff.json` (either store): its object, or `{}` when absent or not one. */
 export function handoffInputsOf(raw: string | undefined): Record<string, unknown> {
   if (raw === undefined) return {}
-  try {
-    const parsed: unknown = JSON.parse(raw)
-    return isPlainObject(parsed) ? parsed : {}
-  } catch {
-    return {}
-  }
+  const parsed = parseJsonOrUndefined(raw)
+  return isPlainObject(parsed) ? parsed : {}
 }
 
 function isRealDir(path: string): boolean {

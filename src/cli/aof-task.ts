@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { formatIssue } from '../core/issues.ts'
+import { jsonOrText } from '../core/json.ts'
 import { TASK_STATUSES, type TaskStatus, isTaskStatus, readTaskText } from '../aof/index.ts'
 import { renderTask } from '../aof/task-file.ts'
 import { json, requireTaskId } from './aof-common.ts'
@@ -57,17 +58,9 @@ function metaOf(entries: readonly string[]): Record<string, unknown> {
         'USAGE',
         `--meta key ${JSON.stringify(key)} is reserved (${RESERVED_KEYS.join(', ')} cannot be keys); use another name`,
       )
-    metadata[key] = jsonOrText(kv.slice(eq + 1))
+    metadata[key] = jsonOrText(kv.slice(eq + 1), `--meta ${key}`)
   }
   return metadata
-}
-
-function jsonOrText(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
 }
 
 function readBody(file: string, io: Io): string {

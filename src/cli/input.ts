@@ -3,9 +3,13 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { TeaError } from '../core/errors.ts'
+import { checkDepth, jsonOrText, parseJson } from '../core/json.ts'
 import { isPlainObject } from '../core/util.ts'
 import { parseYamlValue } from '../agent/parse.ts'
 import { isReservedKey, RESERVED_KEYS } from './reserved-keys.ts'
+
+/** The largest input file read (a run's input is state, checkpointed with every snapshot). */
+const MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 export function readInput(arg: string | undefined, sets: string[] | undefined, cwd: string): Record<string, unknown> {
   let input: Record<string, unknown> = {}
@@ -21,20 +25,16 @@ export function readInput(arg: string | undefined, sets: string[] | undefined, c
       } catch (e) {
         throw new TeaError('INVALID_INPUT', `cannot read input file ${file}: ${(e as NodeJS.ErrnoException).code ?? e}`)
       }
-      try {
-        value = /\.ya?ml$/i.test(file) ? parseYamlValue(text) : JSON.parse(text)
-      } catch (e) {
-        throw new TeaError(
-          'INVALID_INPUT',
-          `input file ${file} is not valid ${/\.ya?ml$/i.test(file) ? 'YAML' : 'JSON'}: ${(e as Error).message}`,
-        )
-      }
+      if (/\.ya?ml$/i.test(file)) {
+        try {
+          value = parseYamlValue(text)
+        } catch (e) {
+          throw new TeaError('INVALID_INPUT', `input file ${file} is not valid YAML: ${(e as Error).message}`)
+        }
+        checkDepth(value, `input file ${file}`)
+      } else value = parseJson(text, `input file ${file}`, { maxBytes: MAX_INPUT_BYTES })
     } else {
-      try {
-        value = JSON.parse(arg)
-      } catch (e) {
-        throw new TeaError('INVALID_INPUT', `-i expects a JSON object, @file.json or @file.yaml; JSON.parse said: ${(e as Error).message}`)
-      }
+      value = parseJson(arg, 'the -i value', { hint: '-i takes a JSON object, @file.json or @file.yaml' })
     }
     if (!isPlainObject(value)) {
       const got = Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value
@@ -53,18 +53,10 @@ export function readInput(arg: string | undefined, sets: string[] | undefined, c
         `--set key '${s.slice(0, eq)}': '${reserved}' is reserved (${RESERVED_KEYS.join(', ')} cannot be keys); use another name`,
       )
     }
-    setPath(input, path, parseScalar(s.slice(eq + 1)))
+    // `--set n=3` gives a number, `--set ok=true` a boolean, `--set tags=["a"]` a list; anything else a string.
+    setPath(input, path, jsonOrText(s.slice(eq + 1), `--set ${s.slice(0, eq)}`))
   }
   return input
-}
-
-/** `--set n=3` gives a number, `--set ok=true` a boolean, `--set tags=["a"]` a list; anything else a string. */
-function parseScalar(text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
 }
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {

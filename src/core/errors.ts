@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   INVALID_PARAMS: ['failure', "an action's parameters do not match its schema"],
   INVALID_INPUT: ['usage', 'the run input (-i, --set) is not what it must be'],
   INPUT_TOO_DEEP: ['usage', 'a JSON value nested deeper than tea reads (docs/security.md: limits)'],
+  STATE_TOO_DEEP: ['failure', 'a node returned a value nested deeper than tea stores (docs/security.md: limits)'],
   INPUT_TOO_LARGE: ['usage', 'a JSON text larger than tea reads at that entry point (docs/security.md: limits)'],
   TEMPLATE_SYNTAX: ['usage', 'a template does not parse'],
   TEMPLATE_ERROR: ['failure', 'a template failed while rendering'],

@@ -39,9 +39,35 @@ export function parseJson(text: string, what: string, limits: JsonLimits = {}): 
   try {
     return JSON.parse(text)
   } catch (e) {
-    throw new TeaError(limits.invalid ?? 'INVALID_INPUT', `${what} is not JSON: ${(e as Error).message}`, {
+    throw new TeaError(limits.invalid ?? 'INVALID_INPUT', `${what} is not valid JSON: ${(e as Error).message}`, {
       ...(limits.hint && { hint: limits.hint }),
     })
+  }
+}
+
+/**
+ * `text` parsed, or undefined when it is not JSON or nests deeper than JSON_MAX_DEPTH: for readers that treat a
+ * torn or foreign record as absent (AOF's task files, run artifacts and events, NATS entries).
+ */
+export function parseJsonOrUndefined(text: string): unknown {
+  if (jsonDepth(text, JSON_MAX_DEPTH) > JSON_MAX_DEPTH) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * `text` as JSON when it parses (`--set n=3` a number, `tags=["a"]` a list), else the text itself; too deep is
+ * still an error, not text.
+ */
+export function jsonOrText(text: string, what: string): unknown {
+  if (jsonDepth(text, JSON_MAX_DEPTH) > JSON_MAX_DEPTH) throw tooDeep(what, JSON_MAX_DEPTH)
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
   }
 }
 
@@ -67,8 +93,8 @@ export function jsonDepth(text: string, stopAt = Number.POSITIVE_INFINITY): numb
 }
 
 /** Throws INPUT_TOO_DEEP when arrays and objects in `value` nest deeper than `maxDepth`. Iterative: any depth is safe. */
-export function checkDepth(value: unknown, what: string, maxDepth = JSON_MAX_DEPTH): void {
-  if (valueDepth(value, maxDepth) > maxDepth) throw tooDeep(what, maxDepth)
+export function checkDepth(value: unknown, what: string, maxDepth = JSON_MAX_DEPTH, code: ErrorCode = 'INPUT_TOO_DEEP'): void {
+  if (valueDepth(value, maxDepth) > maxDepth) throw tooDeep(what, maxDepth, code)
 }
 
 /** How deep arrays and objects nest in `value`, stopping once past `stopAt`; shared objects are walked once. */
@@ -88,8 +114,8 @@ export function valueDepth(value: unknown, stopAt = Number.POSITIVE_INFINITY): n
   return max
 }
 
-function tooDeep(what: string, maxDepth: number): TeaError {
-  return new TeaError('INPUT_TOO_DEEP', `${what} nests arrays or objects deeper than ${maxDepth} levels`, {
+function tooDeep(what: string, maxDepth: number, code: ErrorCode = 'INPUT_TOO_DEEP'): TeaError {
+  return new TeaError(code, `${what} nests arrays or objects deeper than ${maxDepth} levels`, {
     details: { limit: maxDepth },
     hint: 'flatten the value: no agent needs data nested this deep',
   })

@@ -5,6 +5,7 @@
  */
 
 import { errorMessage, isTeaError, TeaError, withWhere } from '../core/errors.ts'
+import { checkDepth, JSON_MAX_DEPTH } from '../core/json.ts'
 import { isControlSignal } from '../core/signals.ts'
 import { backoffDelay, sleep, type State } from '../core/util.ts'
 import { asUpdate, RunContext } from '../actions/context.ts'
@@ -26,6 +27,9 @@ export async function executeNode(rt: Runtime, node: CompiledNode, state: State,
     try {
       const result = await executeOnce(rt, node, state, signal)
       const update = node.toUpdate(result, state)
+      // The store, the templates and the event feed all walk state recursively: a value nested thousands deep
+      // (run: code can build one in a line) would overflow the stack where it is next encoded.
+      checkDepth(update, 'its update', JSON_MAX_DEPTH, 'STATE_TOO_DEEP')
       return { update, result, next: node.next(node.routesOnState ? { ...state, ...update } : state, result) }
     } catch (e) {
       if (isControlSignal(e) || signal.aborted) throw e

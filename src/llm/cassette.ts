@@ -13,6 +13,7 @@
  * format (key order ignored). Temperature, timeouts and retries are not part of the key.
  */
 
+import { parseJson } from '../core/json.ts'
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { TeaError, errorMessage } from '../core/errors.ts'
@@ -82,9 +83,9 @@ export function readCassette(path: string): LoadedEntry[] {
 export function parseEntry(raw: string, where: string): CassetteEntry {
   let value: unknown
   try {
-    value = JSON.parse(raw)
+    value = parseJson(raw, 'the line')
   } catch (e) {
-    throw invalid(where, `the line is not valid JSON (${errorMessage(e)})`)
+    throw invalid(where, errorMessage(e))
   }
   if (!isPlainObject(value)) throw invalid(where, 'expected an object {"request": …, "response": …}')
   const { request, response, tokens } = value

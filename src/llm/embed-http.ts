@@ -4,13 +4,14 @@
  * timeout, cancellation and failure reporting as a chat call (failure.ts); the reply is read up to 64 MiB.
  */
 
+import { parseJson } from '../core/json.ts'
 import { attemptSignal } from './attempt-signal.ts'
 import { embeddingsUrl, resolveOllamaUrl, resolveOpenAiUrl } from './base-url.ts'
 import { badResponse, classifyFailure, httpError, type ServerRef } from './failure.ts'
 import { httpFetch } from '../core/http.ts'
 import { createReplyMeter, readErrorText, readMetered } from './reply-meter.ts'
 import type { ProviderEmbedRequest } from './types.ts'
-import { TeaError } from '../core/errors.ts'
+import { errorMessage, TeaError } from '../core/errors.ts'
 
 const MAX_EMBED_REPLY = 64 * 1024 * 1024
 
@@ -63,9 +64,9 @@ async function post(
     const text = await readMetered(res.body, meter, server)
     let reply: unknown
     try {
-      reply = JSON.parse(text)
-    } catch {
-      throw badResponse(server, 'the embeddings reply is not JSON', text)
+      reply = parseJson(text, 'the embeddings reply')
+    } catch (e) {
+      throw badResponse(server, errorMessage(e), text)
     }
     const vectors = pick(reply)
     if (

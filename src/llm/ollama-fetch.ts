@@ -12,7 +12,8 @@
  * Requests go through `httpFetch` (src/core/http.ts): Node's own fetch costs a start ~20–33 ms the first time.
  */
 
-import { TeaError } from '../core/errors.ts'
+import { parseJson } from '../core/json.ts'
+import { errorMessage, TeaError } from '../core/errors.ts'
 import { type HttpRequest, httpFetch, replyWith } from '../core/http.ts'
 import type { ServerRef } from './failure.ts'
 import { ReplyEndedEarly, badResponse, httpError } from './failure.ts'
@@ -36,9 +37,9 @@ export function guardedFetch(server: ServerRef, signal: AbortSignal, meter: Repl
     if (!meter.streaming) {
       const text = await readMetered(res.body, meter, server)
       try {
-        JSON.parse(text)
-      } catch {
-        throw badResponse(server, 'the body is not valid JSON', text)
+        parseJson(text, 'the body')
+      } catch (e) {
+        throw badResponse(server, errorMessage(e), text)
       }
       return replyWith(text, res)
     }
@@ -68,9 +69,9 @@ function ndjsonGuard(server: ServerRef): TransformStream<Uint8Array, Uint8Array>
   const check = (line: string): void => {
     let message: unknown
     try {
-      message = JSON.parse(line)
-    } catch {
-      throw badResponse(server, 'a streamed line is not valid JSON', line)
+      message = parseJson(line, 'a streamed line')
+    } catch (e) {
+      throw badResponse(server, errorMessage(e), line)
     }
     if (typeof message !== 'object' || message === null) throw badResponse(server, 'a streamed line is not an object', line)
     const m = message as { error?: unknown; done?: unknown }

@@ -5,7 +5,8 @@
  * is read through the reply meter (reply-meter.ts), which holds it to `max_reply_bytes`.
  */
 
-import { TeaError } from '../core/errors.ts'
+import { parseJson } from '../core/json.ts'
+import { errorMessage, TeaError } from '../core/errors.ts'
 import { attemptSignal } from './attempt-signal.ts'
 import { openAiEmbed } from './embed-http.ts'
 import { httpFetch } from '../core/http.ts'
@@ -100,7 +101,7 @@ interface Completion {
 }
 
 function parseCompletion(text: string, meter: ReplyMeter, server: ServerRef): ProviderReply {
-  const body = parseJson(text, server)
+  const body = completionOf(text, server)
   const message = body.choices?.[0]?.message
   const calls = Array.isArray(message?.tool_calls) && message.tool_calls.length > 0 ? (message.tool_calls as unknown[]) : undefined
   // With tool calls, content is often null.
@@ -130,7 +131,7 @@ async function readStream(
       finished = true
       break
     }
-    const chunk = parseJson(data, server)
+    const chunk = completionOf(data, server)
     if (chunk.error !== undefined) throw badResponse(server, `the stream carried an error: ${JSON.stringify(chunk.error)}`)
     const choice = chunk.choices?.[0]
     const token = choice?.delta?.content
@@ -148,12 +149,12 @@ async function readStream(
   return { content, usage }
 }
 
-function parseJson(text: string, server: ServerRef): Completion {
+function completionOf(text: string, server: ServerRef): Completion {
   let value: unknown
   try {
-    value = JSON.parse(text)
-  } catch {
-    throw badResponse(server, 'the body is not valid JSON', text)
+    value = parseJson(text, 'the body')
+  } catch (e) {
+    throw badResponse(server, errorMessage(e), text)
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badResponse(server, 'the body is not a JSON object', text)
   return value as Completion

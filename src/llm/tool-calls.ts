@@ -4,6 +4,7 @@
  * carrying what came.
  */
 
+import { parseJsonOrUndefined } from '../core/json.ts'
 import { isPlainObject } from '../core/util.ts'
 import { badResponse, type ServerRef } from './failure.ts'
 
@@ -11,12 +12,8 @@ export function toolArguments(value: unknown, server: ServerRef, raw: string): R
   if (value === undefined || value === null || value === '') return {}
   if (isPlainObject(value)) return value
   if (typeof value === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(value)
-      if (isPlainObject(parsed)) return parsed
-    } catch {
-      // reported below
-    }
+    const parsed = parseJsonOrUndefined(value)
+    if (isPlainObject(parsed)) return parsed
   }
   throw badResponse(server, `tool call arguments that are not a JSON object: ${JSON.stringify(value).slice(0, 200)}`, raw)
 }

@@ -38,6 +38,12 @@ interface RunLog {
 export interface CheckpointLog {
   append(runId: string, entry: StepEntry): Promise<void>
   snapshot(runId: string, entry: SnapshotEntry, keep: number | undefined): Promise<void>
+  /**
+   * The snapshot encoded now, written when the returned function is called: what runs inside an lmdb transaction
+   * callback (a run's first snapshot, queued with its record) must not encode there, where a throw escapes lmdb
+   * as an uncaught error and takes the process down.
+   */
+  prepareSnapshot(runId: string, entry: SnapshotEntry, keep: number | undefined): () => Promise<void>
   loadLatest(runId: string): LoadedCheckpoint | undefined
   bytes(runId: string): number
   stats(runId: string): CheckpointStats
@@ -92,9 +98,35 @@ export function createCheckpointLog(kv: Kv, defaultKeep: number | undefined): Ch
   }
 
   function write(runId: string, log: RunLog, record: CheckpointRecord): { seq: number; bytes: number; done: Promise<boolean> } {
-    const value = sealRecord(kv.encode(record)) // first: a value that cannot be encoded must not use up a seq
+    return queue(runId, log, encode(record))
+  }
+
+  /** Encoding may throw (a value msgpackr cannot pack), so it comes first: a failed encode must not use up a seq. */
+  function encode(record: CheckpointRecord): Uint8Array {
+    return sealRecord(kv.encode(record))
+  }
+
+  function queue(runId: string, log: RunLog, value: Uint8Array): { seq: number; bytes: number; done: Promise<boolean> } {
     const seq = log.nextSeq++
     return { seq, bytes: log.keyBytes + value.length, done: kv.put([runId, seq], value) }
+  }
+
+  function prepareSnapshot(runId: string, entry: SnapshotEntry, keep: number | undefined): () => Promise<void> {
+    const value = encode(snapshotRecord(entry))
+    return async () => {
+      const k = resolveKeep(keep, defaultKeep)
+      const log = logOf(runId)
+      const { seq, bytes, done } = queue(runId, log, value)
+      log.snapshots.push(seq)
+      log.stats = { updateBytes: 0, snapshotBytes: bytes, updates: 0 }
+      if (log.snapshots.length > k) log.snapshots.splice(0, log.snapshots.length - k)
+      const oldestKept = log.snapshots[0]!
+      // Queued in the same event turn as the snapshot's put, so lmdb commits them in the same transaction.
+      const removals: Promise<boolean>[] = []
+      for (let s = log.floor; s < oldestKept; s++) removals.push(kv.remove([runId, s]))
+      log.floor = Math.max(log.floor, oldestKept)
+      await Promise.all([done, ...removals])
+    }
   }
 
   return {
@@ -106,20 +138,11 @@ export function createCheckpointLog(kv: Kv, defaultKeep: number | undefined): Ch
       await done
     },
 
-    async snapshot(runId, entry, keep) {
-      const k = resolveKeep(keep, defaultKeep)
-      const log = logOf(runId)
-      const { seq, bytes, done } = write(runId, log, snapshotRecord(entry))
-      log.snapshots.push(seq)
-      log.stats = { updateBytes: 0, snapshotBytes: bytes, updates: 0 }
-      if (log.snapshots.length > k) log.snapshots.splice(0, log.snapshots.length - k)
-      const oldestKept = log.snapshots[0]!
-      // Queued in the same event turn as the snapshot's put, so lmdb commits them in the same transaction.
-      const removals: Promise<boolean>[] = []
-      for (let s = log.floor; s < oldestKept; s++) removals.push(kv.remove([runId, s]))
-      log.floor = Math.max(log.floor, oldestKept)
-      await Promise.all([done, ...removals])
+    snapshot(runId, entry, keep) {
+      return prepareSnapshot(runId, entry, keep)()
     },
+
+    prepareSnapshot,
 
     loadLatest(runId) {
       const newestFirst: CheckpointRecord[] = []

@@ -69,8 +69,9 @@ export function openLmdbStore(dataDir: string, options: LmdbStoreOptions = {}): 
       guard(`createRun ${run.id}`, async () => {
         if (!first) return runs.createRun(run)
         let snapshot: Promise<void> | undefined
+        const writeSnapshot = log.prepareSnapshot(run.id, first, undefined)
         try {
-          await runs.createRun(run, () => void (snapshot = log.snapshot(run.id, first, undefined)))
+          await runs.createRun(run, () => void (snapshot = writeSnapshot()))
         } catch (e) {
           log.forget(run.id) // its figures counted a snapshot that was not written
           throw e

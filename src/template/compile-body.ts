@@ -6,7 +6,17 @@
 
 import type { Stmt } from './ast.ts'
 import { RenderFault } from './faults.ts'
-import { compileExpr, defined, located, undefinedFault, type CompileContext, type Eval, type Scope, type Slots } from './compile-expr.ts'
+import {
+  compileExpr,
+  defined,
+  located,
+  undefinedFault,
+  type CompileContext,
+  type Eval,
+  type OutputHook,
+  type Scope,
+  type Slots,
+} from './compile-expr.ts'
 import { checkSize, isDict, toText, truthy, typeName } from './values.ts'
 
 export type Emit = (s: Scope, l: Slots) => string
@@ -44,7 +54,7 @@ function compileStmt(st: Stmt, cx: CompileContext): Emit {
       return () => v
     }
     case 'out':
-      return compileOutput(compileExpr(st.expr, cx), cx.src.slice(st.expr.s, st.expr.e), st.expr.s)
+      return compileOutput(compileExpr(st.expr, cx), cx.src.slice(st.expr.s, st.expr.e), st.expr.s, cx.output)
     case 'if': {
       const tests = st.branches.map((b) => compileExpr(b.test, cx))
       const bodies = st.branches.map((b) => compileBody(b.body, cx))
@@ -59,16 +69,26 @@ function compileStmt(st: Stmt, cx: CompileContext): Emit {
   }
 }
 
-export function compileOutput(ev: Eval, exprText: string, at: number): Emit {
-  return (s, l) => {
-    const v = ev(s, l)
+export function compileOutput(ev: Eval, exprText: string, at: number, hook?: OutputHook): Emit {
+  const print = (v: unknown): string => {
     if (typeof v === 'string') return v
-    if (v === undefined) throw undefinedFault(exprText, at)
     try {
       return toText(v)
     } catch (err) {
       throw located(err, `printing '${exprText}'`, at)
     }
+  }
+  if (hook) {
+    return (s, l) => {
+      const v = ev(s, l)
+      if (v === undefined) throw undefinedFault(exprText, at)
+      return hook(v, at, () => print(v))
+    }
+  }
+  return (s, l) => {
+    const v = ev(s, l)
+    if (v === undefined) throw undefinedFault(exprText, at)
+    return print(v)
   }
 }
 

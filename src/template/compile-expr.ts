@@ -25,8 +25,17 @@ export type Scope = Record<string, unknown>
 export type Slots = unknown[]
 export type Eval = (s: Scope, l: Slots) => unknown
 
+/**
+ * How a `{{ }}` turns its value into text where plain printing would be wrong: inside `run:` code, a value must
+ * reach the code as data, escaped for the string literal it sits in or printed as a literal of the code's
+ * language (src/python/code-template.ts). `at` is the expression's offset in the source; `text` prints the value
+ * as the template would anywhere else.
+ */
+export type OutputHook = (value: unknown, at: number, text: () => string) => string
+
 export interface CompileContext {
   src: string
+  output?: OutputHook
   /** Loop variables visible here: name → slot. */
   locals: Map<string, number>
   slotCount: number

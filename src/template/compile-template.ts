@@ -10,7 +10,7 @@
 
 import type { Stmt } from './ast.ts'
 import { compileBody, ITERATION_SLOT } from './compile-body.ts'
-import { compileExpr, undefinedFault, type CompileContext, type Eval, type Scope, type Slots } from './compile-expr.ts'
+import { compileExpr, undefinedFault, type CompileContext, type Eval, type OutputHook, type Scope, type Slots } from './compile-expr.ts'
 import { toRenderError, toSyntaxError, type TemplateSite } from './faults.ts'
 import { parseTemplate } from './parse.ts'
 import { isStaticText, scanTemplate } from './scan.ts'
@@ -20,6 +20,8 @@ import { budget, DEFAULT_MAX_TEMPLATE_BYTES } from './values.ts'
 export interface TemplateLimits {
   /** Most text a render may build (`settings.max_template_bytes`); default 1 MiB. */
   maxBytes?: number
+  /** Prints each `{{ }}` (code templates); with it a template always renders text, never a native value. */
+  output?: OutputHook
 }
 
 export interface CompiledTemplate {
@@ -37,12 +39,13 @@ export function compileTemplate(source: string, where?: TemplateSite, limits: Te
   if (typeof source !== 'string') throw new TypeError('compileTemplate expects a string')
   if (isStaticText(source)) return { source, native: false, static: true, roots: new Set(), render: () => source }
   const cx: CompileContext = { src: source, locals: new Map(), slotCount: ITERATION_SLOT + 1, roots: new Set() }
+  if (limits.output) cx.output = limits.output
   let body: Stmt[]
   let ev: Eval | null = null
   let emit: ((s: Scope, l: Slots) => string) | null = null
   try {
     body = parseTemplate(scanTemplate(source))
-    const only = nativeExpression(body)
+    const only = limits.output ? null : nativeExpression(body)
     if (only !== null) ev = compileExpr(only, cx)
     else emit = compileBody(body, cx)
   } catch (e) {

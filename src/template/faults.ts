@@ -6,7 +6,7 @@
  * the template around the fault; the offset, and the line and column inside the template, are in `details`.
  */
 
-import { TeaError } from '../core/errors.ts'
+import { isTeaError, TeaError, withWhere } from '../core/errors.ts'
 import type { Where } from '../core/issues.ts'
 
 /** Where a template lives in an agent file; both parts are optional for templates used outside an agent. */
@@ -71,6 +71,8 @@ export function toSyntaxError(e: unknown, template: string, site: TemplateSite |
 }
 
 export function toRenderError(e: unknown, template: string, site: TemplateSite | undefined): TeaError {
+  // A coded refusal from an output hook (a value that must not go into code) keeps its code; the place is added.
+  if (isTeaError(e)) return withWhere(e, whereOf(site, template))
   const fault = e instanceof RenderFault
   const offset = fault ? e.offset : -1
   // Anything that is not our own fault (a RangeError from a pathological caller value, say) is still reported

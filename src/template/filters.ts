@@ -9,6 +9,7 @@
  * not HTML-escape as Jinja's does, since its output goes into prompts and payloads, not web pages.
  */
 
+import { parseJson } from '../core/json.ts'
 import { createHash } from 'node:crypto'
 import { readKey } from './access.ts'
 import { RenderFault } from './faults.ts'
@@ -55,9 +56,9 @@ export const FILTERS: Record<string, FilterDef> = {
     fn: (v) => {
       if (typeof v !== 'string') throw expected('a string of JSON', v)
       try {
-        return JSON.parse(v)
+        return parseJson(v, 'input')
       } catch (e) {
-        throw new RenderFault(`input is not valid JSON (${e instanceof Error ? e.message : String(e)})`, -1)
+        throw new RenderFault(e instanceof Error ? e.message : String(e), -1)
       }
     },
   },

@@ -4,6 +4,7 @@
  */
 
 export { compileTemplate, type TemplateLimits } from './compile-template.ts'
+export type { OutputHook } from './compile-expr.ts'
 export { compileValue, type CompiledValue } from './compile-value.ts'
 export { compileCondition, type Condition } from './compile-condition.ts'
 export { referencedRoots } from './referenced-roots.ts'

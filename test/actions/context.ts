@@ -10,8 +10,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { compileValue } from '../../src/template/index.ts'
-import type { ActionContext, AgentSettingsView } from '../../src/actions/types.ts'
+import { compileTemplate, compileValue } from '../../src/template/index.ts'
+import { DEFAULT_RUN_MEMORY_MB, type ActionContext, type AgentSettingsView } from '../../src/actions/types.ts'
 import type { RunEvent } from '../../src/core/events.ts'
 
 export interface TestContext extends ActionContext {
@@ -47,6 +47,8 @@ export function testContext(overrides: TestContextOverrides = {}): TestContext {
       max_steps: 1000,
       allow_inline_code: true,
       run_timeout: 30,
+      run_memory_mb: DEFAULT_RUN_MEMORY_MB,
+      http_allow: [],
       checkpoint_keep: 3,
       max_template_bytes: 1 << 20,
       sections: {},
@@ -64,6 +66,10 @@ export function testContext(overrides: TestContextOverrides = {}): TestContext {
     },
     render(value, extra, field = 'value') {
       return compileValue(value, { node: ctx.node, field }).render({ state: ctx.state, variables: ctx.variables, ...extra })
+    },
+    renderCode(source, outputFor, field = 'run') {
+      const template = compileTemplate(source, { node: ctx.node, field }, { output: outputFor(source) })
+      return String(template.render({ state: ctx.state, variables: ctx.variables }))
     },
     ...members,
     events,

@@ -31,10 +31,11 @@ test('hostile replies cost one pass: 10 MB of unclosed brackets, of quotes, of s
   assert.equal(extractJson('x {"a": 1} '.repeat(1000)), { ok: true, value: { a: 1 } })
 })
 
-test('brackets nested past 512 levels are refused rather than parsed into a value nothing can walk', () => {
+test('brackets nested past JSON_MAX_DEPTH (128) levels are refused rather than parsed into a value nothing can walk', () => {
   const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`
-  assert.equal(extractJson(deep), { ok: false, reason: 'brackets nested deeper than 512 levels' })
-  assert.equal(extractJson(`${'['.repeat(500)}1${']'.repeat(500)}`).ok, true)
+  assert.equal(extractJson(deep), { ok: false, reason: 'brackets nested deeper than 128 levels' })
+  assert.equal(extractJson(`${'['.repeat(128)}1${']'.repeat(128)}`).ok, true)
+  assert.equal(extractJson(`${'['.repeat(129)}1${']'.repeat(129)}`).ok, false)
 })
 
 test.run()

@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { parseJson } from '../../core/json.ts'
 import { TeaError } from '../../core/errors.ts'
 import { extractJson, type ExtractResult } from '../../core/json-extract.ts'
 import { defineAction } from '../types.ts'
@@ -37,7 +38,7 @@ export const jsonParse = defineAction({
 
 function strictParse(text: string): ExtractResult {
   try {
-    return { ok: true, value: JSON.parse(text) }
+    return { ok: true, value: parseJson(text, 'the text') }
   } catch (e) {
     return { ok: false, reason: (e as Error).message }
   }

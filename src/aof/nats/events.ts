@@ -4,6 +4,8 @@
  * message that is not an event is skipped, as a torn or foreign log line is.
  */
 
+import { parseJsonOrUndefined } from '../../core/json.ts'
+import { isPlainObject } from '../../core/util.ts'
 import type { AofEvent, EventFilter } from '../events.ts'
 import type { JetStreamClient, JetStreamManager } from './client.ts'
 
@@ -43,7 +45,8 @@ export async function readEventStream(
 /** The event a message on `<p>.events.>` holds; undefined when it is unreadable. */
 async function eventOf(data: Uint8Array, unpack: (bytes: Uint8Array) => Promise<string>): Promise<AofEvent | undefined> {
   try {
-    return JSON.parse(await unpack(data)) as AofEvent
+    const e = parseJsonOrUndefined(await unpack(data))
+    return isPlainObject(e) ? (e as unknown as AofEvent) : undefined
   } catch {
     return undefined
   }

@@ -5,6 +5,7 @@
  * timestamp is the store's "now".
  */
 
+import { parseJsonOrUndefined } from '../../core/json.ts'
 import type { RunArtifact, RunHeartbeat, RunResult } from '../schemas/run.ts'
 import type { Lease } from '../schemas/task.ts'
 import { nextHeartbeat } from '../lease.ts'
@@ -20,7 +21,7 @@ export function runsBucket(runs: KV, pack: (text: string) => Promise<Uint8Array>
   /** A value's JSON; undefined when it is not JSON (torn, or written by something else). */
   async function parse<T>(bytes: Uint8Array): Promise<T | undefined> {
     try {
-      return JSON.parse(await unpack(bytes)) as T
+      return parseJsonOrUndefined(await unpack(bytes)) as T | undefined
     } catch {
       return undefined
     }
