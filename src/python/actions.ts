@@ -1,15 +1,17 @@
 /**
  * `python.run`: what a `run:` node in Python becomes when the agent loads (src/agent/tea-nodes.ts lowers
  * `language: python`, `run: {type: python, code}` and the file-wide `settings.run_language: python` onto it). As in
- * TEA, the code is first rendered as a template when it contains `{{ }}` or `{% %}`, and `${variable}` replaced. It runs on a pool worker with
+ * TEA, the code is first rendered as a template when it contains `{{ }}` or `{% %}`, and `${variable}` replaced, each value as data
+ * (code-template.ts: escaped inside a string literal, a Python literal elsewhere, text in code refused). It runs on a pool worker with
  * a time limit (src/pool/engine-call.ts); what it prints goes to the run's log.
  */
 
 import * as v from 'valibot'
-import { defineAction, type ActionContext } from '../actions/types.ts'
+import { defineAction } from '../actions/types.ts'
 import { TeaError } from '../core/errors.ts'
 import { callEngine } from '../pool/engine-call.ts'
 import { runtimeFiles } from '../sea/runtime-files.ts'
+import { pythonSource } from './code-template.ts'
 import type { PythonOutcome } from './engine.ts'
 import type { PythonOp, PythonTask } from './task.ts'
 
@@ -18,17 +20,6 @@ const FILES = ['pyodide.cjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_std
 function task(work: PythonOp): PythonTask {
   const [loader] = runtimeFiles('python', FILES, 'pyodide/pyodide.js')
   return { kind: 'python', files: { loader: loader! }, work }
-}
-
-/**
- * The code as TEA's Python runtime runs it: rendered as a template when it has `{{ }}` or `{% %}`, then each
- * `${name}` of a defined variable replaced by its value (TEA's older GitLab-style substitution).
- */
-function pythonSource(code: string, ctx: ActionContext): string {
-  const rendered = /\{[{%]/.test(code) ? String(ctx.render(code, {}, 'run')) : code
-  return rendered.replace(/\$\{([^}]+)\}/g, (whole, name: string) =>
-    Object.hasOwn(ctx.variables, name) ? String(ctx.variables[name]) : whole,
-  )
 }
 
 export const pythonRun = defineAction({
