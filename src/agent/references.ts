@@ -44,6 +44,65 @@ export interface References {
   unsupported: Map<number, string>
 }
 
+const FORBIDDEN = 'run: code is forbidden by settings.allow_inline_code: false'
+
+/**
+ * Actions whose parameters are code, in any language: what a `run:` in Python, Lua or Prolog becomes, and the
+ * actions that take code by name. `settings.allow_inline_code: false` refuses them at load, as it refuses `run:`.
+ */
+const CODE_ACTIONS = new Set(['python.run', 'lua.run', 'prolog.run', 'prolog.query'])
+
+/**
+ * With `allow_inline_code: false`, code anywhere in a node is refused when the file loads: a code-running action,
+ * and a `run:` nested in its parameters (a `flow.steps` step, a plan's `subtask_executor`, a reflection loop's
+ * generator or evaluator). The actions check again when they run, for code that arrives from state.
+ */
+function forbidCode(
+  n: Record<string, unknown>,
+  actionName: string | undefined,
+  here: Path,
+  node: { node: string },
+  at: (path: Path, code: Problem['code'], message: string, where?: Where) => void,
+): void {
+  const language = (n as Record<symbol, unknown>)[LOWERED_LANGUAGE]
+  if (actionName !== undefined && CODE_ACTIONS.has(actionName)) {
+    const what = typeof language === 'string' ? `run: code in ${language}` : `${actionName} runs code, which`
+    at(
+      typeof language === 'string' ? here : [...here, n.uses !== undefined ? 'uses' : 'action'],
+      'INLINE_CODE_FORBIDDEN',
+      `${what} is forbidden by settings.allow_inline_code: false`,
+      node,
+    )
+    return
+  }
+  const stack: [unknown, Path][] = [
+    [n.with, [...here, 'with']],
+    [n.steps, [...here, 'steps']],
+  ]
+  while (stack.length) {
+    const [v, path] = stack.pop()!
+    if (Array.isArray(v)) v.forEach((x, i) => stack.push([x, [...path, i]]))
+    else if (isPlainObject(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'run' && typeof x === 'string') at([...path, k], 'INLINE_CODE_FORBIDDEN', FORBIDDEN, node)
+        else if (k === 'tools' && Array.isArray(x)) {
+          // A model handed a code-running tool writes the code itself.
+          x.forEach((t, i) => {
+            const name = isPlainObject(t) ? (t.name ?? t.action) : t
+            if (typeof name === 'string' && CODE_ACTIONS.has(name))
+              at(
+                [...path, k, i],
+                'INLINE_CODE_FORBIDDEN',
+                `the tool ${name} runs code, which settings.allow_inline_code: false forbids`,
+                node,
+              )
+          })
+        } else stack.push([x, [...path, k]])
+      }
+    }
+  }
+}
+
 export function checkReferences(data: Record<string, unknown>, parsed: Parsed, registry: Registry): References {
   const problems: Problem[] = []
   const compiled: CompiledParts[] = []
@@ -105,7 +164,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
             `'${k}:' goes with 'uses:', not 'run:'; TEA's runtime does not read it on a run: node either, and tea sets it aside (the code's returned mapping is merged into the state)`,
             node,
           )
-      if (!inlineCode) at([...here, 'run'], 'INLINE_CODE_FORBIDDEN', 'run: code is forbidden by settings.allow_inline_code: false', node)
+      if (!inlineCode) at([...here, 'run'], 'INLINE_CODE_FORBIDDEN', FORBIDDEN, node)
       else {
         try {
           parts.code = compileCode(n.run, node)
@@ -119,6 +178,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
       }
     }
     const actionName = typeof n.uses === 'string' ? n.uses : typeof n.action === 'string' ? n.action : undefined
+    if (!inlineCode) forbidCode(n, actionName, here, node, at)
     const action = actionName === undefined ? undefined : registry.get(actionName)
     const language = (n as Record<symbol, unknown>)[LOWERED_LANGUAGE]
     if (actionName !== undefined && !action && typeof language === 'string') {

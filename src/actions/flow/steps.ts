@@ -38,6 +38,11 @@ export async function runSteps(
     let result: State
     const uses = step.uses ?? step.action
     if (step.run !== undefined) {
+      if (!ctx.settings.allow_inline_code) {
+        throw new TeaError('INLINE_CODE_FORBIDDEN', 'run: code is forbidden by settings.allow_inline_code: false', {
+          where: { node: ctx.node, field: where },
+        })
+      }
       const code = compileCode(step.run, { node: ctx.node, field: where }, { names: Object.keys(extra) })
       result = await code({ state: current, variables: ctx.variables, ctx: {}, log: () => {}, extra }, ctx.settings.run_timeout * 1000)
     } else if (uses !== undefined) {
