@@ -12,6 +12,7 @@ import { isTeaError, TeaError } from '../core/errors.ts'
 import type { Where } from '../core/issues.ts'
 import { isPlainObject } from '../core/util.ts'
 import { guardBody } from './loop-guard.ts'
+import { CONTEXT_LIMITS, memoryCheck, refuseOver } from './memory-limit.ts'
 
 export interface CodeScope {
   state: unknown
@@ -21,6 +22,8 @@ export interface CodeScope {
   log(message: string): void
   /** Values of the extra names the code was compiled with (`CodeOptions.names`). */
   extra?: Record<string, unknown>
+  /** Most memory the code may take, MiB (`settings.run_memory_mb`; memory-limit.ts); none when absent. */
+  memoryMb?: number
 }
 
 export interface CodeOptions {
@@ -36,8 +39,21 @@ const BASE_PARAMS = ['state', 'variables', 'ctx', 'console']
 let sharedContext: vm.Context | undefined
 function context(): vm.Context {
   // Created on first use, not at import time (STYLE 3).
-  // Timers are the host's, so async code can wait; everything else is the context's own built-ins.
-  return (sharedContext ??= vm.createContext({ __fn: null, __args: null, setTimeout, clearTimeout, setInterval, clearInterval }))
+  // Timers are the host's, so async code can wait; everything else is the context's own built-ins, those that
+  // allocate what they are told held to the code's memory limit (memory-limit.ts).
+  if (!sharedContext) {
+    sharedContext = vm.createContext({
+      __fn: null,
+      __args: null,
+      __refuse: refuseOver,
+      setTimeout,
+      clearTimeout,
+      setInterval,
+      clearInterval,
+    })
+    vm.runInContext(CONTEXT_LIMITS, sharedContext)
+  }
+  return sharedContext
 }
 
 /**
@@ -88,9 +104,17 @@ export function compileCodeValue(source: string, where?: Where, options: CodeOpt
   return async (scope, timeoutMs) => {
     const deadline = Date.now() + timeoutMs
     const overtime = (): TeaError => new TeaError('NODE_TIMEOUT', `run: code exceeded its time limit of ${timeoutMs / 1000} s`, { where })
-    // Called by the guarded loops every 1,024 iterations (loop-guard.ts counts inline).
+    const memory = memoryCheck(scope.memoryMb, where)
+    let measured = 0
+    // Called by the guarded loops every 1,024 iterations (loop-guard.ts counts inline); the memory is measured at
+    // most once a millisecond (a measure costs about as much as 1,024 iterations of a tight loop).
     const guard = (): true => {
-      if (Date.now() > deadline) throw overtime()
+      const now = Date.now()
+      if (now > deadline) throw overtime()
+      if (memory && now !== measured) {
+        measured = now
+        memory()
+      }
       return true
     }
     function* guardIter(it: Iterable<unknown>): Generator<unknown> {
@@ -125,6 +149,7 @@ export function compileCodeValue(source: string, where?: Where, options: CodeOpt
       ) {
         value = await raceDeadline(value as Promise<unknown>, deadline - Date.now(), overtime)
       }
+      memory?.()
     } catch (e) {
       if (isTeaError(e)) throw e
       if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw overtime()

@@ -22,6 +22,8 @@ export interface CodeTask extends PoolTask {
   context?: { readonly node: string }
   /** Report which top-level keys of `args.state` the code changed, as `stateUpdate`. */
   trackState?: boolean
+  /** Most memory the code may take, MiB (settings.run_memory_mb). */
+  memoryMb?: number
   selfTimed: true
 }
 
@@ -59,7 +61,10 @@ export async function runCodeTask(task: CodeTask, host: HostCaller | undefined, 
   const log = (message: string): void => host?.notify('emit', { type: 'log', node, message: place ? `${place}: ${message}` : message })
   let value: unknown
   try {
-    value = await fn({ state, variables: variables ?? {}, ctx, log, extra }, task.timeoutMs ?? NO_LIMIT_MS)
+    value = await fn(
+      { state, variables: variables ?? {}, ctx, log, extra, ...(task.memoryMb && { memoryMb: task.memoryMb }) },
+      task.timeoutMs ?? NO_LIMIT_MS,
+    )
   } catch (e) {
     throw codeError(where, e, task.timeoutMs)
   }

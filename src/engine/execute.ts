@@ -54,7 +54,13 @@ export async function executeOnce(rt: Runtime, node: CompiledNode, state: State,
   if (node.code) {
     const ctx = new RunContext(rt.services, node.name, state, outer)
     return node.code(
-      { state, variables: rt.spec.variables, ctx, log: (message) => rt.emit({ type: 'log', node: node.name, message }) },
+      {
+        state,
+        variables: rt.spec.variables,
+        ctx,
+        log: (message) => rt.emit({ type: 'log', node: node.name, message }),
+        memoryMb: rt.spec.settings.run_memory_mb,
+      },
       limit! * 1000,
     )
   }

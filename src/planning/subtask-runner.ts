@@ -62,6 +62,7 @@ export function subtaskRunner(opts: RunnerOptions): SubtaskRunner {
         code: executor.run,
         args,
         trackState: true,
+        memoryMb: ctx.settings.run_memory_mb,
         selfTimed: true,
         where,
         ...(codeHost ? { context: taskContext(ctx, {}) } : {}),

@@ -363,6 +363,6 @@ class CodeCache {
     if (!fn) this.compiled.set(key, (fn = compileCodeValue(source, where, { names })))
     const log = (message: string): void => ctx.emit({ type: 'log', node: ctx.node, message })
     const limitMs = ctx.settings.run_timeout > 0 ? ctx.settings.run_timeout * 1000 : 2 ** 31 - 1
-    return fn({ state, variables: ctx.variables, ctx, log, extra }, limitMs)
+    return fn({ state, variables: ctx.variables, ctx, log, extra, memoryMb: ctx.settings.run_memory_mb }, limitMs)
   }
 }

@@ -44,7 +44,8 @@ export async function runSteps(
         })
       }
       const code = compileCode(step.run, { node: ctx.node, field: where }, { names: Object.keys(extra) })
-      result = await code({ state: current, variables: ctx.variables, ctx: {}, log: () => {}, extra }, ctx.settings.run_timeout * 1000)
+      const scope = { state: current, variables: ctx.variables, ctx: {}, log: () => {}, extra, memoryMb: ctx.settings.run_memory_mb }
+      result = await code(scope, ctx.settings.run_timeout * 1000)
     } else if (uses !== undefined) {
       const params = ctx.render(step.with ?? {}, { ...extra, state: current }, `${where}.with`)
       const raw = await ctx.invoke(uses, params, current)
