@@ -1,5 +1,5 @@
 // `npm run soak`: the full soak (issue 9) — 100 SIGKILL trials for a linear run and for a parallel plan, 20
-// double-resume races, 100,000 malformed inputs — printing the figures for docs/reliability.md. Exits 1 on any
+// double-resume races, 100,000 malformed inputs, 100,000 hostile JSON values into every entry point — printing the figures for docs/reliability.md. Exits 1 on any
 // failure, listing each with its seed. `npm run soak -- --seed N` reproduces a run. Builds the bundle first.
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
@@ -17,6 +17,7 @@ const counts = {
   planKills: arg('--plan', 100),
   races: arg('--races', 20),
   inputs: arg('--inputs', 100_000),
+  fuzz: arg('--fuzz', 100_000),
   seed: arg('--seed', Date.now() % 1_000_000),
 }
 console.error(`soak: seed ${counts.seed}`)

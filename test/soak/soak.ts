@@ -5,7 +5,8 @@
  * - kill and resume: stdout of the resumed run equals an uninterrupted run's byte for byte, and no node or subtask
  *   whose completion was seen before a kill starts again afterwards;
  * - race: of two `tea resume` started together, exactly one runs the run (exit 0), the other exits 2;
- * - malformed input: every failure is a TeaError with a code from the table, or the parser's documented refusal.
+ * - malformed input: every failure is a TeaError with a code from the table, or the parser's documented refusal;
+ * - hostile JSON into every entry point (fuzz.ts): the same, and `tea serve` still answering afterwards.
  *
  * `npm run soak` runs the full counts and prints the figures; `soak.test.ts` runs a small slice in `npm test`.
  */
@@ -19,12 +20,15 @@ import { parseReply } from '../../src/planning/parse.ts'
 import { compileTemplate } from '../../src/template/index.ts'
 import { killWhen, scratch, tea } from '../e2e/cli.ts'
 import { rng } from '../support/rng.ts'
+import { type FuzzFigures, fuzzEntryPoints } from './fuzz.ts'
 
 export interface SoakCounts {
   linearKills: number
   planKills: number
   races: number
   inputs: number
+  /** Hostile JSON into every entry point (fuzz.ts). */
+  fuzz: number
   seed: number
 }
 
@@ -32,6 +36,7 @@ export interface SoakFigures {
   trials: Record<'linear' | 'plan', { trials: number; kills: number; mismatches: string[]; reruns: string[] }>
   races: { trials: number; exactlyOne: number; failures: string[] }
   inputs: { total: number; byKind: Record<string, number>; crashes: string[]; uncoded: string[] }
+  fuzz: FuzzFigures
   seconds: number
 }
 
@@ -72,6 +77,7 @@ export async function soak(counts: SoakCounts, log: (line: string) => void = () 
     trials: { linear: { trials: 0, kills: 0, mismatches: [], reruns: [] }, plan: { trials: 0, kills: 0, mismatches: [], reruns: [] } },
     races: { trials: 0, exactlyOne: 0, failures: [] },
     inputs: { total: 0, byKind: {}, crashes: [], uncoded: [] },
+    fuzz: { total: 0, byKind: {}, crashes: [], uncoded: [] },
     seconds: 0,
   }
   for (const [kind, agent, n] of [
@@ -86,6 +92,7 @@ export async function soak(counts: SoakCounts, log: (line: string) => void = () 
   }
   for (let trial = 0; trial < counts.races; trial++) await race(figures.races, random, `race #${trial} (seed ${counts.seed})`)
   malformed(counts.inputs, random, figures.inputs)
+  figures.fuzz = await fuzzEntryPoints(counts.fuzz, random)
   figures.seconds = Math.round((Date.now() - started) / 1000)
   return figures
 }
@@ -282,6 +289,9 @@ export function report(f: SoakFigures, counts: SoakCounts): string {
     `| malformed inputs (${Object.entries(f.inputs.byKind)
       .map(([k, n]) => `${k} ${n}`)
       .join(', ')}) | ${f.inputs.total} | ${f.inputs.crashes.length} crashes, ${f.inputs.uncoded.length} uncoded |`,
+    `| hostile JSON into every entry point (${Object.entries(f.fuzz.byKind)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}) | ${f.fuzz.total} | ${f.fuzz.crashes.length} crashes, ${f.fuzz.uncoded.length} uncoded |`,
   ]
   return `${rows.join('\n')}\n\nseed ${counts.seed}, ${f.seconds} s`
 }
@@ -296,5 +306,7 @@ export function failures(f: SoakFigures): string[] {
     ...f.races.failures,
     ...f.inputs.crashes,
     ...f.inputs.uncoded,
+    ...f.fuzz.crashes,
+    ...f.fuzz.uncoded,
   ]
 }
