@@ -149,7 +149,14 @@ export function sse(url: string, path: string, headers: Record<string, string> =
  * acts "while a node is in flight" on an event rather than a guess at timing. `waiting()` resolves when `n`
  * requests are held.
  */
-export async function startGate(): Promise<{ url: string; open(): void; waiting(n: number): Promise<void>; close(): Promise<void> }> {
+export async function startGate(): Promise<{
+  url: string
+  open(): void
+  waiting(n: number): Promise<void>
+  /** Requests held so far (those of killed clients included). */
+  held(): number
+  close(): Promise<void>
+}> {
   const { createServer } = await import('node:http')
   let opened = false
   const held: Array<import('node:http').ServerResponse> = []
@@ -167,6 +174,7 @@ export async function startGate(): Promise<{ url: string; open(): void; waiting(
       opened = true
       for (const res of held.splice(0)) res.end('{"open":true}')
     },
+    held: () => held.length,
     waiting(n) {
       return new Promise((done) => {
         const check = (): void => (held.length >= n ? done() : void watchers.push(check))

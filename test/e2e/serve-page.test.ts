@@ -74,8 +74,10 @@ skipIf(
       page.on('request', (r) => {
         if (!r.url().startsWith(d.url)) external.push(r.url())
       })
-      await page.goto(`${d.url}/?token=${token}`) // sets the cookie, then redirects to /
+      await page.goto(`${d.url}/?token=${token}`) // the page keeps the token in sessionStorage, and leaves the address
       await page.locator('#runs tr[data-run="live"] .status.running').waitFor()
+      assert.is(page.url(), `${d.url}/`, 'the token is out of the address bar and history')
+      assert.equal(await context.cookies(), [], 'no cookie: another port of this host would receive it')
       await page.locator('#timeline li', { hasText: 'wait' }).waitFor()
       assert.is(await page.locator('#run-id').textContent(), 'live')
       assert.ok((await page.locator('#timeline li', { hasText: 'prepare' }).getAttribute('class'))?.includes('done'))
@@ -98,6 +100,73 @@ skipIf(
       await context.close()
       await d.stop()
       await g.close()
+      s.cleanup()
+    }
+  },
+)
+
+const HELLO = `name: hello
+nodes:
+  - name: a
+    run: "return { a: 1 }"
+`
+
+skipIf(
+  t,
+  CHROMIUM ? false : 'no chromium at /usr/bin/chromium (bash .ci/install-browser.sh installs it)',
+  '28 page F: a page on another port of the host, in the browser that holds the token, starts nothing and reads nothing',
+  async () => {
+    const s = scratch()
+    mkdirSync(s.path('agents'))
+    writeFileSync(s.path('agents/hello.yaml'), HELLO)
+    const token = 'csrf-test-token-0123456789'
+    writeFileSync(s.path('token'), token)
+    const d = await startServe(['--data-dir', s.path('data'), '--agents', s.path('agents'), '--token-file', s.path('token')])
+    const open = await startServe(['--data-dir', s.path('data-open'), '--agents', s.path('agents')]) // loopback, no token
+    // The attacker: another server on this host, another port (the probe's localhost:18900).
+    const { createServer } = await import('node:http')
+    const evil = createServer((_req, res) => res.end('<!doctype html><title>evil</title>'))
+    await new Promise<void>((r) => evil.listen(0, '127.0.0.1', () => r()))
+    const evilUrl = `http://127.0.0.1:${(evil.address() as import('node:net').AddressInfo).port}`
+    const context = await (await browser()).newContext()
+    try {
+      const board = await context.newPage()
+      await board.goto(`${d.url}/?token=${token}`)
+      await board.locator('#health', { hasText: 'running' }).waitFor() // the page is in, with its token
+      const page = await context.newPage()
+      await page.goto(`${evilUrl}/`)
+      const attempts = (await page.evaluate(`(async (targets) => {
+        const out = []
+        for (const base of targets) {
+          const body = JSON.stringify({ agent: 'hello' })
+          const tries = [
+            () => fetch(base + '/api/runs', { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body }),
+            () => fetch(base + '/api/runs', { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json' }, body }),
+            () => fetch(base + '/api/runs', { credentials: 'include' }).then((r) => r.text()),
+          ]
+          for (const go of tries) out.push(await go().then((r) => (typeof r === 'string' ? 'read: ' + r : 'sent ' + r.type + ' ' + r.status), (e) => 'blocked: ' + e.name))
+        }
+        return out
+      })(${JSON.stringify([d.url, open.url])})`)) as string[]
+      assert.equal(attempts, [
+        'sent opaque 0', // the text/plain POST left the browser …
+        'blocked: TypeError', // the JSON one stopped at its preflight
+        'blocked: TypeError', // no CORS: nothing read
+        'sent opaque 0',
+        'blocked: TypeError',
+        'blocked: TypeError',
+      ])
+      // … and tea refused it: no run on either daemon, and no token in the browser's cookies.
+      const auth = { authorization: `Bearer ${token}` }
+      assert.equal((await d.json('GET', '/api/runs', undefined, auth)).body, [])
+      assert.equal((await open.json('GET', '/api/runs')).body, [])
+      assert.equal(await context.cookies(), [])
+    } finally {
+      await context.close()
+      await d.stop()
+      await open.stop()
+      evil.closeAllConnections()
+      await new Promise((r) => evil.close(r))
       s.cleanup()
     }
   },

@@ -58,8 +58,9 @@ schedules:
     assert.is(await d.stop(), 0)
   }
   const state = JSON.parse(readFileSync(p.path('data/serve-schedules.json'), 'utf8'))
-  assert.ok(state.yearly > Date.UTC(2025, 0, 1), 'the fire is recorded')
-  assert.ok(typeof state.fresh === 'number', 'a new schedule is remembered from its first start')
+  assert.ok(state.yearly.last > Date.UTC(2025, 0, 1), 'the fire is recorded')
+  assert.match(state.yearly.run, /^yearly-/, 'with the run it started')
+  assert.ok(typeof state.fresh.last === 'number', 'a new schedule is remembered from its first start')
   // Started again: nothing missed since, nothing fires.
   const again = await startServe(p.args)
   try {
@@ -94,6 +95,49 @@ schedules:
     g.open()
   } finally {
     await d.stop()
+    await g.close()
+  }
+  p.cleanup()
+})
+
+test('28 schedules I: after a SIGKILL, the run a schedule had going is still its run: the catch-up fire is skipped, not run beside it', async () => {
+  const g = await startGate()
+  const p = project(`agents: agents
+schedules:
+  - name: often
+    agent: gated
+    cron: "* * * * * *"
+    input: { gate: "${g.url}" }
+`)
+  try {
+    const d = await startServe(p.args)
+    let runId: string
+    try {
+      runId = (await d.waitLog(/schedule often: started \S+/)).split(' ').at(-1)!
+      await g.waiting(1)
+    } finally {
+      await d.stop('SIGKILL')
+    }
+    const kept = JSON.parse(readFileSync(p.path('data/serve-schedules.json'), 'utf8'))
+    assert.is(kept.often.run, runId, 'the running run is written down with its fire time')
+    const next = await startServe(p.args)
+    try {
+      await next.waitLog(new RegExp(`resuming 1 unfinished run: ${runId}`))
+      await next.waitLog(new RegExp(`schedule often: skipped at \\S+: its run ${runId} is still (running|queued)`))
+      await g.waiting(2) // the resumed run is back at its gate
+      await next.waitLog(new RegExp(`(skipped at \\S+: its run ${runId} is still running[\\s\\S]*){2}`)) // fires go on being skipped
+      assert.equal(
+        (await next.json('GET', '/api/runs')).body.map((r: any) => r.run_id),
+        [runId],
+        'one run of the schedule at a time, across the kill',
+      )
+      assert.not.match(next.stderr(), /schedule often: started/)
+      g.open()
+      await next.waitLog(new RegExp(`run ${runId} completed`))
+    } finally {
+      await next.stop()
+    }
+  } finally {
     await g.close()
   }
   p.cleanup()

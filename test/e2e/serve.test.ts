@@ -323,7 +323,29 @@ test('16 serve --print-systemd: a unit running tea serve as this user after Olla
   assert.match(unit, /^ProtectSystem=strict$/m)
   assert.match(unit, new RegExp(`^ReadWritePaths=${p.path('data')} -${p.path('cache')}$`, 'm'))
   assert.match(unit, /^WantedBy=multi-user\.target$/m)
+  // Memory and restarts bounded (issue 28 item 6): the x64 build has Python, 224M + 2 runs x 256M.
+  assert.match(unit, /^MemoryMax=736M$/m)
+  const [unitPart = '', servicePart = ''] = unit.split('[Service]')
+  assert.match(unitPart, /^StartLimitIntervalSec=600$/m)
+  assert.match(unitPart, /^StartLimitBurst=6$/m, 'in [Unit], where systemd reads it')
+  assert.not.match(servicePart, /StartLimit/)
   assert.not.ok(existsSync(p.path('data')), 'printing a unit starts nothing and writes nothing')
+  const sized = await tea([
+    'serve',
+    '--print-systemd',
+    ...p.args,
+    '--max-concurrent',
+    '1',
+    '--resume-limit',
+    '5',
+    '--allow-host',
+    'board.lan',
+  ])
+  assert.is(sized.code, 0, sized.stderr)
+  assert.match(sized.stdout, /^MemoryMax=480M$/m)
+  assert.match(sized.stdout, /^# 224M for this build \(with Python\) \+ 1 concurrent run x 256M \(settings\.run_memory_mb\)/m)
+  assert.match(sized.stdout, /^StartLimitBurst=8$/m)
+  assert.match(sized.stdout, /^ExecStart=.* --max-concurrent 1 --resume-limit 5 --allow-host board\.lan$/m)
   p.cleanup()
 })
 
