@@ -16,6 +16,24 @@ const timeout = v.optional(
 
 const limitMs = (seconds: number | undefined, ctx: ActionContext): number => (seconds ?? ctx.settings.run_timeout) * 1000
 
+/** Code reaches the engine only where the agent allows code (settings.allow_inline_code), wherever it came from. */
+function mayRunCode(ctx: ActionContext, action: string): void {
+  if (!ctx.settings.allow_inline_code) {
+    throw new TeaError('INLINE_CODE_FORBIDDEN', `${action} runs Prolog code, which settings.allow_inline_code: false forbids`, {
+      where: { node: ctx.node },
+      hint: "remove allow_inline_code: false from the agent's settings to let it run Prolog",
+    })
+  }
+}
+
+function overMemory(ctx: ActionContext, what: string, field: string): TeaError {
+  const mb = ctx.settings.run_memory_mb
+  return new TeaError('NODE_MEMORY_LIMIT', `${what} went over its memory limit of ${mb} MiB and was stopped`, {
+    where: { node: ctx.node, field },
+    hint: `a term, a table of clauses or of atoms that keeps growing: raise settings.run_memory_mb (MiB, now ${mb}) if the code needs more`,
+  })
+}
+
 export const prologRun = defineAction({
   name: 'prolog.run',
   description:
@@ -27,9 +45,11 @@ export const prologRun = defineAction({
   raw: ['code'],
   verify: async (params, ctx) => syntaxProblems(params.code, ctx.signal),
   async run(p, ctx) {
+    mayRunCode(ctx, 'prolog.run')
     const where = { node: ctx.node, field: 'run' }
     const call = { signal: ctx.signal, timeoutMs: limitMs(p.timeout, ctx), where, what: 'the Prolog code' }
-    const outcome = await runProlog({ op: 'run', code: p.code, state: ctx.state }, call)
+    const outcome = await runProlog({ op: 'run', code: p.code, state: ctx.state, memoryMb: ctx.settings.run_memory_mb }, call)
+    if (outcome.kind === 'memory') throw overMemory(ctx, 'the Prolog code', 'run')
     if (outcome.kind === 'error') {
       throw new TeaError('CODE_ERROR', `Prolog, line ${outcome.line}: ${outcome.message}`, {
         where,
@@ -64,10 +84,13 @@ export const prologQuery = defineAction({
   }),
   verify: async (params, ctx) => syntaxProblems(programOf(params as QueryParams), ctx.signal),
   async run(p, ctx) {
+    mayRunCode(ctx, 'prolog.query')
     const { program, facts, goal } = readQuery(p, ctx.node)
     const where = { node: ctx.node, field: 'program' }
     const call = { signal: ctx.signal, timeoutMs: limitMs(p.timeout, ctx), where, what: 'the Prolog query' }
-    const outcome = await queryProlog({ op: 'query', program, facts, goal, max: p.max_solutions }, call)
+    const memoryMb = ctx.settings.run_memory_mb
+    const outcome = await queryProlog({ op: 'query', program, facts, goal, max: p.max_solutions, memoryMb }, call)
+    if (outcome.kind === 'memory') throw overMemory(ctx, 'the Prolog query', 'program')
     if (outcome.kind === 'error') {
       const place = outcome.line > 0 ? `program, line ${outcome.line}` : 'query'
       throw new TeaError('CODE_ERROR', `Prolog ${place}: ${outcome.message}`, { where })

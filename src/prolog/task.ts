@@ -11,10 +11,11 @@ import type { HostCaller, PoolTask, TaskResult } from '../pool/protocol.ts'
 import { PrologEngine } from './engine.ts'
 import type { PrologFiles } from './files.ts'
 
+/** `memoryMb`: the run's memory limit (settings.run_memory_mb). */
 export type PrologOp =
-  | { op: 'run'; code: string; state: unknown }
+  | { op: 'run'; code: string; state: unknown; memoryMb: number }
   | { op: 'check'; code: string }
-  | { op: 'query'; program: string; facts: unknown[][]; goal: string; max: number }
+  | { op: 'query'; program: string; facts: unknown[][]; goal: string; max: number; memoryMb: number }
 
 export interface PrologTask extends PoolTask {
   kind: 'prolog'
@@ -22,12 +23,18 @@ export interface PrologTask extends PoolTask {
   work: PrologOp
 }
 
-const engine = engineOnWorker((files: PrologFiles) => PrologEngine.start(files))
+const start = (files: PrologFiles): Promise<PrologEngine> => PrologEngine.start(files)
+let engine = engineOnWorker(start)
 
 export async function runPrologTask(task: PrologTask, host: HostCaller | undefined): Promise<TaskResult> {
   const e = await engine(task.files, host)
   const w = task.work
-  if (w.op === 'run') return { value: e.run(w.code, w.state) }
-  if (w.op === 'check') return { value: e.check(w.code) ?? null }
-  return { value: e.query(w.program, w.facts, w.goal, w.max) }
+  try {
+    if (w.op === 'run') return { value: e.run(w.code, w.state, w.memoryMb) }
+    if (w.op === 'check') return { value: e.check(w.code) ?? null }
+    return { value: e.query(w.program, w.facts, w.goal, w.max, w.memoryMb) }
+  } finally {
+    // An engine whose heap met a run's cap is dropped whole (engine.ts): the next task starts another.
+    if (e.spent) engine = engineOnWorker(start)
+  }
 }

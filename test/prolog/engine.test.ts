@@ -16,6 +16,7 @@ t.before(async (c) => {
 
 const returns = (o: RunOutcome): Record<string, unknown> => {
   if (o.kind === 'error') throw new Error(`Prolog error at line ${o.line}: ${o.message}`)
+  if (o.kind === 'memory') throw new Error('Prolog: over the memory limit')
   return o.returns
 }
 
