@@ -20,7 +20,7 @@ function task(work: LuaOp): LuaTask {
 export const luaRun = defineAction({
   name: 'lua.run',
   description:
-    "Runs Lua 5.4 code with TEA's contract: the body of a function given `state`; the table it returns is merged into the state (another value becomes {result = value}). No os, io, loadfile, dofile or debug.",
+    "Runs Lua 5.4 code with TEA's contract: the body of a function given `state`; the table it returns is merged into the state (another value becomes {result = value}). No os, io, require, package, loadfile, dofile, debug or string.dump; load reads text only.",
   params: v.object({
     code: v.pipe(v.string(), v.description('The Lua code (as written: not a template).')),
     timeout: v.optional(
@@ -36,13 +36,27 @@ export const luaRun = defineAction({
   },
   async run(p, ctx) {
     const where = { node: ctx.node, field: 'run' }
+    // Code reaches the engine only where the agent allows code, wherever it came from (a template, the state).
+    if (!ctx.settings.allow_inline_code) {
+      throw new TeaError('INLINE_CODE_FORBIDDEN', 'lua.run runs Lua code, which settings.allow_inline_code: false forbids', {
+        where: { node: ctx.node },
+        hint: "remove allow_inline_code: false from the agent's settings to let it run Lua",
+      })
+    }
     const timeoutMs = (p.timeout ?? ctx.settings.run_timeout) * 1000
-    const outcome = (await callEngine(task({ op: 'run', code: p.code, state: ctx.state }), {
+    const memoryMb = ctx.settings.run_memory_mb
+    const outcome = (await callEngine(task({ op: 'run', code: p.code, state: ctx.state, memoryMb }), {
       signal: ctx.signal,
       timeoutMs,
       where,
       what: 'the Lua code',
     })) as LuaOutcome
+    if (outcome.kind === 'memory') {
+      throw new TeaError('NODE_MEMORY_LIMIT', `the Lua code went over its memory limit of ${memoryMb} MiB and was stopped`, {
+        where,
+        hint: `a table or string that keeps growing: raise settings.run_memory_mb (MiB, now ${memoryMb}) if the code needs more`,
+      })
+    }
     if (outcome.kind === 'error') {
       throw new TeaError('CODE_ERROR', `Lua${outcome.line ? `, line ${outcome.line}` : ''}: ${outcome.message}`, {
         where,

@@ -7,6 +7,17 @@
  * Each run gets an environment of its own: a fresh table of globals over fresh copies of the standard library
  * tables, so nothing a run defines or changes — globals, `string.foo = …` — is seen by another (TEA fixed its
  * Lua isolation twice; here it holds by construction).
+ *
+ * The code is untrusted, and the interpreter's real globals hold `os`, `io`, `require` and `package`, which reach
+ * the host through Emscripten (`os.execute` ends in Node's child_process). So, once the glue has taken what it
+ * needs, those are removed from the real globals too, and nothing a run is given leads back to them: `load` is
+ * tea's, which reads text only (a binary chunk is refused whatever mode the caller asks: hand-made bytecode can
+ * read and write outside the interpreter's memory) and gives the chunk the run's environment unless the caller
+ * names another (Lua's own `load` would give it the real globals); `string.dump` is gone; the strings' shared
+ * metatable is hidden (`getmetatable("")` is false), because its `__index` is the one table every run's string
+ * methods go through; `collectgarbage` only collects, counts and steps (stopping the collector would outlive
+ * the run); `print` writes nowhere (the interpreter's stdout is tea's). What a run leaves for the collector is
+ * collected at its end, so its finalizers (`__gc`) run inside its own time limit, not in the next run's.
  */
 
 export const GLUE = String.raw`
@@ -121,10 +132,26 @@ function json.decode(s)
 end
 
 local LIBRARIES = { 'string', 'table', 'math', 'utf8', 'coroutine' }
-local BASICS = { 'assert', 'error', 'ipairs', 'next', 'pairs', 'pcall', 'print', 'rawequal', 'rawget', 'rawlen', 'rawset',
-  'select', 'setmetatable', 'getmetatable', 'tonumber', 'tostring', 'type', 'xpcall', 'load', 'collectgarbage', '_VERSION' }
+local BASICS = { 'assert', 'error', 'ipairs', 'next', 'pairs', 'pcall', 'rawequal', 'rawget', 'rawlen', 'rawset',
+  'select', 'setmetatable', 'getmetatable', 'tonumber', 'tostring', 'type', 'xpcall', '_VERSION' }
 local base = {}
 for _, name in ipairs(BASICS) do base[name] = _G[name] end
+
+local raw_load, raw_collect, raw_tostring, raw_pcall = load, collectgarbage, tostring, pcall
+local GC_OPTIONS = { collect = true, count = true, step = true, isrunning = true }
+base.collectgarbage = function(option, ...)
+  option = option or 'collect'
+  if not GC_OPTIONS[option] then error("collectgarbage('" .. raw_tostring(option) .. "') is not available to run: code", 2) end
+  return raw_collect(option, ...)
+end
+base.print = function() end
+
+-- What reaches the host, or outlives a run, leaves the real globals and the shared string table.
+for _, name in ipairs({ 'os', 'io', 'require', 'package', 'debug', 'dofile', 'loadfile', 'load', 'collectgarbage', 'print' }) do
+  _G[name] = nil
+end
+string.dump = nil
+getmetatable('').__metatable = false
 
 -- Globals for one run: the basics, copies of the library tables, and nothing from another run.
 local function environment()
@@ -136,27 +163,44 @@ local function environment()
     env[lib] = copy
   end
   env._G = env
+  -- Text only; the run's globals unless the caller names an environment (as Lua's load takes a fourth argument).
+  env.load = function(chunk, name, _mode, ...)
+    if select('#', ...) > 0 then return raw_load(chunk, name, 't', (...)) end
+    return raw_load(chunk, name, 't', env)
+  end
   return env
+end
+
+local function run(code, state_json)
+  local env = environment()
+  -- 'local state = ...' shares the first line with the code, so the code's line numbers are its own.
+  local chunk, err = raw_load('local state = ... ' .. code, '=run', 't', env)
+  if not chunk then return json.encode({ error = err }) end
+  local decoded, state = raw_pcall(json.decode, state_json)
+  if not decoded then return json.encode({ error = 'the state: ' .. raw_tostring(state) }) end
+  local ok, result = raw_pcall(chunk, state)
+  if not ok then
+    local shown, message = raw_pcall(raw_tostring, result)
+    return json.encode({ error = shown and message or 'an error value that cannot be shown' })
+  end
+  if result == nil then return '{"ok":{}}' end
+  if type(result) ~= 'table' or is_array(result) then result = { result = result } end
+  local encoded, out = raw_pcall(json.encode, { ok = result })
+  if not encoded then return json.encode({ error = 'the returned value: ' .. raw_tostring(out) }) end
+  return out
 end
 
 -- Runs one body: returns the JSON text of {ok = update} or {error = message, line = n}.
 function tea_run(code, state_json)
-  local env = environment()
-  -- 'local state = ...' shares the first line with the code, so the code's line numbers are its own.
-  local chunk, err = load('local state = ... ' .. code, '=run', 't', env)
-  if not chunk then return json.encode({ error = err }) end
-  local ok, result = pcall(chunk, json.decode(state_json))
-  if not ok then return json.encode({ error = tostring(result) }) end
-  if result == nil then return '{"ok":{}}' end
-  if type(result) ~= 'table' or is_array(result) then result = { result = result } end
-  local encoded, out = pcall(json.encode, { ok = result })
-  if not encoded then return json.encode({ error = 'the returned value: ' .. tostring(out) }) end
+  local done, out = raw_pcall(run, code, state_json)
+  if not done then out = json.encode({ error = raw_tostring(out) }) end
+  raw_collect('collect')
   return out
 end
 
 -- Compiles a body without running it: nil, or the error.
 function tea_check(code)
-  local chunk, err = load('local state = ... ' .. code, '=run', 't', {})
+  local chunk, err = raw_load('local state = ... ' .. code, '=run', 't', {})
   return err
 end
 `

@@ -7,7 +7,8 @@ import { engineOnWorker } from '../pool/engine-call.ts'
 import type { HostCaller, PoolTask, TaskResult } from '../pool/protocol.ts'
 import { LuaEngine, type LuaFiles } from './engine.ts'
 
-export type LuaOp = { op: 'run'; code: string; state: unknown } | { op: 'check'; code: string }
+/** `memoryMb`: the run's memory limit (settings.run_memory_mb). */
+export type LuaOp = { op: 'run'; code: string; state: unknown; memoryMb: number } | { op: 'check'; code: string }
 
 export interface LuaTask extends PoolTask {
   kind: 'lua'
@@ -20,5 +21,5 @@ const engine = engineOnWorker((files: LuaFiles) => LuaEngine.start(files))
 export async function runLuaTask(task: LuaTask, host: HostCaller | undefined): Promise<TaskResult> {
   const e = await engine(task.files, host)
   const w = task.work
-  return { value: w.op === 'run' ? e.run(w.code, w.state) : (e.check(w.code) ?? null) }
+  return { value: w.op === 'run' ? e.run(w.code, w.state, w.memoryMb) : (e.check(w.code) ?? null) }
 }

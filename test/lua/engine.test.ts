@@ -16,6 +16,7 @@ t.before(async (c) => {
 
 const update = (o: LuaOutcome): Record<string, unknown> => {
   if (o.kind === 'error') throw new Error(`Lua error at line ${o.line}: ${o.message}`)
+  if (o.kind === 'memory') throw new Error('Lua: over the memory limit')
   return o.update
 }
 
