@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { scratch } from './cli.ts'
+import { scratch, tea } from './cli.ts'
 import { startServe, type Daemon } from './serve-harness.ts'
 
 const HELLO = `name: hello
@@ -145,6 +145,22 @@ test('28 serve F: the Host must name the listener (DNS rebinding is 421 HOST_NOT
   } finally {
     await d.stop()
   }
+  p.cleanup()
+})
+
+test('28 serve F: allow_hosts in the config adds to --allow-host; an entry that is not a host is a start-up error (exit 2)', async () => {
+  const p = project()
+  writeFileSync(p.path('serve.yaml'), 'allow_hosts: [cfg.lan]\n')
+  const d = await startServe([...p.args, '--config', p.path('serve.yaml'), '--allow-host', 'flag.lan'])
+  try {
+    for (const host of ['cfg.lan', 'flag.lan']) assert.is((await raw(d, 'GET', '/api/health', { host })).status, 200, host)
+    assert.is((await raw(d, 'GET', '/api/health', { host: 'other.lan' })).status, 421)
+  } finally {
+    await d.stop()
+  }
+  const bad = await tea(['serve', '--listen', '127.0.0.1:0', ...p.args, '--allow-host', 'http://board.lan/'])
+  assert.is(bad.code, 2, bad.stderr)
+  assert.match(bad.stderr, /--allow-host takes NAME or NAME:PORT .*"http:\/\/board\.lan\/"/)
   p.cleanup()
 })
 

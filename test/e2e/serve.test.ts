@@ -346,6 +346,10 @@ test('16 serve --print-systemd: a unit running tea serve as this user after Olla
   assert.match(sized.stdout, /^# 224M for this build \(with Python\) \+ 1 concurrent run x 256M \(settings\.run_memory_mb\)/m)
   assert.match(sized.stdout, /^StartLimitBurst=8$/m)
   assert.match(sized.stdout, /^ExecStart=.* --max-concurrent 1 --resume-limit 5 --allow-host board\.lan$/m)
+  writeFileSync(p.path('serve.yaml'), 'max_concurrent: 3\nresume_limit: 0\n')
+  const configured = await tea(['serve', '--print-systemd', '--config', p.path('serve.yaml')])
+  assert.match(configured.stdout, /^MemoryMax=992M$/m, 'the config sizes it as the flags do')
+  assert.match(configured.stdout, /^StartLimitBurst=3$/m)
   p.cleanup()
 })
 

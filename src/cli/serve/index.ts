@@ -20,7 +20,7 @@ import { readServeConfig } from './config.ts'
 import { tokenMatcher } from './http-kit.ts'
 import { DEFAULT_LISTEN, parseListen, readToken, requireTokenOffLoopback } from './listen.ts'
 import { takeServeLock } from './lock.ts'
-import { requestGuard } from './request-guard.ts'
+import { checkAllowHosts, requestGuard } from './request-guard.ts'
 import { DEFAULT_RESUME_LIMIT } from './auto-resume.ts'
 import { RunManager } from './run-manager.ts'
 
@@ -54,6 +54,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   const minFreeMb = flags['min-free-mb'] ?? config?.min_free_mb ?? 128
   const allowHosts = [...(config?.allow_hosts ?? []), ...(flags['allow-host'] ?? [])]
   const resumeLimit = flags['resume-limit'] ?? config?.resume_limit ?? DEFAULT_RESUME_LIMIT
+  checkAllowHosts(allowHosts)
   if (flags['print-systemd']) {
     const { systemdUnit } = await import('./systemd.ts')
     io.out(

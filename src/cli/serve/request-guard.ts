@@ -31,13 +31,26 @@ export interface GuardOptions {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD'])
 
+/** Refuses (USAGE, at start) `--allow-host` entries that are not a host name or address with an optional port. */
+export function checkAllowHosts(entries: readonly string[]): void {
+  const bad = entries.filter((e) => !parseHost(e))
+  if (bad.length)
+    throw new TeaError(
+      'USAGE',
+      `--allow-host takes NAME or NAME:PORT (a host name or address, no scheme or path), got ${bad.map((b) => JSON.stringify(b)).join(', ')}`,
+      {
+        hint: 'e.g. --allow-host board.lan or --allow-host board.lan:8765',
+      },
+    )
+}
+
 /** A check of each request against forgery from other pages; throws the refusal. */
 export function requestGuard(opts: GuardOptions): (req: IncomingMessage) => void {
   const anyPort = new Set<string>()
   const withPort = new Set<string>()
+  checkAllowHosts(opts.allowHosts)
   for (const entry of opts.allowHosts) {
-    const h = parseHost(entry)
-    if (!h) continue
+    const h = parseHost(entry)!
     if (h.port === undefined) anyPort.add(h.name)
     else withPort.add(`${h.name}:${h.port}`)
   }
