@@ -18,8 +18,6 @@ import type { RunRecord, Store } from '../../store/types.ts'
 /** Automatic resumes in a row of a run whose process died, before it is failed (docs/serve.md). */
 export const DEFAULT_RESUME_LIMIT = 3
 
-export type AutoResume = NonNullable<RunRecord['autoResume']>
-
 /**
  * How many times in a row the run's process has died so far, counting the death that left it (`crashed`: it was
  * left `running`; a run a shutdown stopped cleanly adds none). `step` is its latest checkpoint's step.

@@ -4,7 +4,7 @@
  * run after its current checkpoint, close the store and exit 0.
  */
 
-import { createServer } from 'node:http'
+import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
 import { builtin } from '../../core/builtin.ts'
@@ -16,12 +16,12 @@ import { EXIT } from '../exit.ts'
 import type { Io } from '../io.ts'
 import { openStore } from '../run-output.ts'
 import { createApp } from './app.ts'
+import { DEFAULT_RESUME_LIMIT } from './auto-resume.ts'
 import { readServeConfig } from './config.ts'
 import { tokenMatcher } from './http-kit.ts'
 import { DEFAULT_LISTEN, parseListen, readToken, requireTokenOffLoopback } from './listen.ts'
 import { takeServeLock } from './lock.ts'
 import { checkAllowHosts, requestGuard } from './request-guard.ts'
-import { DEFAULT_RESUME_LIMIT } from './auto-resume.ts'
 import { RunManager } from './run-manager.ts'
 
 export interface ServeFlags {
@@ -95,7 +95,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   const registry = lazyRegistry() // the actions each agent names load with its first run (src/catalog.ts)
   const manager = new RunManager({ store, registry, dataDir, io, maxConcurrent, minFreeBytes: minFreeMb * 2 ** 20, resumeLimit, log })
   // Made once the port is known (a listener on port 0 learns it from the kernel); no request arrives before.
-  let guard: ((req: import('node:http').IncomingMessage) => void) | undefined
+  let guard: ((req: IncomingMessage) => void) | undefined
   const app = createApp({
     guard: (req) => guard!(req),
     store,

@@ -39,7 +39,7 @@ export interface UnitOptions {
 }
 
 /** The unit's MemoryMax in MiB, and how it was reached (a comment in the unit). */
-export function memoryMax(maxConcurrent: number, features = enabledFeatures()): { mb: number; why: string } {
+function memoryMax(maxConcurrent: number, features = enabledFeatures()): { mb: number; why: string } {
   const python = features.includes('python')
   const floor = python ? FLOOR_PYTHON_MB : FLOOR_MB
   const mb = floor + maxConcurrent * DEFAULT_RUN_MEMORY_MB
