@@ -55,6 +55,14 @@ export const pythonRun = defineAction({
   },
   async run(p, ctx) {
     const where = { node: ctx.node, field: 'run' }
+    // Whatever way the code arrived (a run: node, uses: python.run, a template over the state), it is code.
+    if (!ctx.settings.allow_inline_code) {
+      throw new TeaError('INLINE_CODE_FORBIDDEN', 'python.run: code is forbidden by settings.allow_inline_code: false', {
+        where,
+        hint: 'remove settings.allow_inline_code: false to let this agent run Python code',
+      })
+    }
+    const memoryMb = ctx.settings.run_memory_mb
     // TEA renders run: code as a template first, never its reflection code.
     const code = p.contract === 'reflection' ? p.code : pythonSource(p.code, ctx)
     const outcome = (await callEngine(
@@ -64,11 +72,19 @@ export const pythonRun = defineAction({
         state: ctx.state,
         variables: ctx.variables,
         workspace: ctx.settings.workspace,
+        memoryMb,
         ...(p.contract === 'reflection' && { reflection: { output: p.output } }),
       }),
       { signal: ctx.signal, timeoutMs: (p.timeout ?? ctx.settings.run_timeout) * 1000, where, what: 'the Python code' },
     )) as PythonOutcome
     for (const line of outcome.output) ctx.emit({ type: 'log', node: ctx.node, message: line })
+    if (outcome.kind === 'memory') {
+      throw new TeaError('NODE_MEMORY_LIMIT', `the Python code went over its memory limit of ${memoryMb} MiB and was stopped`, {
+        where,
+        details: { language: 'python', limit_mb: memoryMb, ...(outcome.usedMb && { used_mb: outcome.usedMb }) },
+        hint: `raise settings.run_memory_mb (now ${memoryMb}) if the code needs more; the interpreter itself takes ~32 MiB of it`,
+      })
+    }
     if (outcome.kind === 'error') {
       throw new TeaError('CODE_ERROR', `Python${outcome.line ? `, line ${outcome.line}` : ''}: ${outcome.message}`, {
         where,

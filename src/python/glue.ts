@@ -33,8 +33,8 @@ _MISSING = {
 }
 
 def _plain(value, depth=0):
-    if depth > 200:
-        raise ValueError('the value is nested too deep (over 200 levels, or it contains itself)')
+    if depth > 120:
+        raise ValueError('the value is nested too deep (over 120 levels, or it contains itself)')
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
@@ -66,6 +66,9 @@ def _message(error, state=None):
         # TEA's runtimes give run: code no variable per state key either; the author meant the state's.
         return (f"NameError: {error}; run: code sees the state as state, not as variables: "
                 f"write state[{error.name!r}] (TEA's Python runtime does not define '{error.name}' either)")
+    if isinstance(error, ModuleNotFoundError) and error.name and error.name.split('.')[0] in _BRIDGE:
+        return (f"Python module '{error.name}' is not available in tea: run: code in Python cannot reach "
+                f"JavaScript or the host (docs/agents.md, run: in Python)")
     if isinstance(error, ModuleNotFoundError) and error.name:
         top = error.name.split('.')[0]
         return (f"Python module '{top}' is not available in tea: run: code in Python has the standard library only "
@@ -200,6 +203,46 @@ def tea_reflect(code, state_json, variables_json, output_json):
         if isinstance(error, KeyboardInterrupt):
             raise
         return _json.dumps({'error': _message(error, state), 'line': _line(error, 0)})
+
+# Pyodide's bridges to JavaScript, and ctypes. The gate (src/python/gate.ts) is what closes them: these names only
+# make the refusal an ImportError that says why, instead of the run failing at the gate.
+_BRIDGE = {'js', 'pyodide', 'pyodide_js', '_pyodide', '_pyodide_core', 'ctypes', '_ctypes', 'micropip'}
+_PROCESS = ('system', 'popen', 'fork', 'forkpty', 'kill', 'killpg', 'posix_spawn', 'posix_spawnp',
+            'execl', 'execle', 'execlp', 'execlpe', 'execv', 'execve', 'execvp', 'execvpe',
+            'spawnl', 'spawnle', 'spawnlp', 'spawnlpe', 'spawnv', 'spawnve', 'spawnvp', 'spawnvpe')
+
+class _Closed:
+    def find_spec(self, name, path=None, target=None):
+        if name.split('.')[0] in _BRIDGE:
+            raise ModuleNotFoundError(f"No module named '{name}'", name=name)
+        return None
+
+def _no_process(*args, **kwargs):
+    raise PermissionError("tea's Python run: code cannot start processes or send signals")
+
+def _seal():
+    import os, subprocess
+    for name in _PROCESS:
+        if hasattr(os, name):
+            setattr(os, name, _no_process)
+    subprocess.Popen = _no_process
+    _sys.meta_path[:] = [_Closed()] + [f for f in _sys.meta_path if type(f).__module__.split('.')[0] not in _BRIDGE]
+    for name in list(_sys.modules):
+        if name.split('.')[0] in _BRIDGE:
+            del _sys.modules[name]
+
+def tea_main():
+    # One run of one interpreter (src/python/interpreter.ts): the inputs and the answer are files, so that nothing
+    # crosses the JavaScript FFI while the code runs.
+    with open('/tea/in.json', encoding='utf-8') as f:
+        given = _json.load(f)
+    _seal()
+    if 'output' in given:
+        answer = tea_reflect(given['code'], given['state'], given['variables'], given['output'])
+    else:
+        answer = tea_run(given['code'], given['state'], given['variables'])
+    with open('/tea/out.json', 'w', encoding='utf-8') as f:
+        f.write(answer)
 
 def tea_check(code, as_is=False):
     wrapped = 'return' in code and not as_is

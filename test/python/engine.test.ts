@@ -20,14 +20,14 @@ t.before(async (c) => {
 t.after((c) => rmSync(c.dir, { recursive: true, force: true }))
 
 const update = (o: PythonOutcome): Record<string, unknown> => {
-  if (o.kind === 'error') throw new Error(`Python error at line ${o.line}: ${o.message}`)
+  if (o.kind !== 'done') throw new Error(JSON.stringify(o))
   return o.update
 }
 
-t('code with return is a function body: the dict it returns is the update, JSON types both ways', ({ py }) => {
+t('code with return is a function body: the dict it returns is the update, JSON types both ways', async ({ py }) => {
   const state = { n: 41, f: 2.5, s: 'text', b: true, z: null, list: [1, 'a', [2]], obj: { k: 'v' } }
   const r = update(
-    py.run(
+    await py.run(
       'return {"n": state["n"] + 1, "f": state["f"] * 2, "len": len(state["s"]), "b": not state["b"], "z": state["z"] is None, "list": state["list"][::-1], "obj": state["obj"]}',
       state,
       {},
@@ -37,71 +37,76 @@ t('code with return is a function body: the dict it returns is the update, JSON 
   assert.equal(r, { n: 42, f: 5, len: 4, b: false, z: true, list: [[2], 'a', 1], obj: { k: 'v' } })
 })
 
-t('without return, the variables it sets are the update (not _private ones, modules or functions)', ({ py }) => {
+t('without return, the variables it sets are the update (not _private ones, modules or functions)', async ({ py }) => {
   const r = update(
-    py.run('import math\ndef helper(x):\n    pass\n_tmp = 1\ntotal = math.floor(state["x"] * 10)\nlabel = "x"', { x: 4.25 }, {}, undefined),
+    await py.run(
+      'import math\ndef helper(x):\n    pass\n_tmp = 1\ntotal = math.floor(state["x"] * 10)\nlabel = "x"',
+      { x: 4.25 },
+      {},
+      undefined,
+    ),
   )
   assert.equal(r, { total: 42, label: 'x' })
 })
 
-t("TEA's rule: code whose text contains 'return' anywhere is a function body (a helper's return is enough)", ({ py }) => {
-  assert.equal(update(py.run('def helper(x):\n    return x\ntotal = helper(3)', {}, {}, undefined)), {})
+t("TEA's rule: code whose text contains 'return' anywhere is a function body (a helper's return is enough)", async ({ py }) => {
+  assert.equal(update(await py.run('def helper(x):\n    return x\ntotal = helper(3)', {}, {}, undefined)), {})
 })
 
-t('a returned value that is not a dict is {result}; None changes nothing; variables, json and datetime are there', ({ py }) => {
-  assert.equal(update(py.run('return state["x"] * 2', { x: 21 }, {}, undefined)), { result: 42 })
-  assert.equal(update(py.run('return None', {}, {}, undefined)), {})
+t('a returned value that is not a dict is {result}; None changes nothing; variables, json and datetime are there', async ({ py }) => {
+  assert.equal(update(await py.run('return state["x"] * 2', { x: 21 }, {}, undefined)), { result: 42 })
+  assert.equal(update(await py.run('return None', {}, {}, undefined)), {})
   const r = update(
-    py.run('return {"v": variables["unit"], "j": json.dumps([1]), "d": datetime.date(2026, 1, 2)}', {}, { unit: 'C' }, undefined),
+    await py.run('return {"v": variables["unit"], "j": json.dumps([1]), "d": datetime.date(2026, 1, 2)}', {}, { unit: 'C' }, undefined),
   )
   assert.equal(r, { v: 'C', j: '[1]', d: '2026-01-02' })
 })
 
-t('print goes to the output lines (the run log), never to stdout', ({ py }) => {
-  const o = py.run('print("hello", 42)\nreturn {}', {}, {}, undefined)
+t('print goes to the output lines (the run log), never to stdout', async ({ py }) => {
+  const o = await py.run('print("hello", 42)\nreturn {}', {}, {}, undefined)
   assert.equal(o, { kind: 'done', update: {}, output: ['hello 42'] })
 })
 
-t('errors name the line and the exception; a missing module is named, and nothing is downloaded', ({ py }) => {
-  const o = py.run('a = 1\nb = None\nreturn {"c": a + b}', {}, {}, undefined)
+t('errors name the line and the exception; a missing module is named, and nothing is downloaded', async ({ py }) => {
+  const o = await py.run('a = 1\nb = None\nreturn {"c": a + b}', {}, {}, undefined)
   assert.ok(o.kind === 'error' && o.line === 3 && /^TypeError: unsupported operand/.test(o.message), JSON.stringify(o))
-  const syntax = py.run('x = (1,\ny = 2', {}, {}, undefined)
+  const syntax = await py.run('x = (1,\ny = 2', {}, {}, undefined)
   assert.ok(syntax.kind === 'error' && /^SyntaxError/.test(syntax.message), JSON.stringify(syntax))
-  const missing = py.run('import numpy as np\nreturn {}', {}, {}, undefined)
+  const missing = await py.run('import numpy as np\nreturn {}', {}, {}, undefined)
   assert.ok(missing.kind === 'error' && missing.line === 1, JSON.stringify(missing))
   assert.match(
     (missing as { message: string }).message,
     "Python module 'numpy' is not available in tea: run: code in Python has the standard library only",
   )
-  const yaml = py.run('import yaml', {}, {}, undefined)
+  const yaml = await py.run('import yaml', {}, {}, undefined)
   assert.match((yaml as { message: string }).message, "module 'yaml' is not available")
 })
 
-t('what TEA gave beyond the standard library (requests, OpenAI, actions) fails with a clear error when used', ({ py }) => {
-  const o = py.run('r = requests.get("http://example.invalid")', {}, {}, undefined)
+t('what TEA gave beyond the standard library (requests, OpenAI, actions) fails with a clear error when used', async ({ py }) => {
+  const o = await py.run('r = requests.get("http://example.invalid")', {}, {}, undefined)
   assert.ok(o.kind === 'error' && /requests is not available in tea's Python run: code: .*http\.get/.test(o.message), JSON.stringify(o))
-  const a = py.run('return actions["llm.call"](state)', {}, {}, undefined)
+  const a = await py.run('return actions["llm.call"](state)', {}, {}, undefined)
   assert.ok(a.kind === 'error' && /actions is not available/.test(a.message), JSON.stringify(a))
 })
 
-t('isolation: globals of one run are not seen by the next', ({ py }) => {
-  update(py.run('global leaked\nleaked = 1\nreturn {}', {}, {}, undefined))
-  assert.equal(update(py.run('return {"seen": "leaked" in globals()}', {}, {}, undefined)), { seen: false })
+t('isolation: globals of one run are not seen by the next', async ({ py }) => {
+  update(await py.run('global leaked\nleaked = 1\nreturn {}', {}, {}, undefined))
+  assert.equal(update(await py.run('return {"seen": "leaked" in globals()}', {}, {}, undefined)), { seen: false })
 })
 
-t('hostile strings in the state are data, never code', ({ py }) => {
+t('hostile strings in the state are data, never code', async ({ py }) => {
   const nasty = ['"""; import os; os.system("x"); """', "'); import os #", '\u0000', '{{ state }}']
-  assert.equal(update(py.run('return {"xs": state["xs"]}', { xs: nasty }, {}, undefined)), { xs: nasty })
+  assert.equal(update(await py.run('return {"xs": state["xs"]}', { xs: nasty }, {}, undefined)), { xs: nasty })
 })
 
-t("the workspace is mounted and current: open() reads the agent's files", ({ py, dir }) => {
+t("the workspace is mounted and current: open() reads the agent's files", async ({ py, dir }) => {
   writeFileSync(join(dir, 'data.txt'), 'from the host')
-  assert.equal(update(py.run('with open("data.txt") as f:\n    text = f.read()', {}, {}, dir)), { text: 'from the host' })
+  assert.equal(update(await py.run('with open("data.txt") as f:\n    text = f.read()', {}, {}, dir)), { text: 'from the host' })
 })
 
-t('check compiles without running: the syntax error with its line, or none', ({ py }) => {
-  assert.is(py.check('x = 1\nreturn {"x": x}'), undefined)
-  const bad = py.check('x = 1\nif x\n    pass')
+t('check compiles without running: the syntax error with its line, or none', async ({ py }) => {
+  assert.is(await py.check('x = 1\nreturn {"x": x}'), undefined)
+  const bad = await py.check('x = 1\nif x\n    pass')
   assert.ok(bad?.line === 2 && /SyntaxError/.test(bad.message), JSON.stringify(bad))
 })
 

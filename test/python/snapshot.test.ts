@@ -30,8 +30,8 @@ t.after((c) => {
 /** What one interpreter reports: its str hash seed shows through hash(), its random state through random(). */
 async function probe(loader: string): Promise<{ hash: number; random: number }> {
   const py = await PythonEngine.start({ loader })
-  const o: PythonOutcome = py.run('import random\nreturn {"hash": hash("tea"), "random": random.random()}', {}, {}, undefined)
-  if (o.kind === 'error') throw new Error(o.message)
+  const o: PythonOutcome = await py.run('import random\nreturn {"hash": hash("tea"), "random": random.random()}', {}, {}, undefined)
+  if (o.kind !== 'done') throw new Error(JSON.stringify(o))
   return o.update as { hash: number; random: number }
 }
 
