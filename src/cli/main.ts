@@ -54,7 +54,10 @@ function report(e: unknown, label: string, io: Io): number {
     return exitKind(e.code) === 'usage' ? EXIT.usage : EXIT.failed
   }
   const code = (e as { code?: unknown } | null)?.code
-  if (e instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code)) io.err(`${label}: ${e.message}\n`)
+  // A full disk met outside the store (serve's lock file, a trace, --output) is the same condition as inside it.
+  if (code === 'ENOSPC' || code === 'EDQUOT')
+    io.err(`${label}: STORE_FULL: ${e instanceof Error ? e.message : String(e)}\nhint: free space on that disk\n`)
+  else if (e instanceof Error && typeof code === 'string' && /^E[A-Z]+$/.test(code)) io.err(`${label}: ${e.message}\n`)
   else io.err(`${label}: internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`)
   return EXIT.failed
 }

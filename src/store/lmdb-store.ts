@@ -9,12 +9,13 @@
  * environment, and each sees what the others committed.
  */
 
-import { accessSync, closeSync, constants, fstatSync, mkdirSync, openSync, readSync, statfsSync } from 'node:fs'
+import { accessSync, closeSync, constants, fstatSync, mkdirSync, openSync, readSync } from 'node:fs'
 import { join } from 'node:path'
 import * as lmdb from 'lmdb'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { TeaError, isTeaError } from '../core/errors.ts'
 import { once } from '../core/util.ts'
+import { checkRoomToOpen, diskFull, quietLmdbCommitErrors, storeFull } from './full-disk.ts'
 import type { Key, Kv } from './kv.ts'
 import { createCheckpointLog } from './lmdb-checkpoints.ts'
 import { createMemoryTable } from './memory-table.ts'
@@ -46,6 +47,7 @@ export interface LmdbStoreOptions extends StoreOptions {}
 
 export function openLmdbStore(dataDir: string, options: LmdbStoreOptions = {}): Store {
   guardCommitFailures()
+  quietLmdbCommitErrors()
   const env = openEnv(dataDir)
   const kvs = Object.fromEntries(DB_NAMES.map((name) => [name, kvOf(env, name, LAZY_DBS.has(name))])) as Record<DbName, Kv>
   const log = createCheckpointLog(kvs.checkpoints, options.keepSnapshots)
@@ -128,9 +130,11 @@ function openEnv(dataDir: string): RootDatabase {
     mkdirSync(dataDir, { recursive: true })
     accessSync(dataDir, constants.W_OK)
   } catch (e) {
-    throw notWritable(dataDir, e)
+    const code = (e as { code?: unknown }).code
+    throw code === 'ENOSPC' || code === 'EDQUOT' ? storeFull(dataDir, e) : notWritable(dataDir, e)
   }
   checkMagic(path)
+  checkRoomToOpen(dataDir, path)
   try {
     return open({ path, ...ENV_OPTIONS })
   } catch (e) {
@@ -303,16 +307,6 @@ function guardCommitFailures(): void {
     }
     throw reason
   })
-}
-
-/** Less than 1 MiB free for this process under `dir` (statfs): what a failed commit then most likely met. */
-function diskFull(dir: string): boolean {
-  try {
-    const s = statfsSync(dir)
-    return s.bavail * s.bsize < 1024 * 1024
-  } catch {
-    return false
-  }
 }
 
 function notWritable(dataDir: string, cause: unknown): TeaError {
