@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { aofContext, poll, routeMessage } from '../src/aof/index.ts'
 import type { AofContext } from '../src/aof/index.ts'
-import { stringifyFrontmatter } from '../src/aof/frontmatter.ts'
+import { stringifyFrontmatter } from '../src/aof/protocol/frontmatter.ts'
 
 const quick = process.argv.includes('--quick')
 const REPEATS = quick ? 3 : 5
@@ -135,7 +135,7 @@ async function pollMs(n: number): Promise<number[]> {
 /** The floor under every routed message: one durable write (temp file, fsync, rename) on this disk. */
 async function durableWriteMs(): Promise<number> {
   return withDir(async (dir) => {
-    const { writeFileAtomic } = await import('../src/aof/fs-atomic.ts')
+    const { writeFileAtomic } = await import('../src/aof/store/fs/fs-atomic.ts')
     const times: number[] = []
     for (let i = 0; i < 100; i++) {
       const t0 = performance.now()

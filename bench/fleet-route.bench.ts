@@ -10,9 +10,9 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { connectNats } from '../src/aof/nats/client.ts'
-import { type NatsTaskStore, openNatsStore } from '../src/aof/nats/store.ts'
-import { queueOn, routeOn } from '../src/aof/router.ts'
+import { connectNats } from '../src/aof/store/nats/client.ts'
+import { type NatsTaskStore, openNatsStore } from '../src/aof/store/nats/store.ts'
+import { queueOn, routeOn } from '../src/aof/roles/router.ts'
 import { startNatsServer } from '../test/support/nats-server.ts'
 
 const { values } = parseArgs({ options: { messages: { type: 'string', default: '200' }, tasks: { type: 'string', default: '20' } } })

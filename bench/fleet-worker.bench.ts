@@ -14,9 +14,9 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { aofContext } from '../src/aof/index.ts'
-import { openNatsStore } from '../src/aof/nats/store.ts'
-import { fsTaskStore } from '../src/aof/store-fs.ts'
-import type { TaskStore } from '../src/aof/store-port.ts'
+import { openNatsStore } from '../src/aof/store/nats/store.ts'
+import { fsTaskStore } from '../src/aof/store/fs/store.ts'
+import type { TaskStore } from '../src/aof/store/port.ts'
 import { startNatsServer } from '../test/support/nats-server.ts'
 
 const BUNDLE = resolve(import.meta.dirname, '../dist/linux-x64/tea.cjs')

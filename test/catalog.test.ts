@@ -171,11 +171,11 @@ test('what tea run loads at start (its static imports) holds no action group but
   assert.equal(wrong, [])
 })
 
-test('the NATS client is loaded only when --nats is given: no command statically reaches src/aof/nats/ or @nats-io', () => {
+test('the NATS client is loaded only when --nats is given: no command statically reaches src/aof/store/nats/ or @nats-io', () => {
   const files = loadedAtStart(['src/cli/bin.ts', 'src/cli/run.ts', 'src/cli/aof.ts', 'src/cli/worker.ts', 'src/cli/resume.ts'])
   assert.ok(files.includes('src/cli/worker.ts') && files.some((f) => f.startsWith('src/aof/')), 'the walk follows the aof and worker paths')
   assert.equal(
-    files.filter((f) => f.startsWith('src/aof/nats/')),
+    files.filter((f) => f.startsWith('src/aof/store/nats/')),
     [],
   )
 })

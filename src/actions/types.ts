@@ -5,7 +5,7 @@
  */
 
 import type { GenericSchema } from 'valibot'
-import type { RouteOutcome } from '../aof/route-outcome.ts'
+import type { RouteOutcome } from '../aof/protocol/route-outcome.ts'
 import type { RunEvent } from '../core/events.ts'
 import type { State } from '../core/util.ts'
 import type { LlmClient, LlmSettings } from '../llm/types.ts'

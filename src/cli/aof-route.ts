@@ -7,8 +7,8 @@
  */
 
 import { TeaError } from '../core/errors.ts'
-import type { NatsTaskStore } from '../aof/nats/store.ts'
-import { serveRouter } from '../aof/route-service.ts'
+import type { NatsTaskStore } from '../aof/store/nats/store.ts'
+import { serveRouter } from '../aof/roles/route-service.ts'
 import { type StoreFlags, withStore } from './aof-store.ts'
 import { EXIT } from './exit.ts'
 import type { Io } from './io.ts'

@@ -4,7 +4,7 @@
  * first message.
  */
 
-import type { TaskStore } from '../aof/store-port.ts'
+import type { TaskStore } from '../aof/store/port.ts'
 import type { AofRouter } from '../actions/types.ts'
 import { type StoreFlags, strayNatsFlag } from './store-flags.ts'
 import type { Io } from './io.ts'
@@ -23,7 +23,7 @@ export function aofRouterOf(flags: StoreFlags, io: Io): (AofRouter & { close(): 
   let opened: Promise<TaskStore> | undefined
   return {
     async route(message) {
-      const [{ routeOn }, { storeOf }] = await Promise.all([import('../aof/router.ts'), import('./aof-store.ts')])
+      const [{ routeOn }, { storeOf }] = await Promise.all([import('../aof/roles/router.ts'), import('./aof-store.ts')])
       opened ??= storeOf(flags, io).catch((e: unknown) => {
         opened = undefined
         throw e

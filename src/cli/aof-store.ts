@@ -7,8 +7,8 @@
 import { resolve } from 'node:path'
 import { withNodeCache } from '../core/builtin.ts'
 import { TeaError } from '../core/errors.ts'
-import { fsTaskStore } from '../aof/store-fs.ts'
-import type { TaskStore } from '../aof/store-port.ts'
+import { fsTaskStore } from '../aof/store/fs/store.ts'
+import type { TaskStore } from '../aof/store/port.ts'
 import { contextOf } from './aof-common.ts'
 import { type StoreFlags, strayNatsFlag } from './store-flags.ts'
 import type { Io } from './io.ts'
@@ -24,7 +24,7 @@ export async function storeOf(flags: StoreFlags, io: Io): Promise<TaskStore> {
   const credsFile = flags['nats-creds'] ?? (io.env.TEA_NATS_CREDS || undefined)
   // A target built without the fleet (the core one, docs/fleet.md) carries no NATS client: esbuild folds the
   // condition to `undefined` and drops the import with it (a throw before the import would not drop it).
-  const load = typeof __FEATURE_FLEET__ === 'undefined' || __FEATURE_FLEET__ ? () => import('../aof/nats/store.ts') : undefined
+  const load = typeof __FEATURE_FLEET__ === 'undefined' || __FEATURE_FLEET__ ? () => import('../aof/store/nats/store.ts') : undefined
   if (!load) {
     const target = typeof __TEA_TARGET__ === 'string' ? __TEA_TARGET__ : 'tea'
     throw new TeaError('USAGE', `this build (${target}) has no NATS fleet store; use a full target for --nats`)

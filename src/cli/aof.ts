@@ -9,7 +9,7 @@ import { resolve } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { formatIssue } from '../core/issues.ts'
 import { initDataDir, lintDataDir, poll } from '../aof/index.ts'
-import { fsTaskStore } from '../aof/store-fs.ts'
+import { fsTaskStore } from '../aof/store/fs/store.ts'
 import { contextOf, json, parseNow, requireTaskId } from './aof-common.ts'
 import { type StoreFlags, storeOf, withStore } from './aof-store.ts'
 import { dataDirOf } from './data-dir.ts'
@@ -79,7 +79,7 @@ export async function sendCommand(
   } catch (e) {
     throw new TeaError('USAGE', `cannot read ${file}: ${(e as Error).message}`)
   }
-  const { queueOn, routeOn } = await import('../aof/router.ts')
+  const { queueOn, routeOn } = await import('../aof/roles/router.ts')
   const outcome = await withStore(flags, io, (store) => (flags['no-route'] ? queueOn(store, text) : routeOn(store, text)))
   io.out(`${JSON.stringify(outcome)}\n`)
   return EXIT.ok
@@ -117,7 +117,7 @@ export async function eventsCommand({ flags }: { flags: StoreFlags & { task?: st
 }
 
 export async function lintCommand({ flags }: { flags: StoreFlags & { json: boolean } }, io: Io): Promise<number> {
-  const { lintStore } = await import('../aof/lint-store.ts')
+  const { lintStore } = await import('../aof/roles/lint-store.ts')
   const problems = await withStore(flags, io, async (store) =>
     store.kind === 'fs' ? lintDataDir(contextOf(flags['data-dir'], io)) : lintStore(store),
   )
@@ -136,7 +136,7 @@ export async function copyCommand(direction: 'export' | 'import', { flags }: { f
   if (!(flags.nats ?? io.env.TEA_NATS_URL)) {
     throw new TeaError('USAGE', `tea aof ${direction} needs a NATS server: give --nats URL (or set TEA_NATS_URL)`)
   }
-  const { copyProject } = await import('../aof/copy-project.ts')
+  const { copyProject } = await import('../aof/roles/copy-project.ts')
   const ctx = contextOf(flags['data-dir'], io)
   const nats = await storeOf(flags, io)
   try {

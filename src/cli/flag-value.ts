@@ -12,7 +12,7 @@
  * - `duration`: 0 s to 3,650 days.
  */
 
-import { MAX_TTL_MS } from '../aof/ttl.ts'
+import { MAX_TTL_MS } from '../aof/protocol/ttl.ts'
 import { closest, parseDuration } from '../core/util.ts'
 import type { EnumFlag, FlagDef, NumberFlag } from './command.ts'
 

@@ -126,7 +126,7 @@ skipIf(test, missing, 'lint on NATS names a foreign entry by its key and exits 1
   const project = `lint${process.pid}`
   const env = { TEA_NATS_PROJECT: project, TEA_NATS_URL: natsFile.server.url }
   assert.is((await aof(['init'], { env })).code, 0)
-  const { connectNats } = await import('../../src/aof/nats/client.ts')
+  const { connectNats } = await import('../../src/aof/store/nats/client.ts')
   const c = await connectNats({ url: natsFile.server.url })
   await (await c.kvm.open(`${project}_tasks`)).put('TASK-2026-02-09-001', 'not a task at all')
   await c.nc.close()

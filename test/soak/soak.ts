@@ -12,8 +12,8 @@
  */
 
 import { loadAgentText } from '../../src/agent/load.ts'
-import { parseProtocolMessage } from '../../src/aof/parse-message.ts'
-import { parseTaskText } from '../../src/aof/task-file.ts'
+import { parseProtocolMessage } from '../../src/aof/protocol/parse-message.ts'
+import { parseTaskText } from '../../src/aof/protocol/task-file.ts'
 import { ERROR_CODES, isTeaError } from '../../src/core/errors.ts'
 import { buildRegistry } from '../../src/features.ts'
 import { parseReply } from '../../src/planning/parse.ts'

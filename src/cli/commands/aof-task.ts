@@ -1,6 +1,6 @@
 /** `tea aof task create|list|show|move` (../aof-task.ts, loaded on use). */
 
-import { TASK_STATUSES } from '../../aof/status.ts'
+import { TASK_STATUSES } from '../../aof/protocol/status.ts'
 import { defineCommand } from '../command.ts'
 import { STORE_FLAGS, TASK_ID } from './flags.ts'
 

@@ -1,0 +1,91 @@
+/**
+ * Creating a task. The new id is drawn at random (the reference's current 8-character form) and claimed under its
+ * own file lock after checking every status folder, so two processes can never mint the same id, even across
+ * folders; a clash (astronomically rare) draws again.
+ */
+
+import { TeaError } from '../../../core/errors.ts'
+import { type AofContext, taskFilePath } from './context.ts'
+import { appendEvent } from '../../protocol/events.ts'
+import { writeFileAtomic } from './fs-atomic.ts'
+import type { TaskStatus } from '../../protocol/status.ts'
+import { type Task, contentHash, renderTask } from '../../protocol/task-file.ts'
+import { isTaskId, newTaskId } from '../../protocol/task-id.ts'
+import { ensureTaskDirs, getTask, readTaskLocked, withTaskLock } from './task-store.ts'
+
+export interface CreateTaskInput {
+  title: string
+  body?: string
+  agent?: string
+  status?: Extract<TaskStatus, 'backlog' | 'ready'>
+  parentId?: string
+  priority?: 'critical' | 'high' | 'normal' | 'low'
+  metadata?: Record<string, unknown>
+  createdBy?: string
+  dependsOn?: string[]
+  /** A fixed id (imports, tests); refused when it exists. Normally omitted: a fresh id is drawn. */
+  id?: string
+}
+
+export async function createTask(ctx: AofContext, input: CreateTaskInput): Promise<Task> {
+  if (input.title.trim() === '') throw new TeaError('AOF_INVALID', 'a task needs a non-empty title')
+  if (input.parentId !== undefined) {
+    if (!isTaskId(input.parentId)) throw new TeaError('AOF_INVALID', `parent id ${JSON.stringify(input.parentId)} is not a task id`)
+    if (!(await getTask(ctx, input.parentId))) throw new TeaError('AOF_NOT_FOUND', `parent task ${input.parentId} not found`)
+  }
+  if (input.id !== undefined && !isTaskId(input.id)) throw new TeaError('AOF_INVALID', `${JSON.stringify(input.id)} is not a task id`)
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const now = ctx.now()
+    const id = input.id ?? newTaskId(now)
+    const task = await withTaskLock(ctx, id, () => {
+      if (readTaskLocked(ctx, id)) {
+        if (input.id !== undefined) throw new TeaError('AOF_INVALID', `task ${id} already exists`)
+        return undefined
+      }
+      const { status, data, body } = newTaskFields(input, id, now)
+      const created: Task = { id, status, data, body, path: taskFilePath(ctx, status, id) }
+      writeFileAtomic(created.path, renderTask(created))
+      ensureTaskDirs(ctx, status, id)
+      return created
+    })
+    if (task) {
+      appendEvent(ctx, {
+        type: 'task.created',
+        actor: input.createdBy ?? 'tea',
+        taskId: task.id,
+        payload: { title: task.data.title, status: task.status },
+      })
+      return task
+    }
+  }
+  throw new TeaError('INTERNAL', 'could not allocate a free task id after 100 attempts')
+}
+
+/** The frontmatter and body of a new task (no I/O): the same for every store (docs/fleet.md). */
+export function newTaskFields(
+  input: CreateTaskInput,
+  id: string,
+  now: Date,
+): { status: TaskStatus; data: Record<string, unknown>; body: string } {
+  const stamp = now.toISOString()
+  const body = (input.body ?? '').trim()
+  const status = input.status ?? 'backlog'
+  // Field order and defaults as the reference writes them, so its tools read our files unchanged.
+  const data: Record<string, unknown> = {
+    schemaVersion: 1,
+    id,
+    title: input.title.trim(),
+    status,
+    priority: input.priority ?? 'normal',
+    routing: { ...(input.agent ? { agent: input.agent } : {}), tags: [] },
+    createdAt: stamp,
+    updatedAt: stamp,
+    lastTransitionAt: stamp,
+    createdBy: input.createdBy ?? 'tea',
+    ...(input.parentId ? { parentId: input.parentId } : {}),
+    dependsOn: input.dependsOn ?? [],
+    contentHash: contentHash(body),
+    metadata: input.metadata ?? {},
+  }
+  return { status, data, body }
+}

@@ -1,0 +1,147 @@
+/**
+ * The task-store port (docs/fleet.md): what AOF/1 needs from wherever its tasks live. Two adapters implement it —
+ * the filesystem store (`store-fs.ts`, the default: status folders, file locks, `events/*.jsonl`) and the NATS
+ * JetStream store (`nats/store.ts`: KV entries moved by revision compare-and-set, events on a stream). Every
+ * read-modify-write either applies to the version it read or is retried against the newer one, so two processes —
+ * or two boards — never both claim, both lease or both complete a task. `test/aof/store-contract.ts` states the
+ * behaviour once and runs against both.
+ */
+
+import type { AofEvent, EventInput } from '../protocol/events.ts'
+import type { LeaseOptions } from './fs/lease.ts'
+import type { RunArtifact, RunHeartbeat } from '../protocol/schemas/run.ts'
+import type { TaskStatus } from '../protocol/status.ts'
+import type { CreateTaskInput } from './fs/task-create.ts'
+import type { Task } from '../protocol/task-file.ts'
+import type { TaskListing } from './fs/task-store.ts'
+import type { TransitionOptions } from './fs/task-transition.ts'
+import type { PollOptions, PollResult } from '../protocol/poll-result.ts'
+import type { CompletionPayload } from '../protocol/worker-completion.ts'
+import type { ReportTarget, WorkerReport } from '../protocol/worker-completion.ts'
+
+export interface StoreLease {
+  task: Task
+  run: RunArtifact
+  heartbeat: RunHeartbeat
+  renewed: boolean
+}
+
+/** What session end did to one task: the outcome of its run's result and the moves it made. */
+export interface SessionEndEntry {
+  taskId: string
+  outcome: string
+  transitions: Array<{ from: TaskStatus; to: TaskStatus }>
+}
+
+/** A lease the scheduler took back: the task went to `ready` and its run was marked expired. */
+export interface ReclaimedLease {
+  taskId: string
+  agentId: string
+  runId?: string
+}
+
+export interface TaskStore {
+  /** `fs` or `nats`: for messages and for tests that are about one adapter only. */
+  readonly kind: 'fs' | 'nats'
+  /** Where the store is, for messages: the data dir, or the server URL and project. */
+  readonly where: string
+  /** The store's clock: the local one on the filesystem, the server's on NATS (boards' clocks disagree). */
+  now(): Promise<Date>
+  get(id: string): Promise<Task | undefined>
+  list(statuses?: readonly TaskStatus[]): Promise<TaskListing>
+  create(input: CreateTaskInput): Promise<Task>
+  /**
+   * Moves the task. With `leasedTo`, only out of `in-progress` under that agent's lease (else AOF_LOCKED with
+   * `details.lost`): a worker's completion, which must never land on a task reclaimed and leased to another.
+   */
+  transition(id: string, to: TaskStatus, options: TransitionOptions & { leasedTo?: string }): Promise<Task>
+  update(id: string, mutate: (task: Task) => void): Promise<Task>
+  /** Takes or renews `agent`'s lease; AOF_LOCKED when another agent holds a live one. */
+  lease(id: string, agent: string, options?: LeaseOptions): Promise<StoreLease>
+  /** One heartbeat; AOF_LOCKED with `details.lost` when `agent` no longer holds a live run of the task. */
+  heartbeat(id: string, agent: string, options?: { ttlMs?: number }): Promise<RunHeartbeat>
+  readRun(id: string): Promise<RunArtifact | undefined>
+  /** Takes back every in-progress task whose heartbeat (else lease) expired by the store's clock; each once. */
+  reclaimExpired(): Promise<ReclaimedLease[]>
+  appendEvents(events: EventInput[]): Promise<AofEvent[]>
+  readEvents(filter?: { taskId?: string; type?: string }): Promise<AofEvent[]>
+  close(): Promise<void>
+
+  // --- messages, run files, companion files, copying (`tea aof send|session-end|export|import`, issue 17) ---
+
+  /**
+   * Runs `fn` as one unit of work on task `id` (the router's handlers): on the filesystem under the task's lock;
+   * on NATS optimistically — every write is a compare-and-set at the revision the unit read, and when another
+   * writer got there first the unit is run again on the newer version (events it logged before the lost write are
+   * logged again: a unit logs facts, not counters). `fn` gets `undefined` when there is no task.
+   */
+  withTask<T>(id: string, fn: (unit: TaskUnit | undefined) => Promise<T>): Promise<T>
+  /** The text of a run file (run.json, run_heartbeat.json, run_result.json, previous_run_result.json) as stored. */
+  readRunFile(id: string, name: RunFileName): Promise<string | undefined>
+  /** Writes a run file's text; `undefined` removes it. */
+  writeRunFile(id: string, name: RunFileName, text: string | undefined): Promise<void>
+  /**
+   * The task's companion files (`inputs/…`, `work/…`, `outputs/…`), as paths relative to its folder, sorted; none
+   * for a task that does not exist.
+   */
+  listFiles(id: string): Promise<string[]>
+  /** A companion file's bytes; undefined when it (or its task) does not exist. */
+  readFile(id: string, path: string): Promise<Uint8Array | undefined>
+  /** Writes a companion file; AOF_NOT_FOUND when the task does not exist. */
+  writeFile(id: string, path: string, bytes: Uint8Array): Promise<void>
+  /**
+   * Writes a task as it is (an import): `created` when absent, `replaced` when the stored one is older
+   * (`updatedAt`), `same` when it has the same `updatedAt`, `kept` when the stored one is newer (left alone).
+   */
+  putTask(task: Task): Promise<'created' | 'replaced' | 'same' | 'kept'>
+  /** Appends events as they are (ids and times kept), skipping every event id the store already holds; how many. */
+  importEvents(events: AofEvent[]): Promise<number>
+  /**
+   * Records a protocol message before it is routed (NATS: on the stream `<p>.msg.<type>`, `Nats-Msg-Id` =
+   * `messageId`). `duplicate` when the store has already seen that id; `unrecorded` on the filesystem, which keeps
+   * no message log (and whose receipt events therefore carry no message id). A message the sender routes itself
+   * carries the header `Tea-Routed-By: sender`, which a router service (`tea aof route`) skips; `queued` leaves
+   * it out, so the service routes it (`tea aof send --no-route`).
+   */
+  recordMessage(messageId: string, type: string, text: string, options?: { queued?: boolean }): Promise<'new' | 'duplicate' | 'unrecorded'>
+  /**
+   * Notes that message `messageId` has been routed to its end: its effect is committed (NATS: the key
+   * `_routed.<sha256 of the id>` in `<p>_runs`; the filesystem keeps no message log and notes nothing). Written
+   * after the effect, so a router that dies in between leaves the message unmarked and it is routed again — which
+   * every handler survives (a repeated report finds no step left, a Work Log line is not appended twice).
+   */
+  markRouted(messageId: string): Promise<void>
+  /** Whether `markRouted(messageId)` happened: a message routed again is then a duplicate. False on the filesystem. */
+  wasRouted(messageId: string): Promise<boolean>
+
+  // --- what `tea worker` and the scheduler need (docs/fleet.md, "Workers on the port") ---
+
+  /** The handoff inputs a `handoff.request` left for the task (`inputs/handoff.json`), or `{}`. */
+  handoffInputs(task: Task): Promise<Record<string, unknown>>
+  /**
+   * The worker's `completion.report`, applied only while the task is still in progress in `target.aofRunId` (a
+   * compare-and-set on the task as it was read with that run): a report from a run that was reclaimed is refused
+   * (`lost`), never applied twice.
+   */
+  reportCompletion(target: ReportTarget, payload: CompletionPayload): Promise<WorkerReport>
+  /** The scheduler's pass (`tea aof poll`): stale runs reclaimed — or their written result applied — each once. */
+  poll(options?: PollOptions): Promise<PollResult>
+  /**
+   * `tea aof session-end`: every in-progress task whose run result belongs to its current, running run gets its
+   * outcome applied and its run completed; an earlier run's result found beside a live run is set aside.
+   */
+  sessionEnd(): Promise<SessionEndEntry[]>
+}
+
+export const RUN_FILES = ['run.json', 'run_heartbeat.json', 'run_result.json', 'previous_run_result.json'] as const
+export type RunFileName = (typeof RUN_FILES)[number]
+
+/** One task inside `TaskStore.withTask`: the version read, and the writes made on it (each logs its event). */
+export interface TaskUnit {
+  /** The task as the unit last wrote or read it. */
+  readonly task: Task
+  move(to: TaskStatus, options: TransitionOptions): Promise<Task>
+  update(mutate: (task: Task) => void): Promise<Task>
+  /** Another task, read without its lock (a unit never waits on a second task: no deadlock). */
+  peek(id: string): Promise<Task | undefined>
+}
