@@ -140,7 +140,9 @@ function runCommand(
       ),
     )
   }
-  const inArgs = args.some((a) => a.includes('{prompt}')) && Buffer.byteLength(prompt) <= MAX_ARG_BYTES
+  // An argument cannot hold a NUL byte (the OS ends it there, and Node refuses it): such a prompt goes to stdin, as
+  // a long one does, rather than failing the call.
+  const inArgs = args.some((a) => a.includes('{prompt}')) && Buffer.byteLength(prompt) <= MAX_ARG_BYTES && !prompt.includes('\0')
   let scratch: string | undefined
   let argv: string[]
   let stdin: string | undefined
@@ -160,7 +162,20 @@ function runCommand(
   const what = `shell provider '${name}' (${command})`
 
   return new Promise<ProviderReply>((resolve, reject) => {
-    const child = spawnGroup(command, argv, { env: childEnv, stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+    let child: ReturnType<typeof spawnGroup>
+    try {
+      child = spawnGroup(command, argv, { env: childEnv, stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+    } catch (e) {
+      // spawn throws, rather than emitting 'error', for what it refuses outright: a NUL byte in the command, an
+      // argument or an env value (from ${VAR}).
+      if (scratch) rmSync(scratch, { recursive: true, force: true })
+      return reject(
+        new TeaError('LLM_SHELL_ERROR', `${what} could not start: ${e instanceof Error ? e.message : String(e)}`, {
+          cause: e,
+          details: { provider: name, command },
+        }),
+      )
+    }
     let out = ''
     let outBytes = 0
     let err = ''

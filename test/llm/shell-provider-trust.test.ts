@@ -257,6 +257,21 @@ t('28-9 a prompt reaches argv, stdin and the prompt file literally: no $& expans
   assert.is((await ask('file')).content, `${text}|[${text}]`)
 })
 
+t(
+  '28-9 a prompt with a NUL byte goes to stdin instead of an argument; a NUL the OS refuses is LLM_SHELL_ERROR, not a crash',
+  async ({ dir }) => {
+    const both = 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(process.argv.length+":"+JSON.stringify(s)))'
+    const providers: Record<string, ShellProviderConfig> = {
+      arg: { command: process.execPath, args: ['-e', both, '{prompt}'] },
+      env: { command: process.execPath, args: ['-e', ''], env: { BAD: 'a\0b' } },
+    }
+    const llm = clientIn(dir, { shell_providers: providers, max_retries: 0 })
+    const r = await llm.call({ messages: [{ role: 'user', content: 'x\0y' }], shell_provider: 'arg' })
+    assert.is(r.content, `1:${JSON.stringify('x\0y')}`)
+    await rejects(llm.call({ messages, shell_provider: 'env' }), 'LLM_SHELL_ERROR', 'could not start')
+  },
+)
+
 /** Whether `pid` has ended within 2 s: no such process, or a zombie waiting for a parent that is not ours to reap it. */
 async function gone(pid: number): Promise<boolean> {
   for (let i = 0; i < 100; i++) {
