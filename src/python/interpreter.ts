@@ -31,7 +31,7 @@ interface Pyodide {
   setStderr(options: { write: (bytes: Uint8Array) => number }): void
   ERRNO_CODES: Record<string, number>
   FS: EmscriptenFS & {
-    lookupNode(parent: unknown, name: string): { contents?: Uint8Array | Record<string, unknown> }
+    lookupNode(parent: unknown, name: string): { contents?: ArrayBufferView | Record<string, unknown> }
     mkdirTree(path: string): void
     mount(type: unknown, options: Record<string, unknown>, mountpoint: string): void
     chdir(path: string): void

@@ -10,7 +10,7 @@
 import type { Gate } from './gate.ts'
 
 interface MemNode {
-  contents?: Uint8Array | Record<string, unknown>
+  contents?: ArrayBufferView | Record<string, unknown>
   usedBytes?: number
 }
 
@@ -30,7 +30,8 @@ export function capTempFiles(memfs: Memfs, FS: Fs, errno: Record<string, number>
   const table = memfs.ops_table
   if (!table) throw new Error('MEMFS has no nodes yet: nothing to cap')
   const file = table.file
-  const size = (node: MemNode | undefined): number => (node?.contents instanceof Uint8Array ? node.contents.length : 0)
+  // A file's contents are a typed array (an Int8Array when sliced from the interpreter's memory), a folder's an object.
+  const size = (node: MemNode | undefined): number => (ArrayBuffer.isView(node?.contents) ? (node.contents as Uint8Array).byteLength : 0)
   const counted = <A extends unknown[], R>(f: (...args: A) => R, node: (...args: A) => MemNode, want: (...args: A) => number) =>
     function (this: unknown, ...args: A): R {
       const n = node(...args)

@@ -5,9 +5,10 @@
  * holds the version in package.json to them. A restored interpreter keeps the str hash seed of the one the
  * snapshot came from, which is how a test tells a restored start from a fresh one.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { PythonEngine, type PythonOutcome } from '../../src/python/engine.ts'
@@ -57,6 +58,30 @@ t('a snapshot cut short, or from another Pyodide (its magic number wrong), is ma
     [],
   )
 })
+
+t(
+  'D1 a snapshot that is not the one tea wrote (made from an interpreter whose json.dumps was patched) is never restored: it is made again',
+  async (c) => {
+    const file = snapshotFile(c.loader)
+    await probe(c.loader) // tea's own snapshot exists
+    const { loadPyodide } = createRequire(c.loader)(c.loader) as {
+      loadPyodide(o: Record<string, unknown>): Promise<{ runPython(code: string): unknown; makeMemorySnapshot(): Uint8Array }>
+    }
+    const evil = await loadPyodide({ indexURL: `${dirname(c.loader)}/`, _makeSnapshot: true })
+    evil.runPython('import json\njson.dumps = lambda *a, **k: "PATCHED"')
+    writeFileSync(file, evil.makeMemorySnapshot())
+    const py = await PythonEngine.start({ loader: c.loader })
+    assert.equal(await py.run('import json\nreturn {"d": json.dumps(1)}', {}, {}, undefined), {
+      kind: 'done',
+      update: { d: '1' },
+      output: [],
+    })
+    const again = readFileSync(file)
+    assert.is(again.subarray(0, 8).toString(), 'TEASNAP1', 'the replaced snapshot was not made again')
+    assert.is(statSync(file).mode & 0o777, 0o600)
+    assert.is(statSync(dirname(file)).mode & 0o777, 0o700)
+  },
+)
 
 t('TEA_PYTHON_SNAPSHOT=0 starts from scratch: a hash seed of its own', async (c) => {
   const restored = await probe(c.loader)
