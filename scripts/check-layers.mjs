@@ -1,6 +1,7 @@
 // The layer check (docs/architecture.md): every import in src/ points down the layer order, no two folders import
-// each other through any chain (no cycle between folders), and no file imports itself back through other files (no
-// cycle between files, type-only imports included). Part of `npm test`; `node scripts/check-layers.mjs` alone prints
+// each other through any chain (no cycle between folders), no file imports itself back through other files (no
+// cycle between files, type-only imports included), and inside src/aof/ every import keeps to the rooms' rules
+// (`AOF_ROOMS`). Part of `npm test`; `node scripts/check-layers.mjs` alone prints
 // every violation and exits 1 when there is one.
 //
 // Imports are read with a small scanner rather than a full parser: static `import … from`, `export … from`,
@@ -52,6 +53,33 @@ export const LAYERS = {
   cli: ['core', 'template', 'store', 'llm', 'pool', 'aof', 'code', 'sea', 'actions', 'agent', 'engine', '(root)'],
 }
 
+/**
+ * The rooms of `src/aof/` (docs/architecture.md, AOF): the protocol's rules import nothing else of aof; the store
+ * port names the protocol's types; the two backends share only the port and `store/shared.ts`, and never import
+ * each other; the roles are written over the protocol and the port, and are handed a backend. `src/aof/index.ts`
+ * puts them together for a data dir.
+ */
+export const AOF_ROOMS = {
+  protocol: [],
+  port: ['protocol'],
+  shared: ['protocol', 'port'],
+  fs: ['protocol', 'port', 'shared'],
+  nats: ['protocol', 'port', 'shared'],
+  roles: ['protocol', 'port'],
+  '(aof)': ['protocol', 'port', 'shared', 'fs', 'nats', 'roles'],
+}
+
+/** The room of a file under src/aof/ (`relPath` relative to src/aof/), or undefined when it is in none. */
+function aofRoom(relPath) {
+  if (relPath === 'index.ts') return '(aof)'
+  if (relPath === 'store/port.ts') return 'port'
+  if (relPath === 'store/shared.ts') return 'shared'
+  const [top, sub] = relPath.split('/')
+  if (top === 'protocol' || top === 'roles') return top
+  if (top === 'store' && (sub === 'fs' || sub === 'nats')) return sub
+  return undefined
+}
+
 /** Only the composition root may import an optional feature (SPEC §2). */
 const FEATURE_IMPORTERS = new Set(['src/features.ts', 'src/catalog.ts'])
 const FEATURES = new Set(['planning', 'reasoning', 'prolog', 'lua', 'python'])
@@ -91,6 +119,18 @@ export function check(root) {
     if (!LAYERS[from].includes(to)) problems.push(`${rel(e.from)} imports ${rel(e.to)}: ${from} may not import ${to}`)
     if (FEATURES.has(to) && !FEATURES.has(from) && !FEATURE_IMPORTERS.has(rel(e.from)))
       problems.push(`${rel(e.from)} imports the optional feature ${to}: only src/features.ts and src/catalog.ts may`)
+  }
+  const aofDir = join(srcDir, 'aof')
+  const roomOf = (f) => aofRoom(relative(aofDir, f))
+  for (const f of files)
+    if (layerOf(f) === 'aof' && roomOf(f) === undefined)
+      problems.push(`${rel(f)}: in no room of src/aof/ (protocol/, store/port.ts, store/shared.ts, store/fs/, store/nats/, roles/)`)
+  for (const e of edges) {
+    if (layerOf(e.from) !== 'aof' || layerOf(e.to) !== 'aof') continue
+    const from = roomOf(e.from)
+    const to = roomOf(e.to)
+    if (from === undefined || to === undefined || from === to) continue
+    if (!AOF_ROOMS[from].includes(to)) problems.push(`${rel(e.from)} imports ${rel(e.to)}: aof ${from} may not import aof ${to}`)
   }
   for (const cycle of cycles(edges.map((e) => [layerOf(e.from), layerOf(e.to)]).filter(([a, b]) => a !== b)))
     problems.push(`folder cycle: ${cycle.join(' → ')}`)

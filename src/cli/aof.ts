@@ -86,7 +86,8 @@ export async function sendCommand(
 }
 
 export async function sessionEndCommand({ flags }: { flags: StoreFlags }, io: Io): Promise<number> {
-  const entries = await withStore(flags, io, (store) => store.sessionEnd())
+  const { sessionEnd } = await import('../aof/roles/session-end.ts')
+  const entries = await withStore(flags, io, (store) => sessionEnd(store))
   io.out(json(entries))
   return EXIT.ok
 }

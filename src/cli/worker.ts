@@ -42,6 +42,7 @@ import { startHeartbeat } from '../aof/index.ts'
 import { routeOn } from '../aof/roles/router.ts'
 import type { TaskStore } from '../aof/store/port.ts'
 import { claimNextTask, type WorkerClaim } from '../aof/roles/worker-claim.ts'
+import { reportCompletion } from '../aof/roles/worker-report.ts'
 import { completionFromFailure, completionFromInterrupt, completionFromState } from '../aof/protocol/worker-completion.ts'
 import type { CompletionPayload } from '../aof/protocol/worker-completion.ts'
 import type { WorkerReport } from '../aof/protocol/worker-completion.ts'
@@ -297,7 +298,7 @@ async function runTaskAgent(w: Worker, claim: WorkerClaim, runId: string, signal
 }
 
 function reportUntilReached(w: Worker, taskId: string, aofRunId: string, payload: CompletionPayload): Promise<WorkerReport> {
-  return whileServerAway(w, taskId, 'report', () => w.tasks.reportCompletion({ taskId, agentId: w.agentId, aofRunId }, payload))
+  return whileServerAway(w, taskId, 'report', () => reportCompletion(w.tasks, { taskId, agentId: w.agentId, aofRunId }, payload))
 }
 
 /**

@@ -65,4 +65,32 @@ test('a folder cycle through files that are not themselves a cycle is reported',
   }
 })
 
+test('inside src/aof/ the rooms hold: the backends never import each other, roles and protocol never a backend', () => {
+  const dir = tree({
+    'src/aof/protocol/status.ts': 'export const s = 1\n',
+    'src/aof/protocol/outcome.ts': "import { r } from '../roles/router.ts'\nexport const o = r\n",
+    'src/aof/store/port.ts': "import type { S } from '../protocol/status.ts'\nexport type P = S\n",
+    'src/aof/store/shared.ts': "import { s } from '../protocol/status.ts'\nexport const h = s\n",
+    'src/aof/store/fs/store.ts': "import { h } from '../shared.ts'\nexport const f = h\n",
+    'src/aof/store/nats/store.ts': "import { f } from '../fs/store.ts'\nexport const n = f\n",
+    'src/aof/roles/router.ts': "import type { P } from '../store/port.ts'\nimport { f } from '../store/fs/store.ts'\nexport const r = f\n",
+    'src/aof/roles/worker.ts': "import { h } from '../store/shared.ts'\nexport const w = h\n",
+    'src/aof/index.ts': "import { f } from './store/fs/store.ts'\nimport { r } from './roles/router.ts'\nexport const i = [f, r]\n",
+    'src/aof/stray.ts': 'export const x = 1\n',
+  })
+  try {
+    const { problems } = check(dir)
+    const rooms = problems.filter((p: string) => p.includes('aof') && !p.startsWith('file cycle'))
+    assert.equal(rooms.sort(), [
+      'src/aof/protocol/outcome.ts imports src/aof/roles/router.ts: aof protocol may not import aof roles',
+      'src/aof/roles/router.ts imports src/aof/store/fs/store.ts: aof roles may not import aof fs',
+      'src/aof/roles/worker.ts imports src/aof/store/shared.ts: aof roles may not import aof shared',
+      'src/aof/store/nats/store.ts imports src/aof/store/fs/store.ts: aof nats may not import aof fs',
+      'src/aof/stray.ts: in no room of src/aof/ (protocol/, store/port.ts, store/shared.ts, store/fs/, store/nats/, roles/)',
+    ])
+  } finally {
+    rmSync(dir, { recursive: true })
+  }
+})
+
 test.run()

@@ -1,18 +1,12 @@
 /**
- * The event log: `events/YYYY-MM-DD.jsonl`, one JSON object per line, the file chosen by the UTC date of the
- * event's timestamp. Lines keep the reference's shape (`eventId, type, timestamp, actor, taskId?, payload`) except
- * that `eventId` is a string unique across processes: time-sortable id + pid + a per-process sequence (the
- * reference used a per-process counter from 1, so two processes wrote the same ids). Each line is one O_APPEND
- * write, so concurrent writers never interleave. Each fact is logged once, by the layer that performed it.
+ * AOF events: one fact each (`eventId, type, timestamp, actor, taskId?, payload`), the reference's shape except that
+ * `eventId` is a string unique across processes: time-sortable id + pid + a per-process sequence (the reference used
+ * a per-process counter from 1, so two processes wrote the same ids). Each fact is logged once, by the layer that
+ * performed it. Where the events are kept is the store's business: `store/fs/event-log.ts` (one JSONL file a day),
+ * `store/nats/` (a stream).
  */
 
-import { parseJsonOrUndefined } from '../../core/json.ts'
-import { isPlainObject } from '../../core/util.ts'
-import { readdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { sortableId } from '../../core/ids.ts'
-import { type AofContext, eventsDir } from '../store/fs/context.ts'
-import { appendLine, errno, isNotRegular, readError, readRegular } from '../store/fs/fs-atomic.ts'
 
 export interface AofEvent {
   eventId: string
@@ -28,6 +22,16 @@ export interface EventInput {
   actor: string
   taskId?: string
   payload?: Record<string, unknown>
+  /**
+   * A fixed id, for a fact that two writers may log (a run's completion, applied by its worker or by the scheduler,
+   * a report retried after a lost reply): a store that drops duplicate ids (NATS) then keeps one copy.
+   */
+  eventId?: string
+}
+
+export interface EventFilter {
+  taskId?: string
+  type?: string
 }
 
 let sequence = 0
@@ -37,66 +41,11 @@ export function newEventId(): string {
   return `${sortableId()}-${process.pid.toString(36)}-${sequence.toString(36)}`
 }
 
-export function appendEvent(ctx: AofContext, input: EventInput): AofEvent {
-  return appendEvents(ctx, [input])[0]!
-}
-
-/**
- * Several events of one step in one write (so in one file, stamped alike): a step that logs two facts — a lease's
- * `task.transitioned` and `lease.acquired` — logs both or neither, and can be undone when the write fails.
- */
-export function appendEvents(ctx: AofContext, inputs: EventInput[]): AofEvent[] {
-  const timestamp = ctx.now().toISOString()
-  const events = stampEvents(inputs, timestamp)
-  appendLine(join(eventsDir(ctx), `${timestamp.slice(0, 10)}.jsonl`), events.map((e) => JSON.stringify(e)).join('\n'))
-  return events
-}
-
-export interface EventFilter {
-  taskId?: string
-  type?: string
-}
-
-/** Every event, oldest file first; a torn or foreign line is skipped rather than failing the read. */
-export function readEvents(ctx: AofContext, filter: EventFilter = {}): AofEvent[] {
-  let files: string[]
-  try {
-    files = readdirSync(eventsDir(ctx))
-      .filter((f) => /^\d{4}-\d{2}-\d{2}\.jsonl$/.test(f))
-      .sort()
-  } catch (e) {
-    if (errno(e) === 'ENOENT') return []
-    throw e
-  }
-  const out: AofEvent[] = []
-  for (const f of files) {
-    let text: string
-    try {
-      text = readRegular(join(eventsDir(ctx), f))
-    } catch (e) {
-      // Gone since the listing, or not a log at all (a FIFO would block the reader; a symlink may lead anywhere):
-      // skipped like a foreign line. `tea aof lint` names it.
-      if (errno(e) === 'ENOENT' || isNotRegular(e)) continue
-      throw readError(e, join(eventsDir(ctx), f), 'event log')
-    }
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue
-      const parsed = parseJsonOrUndefined(line)
-      if (!isPlainObject(parsed)) continue
-      const e = parsed as unknown as AofEvent
-      if (filter.taskId !== undefined && e.taskId !== filter.taskId) continue
-      if (filter.type !== undefined && e.type !== filter.type) continue
-      out.push(e)
-    }
-  }
-  return out
-}
-
 /** The events of one step, each with its own id and all with one timestamp (every task store logs them so). */
 export function stampEvents(inputs: EventInput[], timestamp: string): AofEvent[] {
   return inputs.map(
     (input): AofEvent => ({
-      eventId: newEventId(),
+      eventId: input.eventId ?? newEventId(),
       type: input.type,
       timestamp,
       actor: input.actor,

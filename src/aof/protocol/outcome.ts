@@ -5,12 +5,8 @@
  * table does not allow (e.g. anything from `done`) instead of failing.
  */
 
-import type { AofContext } from '../store/fs/context.ts'
-import type { TaskUnit } from '../store/port.ts'
 import type { Outcome } from './schemas/payloads.ts'
 import { type TaskStatus, isValidTransition } from './status.ts'
-import { type Task, taskMetadata } from './task-file.ts'
-import { moveTaskLocked } from '../store/fs/task-transition.ts'
 
 export interface OutcomeSubject {
   status: TaskStatus
@@ -30,51 +26,28 @@ export function resolveCompletionTransitions(task: OutcomeSubject, outcome: Outc
   return reached === -1 ? steps : steps.slice(reached + 1)
 }
 
-export interface AppliedOutcome {
-  task: Task
+/** One step of an outcome: a move the table allows, or one it does not (skipped, never an error). */
+export interface OutcomeSteps {
   applied: Array<{ from: TaskStatus; to: TaskStatus }>
   skipped: Array<{ from: TaskStatus; to: TaskStatus }>
 }
 
-/** Applies the outcome's steps to a task whose lock the caller holds; one `task.transitioned` event per step. */
-export function applyOutcomeLocked(
-  ctx: AofContext,
-  task: Task,
-  outcome: Outcome,
-  actor: string,
-  reason: string | undefined,
-): AppliedOutcome {
-  const result: AppliedOutcome = { task, applied: [], skipped: [] }
-  for (const to of resolveCompletionTransitions({ status: task.status, metadata: taskMetadata(task) }, outcome)) {
-    const from = result.task.status
+/**
+ * The moves that apply `outcome` to a task in `status`, each checked against the transition table: the rule every
+ * store follows, whether it then writes the moves one by one (under a lock) or as one value (a compare-and-set).
+ */
+export function outcomeSteps(task: OutcomeSubject, outcome: Outcome): OutcomeSteps {
+  const out: OutcomeSteps = { applied: [], skipped: [] }
+  let from = task.status
+  for (const to of resolveCompletionTransitions(task, outcome)) {
     if (!isValidTransition(from, to)) {
-      result.skipped.push({ from, to })
+      out.skipped.push({ from, to })
       continue
     }
-    result.task = moveTaskLocked(ctx, result.task, to, { actor, ...(reason ? { reason } : {}) })
-    result.applied.push({ from, to })
+    out.applied.push({ from, to })
+    from = to
   }
-  return result
-}
-
-/** `applyOutcomeLocked` inside a unit of work on any task store. */
-export async function applyOutcome(
-  unit: TaskUnit,
-  outcome: Outcome,
-  actor: string,
-  reason: string | undefined,
-): Promise<Omit<AppliedOutcome, 'task'>> {
-  const result: Omit<AppliedOutcome, 'task'> = { applied: [], skipped: [] }
-  for (const to of resolveCompletionTransitions({ status: unit.task.status, metadata: taskMetadata(unit.task) }, outcome)) {
-    const from = unit.task.status
-    if (!isValidTransition(from, to)) {
-      result.skipped.push({ from, to })
-      continue
-    }
-    await unit.move(to, { actor, ...(reason ? { reason } : {}) })
-    result.applied.push({ from, to })
-  }
-  return result
+  return out
 }
 
 /** The transition reason for an outcome: the blockers for `blocked`, else the notes. */

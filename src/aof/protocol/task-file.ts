@@ -11,7 +11,6 @@ import { TeaError } from '../../core/errors.ts'
 import { toIssues } from '../../core/issues.ts'
 import { isPlainObject } from '../../core/util.ts'
 import { parseFrontmatter, stringifyFrontmatter } from './frontmatter.ts'
-import { errno, readError, readRegular } from '../store/fs/fs-atomic.ts'
 import { type Lease, LeaseSchema, TaskFrontmatterSchema } from './schemas/task.ts'
 import type { TaskStatus } from './status.ts'
 
@@ -22,25 +21,6 @@ export interface Task {
   data: Record<string, unknown>
   body: string
   path: string
-}
-
-/**
- * Reads and parses one task file. Only a regular file is read: a symlink, a FIFO, a folder or a device in a status
- * folder is AOF_INVALID at its path without a byte read from it (so no error can quote what a link points to, and
- * no FIFO can block the process). ENOENT passes through as is: the file moved, which callers handle.
- */
-export function readTaskFile(path: string, folderStatus: TaskStatus, expectedId: string): Task {
-  return parseTaskText(readTaskText(path), path, folderStatus, expectedId)
-}
-
-/** The text of a task file, read under the same rule (for printing it as it is: `tea aof task show`). */
-export function readTaskText(path: string): string {
-  try {
-    return readRegular(path)
-  } catch (e) {
-    if (errno(e) === 'ENOENT') throw e
-    throw readError(e, path, 'task file')
-  }
 }
 
 export function parseTaskText(text: string, path: string, folderStatus: TaskStatus, expectedId: string): Task {

@@ -5,7 +5,7 @@
  */
 
 import { isTeaError } from '../../core/errors.ts'
-import { DEFAULT_HEARTBEAT_TTL_MS } from '../store/fs/lease.ts'
+import { DEFAULT_HEARTBEAT_TTL_MS } from '../protocol/lease.ts'
 import type { TaskStore } from '../store/port.ts'
 import { checkIntervalMs, ttlOption } from '../protocol/ttl.ts'
 

@@ -1,5 +1,5 @@
 /**
- * `tea aof lint` on any task store (lint.ts is the filesystem's, which also checks the folder layout): entries that
+ * `tea aof lint` on any task store (store/fs/lint.ts is the filesystem's, which also checks the folder layout): entries that
  * are not valid tasks, what lint finds in each task (`lintTaskContent`), run files that are not JSON, and a task
  * whose status is not where its history leaves it (`history_gap`: on NATS the compare-and-set is the commit point
  * and the event follows it, so a board that died in between moved the task without saying so; docs/fleet.md). On
@@ -9,8 +9,7 @@
 import { errorIssue } from '../../core/errors.ts'
 import { parseJsonOrUndefined } from '../../core/json.ts'
 import { isPlainObject } from '../../core/util.ts'
-import type { LintProblem } from '../store/fs/lint.ts'
-import { lintTaskContent } from '../store/fs/lint.ts'
+import { type LintProblem, lintTaskContent } from '../protocol/task-lint.ts'
 import { RUN_FILES, type TaskStore } from '../store/port.ts'
 
 export async function lintStore(store: TaskStore): Promise<LintProblem[]> {

@@ -1,6 +1,6 @@
 /**
  * A router as a service (`tea aof route`, docs/fleet.md "Messages and routers"): it takes protocol messages from the
- * durable consumer every router of the project shares (nats/router-queue.ts), routes each through the port
+ * durable consumer every router of the project shares (`RouterQueue` in store/port.ts; on NATS store/nats/router-queue.ts), routes each through the port
  * (`routeRecorded`: the same handlers, rejections and events as `tea aof send`), and acks it only once its effect
  * is committed and it is marked routed. So:
  *
@@ -20,7 +20,7 @@
 
 import { errorMessage } from '../../core/errors.ts'
 import { sleep } from '../../core/util.ts'
-import type { QueuedMessage, RouterQueue } from '../store/nats/router-queue.ts'
+import type { QueuedMessage, RouterQueue } from '../store/port.ts'
 import type { RouteOutcome } from '../protocol/route-outcome.ts'
 import { routeRecorded } from './router.ts'
 import type { TaskStore } from '../store/port.ts'

@@ -9,7 +9,6 @@
 import { parseJsonOrUndefined } from '../../core/json.ts'
 import { createHash } from 'node:crypto'
 import { TeaError, errorMessage, isTeaError } from '../../core/errors.ts'
-import type { AofContext } from '../store/fs/context.ts'
 import { completionReport } from './handlers/completion-report.ts'
 import { handleHandoffAck } from './handlers/handoff-ack.ts'
 import { handleHandoffRequest, rejectDelegation } from './handlers/handoff-request.ts'
@@ -17,16 +16,11 @@ import { handleStatusUpdate } from './handlers/status-update.ts'
 import { parseProtocolMessage } from '../protocol/parse-message.ts'
 import { type RouteOutcome, rejectOn } from '../protocol/route-outcome.ts'
 import type { ProtocolEnvelope, UnknownEnvelope } from '../protocol/schemas/envelope.ts'
-import { fsTaskStore } from '../store/fs/store.ts'
 import type { TaskStore, TaskUnit } from '../store/port.ts'
 
-/** Parses and routes a raw message: an envelope object, `AOF/1 {…}`, JSON text, or anything else (ignored). */
-export async function routeMessage(ctx: AofContext, input: unknown): Promise<RouteOutcome> {
-  return routeOn(fsTaskStore(ctx), input)
-}
-
 /**
- * `routeMessage` on any task store. A parsed envelope is first recorded with the store (`recordMessage`: on NATS
+ * Parses and routes a raw message (an envelope object, `AOF/1 {…}`, JSON text, or anything else: ignored) on any
+ * task store (`routeMessage` in ../index.ts is this on the data dir's). A parsed envelope is first recorded with the store (`recordMessage`: on NATS
  * published on `<p>.msg.<type>` with its id as `Nats-Msg-Id`); one that was routed to its end before
  * (`wasRouted`) — the same message sent again, within the stream's duplicate window or after it — is not routed
  * again and comes back `ignored` with reason `duplicate`. One recorded by a sender that died before routing it is

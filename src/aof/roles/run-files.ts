@@ -1,5 +1,5 @@
 /**
- * Run artifacts on any task store (run-artifacts.ts is the filesystem's own, with its folder layout): the same
+ * Run artifacts read and written through the port (store/fs/run-artifacts.ts is the filesystem's own, with its folder layout): the same
  * schemas and the same rules — a torn or foreign file reads as absent, an invalid one is never written, pretty JSON
  * as the reference writes it — over `TaskStore.readRunFile` / `writeRunFile`.
  */
@@ -9,6 +9,7 @@ import * as v from 'valibot'
 import { TeaError } from '../../core/errors.ts'
 import { toIssues } from '../../core/issues.ts'
 import { type RunArtifact, RunArtifactSchema, type RunResult, RunResultSchema } from '../protocol/schemas/run.ts'
+import { completedRun } from '../protocol/runs.ts'
 import type { RunFileName, TaskStore } from '../store/port.ts'
 
 async function readOn<S extends v.GenericSchema>(
@@ -41,7 +42,7 @@ export const writeRunResultOn = (store: TaskStore, result: RunResult): Promise<v
 export async function completeRunOn(store: TaskStore, id: string): Promise<RunArtifact | undefined> {
   const run = await store.readRun(id)
   if (!run) return undefined
-  const done: RunArtifact = { ...run, status: 'completed', metadata: { ...run.metadata, completedAt: (await store.now()).toISOString() } }
+  const done = completedRun(run, await store.now())
   await writeOn(store, id, 'run.json', RunArtifactSchema, done)
   return done
 }

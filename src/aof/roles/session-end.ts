@@ -1,16 +1,25 @@
 /**
- * Session end on any task store (session-end.ts is the filesystem's): for every in-progress task whose run result
+ * Session end (`tea aof session-end`), one rule on every store: for every in-progress task whose run result
  * belongs to its current, still running run, apply the outcome and complete the run — one unit of work per task,
  * so on NATS a task that moved meanwhile is decided again on its new version. An earlier run's result found beside
  * a live run is set aside as `previous_run_result.json`, as on the filesystem.
  */
 
-import { applyOutcome, outcomeReason } from '../protocol/outcome.ts'
-import { resultBelongsToRun } from '../store/fs/run-artifacts.ts'
+import { outcomeReason } from '../protocol/outcome.ts'
+import { resultBelongsToRun } from '../protocol/runs.ts'
+import type { TaskStatus } from '../protocol/status.ts'
+import type { TaskStore } from '../store/port.ts'
+import { applyOutcome } from './apply-outcome.ts'
 import { completeRunOn, readRunResultOn, setAsideRunResultOn } from './run-files.ts'
-import type { SessionEndEntry, TaskStore } from '../store/port.ts'
 
-export async function sessionEndOn(store: TaskStore): Promise<SessionEndEntry[]> {
+/** What session end did to one task: the outcome of its run's result and the moves it made. */
+export interface SessionEndEntry {
+  taskId: string
+  outcome: string
+  transitions: Array<{ from: TaskStatus; to: TaskStatus }>
+}
+
+export async function sessionEnd(store: TaskStore): Promise<SessionEndEntry[]> {
   const out: SessionEndEntry[] = []
   const { tasks } = await store.list(['in-progress'])
   for (const listed of tasks) {

@@ -11,12 +11,7 @@
  * run and resumes it, while a task the scheduler reclaimed (and someone leased again: a new AOF run) starts fresh.
  */
 
-import { parseJsonOrUndefined } from '../../core/json.ts'
-import { lstatSync } from 'node:fs'
-import { join } from 'node:path'
-import { isPlainObject, type State } from '../../core/util.ts'
-import { type AofContext, taskDirPath } from '../store/fs/context.ts'
-import { errno, isNotRegular, readError, readRegular } from '../store/fs/fs-atomic.ts'
+import type { State } from '../../core/util.ts'
 import { type Task, taskMetadata, taskTitle } from '../protocol/task-file.ts'
 
 export interface WorkerTaskState {
@@ -47,35 +42,4 @@ export function workerInitialState(initialState: State, taskState: State): State
 
 export function workerRunId(taskId: string, aofRunId: string): string {
   return `aof-${taskId}-${aofRunId}`
-}
-
-/** The filesystem store's `handoffInputs`: the parsed `inputs/handoff.json` of the task's companion folder, or `{}`. */
-export function readHandoffInputs(ctx: AofContext, task: Task): Record<string, unknown> {
-  const dir = taskDirPath(ctx, task.status, task.id)
-  // The companion folder and its inputs/ must be real folders: a symlink there could hand the agent any file.
-  if (!isRealDir(dir) || !isRealDir(join(dir, 'inputs'))) return {}
-  let raw: string
-  try {
-    raw = readRegular(join(dir, 'inputs', 'handoff.json'))
-  } catch (e) {
-    // Absent, or not a regular file (a FIFO would block the worker; a symlink is not followed): no inputs.
-    if (errno(e) === 'ENOENT' || isNotRegular(e)) return {}
-    throw readError(e, join(dir, 'inputs', 'handoff.json'), 'handoff file')
-  }
-  return handoffInputsOf(raw)
-}
-
-/** The inputs in the text of a task's `inputs/handoff.json` (either store): its object, or `{}` when absent or not one. */
-export function handoffInputsOf(raw: string | undefined): Record<string, unknown> {
-  if (raw === undefined) return {}
-  const parsed = parseJsonOrUndefined(raw)
-  return isPlainObject(parsed) ? parsed : {}
-}
-
-function isRealDir(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory()
-  } catch {
-    return false
-  }
 }

@@ -1,36 +1,34 @@
 /**
- * The task-store port (docs/fleet.md): what AOF/1 needs from wherever its tasks live. Two adapters implement it —
- * the filesystem store (`store-fs.ts`, the default: status folders, file locks, `events/*.jsonl`) and the NATS
- * JetStream store (`nats/store.ts`: KV entries moved by revision compare-and-set, events on a stream). Every
- * read-modify-write either applies to the version it read or is retried against the newer one, so two processes —
- * or two boards — never both claim, both lease or both complete a task. `test/aof/store-contract.ts` states the
- * behaviour once and runs against both.
+ * The task-store port (docs/fleet.md): what AOF/1 needs from wherever its tasks live, in the protocol's own types.
+ * Two backends implement it — the filesystem store (`fs/`, the default: status folders, file locks,
+ * `events/*.jsonl`) and the NATS JetStream store (`nats/`: KV entries moved by revision compare-and-set, events on a
+ * stream). Every read-modify-write either applies to the version it read or is retried against the newer one, so two
+ * processes — or two boards — never both claim, both lease or both complete a task. The roles (`../roles/`: the
+ * worker's claim and report, the router, the scheduler, session end) are written once over this port and handed a
+ * backend. `test/aof/store/store-contract.ts` states the behaviour once and runs against both.
  */
 
-import type { AofEvent, EventInput } from '../protocol/events.ts'
-import type { LeaseOptions } from './fs/lease.ts'
+import type { Issue } from '../../core/issues.ts'
+import type { AofEvent, EventFilter, EventInput } from '../protocol/events.ts'
+import type { HeartbeatOptions, LeaseOptions } from '../protocol/lease.ts'
+import type { CreateTaskInput } from '../protocol/new-task.ts'
+import type { PollOptions, PollResult } from '../protocol/poll-result.ts'
 import type { RunArtifact, RunHeartbeat } from '../protocol/schemas/run.ts'
 import type { TaskStatus } from '../protocol/status.ts'
-import type { CreateTaskInput } from './fs/task-create.ts'
 import type { Task } from '../protocol/task-file.ts'
-import type { TaskListing } from './fs/task-store.ts'
-import type { TransitionOptions } from './fs/task-transition.ts'
-import type { PollOptions, PollResult } from '../protocol/poll-result.ts'
-import type { CompletionPayload } from '../protocol/worker-completion.ts'
-import type { ReportTarget, WorkerReport } from '../protocol/worker-completion.ts'
+import type { TransitionOptions } from '../protocol/transition.ts'
+
+export interface TaskListing {
+  tasks: Task[]
+  /** Entries that could not be read, each at `where.file`; the other tasks are listed regardless. */
+  problems: Array<Issue & { where: { file: string } }>
+}
 
 export interface StoreLease {
   task: Task
   run: RunArtifact
   heartbeat: RunHeartbeat
   renewed: boolean
-}
-
-/** What session end did to one task: the outcome of its run's result and the moves it made. */
-export interface SessionEndEntry {
-  taskId: string
-  outcome: string
-  transitions: Array<{ from: TaskStatus; to: TaskStatus }>
 }
 
 /** A lease the scheduler took back: the task went to `ready` and its run was marked expired. */
@@ -59,12 +57,12 @@ export interface TaskStore {
   /** Takes or renews `agent`'s lease; AOF_LOCKED when another agent holds a live one. */
   lease(id: string, agent: string, options?: LeaseOptions): Promise<StoreLease>
   /** One heartbeat; AOF_LOCKED with `details.lost` when `agent` no longer holds a live run of the task. */
-  heartbeat(id: string, agent: string, options?: { ttlMs?: number }): Promise<RunHeartbeat>
+  heartbeat(id: string, agent: string, options?: HeartbeatOptions): Promise<RunHeartbeat>
   readRun(id: string): Promise<RunArtifact | undefined>
   /** Takes back every in-progress task whose heartbeat (else lease) expired by the store's clock; each once. */
   reclaimExpired(): Promise<ReclaimedLease[]>
   appendEvents(events: EventInput[]): Promise<AofEvent[]>
-  readEvents(filter?: { taskId?: string; type?: string }): Promise<AofEvent[]>
+  readEvents(filter?: EventFilter): Promise<AofEvent[]>
   close(): Promise<void>
 
   // --- messages, run files, companion files, copying (`tea aof send|session-end|export|import`, issue 17) ---
@@ -114,23 +112,13 @@ export interface TaskStore {
   /** Whether `markRouted(messageId)` happened: a message routed again is then a duplicate. False on the filesystem. */
   wasRouted(messageId: string): Promise<boolean>
 
-  // --- what `tea worker` and the scheduler need (docs/fleet.md, "Workers on the port") ---
+  // --- what `tea worker` and the scheduler need (docs/fleet.md, "Workers on the port"); the worker's report and
+  // session end are roles over the rest (roles/worker-report.ts, roles/session-end.ts) ---
 
   /** The handoff inputs a `handoff.request` left for the task (`inputs/handoff.json`), or `{}`. */
   handoffInputs(task: Task): Promise<Record<string, unknown>>
-  /**
-   * The worker's `completion.report`, applied only while the task is still in progress in `target.aofRunId` (a
-   * compare-and-set on the task as it was read with that run): a report from a run that was reclaimed is refused
-   * (`lost`), never applied twice.
-   */
-  reportCompletion(target: ReportTarget, payload: CompletionPayload): Promise<WorkerReport>
   /** The scheduler's pass (`tea aof poll`): stale runs reclaimed — or their written result applied — each once. */
   poll(options?: PollOptions): Promise<PollResult>
-  /**
-   * `tea aof session-end`: every in-progress task whose run result belongs to its current, running run gets its
-   * outcome applied and its run completed; an earlier run's result found beside a live run is set aside.
-   */
-  sessionEnd(): Promise<SessionEndEntry[]>
 }
 
 export const RUN_FILES = ['run.json', 'run_heartbeat.json', 'run_result.json', 'previous_run_result.json'] as const
@@ -144,4 +132,61 @@ export interface TaskUnit {
   update(mutate: (task: Task) => void): Promise<Task>
   /** Another task, read without its lock (a unit never waits on a second task: no deadlock). */
   peek(id: string): Promise<Task | undefined>
+}
+
+// --- the router services' queue (`tea aof route`; a store that keeps a message log offers one: NATS) ---
+
+export interface RouterQueueOptions {
+  /** How long a message may be in one router's hands before the server gives it to another (default 30 s). */
+  ackWaitMs?: number
+  /** How many times a message is handed out in all (default 5). */
+  maxDeliver?: number
+}
+
+/** One message handed to this router: ack it once its effect is committed. */
+export interface QueuedMessage {
+  /** The message as recorded (a `$ref` to an oversized one resolved); undefined when it cannot be read (`error`). */
+  text: string | undefined
+  error?: string
+  /** `Nats-Msg-Id`, when the publisher gave one (`tea aof send` does: the message id). */
+  messageId?: string
+  /** The sender routes it itself (`Tea-Routed-By: sender`); a router service only acks it. */
+  routedBySender: boolean
+  /** 1 the first time it is handed out, 2 the next… */
+  delivery: number
+  maxDeliver: number
+  /** How many messages the consumer had not handed out yet when it handed out this one. */
+  pendingAfter: number
+  /** Its sequence number in the stream (for log lines). */
+  seq: number
+  subject: string
+  /** The message type, from the subject (`<p>.msg.<type>`). */
+  type: string
+  ack(): Promise<void>
+  /**
+   * Gives it back, to be handed out again after `delayMs`. The router holds it meanwhile (telling the server it is
+   * still working) and gives it back at once when the delay is over: nats-server 2.9's own delayed redelivery was
+   * seen to come back late or not at all on a loaded machine, and a held message counts as in hand, so a router
+   * that drains the queue (`--once`) waits for it.
+   */
+  nak(delayMs: number): void
+  /** Never hand it out again (a message that keeps failing, at its last delivery). */
+  term(): void
+  /**
+   * Keeps it in this router's hands (tells the server, every third of the ack wait, that it is still being handled)
+   * until the returned function is called: a long unit of work must not outlast the ack wait and be handed out twice.
+   */
+  keepInHand(): () => void
+}
+
+export interface RouterQueue {
+  readonly consumer: string
+  readonly ackWaitMs: number
+  readonly maxDeliver: number
+  /** The next message, waiting up to `waitMs` (at least, and by default, 2 s); undefined when none came. */
+  next(waitMs?: number): Promise<QueuedMessage | undefined>
+  /** Messages not handed out yet, and messages handed out and not acked (in some router's hands). */
+  backlog(): Promise<{ pending: number; inHand: number }>
+  /** Gives back at once every message held for a delayed retry (the router is stopping). */
+  release(): void
 }

@@ -14,7 +14,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { aofContext } from '../../../src/aof/store/fs/context.ts'
 import { type NatsTaskStore, openNatsStore } from '../../../src/aof/store/nats/store.ts'
-import { queueOn, routeMessage, routeOn } from '../../../src/aof/roles/router.ts'
+import { routeMessage } from '../../../src/aof/index.ts'
+import { queueOn, routeOn } from '../../../src/aof/roles/router.ts'
 import { workLogEntries } from '../../../src/aof/protocol/work-log.ts'
 import { memoryIo } from '../../../src/cli/io.ts'
 import { main } from '../../../src/cli/main.ts'
@@ -227,7 +228,7 @@ skipIf(test, missing, 'a malformed message is acked and logged as the filesystem
     const fsDir = mkdtempSync(join(dir, 'fs-'))
     const ctx = aofContext(fsDir)
     await routeMessage(ctx, '{"protocol":"aof", not json')
-    const { readEvents } = await import('../../../src/aof/protocol/events.ts')
+    const { readEvents } = await import('../../../src/aof/store/fs/event-log.ts')
     const onDisk = readEvents(ctx, { type: 'protocol.message.rejected' })
     assert.equal(
       logged.map((e) => [e.actor, e.payload]),

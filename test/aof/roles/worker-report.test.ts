@@ -2,6 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { acquireLease, getTask, poll, readRun, readRunResult, routeMessage } from '../../../src/aof/index.ts'
 import { completionFromState } from '../../../src/aof/protocol/worker-completion.ts'
+import { reportCompletion } from '../../../src/aof/roles/worker-report.ts'
 import { fsTaskStore } from '../../../src/aof/store/fs/store.ts'
 import { T1, completion, eventTypes, eventsOf, makeTask, withFixture } from '../helpers.ts'
 
@@ -13,7 +14,7 @@ test(
     await makeTask(f.ctx, { id: T1, agent: agentId })
     const aofRunId = readRun(f.ctx, T1)!.runId!
     f.advance(1000)
-    const r = await fsTaskStore(f.ctx).reportCompletion({ taskId: T1, agentId, aofRunId }, completionFromState({ summary: 'calibrated' }))
+    const r = await reportCompletion(fsTaskStore(f.ctx), { taskId: T1, agentId, aofRunId }, completionFromState({ summary: 'calibrated' }))
     assert.equal(r.kind === 'sent' && [r.route.outcome, r.outcome, r.status], ['accepted', 'done', 'review'])
     const result = readRunResult(f.ctx, T1)!
     assert.equal([result.runId, result.outcome, result.notes, result.agentId], [aofRunId, 'done', 'calibrated', agentId])
@@ -31,7 +32,7 @@ test(
     f.advance(301_000)
     await poll(f.ctx)
     await acquireLease(f.ctx, T1, agentId)
-    const r = await fsTaskStore(f.ctx).reportCompletion({ taskId: T1, agentId, aofRunId: old }, completionFromState({}))
+    const r = await reportCompletion(fsTaskStore(f.ctx), { taskId: T1, agentId, aofRunId: old }, completionFromState({}))
     assert.equal(r, { kind: 'lost', status: 'in-progress' })
     assert.is(readRunResult(f.ctx, T1), undefined, 'the new run gets no result from the old one')
     assert.is(readRun(f.ctx, T1)!.status, 'running')
@@ -46,7 +47,7 @@ test(
     const aofRunId = readRun(f.ctx, T1)!.runId!
     const own = await routeMessage(f.ctx, completion(T1, { outcome: 'blocked', blockers: ['API key needed'] }))
     assert.is(own.outcome, 'accepted')
-    const r = await fsTaskStore(f.ctx).reportCompletion({ taskId: T1, agentId, aofRunId }, completionFromState({ outcome: 'done' }))
+    const r = await reportCompletion(fsTaskStore(f.ctx), { taskId: T1, agentId, aofRunId }, completionFromState({ outcome: 'done' }))
     assert.equal(r, { kind: 'agent', outcome: 'blocked', status: 'blocked' })
     assert.is(readRunResult(f.ctx, T1)!.outcome, 'blocked')
     assert.is(eventsOf(f.ctx, 'task.completed', T1).length, 1)
@@ -58,7 +59,7 @@ test(
   withFixture(async (f) => {
     await makeTask(f.ctx, { id: T1, agent: agentId })
     const aofRunId = readRun(f.ctx, T1)!.runId!
-    const r = await fsTaskStore(f.ctx).reportCompletion({ taskId: T1, agentId: 'intruder', aofRunId }, completionFromState({}))
+    const r = await reportCompletion(fsTaskStore(f.ctx), { taskId: T1, agentId: 'intruder', aofRunId }, completionFromState({}))
     assert.equal(r.kind === 'sent' && [r.route.outcome, r.route.reason], ['rejected', 'unauthorized_agent'])
     assert.is((await getTask(f.ctx, T1))!.status, 'in-progress')
   }),

@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createTask, getTask, routeMessage } from '../../../src/aof/index.ts'
-import { readHandoffInputs, workerInitialState, workerRunId, workerTaskState } from '../../../src/aof/roles/worker-task-state.ts'
+import { workerInitialState, workerRunId, workerTaskState } from '../../../src/aof/roles/worker-task-state.ts'
+import { readHandoffInputs } from '../../../src/aof/store/fs/handoff-inputs.ts'
 import { T1, T2, handoff, makeTask, withFixture } from '../helpers.ts'
 
 test(

@@ -7,6 +7,7 @@
 import * as assert from 'uvu/assert'
 import * as v from 'valibot'
 import { routeOn } from '../../../src/aof/roles/router.ts'
+import { sessionEnd } from '../../../src/aof/roles/session-end.ts'
 import { readRunResultOn, writeRunResultOn } from '../../../src/aof/roles/run-files.ts'
 import { RunResultSchema } from '../../../src/aof/protocol/schemas/run.ts'
 import { AGENT, type BddSuite, codeOf, eventsOf, given, lastMove, movesOf, resultOfRun, sent, statusOf, withId } from './bdd-fixtures.ts'
@@ -147,7 +148,7 @@ export function completionCases(t: BddSuite): void {
     const { store } = h
     await given(store, T1)
     await resultOfRun(store, T1, 'partial')
-    assert.equal(await store.sessionEnd(), [{ taskId: T1, outcome: 'partial', transitions: [{ from: 'in-progress', to: 'review' }] }])
+    assert.equal(await sessionEnd(store), [{ taskId: T1, outcome: 'partial', transitions: [{ from: 'in-progress', to: 'review' }] }])
     assert.is(await statusOf(store, T1), 'review')
     assert.is((await movesOf(store, T1)).at(-1), 'in-progress->review')
     assert.is((await store.readRun(T1))?.status, 'completed')
@@ -157,7 +158,7 @@ export function completionCases(t: BddSuite): void {
     const { store } = h
     await given(store, T1)
     const before = (await store.readEvents()).length
-    assert.equal(await store.sessionEnd(), [])
+    assert.equal(await sessionEnd(store), [])
     assert.is(await statusOf(store, T1), 'in-progress')
     assert.is((await store.readEvents()).length, before, 'no events are logged')
     assert.is((await store.readRun(T1))?.status, 'running')
@@ -171,7 +172,7 @@ export function completionCases(t: BddSuite): void {
     await resultOfRun(store, T2, 'done')
     await given(store, T3)
     await resultOfRun(store, T3, 'needs_review')
-    const out = await store.sessionEnd()
+    const out = await sessionEnd(store)
     assert.equal(out.map((e) => [e.taskId, e.outcome, e.transitions.map((x) => x.to)]).sort(), [
       [T1, 'blocked', ['blocked']],
       [T2, 'done', ['review', 'done']],
@@ -279,7 +280,7 @@ export function completionCases(t: BddSuite): void {
     assert.is(JSON.parse((await store.readRunFile(T1, 'previous_run_result.json'))!).runId, earlier.runId)
     // One that comes back (written late by another implementation) is still not this run's.
     await writeRunResultOn(store, earlier)
-    assert.equal(await store.sessionEnd(), [])
+    assert.equal(await sessionEnd(store), [])
     assert.is(await statusOf(store, T1), 'in-progress')
     assert.is((await store.readRun(T1))?.status, 'running')
   })
@@ -290,7 +291,7 @@ export function completionCases(t: BddSuite): void {
     await resultOfRun(store, T1, 'blocked')
     await given(store, T2)
     await resultOfRun(store, T2, 'done', { runId: 'OLD-RUN' })
-    assert.equal(await store.sessionEnd(), [{ taskId: T1, outcome: 'blocked', transitions: [{ from: 'in-progress', to: 'blocked' }] }])
+    assert.equal(await sessionEnd(store), [{ taskId: T1, outcome: 'blocked', transitions: [{ from: 'in-progress', to: 'blocked' }] }])
     assert.equal([await statusOf(store, T1), (await store.readRun(T1))?.status], ['blocked', 'completed'])
     assert.equal([await statusOf(store, T2), (await store.readRun(T2))?.status], ['in-progress', 'running'])
     assert.is(await store.readRunFile(T2, 'run_result.json'), undefined)
@@ -302,7 +303,7 @@ export function completionCases(t: BddSuite): void {
     await given(store, T1)
     await store.writeRunFile(T1, 'run_result.json', '{"taskId": "TASK-2026')
     assert.is(await readRunResultOn(store, T1), undefined)
-    assert.equal(await store.sessionEnd(), [])
+    assert.equal(await sessionEnd(store), [])
     assert.is(await codeOf(writeRunResultOn(store, { ...RESULT, outcome: 'maybe' as never })), 'AOF_INVALID')
     assert.is(await store.readRunFile(T1, 'run_result.json'), '{"taskId": "TASK-2026')
   })

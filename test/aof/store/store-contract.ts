@@ -11,6 +11,7 @@ import { isTeaError } from '../../../src/core/errors.ts'
 import type { TaskStore } from '../../../src/aof/store/port.ts'
 import { taskLease } from '../../../src/aof/protocol/task-file.ts'
 import { completionFromState } from '../../../src/aof/protocol/worker-completion.ts'
+import { reportCompletion } from '../../../src/aof/roles/worker-report.ts'
 
 export interface StoreHandle {
   store: TaskStore
@@ -180,9 +181,9 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>, te
     const task = await h.store.create({ title: 'x', agent: 'swe', status: 'ready' })
     const { run } = await h.store.lease(task.id, 'swe', { ttlMs: 60_000 })
     const target = { taskId: task.id, agentId: 'swe', aofRunId: run.runId! }
-    const first = await h.store.reportCompletion(target, completionFromState({ summary: 'calibrated' }))
+    const first = await reportCompletion(h.store, target, completionFromState({ summary: 'calibrated' }))
     assert.equal([first.kind, first.kind === 'sent' && first.route.outcome, first.status], ['sent', 'accepted', 'review'])
-    const again = await h.store.reportCompletion(target, completionFromState({ summary: 'calibrated' }))
+    const again = await reportCompletion(h.store, target, completionFromState({ summary: 'calibrated' }))
     assert.equal([again.kind, again.status], ['agent', 'review'])
     const moves = await h.store.readEvents({ taskId: task.id, type: 'task.transitioned' })
     assert.equal(
@@ -215,11 +216,11 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>, te
     // Another board of the same agent takes it in a new run.
     const now = await h.store.lease(task.id, 'swe', { ttlMs: 60_000 })
     assert.is.not(now.run.runId, old.run.runId)
-    const late = await h.store.reportCompletion({ taskId: task.id, agentId: 'swe', aofRunId: old.run.runId! }, completionFromState({}))
+    const late = await reportCompletion(h.store, { taskId: task.id, agentId: 'swe', aofRunId: old.run.runId! }, completionFromState({}))
     assert.equal([late.kind, late.status], ['lost', 'in-progress'])
     assert.is((await h.store.readRun(task.id))?.runId, now.run.runId)
     assert.is(taskLease((await h.store.get(task.id))!)?.agent, 'swe')
-    const current = await h.store.reportCompletion({ taskId: task.id, agentId: 'swe', aofRunId: now.run.runId! }, completionFromState({}))
+    const current = await reportCompletion(h.store, { taskId: task.id, agentId: 'swe', aofRunId: now.run.runId! }, completionFromState({}))
     assert.equal([current.kind, current.status], ['sent', 'review'])
     const toReview = (await h.store.readEvents({ taskId: task.id, type: 'task.transitioned' })).filter((e) => e.payload.to === 'review')
     assert.is(toReview.length, 1)

@@ -10,15 +10,22 @@
 
 import { posix } from 'node:path'
 import { authorizeRun } from '../../protocol/authorize.ts'
-import { applyOutcome, outcomeReason } from '../../protocol/outcome.ts'
+import { outcomeReason } from '../../protocol/outcome.ts'
+import { runResultOf } from '../../protocol/runs.ts'
+import { applyOutcome } from '../apply-outcome.ts'
 import { type RouteOutcome, rejectOn, warnOn } from '../../protocol/route-outcome.ts'
 import { completeRunOn, writeRunResultOn } from '../run-files.ts'
 import type { CompletionReportEnvelope } from '../../protocol/schemas/envelope.ts'
-import type { RunArtifact, RunResult } from '../../protocol/schemas/run.ts'
 import type { TaskStore, TaskUnit } from '../../store/port.ts'
 import type { Task } from '../../protocol/task-file.ts'
 
-export async function completionReport(store: TaskStore, unit: TaskUnit, env: CompletionReportEnvelope): Promise<RouteOutcome> {
+/** `ids`, when given, names the events of the report (the worker's: see worker-report.ts). */
+export async function completionReport(
+  store: TaskStore,
+  unit: TaskUnit,
+  env: CompletionReportEnvelope,
+  ids?: (what: string) => string,
+): Promise<RouteOutcome> {
   const task = unit.task
   const run = await store.readRun(task.id)
   const auth = authorizeRun(task, run, env.fromAgent)
@@ -31,41 +38,25 @@ export async function completionReport(store: TaskStore, unit: TaskUnit, env: Co
   const warnings: string[] = []
   const summary = await summaryProblemOn(store, task, p.summaryRef)
   if (summary) warnings.push(await warnOn(store, env, summary, { summaryRef: p.summaryRef }))
-  await writeRunResultOn(store, resultOf(env, task, run))
-  const applied = await applyOutcome(unit, p.outcome, env.fromAgent, outcomeReason(p.outcome, p.blockers, p.notes))
-  if (run?.status === 'running') await completeRunOn(store, task.id)
+  await writeRunResultOn(store, runResultOf(env, run?.runId))
+  const applied = await applyOutcome(unit, p.outcome, env.fromAgent, outcomeReason(p.outcome, p.blockers, p.notes), ids)
   await store.appendEvents([
     {
       type: 'task.completed',
       actor: env.fromAgent,
       taskId: task.id,
       payload: { outcome: p.outcome, ...(run?.runId ? { runId: run.runId } : {}) },
+      ...(ids ? { eventId: ids('completed') } : {}),
     },
   ])
+  // Last: while the run still reads `running`, a worker's report retried after a lost reply finds its own write.
+  if (run?.status === 'running') await completeRunOn(store, task.id)
   return {
     outcome: 'accepted',
     taskId: task.id,
     type: env.type,
     transitions: applied.applied,
     ...(warnings.length ? { warnings } : {}),
-  }
-}
-
-function resultOf(env: CompletionReportEnvelope, task: Task, run: RunArtifact | undefined): RunResult {
-  const p = env.payload
-  return {
-    taskId: task.id,
-    agentId: env.fromAgent,
-    ...(run?.runId ? { runId: run.runId } : {}),
-    completedAt: new Date(env.sentAt).toISOString(),
-    outcome: p.outcome,
-    summaryRef: p.summaryRef,
-    // Required by the reference's RunResult schema: without it the reference cannot read our result.
-    handoffRef: 'outputs/handoff.md',
-    deliverables: p.deliverables,
-    tests: p.tests,
-    blockers: p.blockers,
-    notes: p.notes,
   }
 }
 

@@ -9,7 +9,9 @@ import { join } from 'node:path'
 import { TeaError } from '../../../core/errors.ts'
 import { readRegularFile } from '../../../core/regular-file.ts'
 import { type AofContext, eventsDir, runDirPath, taskDirPath, taskFilePath } from './context.ts'
-import { type AofEvent, readEvents } from '../../protocol/events.ts'
+import type { AofEvent } from '../../protocol/events.ts'
+import { compareStamps, relativePath } from '../shared.ts'
+import { readEvents } from './event-log.ts'
 import { appendLine, errno, mkdirs, readError, readRegular, remove, writeError, writeFileAtomic } from './fs-atomic.ts'
 import { migrateRunDir, readableRunDir } from './run-artifacts.ts'
 import type { RunFileName, TaskStore, TaskUnit } from '../port.ts'
@@ -124,27 +126,6 @@ export function fsFiles(ctx: AofContext): FsFiles {
     markRouted: async () => {},
     wasRouted: async () => false,
   }
-}
-
-/** What writing `incoming` over `existing` does, by `updatedAt` (both stores decide the same way). */
-export function compareStamps(existing: Task | undefined, incoming: Task): 'created' | 'replaced' | 'same' | 'kept' {
-  if (!existing) return 'created'
-  const a = Date.parse(String(existing.data.updatedAt ?? ''))
-  const b = Date.parse(String(incoming.data.updatedAt ?? ''))
-  if (a === b || (Number.isNaN(a) && Number.isNaN(b))) return 'same'
-  return Number.isNaN(a) || b > a ? 'replaced' : 'kept'
-}
-
-/** A companion-folder path: relative, `/`-separated, never leaving the folder. */
-export function relativePath(path: string): string {
-  const parts = path.split('/')
-  if (path === '' || path.startsWith('/') || parts.some((p) => p === '..' || p === '' || p === '.')) {
-    throw new TeaError(
-      'AOF_INVALID',
-      `expected a path inside the task's folder such as outputs/report.md, received ${JSON.stringify(path)}`,
-    )
-  }
-  return path
 }
 
 // --- internal ---

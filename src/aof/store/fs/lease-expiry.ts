@@ -8,7 +8,8 @@
 import { type AofContext, taskFilePath } from './context.ts'
 import type { SchedulerAction } from '../../protocol/poll-result.ts'
 import { markRunArtifactExpired, readHeartbeat, readRun } from './run-artifacts.ts'
-import { readTaskFile, taskLease } from '../../protocol/task-file.ts'
+import { taskLease } from '../../protocol/task-file.ts'
+import { readTaskFile } from './read-task.ts'
 import { idsIn, readTaskLocked, withTaskLock } from './task-store.ts'
 import { moveTaskLocked } from './task-transition.ts'
 

@@ -1,5 +1,5 @@
 /**
- * Leases and heartbeats. A lease (frontmatter `lease: {agent, acquiredAt, expiresAt, renewCount}`) says who works
+ * Leases and heartbeats on the filesystem store (the rules are protocol/lease.ts). A lease (frontmatter `lease: {agent, acquiredAt, expiresAt, renewCount}`) says who works
  * on an in-progress task until when; taking one on a `ready` task moves it to `in-progress` and starts a new run
  * (fresh `runId`, `run.json`, first heartbeat). Another agent may take the task only once the lease has expired.
  * A heartbeat refreshes `run_heartbeat.json` and, when less than half the lease is left, extends the lease by its
@@ -9,7 +9,8 @@
 import { sortableId } from '../../../core/ids.ts'
 import { TeaError } from '../../../core/errors.ts'
 import { type AofContext, runDirPath } from './context.ts'
-import { type EventInput, appendEvents } from '../../protocol/events.ts'
+import type { EventInput } from '../../protocol/events.ts'
+import { appendEvents } from './event-log.ts'
 import { mkdirs } from './fs-atomic.ts'
 import { type Rollback, allOrNothing } from './rollback.ts'
 import { migrateRunDir, readHeartbeat, readRun, runArtifactPath, setAsideRunResult, writeHeartbeatFile, writeRun } from './run-artifacts.ts'
@@ -18,17 +19,18 @@ import type { Lease } from '../../protocol/schemas/task.ts'
 import { type Task, taskLease } from '../../protocol/task-file.ts'
 import { readTaskLocked, withTaskLock } from './task-store.ts'
 import { stageMove, updateTaskLocked } from './task-transition.ts'
-import { MAX_TTL_MS, MIN_TTL_MS, ttlOption } from '../../protocol/ttl.ts'
-
-export const DEFAULT_LEASE_TTL_MS = 600_000
-export const DEFAULT_HEARTBEAT_TTL_MS = 300_000
-
-export interface LeaseOptions {
-  /** Lease length, 1 ms … 30 days (default 10 min). */
-  ttlMs?: number
-  /** Heartbeat TTL, 1 ms … 30 days (default 5 min). */
-  heartbeatTtlMs?: number
-}
+import {
+  DEFAULT_HEARTBEAT_TTL_MS,
+  DEFAULT_LEASE_TTL_MS,
+  type HeartbeatOptions,
+  type LeaseOptions,
+  extendedLease,
+  iso,
+  newRun,
+  nextHeartbeat,
+  renewedLease,
+} from '../../protocol/lease.ts'
+import { ttlOption } from '../../protocol/ttl.ts'
 
 export interface LeaseResult {
   task: Task
@@ -61,7 +63,7 @@ export async function acquireLease(ctx: AofContext, id: string, agent: string, o
     }
     const run = readRun(ctx, id)
     if (task.status === 'in-progress' && live && run && run.agentId === agent && run.status === 'running') {
-      const lease: Lease = { ...held, expiresAt: iso(now.getTime() + ttlMs), renewCount: (held.renewCount ?? 0) + 1 }
+      const lease = renewedLease(held, now, ttlMs)
       const hb = heartbeatRecord(ctx, id, agent, run.runId, hbTtl, now)
       return allOrNothing((rb) => {
         writeBeat(ctx, rb, hb)
@@ -75,21 +77,13 @@ export async function acquireLease(ctx: AofContext, id: string, agent: string, o
     // Everything is computed before the first write, so nothing but the writes themselves can fail midway.
     const lease: Lease = { agent, acquiredAt: now.toISOString(), expiresAt: iso(now.getTime() + ttlMs), renewCount: 0 }
     const runId = sortableId(now.getTime())
-    const newRun: RunArtifact = {
-      taskId: id,
-      agentId: agent,
-      runId,
-      startedAt: now.toISOString(),
-      status: 'running',
-      artifactPaths: { inputs: 'inputs/', work: 'work/', output: 'outputs/' },
-      metadata: { runId },
-    }
-    const hb = heartbeatRecord(ctx, id, agent, newRun.runId, hbTtl, now)
+    const started: RunArtifact = newRun(id, agent, runId, now.toISOString())
+    const hb = heartbeatRecord(ctx, id, agent, runId, hbTtl, now)
     const acquired: EventInput = {
       type: 'lease.acquired',
       actor: agent,
       taskId: id,
-      payload: { agent, runId: newRun.runId, expiresAt: lease.expiresAt },
+      payload: { agent, runId, expiresAt: lease.expiresAt },
     }
     return allOrNothing((rb) => {
       // A move, not a copy: undoing the lease leaves the folder in its new place, which every reader finds.
@@ -97,7 +91,7 @@ export async function acquireLease(ctx: AofContext, id: string, agent: string, o
       rb.folder(runDirPath(ctx, id), () => mkdirs(runDirPath(ctx, id)))
       const restore = setAsideRunResult(ctx, id)
       if (restore) rb.add(restore)
-      rb.replace(runArtifactPath(ctx, id, 'run.json'), () => writeRun(ctx, newRun))
+      rb.replace(runArtifactPath(ctx, id, 'run.json'), () => writeRun(ctx, started))
       writeBeat(ctx, rb, hb)
       let moved: Task
       if (task.status === 'ready') {
@@ -110,14 +104,9 @@ export async function acquireLease(ctx: AofContext, id: string, agent: string, o
         moved = updateInPlace(ctx, rb, task, lease)
         appendEvents(ctx, [acquired])
       }
-      return { task: moved, run: newRun, heartbeat: hb, renewed: false }
+      return { task: moved, run: started, heartbeat: hb, renewed: false }
     })
   })
-}
-
-export interface HeartbeatOptions {
-  /** Heartbeat TTL, 1 ms … 30 days (default 5 min). */
-  ttlMs?: number
 }
 
 /**
@@ -142,13 +131,7 @@ export async function heartbeat(ctx: AofContext, id: string, agent: string, opti
     }
     const now = ctx.now()
     const hb = heartbeatRecord(ctx, id, agent, run.runId, ttlMs, now)
-    let extended: Lease | undefined
-    if (lease) {
-      // The lease's own length, as written (by us, or by hand): held to the same range, so a file that says
-      // "a thousand years" cannot push an expiry past what a Date can hold.
-      const length = Math.min(Math.max(Date.parse(lease.expiresAt) - Date.parse(lease.acquiredAt), MIN_TTL_MS), MAX_TTL_MS)
-      if (Date.parse(lease.expiresAt) - now.getTime() < length / 2) extended = { ...lease, expiresAt: iso(now.getTime() + length) }
-    }
+    const extended = lease ? extendedLease(lease, now) : undefined
     return allOrNothing((rb) => {
       writeBeat(ctx, rb, hb)
       if (extended) updateInPlace(ctx, rb, task, extended)
@@ -159,29 +142,6 @@ export async function heartbeat(ctx: AofContext, id: string, agent: string, opti
 
 function heartbeatRecord(ctx: AofContext, id: string, agent: string, runId: string | undefined, ttlMs: number, now: Date): RunHeartbeat {
   return nextHeartbeat(readHeartbeat(ctx, id), id, agent, runId, ttlMs, now)
-}
-
-/**
- * The heartbeat a run writes at `now`, after `prev` (the task's last one, if any): its beat count goes on while the
- * run is the same. Both stores write this record (the NATS store at server time).
- */
-export function nextHeartbeat(
-  prev: RunHeartbeat | undefined,
-  id: string,
-  agent: string,
-  runId: string | undefined,
-  ttlMs: number,
-  now: Date,
-): RunHeartbeat {
-  const sameRun = prev !== undefined && prev.runId === runId
-  return {
-    taskId: id,
-    agentId: agent,
-    ...(runId ? { runId } : {}),
-    lastHeartbeat: now.toISOString(),
-    beatCount: sameRun ? (prev.beatCount ?? 0) + 1 : 0,
-    expiresAt: iso(now.getTime() + ttlMs),
-  }
 }
 
 function writeBeat(ctx: AofContext, rb: Rollback, hb: RunHeartbeat): void {
@@ -195,8 +155,4 @@ function updateInPlace(ctx: AofContext, rb: Rollback, task: Task, lease: Lease):
     updated = updateTaskLocked(ctx, task, (t) => void (t.data.lease = lease))
   })
   return updated!
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString()
 }

@@ -14,16 +14,10 @@ import { errorIssue } from '../../../core/errors.ts'
 import type { Issue } from '../../../core/issues.ts'
 import { type AofContext, eventsDir, legacyRunDirPath, runDirPath, statusDir, tasksDir } from './context.ts'
 import { errno, readError, readRegular } from './fs-atomic.ts'
-import { referenceKeyIssues } from '../../protocol/schemas/reference-keys.ts'
-import type { Lease } from '../../protocol/schemas/task.ts'
 import { TASK_STATUSES, type TaskStatus, isTaskStatus } from '../../protocol/status.ts'
-import { type Task, readTaskFile } from '../../protocol/task-file.ts'
+import { readTaskFile } from './read-task.ts'
 import { isTaskId } from '../../protocol/task-id.ts'
-
-/** One finding: an issue with lint's own `code` (`status_mismatch`, …), in the file or folder `where.file`. */
-export type LintProblem = Issue & { code: string; where: { file: string } }
-
-const TIMESTAMP_FIELDS = ['createdAt', 'updatedAt', 'lastTransitionAt'] as const
+import { type LintProblem, lintTaskContent } from '../../protocol/task-lint.ts'
 
 export function lintDataDir(ctx: AofContext): LintProblem[] {
   const problems: LintProblem[] = []
@@ -89,39 +83,6 @@ function lintTask(path: string, status: TaskStatus, id: string, problems: LintPr
     return
   }
   problems.push(...lintTaskContent(task, status, path))
-}
-
-/** What lint finds in a task that could be read, wherever it is stored (`path` names it in the problems). */
-export function lintTaskContent(task: Task, status: TaskStatus, path: string): LintProblem[] {
-  const problems: LintProblem[] = []
-  if (task.data.status !== status) {
-    problems.push({
-      code: 'status_mismatch',
-      message: `frontmatter status is ${JSON.stringify(task.data.status)} but the file is in ${status}/`,
-      where: { file: path },
-    })
-  }
-  for (const issue of referenceKeyIssues(task.data))
-    problems.push({
-      code: 'reference_rejects',
-      message: `${issue.path}: ${issue.message}; the reference implementation refuses this task and skips it`,
-      where: { file: path },
-    })
-  if (task.data.lease && status !== 'in-progress') {
-    problems.push({ code: 'lease_not_in_progress', message: `has a lease but status is ${status}`, where: { file: path } })
-  }
-  const stamps: Array<[string, unknown]> = TIMESTAMP_FIELDS.map((f) => [f, task.data[f]])
-  const lease = task.data.lease as Lease | null | undefined
-  if (lease) stamps.push(['lease.acquiredAt', lease.acquiredAt], ['lease.expiresAt', lease.expiresAt])
-  for (const [f, v] of stamps) {
-    if (typeof v === 'string' && !v.endsWith('Z'))
-      problems.push({
-        code: 'timestamp_offset',
-        message: `${f} ${v} is not in UTC (Z); the reference implementation rejects offsets`,
-        where: { file: path },
-      })
-  }
-  return problems
 }
 
 function lintRun(ctx: AofContext, id: string, problems: LintProblem[]): void {

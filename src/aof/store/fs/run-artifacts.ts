@@ -19,6 +19,7 @@ import { TeaError } from '../../../core/errors.ts'
 import { toIssues } from '../../../core/issues.ts'
 import { type AofContext, legacyRunDirPath, runDirPath } from './context.ts'
 import { errno, isNotRegular, mkdirs, readError, readRegular, writeError, writeFileAtomic } from './fs-atomic.ts'
+import { completedRun, expiredRun } from '../../protocol/runs.ts'
 import { isTaskId } from '../../protocol/task-id.ts'
 import {
   type RunArtifact,
@@ -147,20 +148,10 @@ export function setAsideRunResult(ctx: AofContext, id: string): (() => void) | u
   }
 }
 
-/**
- * Whether `result` was produced by `run`. With run ids on both sides they must match; a result without one
- * (written by the reference implementation) counts only if it was completed after the run started.
- */
-export function resultBelongsToRun(result: RunResult, run: RunArtifact | undefined): boolean {
-  if (!run) return result.runId === undefined
-  if (result.runId !== undefined || run.runId !== undefined) return result.runId === run.runId
-  return Date.parse(result.completedAt) >= Date.parse(run.startedAt)
-}
-
 export function completeRunArtifact(ctx: AofContext, id: string): RunArtifact | undefined {
   const run = readRun(ctx, id)
   if (!run) return undefined
-  const done: RunArtifact = { ...run, status: 'completed', metadata: { ...run.metadata, completedAt: ctx.now().toISOString() } }
+  const done = completedRun(run, ctx.now())
   writeRun(ctx, done)
   return done
 }
@@ -168,11 +159,7 @@ export function completeRunArtifact(ctx: AofContext, id: string): RunArtifact | 
 export function markRunArtifactExpired(ctx: AofContext, id: string, reason: string): RunArtifact | undefined {
   const run = readRun(ctx, id)
   if (!run) return undefined
-  const expired: RunArtifact = {
-    ...run,
-    status: 'failed',
-    metadata: { ...run.metadata, expiredAt: ctx.now().toISOString(), expiredReason: reason },
-  }
+  const expired = expiredRun(run, ctx.now(), reason)
   writeRun(ctx, expired)
   return expired
 }

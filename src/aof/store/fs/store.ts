@@ -4,24 +4,21 @@
  * its crash repair and its tests stay where they are; the port only names what the NATS store must match.
  */
 
-import { type AofContext } from './context.ts'
-import { appendEvents, readEvents } from '../../protocol/events.ts'
+import type { ReclaimedLease, TaskStore } from '../port.ts'
+import { holdingTask } from '../shared.ts'
+import type { AofContext } from './context.ts'
+import { appendEvents, readEvents } from './event-log.ts'
+import { fsFiles } from './files.ts'
+import { readHandoffInputs } from './handoff-inputs.ts'
 import { acquireLease, heartbeat } from './lease.ts'
 import { readRun } from './run-artifacts.ts'
-import { poll } from '../../roles/scheduler.ts'
-import { handleSessionEnd } from './session-end.ts'
-import { reportCompletion } from '../../roles/worker-report.ts'
-import { readHandoffInputs } from '../../roles/worker-task-state.ts'
-import type { ReclaimedLease, TaskStore } from '../port.ts'
+import { poll } from './scheduler.ts'
 import { createTask } from './task-create.ts'
 import { getTask, listTasks, readTaskLocked, withTaskLock } from './task-store.ts'
 import { moveTaskLocked, transitionTask, updateTask } from './task-transition.ts'
-import { type Task, taskLease } from '../../protocol/task-file.ts'
-import { fsFiles } from './files.ts'
-import { TeaError } from '../../../core/errors.ts'
 
 export function fsTaskStore(ctx: AofContext): TaskStore {
-  const store: TaskStore = {
+  return {
     kind: 'fs',
     where: ctx.dataDir,
     now: async () => ctx.now(),
@@ -49,21 +46,6 @@ export function fsTaskStore(ctx: AofContext): TaskStore {
     ...fsFiles(ctx),
 
     handoffInputs: async (task) => readHandoffInputs(ctx, task),
-    reportCompletion: (target, payload) => reportCompletion(ctx, store, target, payload),
     poll: (options) => poll(ctx, options),
-    sessionEnd: () => handleSessionEnd(ctx),
   }
-  return store
-}
-
-/** The task if `agent` holds its lease in progress; AOF_LOCKED (lost) otherwise. Shared by both adapters. */
-export function holdingTask(task: Task | undefined, id: string, agent: string): Task {
-  if (!task) throw new TeaError('AOF_NOT_FOUND', `task ${id} not found`)
-  const lease = taskLease(task)
-  if (task.status !== 'in-progress' || lease?.agent !== agent) {
-    throw new TeaError('AOF_LOCKED', `${agent} no longer holds ${id} (status ${task.status}, lease ${lease?.agent ?? 'none'})`, {
-      details: { lost: true },
-    })
-  }
-  return task
 }

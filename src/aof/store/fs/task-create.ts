@@ -6,26 +6,13 @@
 
 import { TeaError } from '../../../core/errors.ts'
 import { type AofContext, taskFilePath } from './context.ts'
-import { appendEvent } from '../../protocol/events.ts'
+import { type CreateTaskInput, newTaskFields } from '../../protocol/new-task.ts'
+import { appendEvent } from './event-log.ts'
 import { writeFileAtomic } from './fs-atomic.ts'
 import type { TaskStatus } from '../../protocol/status.ts'
 import { type Task, contentHash, renderTask } from '../../protocol/task-file.ts'
 import { isTaskId, newTaskId } from '../../protocol/task-id.ts'
 import { ensureTaskDirs, getTask, readTaskLocked, withTaskLock } from './task-store.ts'
-
-export interface CreateTaskInput {
-  title: string
-  body?: string
-  agent?: string
-  status?: Extract<TaskStatus, 'backlog' | 'ready'>
-  parentId?: string
-  priority?: 'critical' | 'high' | 'normal' | 'low'
-  metadata?: Record<string, unknown>
-  createdBy?: string
-  dependsOn?: string[]
-  /** A fixed id (imports, tests); refused when it exists. Normally omitted: a fresh id is drawn. */
-  id?: string
-}
 
 export async function createTask(ctx: AofContext, input: CreateTaskInput): Promise<Task> {
   if (input.title.trim() === '') throw new TeaError('AOF_INVALID', 'a task needs a non-empty title')
@@ -59,33 +46,4 @@ export async function createTask(ctx: AofContext, input: CreateTaskInput): Promi
     }
   }
   throw new TeaError('INTERNAL', 'could not allocate a free task id after 100 attempts')
-}
-
-/** The frontmatter and body of a new task (no I/O): the same for every store (docs/fleet.md). */
-export function newTaskFields(
-  input: CreateTaskInput,
-  id: string,
-  now: Date,
-): { status: TaskStatus; data: Record<string, unknown>; body: string } {
-  const stamp = now.toISOString()
-  const body = (input.body ?? '').trim()
-  const status = input.status ?? 'backlog'
-  // Field order and defaults as the reference writes them, so its tools read our files unchanged.
-  const data: Record<string, unknown> = {
-    schemaVersion: 1,
-    id,
-    title: input.title.trim(),
-    status,
-    priority: input.priority ?? 'normal',
-    routing: { ...(input.agent ? { agent: input.agent } : {}), tags: [] },
-    createdAt: stamp,
-    updatedAt: stamp,
-    lastTransitionAt: stamp,
-    createdBy: input.createdBy ?? 'tea',
-    ...(input.parentId ? { parentId: input.parentId } : {}),
-    dependsOn: input.dependsOn ?? [],
-    contentHash: contentHash(body),
-    metadata: input.metadata ?? {},
-  }
-  return { status, data, body }
 }

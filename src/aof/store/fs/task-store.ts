@@ -16,14 +16,15 @@
 import { existsSync, lstatSync, readdirSync, renameSync } from 'node:fs'
 import { join } from 'node:path'
 import { errorIssue, isTeaError } from '../../../core/errors.ts'
-import type { Issue } from '../../../core/issues.ts'
 import { type AofContext, assertTaskId, lockPath, statusDir, taskDirPath, taskFilePath } from './context.ts'
-import { appendEvent } from '../../protocol/events.ts'
+import { appendEvent } from './event-log.ts'
 import { withFileLock } from './file-lock.ts'
 import { errno, mkdirs, remove, writeError } from './fs-atomic.ts'
 import { TASK_STATUSES, type TaskStatus, isValidTransition } from '../../protocol/status.ts'
-import { type Task, readTaskFile, renderTask } from '../../protocol/task-file.ts'
+import { type Task, renderTask } from '../../protocol/task-file.ts'
+import { readTaskFile } from './read-task.ts'
 import { isTaskId } from '../../protocol/task-id.ts'
+import type { TaskListing } from '../port.ts'
 
 export async function withTaskLock<T>(ctx: AofContext, id: string, fn: () => Promise<T> | T): Promise<T> {
   assertTaskId(id)
@@ -136,12 +137,6 @@ export function ensureTaskDirs(ctx: AofContext, status: TaskStatus, id: string):
   const dir = taskDirPath(ctx, status, id)
   for (const sub of ['inputs', 'work', 'outputs']) mkdirs(join(dir, sub))
   return dir
-}
-
-export interface TaskListing {
-  tasks: Task[]
-  /** Files that could not be read, each at `where.file`; the other tasks are listed regardless. */
-  problems: Array<Issue & { where: { file: string } }>
 }
 
 /** Task ids present in one status folder (by file name; no parsing). */

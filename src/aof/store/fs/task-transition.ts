@@ -15,17 +15,15 @@
 import { cpSync, existsSync, renameSync } from 'node:fs'
 import { TeaError } from '../../../core/errors.ts'
 import { type AofContext, taskDirPath, taskFilePath } from './context.ts'
-import { type EventInput, appendEvents } from '../../protocol/events.ts'
+import type { EventInput } from '../../protocol/events.ts'
+import { appendEvents } from './event-log.ts'
 import { errno, remove, writeError, writeFileAtomic } from './fs-atomic.ts'
-import { TRANSITIONS, type TaskStatus, isValidTransition } from '../../protocol/status.ts'
+import { type OutcomeSteps, outcomeSteps } from '../../protocol/outcome.ts'
+import type { Outcome } from '../../protocol/schemas/payloads.ts'
+import type { TaskStatus } from '../../protocol/status.ts'
+import { type TransitionOptions, moved, transitionEvent } from '../../protocol/transition.ts'
 import { type Task, nextStamp, renderTask, taskMetadata } from '../../protocol/task-file.ts'
 import { readTaskLocked, withTaskLock } from './task-store.ts'
-
-export interface TransitionOptions {
-  actor: string
-  reason?: string
-  metadataPatch?: Record<string, unknown>
-}
 
 export function moveTaskLocked(ctx: AofContext, task: Task, to: TaskStatus, options: TransitionOptions): Task {
   if (task.status === to) return task
@@ -53,39 +51,24 @@ export interface StagedMove {
 
 /** Steps 1 and 2 of a move; all or nothing (a failure in 2 removes the copy written in 1). */
 export function stageMove(ctx: AofContext, task: Task, to: TaskStatus, options: TransitionOptions): StagedMove {
-  if (!isValidTransition(task.status, to)) {
-    throw new TeaError(
-      'AOF_TRANSITION',
-      `${task.id}: cannot move from ${task.status} to ${to}; allowed from ${task.status}: ${TRANSITIONS[task.status].join(', ') || 'none (terminal)'}`,
-    )
-  }
-  const stamp = nextStamp(task, ctx.now())
-  const data: Record<string, unknown> = { ...task.data, status: to, updatedAt: stamp, lastTransitionAt: stamp }
-  if (options.metadataPatch) data.metadata = { ...taskMetadata(task), ...options.metadataPatch }
-  if (to !== 'in-progress') delete data.lease
-  const moved: Task = { ...task, status: to, data, path: taskFilePath(ctx, to, task.id) }
+  const next: Task = { ...moved(task, to, ctx.now(), options), path: taskFilePath(ctx, to, task.id) }
   const fromDir = taskDirPath(ctx, task.status, task.id)
   const toDir = taskDirPath(ctx, to, task.id)
 
-  writeFileAtomic(moved.path, renderTask(moved))
+  writeFileAtomic(next.path, renderTask(next))
   let companionMoved: boolean
   try {
     companionMoved = moveCompanion(fromDir, toDir)
   } catch (e) {
-    remove(moved.path)
+    remove(next.path)
     throw e
   }
   return {
-    moved,
-    event: {
-      type: 'task.transitioned',
-      actor: options.actor,
-      taskId: task.id,
-      payload: { from: task.status, to, ...(options.reason ? { reason: options.reason } : {}) },
-    },
+    moved: next,
+    event: transitionEvent(task, to, options),
     undo() {
       if (companionMoved) rename(toDir, fromDir)
-      remove(moved.path)
+      remove(next.path)
     },
     commit() {
       try {
@@ -149,4 +132,12 @@ export function updateTaskLocked(ctx: AofContext, task: Task, mutate: (task: Tas
   copy.data.updatedAt = nextStamp(task, ctx.now())
   writeFileAtomic(copy.path, renderTask(copy))
   return copy
+}
+
+/** Applies an outcome's steps to a task whose lock the caller holds (protocol/outcome.ts); one event per step. */
+export function applyOutcomeLocked(ctx: AofContext, task: Task, outcome: Outcome, actor: string, reason: string | undefined): OutcomeSteps {
+  const steps = outcomeSteps({ status: task.status, metadata: taskMetadata(task) }, outcome)
+  let current = task
+  for (const { to } of steps.applied) current = moveTaskLocked(ctx, current, to, { actor, ...(reason ? { reason } : {}) })
+  return steps
 }

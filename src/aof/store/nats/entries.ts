@@ -1,7 +1,7 @@
 /**
  * The JetStream store's task entries and names (store.ts has the layout): task ids checked before they become keys,
  * routed-message keys, subject tokens; entries parsed as the filesystem parses task files (a bad one is a problem at
- * its key, as `aof lint` reports a bad file), moved and leased as task files are; and events published again while
+ * its key, as `aof lint` reports a bad file), leased as task files are; and events published again while
  * the server is away. Pure functions, but for `publishOnce`'s retry.
  */
 
@@ -9,11 +9,9 @@ import { createHash } from 'node:crypto'
 import { TeaError, errorIssue } from '../../../core/errors.ts'
 import type { Issue } from '../../../core/issues.ts'
 import { parseFrontmatter } from '../../protocol/frontmatter.ts'
-import type { EventInput } from '../../protocol/events.ts'
 import type { Lease } from '../../protocol/schemas/task.ts'
-import { TASK_STATUSES, TRANSITIONS, type TaskStatus, isTaskStatus, isValidTransition } from '../../protocol/status.ts'
-import { type Task, nextStamp, parseTaskText, taskMetadata } from '../../protocol/task-file.ts'
-import type { TransitionOptions } from '../fs/task-transition.ts'
+import { TASK_STATUSES, isTaskStatus } from '../../protocol/status.ts'
+import { type Task, nextStamp, parseTaskText } from '../../protocol/task-file.ts'
 import { isTaskId } from '../../protocol/task-id.ts'
 
 export function checkedId(id: string): string {
@@ -63,33 +61,6 @@ export async function publishOnce(publish: () => Promise<unknown>): Promise<void
     }
   }
 }
-
-export function iso(ms: number): string {
-  return new Date(ms).toISOString()
-}
-
-/** `task` moved to `to` (checked against the transition table), stamped at `stamp`; a lease goes unless it is in progress. */
-export function moved(task: Task, to: TaskStatus, stamp: Date, options: TransitionOptions): Task {
-  if (!isValidTransition(task.status, to)) {
-    throw new TeaError(
-      'AOF_TRANSITION',
-      `${task.id}: cannot move from ${task.status} to ${to}; allowed from ${task.status}: ${TRANSITIONS[task.status].join(', ') || 'none (terminal)'}`,
-    )
-  }
-  const at = nextStamp(task, stamp)
-  const data: Record<string, unknown> = { ...task.data, status: to, updatedAt: at, lastTransitionAt: at }
-  if (options.metadataPatch) data.metadata = { ...taskMetadata(task), ...options.metadataPatch }
-  if (to !== 'in-progress') delete data.lease
-  return { ...task, status: to, data }
-}
-
-/** The `task.transitioned` event of moving `task` to `to`. */
-export const transitionEvent = (task: Task, to: TaskStatus, options: TransitionOptions): EventInput => ({
-  type: 'task.transitioned',
-  actor: options.actor,
-  taskId: task.id,
-  payload: { from: task.status, to, ...(options.reason ? { reason: options.reason } : {}) },
-})
 
 /** `task` holding lease `l`, stamped at `t`. */
 export function withLease(task: Task, l: Lease, t: Date): Task {

@@ -1,15 +1,15 @@
 /**
- * What the NATS store's worker report and scheduler pass (`report.ts`, `poll.ts`) use of the store's internals: a
+ * What the NATS store's scheduler pass (`poll.ts`) uses of the store's internals: a
  * task entry with its revision, the compare-and-set on it, the run entries and the event stream. Kept as one small
- * interface so those two protocol pieces live in their own files rather than inside `store.ts`.
+ * interface so the pass lives in its own file rather than inside `store.ts`.
  */
 
 import type { AofEvent, EventInput } from '../../protocol/events.ts'
 import type { RunArtifact, RunHeartbeat, RunResult } from '../../protocol/schemas/run.ts'
 import type { TaskStatus } from '../../protocol/status.ts'
 import type { Task } from '../../protocol/task-file.ts'
-import type { TaskListing } from '../fs/task-store.ts'
-import type { TransitionOptions } from '../fs/task-transition.ts'
+import type { TransitionOptions } from '../../protocol/transition.ts'
+import type { TaskListing } from '../port.ts'
 
 export interface NatsOps {
   /** The store's clock: the server's (the timestamp of a probe write). */

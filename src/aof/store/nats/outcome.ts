@@ -1,14 +1,13 @@
 /**
- * Applying a run's reported outcome on NATS, shared by the worker's report (`report.ts`) and the scheduler's
- * recovery of a run that wrote its result but died before moving the task (`poll.ts`). Both decide on the same
- * task revision and write with one compare-and-set, so the outcome lands once whoever gets there first; their
- * events carry ids derived from the task and run, so the loser's re-publish is dropped by the stream's duplicate
- * window instead of logging the moves twice.
+ * Applying a run's reported outcome on NATS in the scheduler's recovery of a run that wrote its result but died
+ * before moving the task (`poll.ts`): the moves as one value, written with one compare-and-set on the revision the
+ * staleness was decided on. Its events carry the ids the worker's report gives them (roles/worker-report.ts), so
+ * should both log a run's completion the stream's duplicate window keeps one copy.
  */
 
 import { outcomeReason, resolveCompletionTransitions } from '../../protocol/outcome.ts'
 import type { EventInput } from '../../protocol/events.ts'
-import type { RunArtifact, RunResult } from '../../protocol/schemas/run.ts'
+import type { RunResult } from '../../protocol/schemas/run.ts'
 import { type TaskStatus, isValidTransition } from '../../protocol/status.ts'
 import { type Task, taskMetadata } from '../../protocol/task-file.ts'
 import type { NatsOps } from './ops.ts'
@@ -42,8 +41,4 @@ export function outcomeMove(ops: NatsOps, task: Task, result: RunResult, at: Dat
 /** An event id that is the same whoever applies run `runId`'s outcome, so the stream keeps one copy. */
 export function outcomeEventId(taskId: string, runId: string | undefined, what: string): string {
   return `outcome-${taskId}-${runId ?? 'norun'}-${what}`
-}
-
-export function completedRun(run: RunArtifact, at: Date): RunArtifact {
-  return { ...run, status: 'completed', metadata: { ...run.metadata, completedAt: at.toISOString() } }
 }

@@ -1,5 +1,6 @@
 /**
- * The scheduler's pass on NATS (`tea aof poll --nats`), the JetStream side of `scheduler.ts` + `lease-expiry.ts`.
+ * The scheduler's pass on NATS (`tea aof poll --nats`; the port's `poll`), the JetStream side of the filesystem's
+ * `fs/scheduler.ts` + `fs/lease-expiry.ts`.
  *
  * Staleness is judged by the **server's** clock (`ops.now()`, the timestamp of a probe write), never a board's: a
  * run whose heartbeat (`<ID>.heartbeat`, for the current run) expired, or — with no heartbeat of the current run —
@@ -11,17 +12,16 @@
  */
 
 import type { EventInput } from '../../protocol/events.ts'
-import { DEFAULT_HEARTBEAT_TTL_MS } from '../fs/lease.ts'
-import { resultBelongsToRun } from '../fs/run-artifacts.ts'
+import { DEFAULT_HEARTBEAT_TTL_MS, heartbeatExpiry } from '../../protocol/lease.ts'
+import { completedRun, expiredRun, resultBelongsToRun } from '../../protocol/runs.ts'
 import type { RunArtifact, RunHeartbeat } from '../../protocol/schemas/run.ts'
 import type { PollOptions, PollResult, SchedulerAction } from '../../protocol/poll-result.ts'
-import { heartbeatExpiry } from '../../roles/scheduler.ts'
 import { TASK_STATUSES } from '../../protocol/status.ts'
 import type { ReclaimedLease } from '../port.ts'
 import { taskLease } from '../../protocol/task-file.ts'
 import { ttlOption } from '../../protocol/ttl.ts'
 import type { NatsOps } from './ops.ts'
-import { completedRun, outcomeEventId, outcomeMove } from './outcome.ts'
+import { outcomeEventId, outcomeMove } from './outcome.ts'
 
 export async function natsPoll(ops: NatsOps, options: PollOptions = {}): Promise<PollResult> {
   const dryRun = options.dryRun ?? false
@@ -99,8 +99,7 @@ async function recover(ops: NatsOps, id: string, now: Date, ttlMs: number, dryRu
     const reason = hb ? 'stale_heartbeat_reclaim' : 'lease_expired'
     if (!(await ops.cas(ops.moved(task, 'ready', now, { actor: 'scheduler', reason }), revision))) continue
     if (run) {
-      const metadata = { ...run.metadata, expiredAt: now.toISOString(), expiredReason: hb ? 'stale_heartbeat' : 'lease_expired' }
-      await ops.putRunEntry(`${id}.run`, { ...run, status: 'failed', metadata })
+      await ops.putRunEntry(`${id}.run`, expiredRun(run, now, hb ? 'stale_heartbeat' : 'lease_expired'))
     }
     const event: EventInput = {
       type: 'task.transitioned',

@@ -9,67 +9,13 @@
  * started decides them for all).
  */
 
+import type { QueuedMessage, RouterQueue, RouterQueueOptions } from '../port.ts'
 import type { JetStreamClient, JetStreamManager, JsMsg } from './client.ts'
 
-export interface RouterQueueOptions {
-  /** How long a message may be in one router's hands before the server gives it to another (default 30 s). */
-  ackWaitMs?: number
-  /** How many times a message is handed out in all (default 5). */
-  maxDeliver?: number
-}
-
-export const DEFAULT_ACK_WAIT_MS = 30_000
+const DEFAULT_ACK_WAIT_MS = 30_000
 /** The shortest wait for a message (one fetch): see `next`. */
 const MIN_WAIT_MS = 2_000
-export const DEFAULT_MAX_DELIVER = 5
-
-/** One message handed to this router: ack it once its effect is committed. */
-export interface QueuedMessage {
-  /** The message as recorded (a `$ref` to an oversized one resolved); undefined when it cannot be read (`error`). */
-  text: string | undefined
-  error?: string
-  /** `Nats-Msg-Id`, when the publisher gave one (`tea aof send` does: the message id). */
-  messageId?: string
-  /** The sender routes it itself (`Tea-Routed-By: sender`); a router service only acks it. */
-  routedBySender: boolean
-  /** 1 the first time it is handed out, 2 the next… */
-  delivery: number
-  maxDeliver: number
-  /** How many messages the consumer had not handed out yet when it handed out this one. */
-  pendingAfter: number
-  /** Its sequence number in the stream (for log lines). */
-  seq: number
-  subject: string
-  /** The message type, from the subject (`<p>.msg.<type>`). */
-  type: string
-  ack(): Promise<void>
-  /**
-   * Gives it back, to be handed out again after `delayMs`. The router holds it meanwhile (telling the server it is
-   * still working) and gives it back at once when the delay is over: nats-server 2.9's own delayed redelivery was
-   * seen to come back late or not at all on a loaded machine, and a held message counts as in hand, so a router
-   * that drains the queue (`--once`) waits for it.
-   */
-  nak(delayMs: number): void
-  /** Never hand it out again (a message that keeps failing, at its last delivery). */
-  term(): void
-  /**
-   * Keeps it in this router's hands (tells the server, every third of the ack wait, that it is still being handled)
-   * until the returned function is called: a long unit of work must not outlast the ack wait and be handed out twice.
-   */
-  keepInHand(): () => void
-}
-
-export interface RouterQueue {
-  readonly consumer: string
-  readonly ackWaitMs: number
-  readonly maxDeliver: number
-  /** The next message, waiting up to `waitMs` (at least, and by default, 2 s); undefined when none came. */
-  next(waitMs?: number): Promise<QueuedMessage | undefined>
-  /** Messages not handed out yet, and messages handed out and not acked (in some router's hands). */
-  backlog(): Promise<{ pending: number; inHand: number }>
-  /** Gives back at once every message held for a delayed retry (the router is stopping). */
-  release(): void
-}
+const DEFAULT_MAX_DELIVER = 5
 
 export async function openRouterQueue(
   js: JetStreamClient,

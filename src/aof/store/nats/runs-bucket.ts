@@ -8,7 +8,7 @@
 import { parseJsonOrUndefined } from '../../../core/json.ts'
 import type { RunArtifact, RunHeartbeat, RunResult } from '../../protocol/schemas/run.ts'
 import type { Lease } from '../../protocol/schemas/task.ts'
-import { nextHeartbeat } from '../fs/lease.ts'
+import { newRun, nextHeartbeat } from '../../protocol/lease.ts'
 import { type KV, isConflict } from './client.ts'
 
 export function runsBucket(runs: KV, pack: (text: string) => Promise<Uint8Array>, unpack: (bytes: Uint8Array) => Promise<string>) {
@@ -84,11 +84,6 @@ export function runsBucket(runs: KV, pack: (text: string) => Promise<Uint8Array>
  * would give the task two runs. A lease without `runId` (written before it was recorded) falls back to the run entry.
  */
 export function ownRun(id: string, held: Lease, run: RunArtifact | undefined): RunArtifact | undefined {
-  if (typeof held.runId === 'string') return run?.runId === held.runId ? run : runOfLease(id, held.agent, held.runId, held.acquiredAt)
+  if (typeof held.runId === 'string') return run?.runId === held.runId ? run : newRun(id, held.agent, held.runId, held.acquiredAt, {})
   return run && run.agentId === held.agent && run.status === 'running' ? run : undefined
-}
-
-export function runOfLease(id: string, agent: string, runId: string, startedAt: string): RunArtifact {
-  const artifactPaths = { inputs: 'inputs/', work: 'work/', output: 'outputs/' }
-  return { taskId: id, agentId: agent, runId, startedAt, status: 'running', artifactPaths, metadata: {} }
 }

@@ -17,41 +17,34 @@
 import { TeaError } from '../../../core/errors.ts'
 import { sortableId } from '../../../core/ids.ts'
 import { type AofEvent, type EventInput, stampEvents } from '../../protocol/events.ts'
-import { DEFAULT_HEARTBEAT_TTL_MS, DEFAULT_LEASE_TTL_MS, type LeaseOptions } from '../fs/lease.ts'
+import { handoffInputsOf } from '../../protocol/handoff.ts'
+import {
+  DEFAULT_HEARTBEAT_TTL_MS,
+  DEFAULT_LEASE_TTL_MS,
+  type LeaseOptions,
+  extendedLease,
+  iso,
+  newRun,
+  renewedLease,
+} from '../../protocol/lease.ts'
+import { type CreateTaskInput, newTaskFields } from '../../protocol/new-task.ts'
 import type { RunHeartbeat } from '../../protocol/schemas/run.ts'
-import { compareStamps, relativePath } from '../fs/files.ts'
 import type { Lease } from '../../protocol/schemas/task.ts'
 import { TASK_STATUSES, type TaskStatus } from '../../protocol/status.ts'
-import { holdingTask } from '../fs/store.ts'
-import type { RunFileName, StoreLease, TaskStore, TaskUnit } from '../port.ts'
-import { type CreateTaskInput, newTaskFields } from '../fs/task-create.ts'
 import { type Task, nextStamp, renderTask, taskLease } from '../../protocol/task-file.ts'
 import { isTaskId, newTaskId } from '../../protocol/task-id.ts'
-import type { TaskListing } from '../fs/task-store.ts'
-import type { TransitionOptions } from '../fs/task-transition.ts'
-import { handoffInputsOf } from '../../roles/worker-task-state.ts'
-import { MAX_TTL_MS, MIN_TTL_MS, ttlOption } from '../../protocol/ttl.ts'
+import { type TransitionOptions, moved, transitionEvent } from '../../protocol/transition.ts'
+import type { RouterQueue, RouterQueueOptions, RunFileName, StoreLease, TaskListing, TaskStore, TaskUnit } from '../port.ts'
+import { compareStamps, holdingTask, relativePath } from '../shared.ts'
 import { type KV, type NatsOptions, type ObjectStore, connectNats, headers, isConflict, splitUrl } from './client.ts'
+import { ttlOption } from '../../protocol/ttl.ts'
+import { checkedId, parseEntry, problemOf, publishOnce, routedKey, subjectToken, withLease } from './entries.ts'
 import { readEventStream } from './events.ts'
 import type { NatsOps } from './ops.ts'
 import { payloads } from './payload.ts'
 import { natsPoll, natsReclaimExpired } from './poll.ts'
-import { natsReportCompletion } from './report.ts'
-import { sessionEndOn } from '../../roles/session-end.ts'
-import { type RouterQueue, type RouterQueueOptions, openRouterQueue } from './router-queue.ts'
-import { ownRun, runOfLease, runsBucket } from './runs-bucket.ts'
-import {
-  checkedId,
-  iso,
-  moved,
-  parseEntry,
-  problemOf,
-  publishOnce,
-  routedKey,
-  subjectToken,
-  transitionEvent,
-  withLease,
-} from './entries.ts'
+import { openRouterQueue } from './router-queue.ts'
+import { ownRun, runsBucket } from './runs-bucket.ts'
 
 export interface NatsStoreOptions extends NatsOptions {
   /** Prefix of every bucket and stream, so one server can hold several projects (default `tea`). */
@@ -248,11 +241,11 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
       const run = await readRun(id)
       const own = task.status === 'in-progress' && live && held.agent === agent ? ownRun(id, held, run) : undefined
       if (own && held) {
-        const renewedLease: Lease = { ...held, expiresAt: iso(t.getTime() + ttlMs), renewCount: (held.renewCount ?? 0) + 1 }
-        const renewed = withLease(task, renewedLease, t)
+        const renewal = renewedLease(held, t, ttlMs)
+        const renewed = withLease(task, renewal, t)
         if (!(await cas(renewed, revision))) continue
         const hb = await beat(id, agent, own.runId, hbTtl, t)
-        const payload = { expiresAt: renewedLease.expiresAt, renewCount: renewedLease.renewCount }
+        const payload = { expiresAt: renewal.expiresAt, renewCount: renewal.renewCount }
         await appendEvents([{ type: 'lease.renewed', actor: agent, taskId: id, payload }], t)
         return { task: renewed, run: own, heartbeat: hb, renewed: true }
       }
@@ -275,10 +268,10 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
       // An earlier run's result is set aside before the new run exists, as the filesystem store does: no session end
       // can then apply it to the new run.
       await setAsideResult(id)
-      const newRun = runOfLease(id, agent, runId, t.toISOString())
-      await putJson(`${id}.run`, newRun)
+      const started = newRun(id, agent, runId, t.toISOString(), {})
+      await putJson(`${id}.run`, started)
       const hb = await beat(id, agent, runId, hbTtl, t)
-      return { task: leased, run: newRun, heartbeat: hb, renewed: false }
+      return { task: leased, run: started, heartbeat: hb, renewed: false }
     }
   }
 
@@ -298,12 +291,8 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
         )
       }
       const t = await now()
-      if (l) {
-        const length = Math.min(Math.max(Date.parse(l.expiresAt) - Date.parse(l.acquiredAt), MIN_TTL_MS), MAX_TTL_MS)
-        if (Date.parse(l.expiresAt) - t.getTime() < length / 2) {
-          if (!(await cas(withLease(task, { ...l, expiresAt: iso(t.getTime() + length) }, t), revision))) continue
-        }
-      }
+      const extended = l ? extendedLease(l, t) : undefined
+      if (extended && !(await cas(withLease(task, extended, t), revision))) continue
       return beat(id, agent, run.runId, ttlMs, t)
     }
   }
@@ -436,9 +425,7 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
       const bytes = await files.getBlob(`${checkedId(task.id)}/inputs/handoff.json`)
       return handoffInputsOf(bytes ? dec.decode(bytes) : undefined)
     },
-    reportCompletion: (target, payload) => natsReportCompletion(ops, target, payload),
     poll: (options) => natsPoll(ops, options),
-    sessionEnd: () => sessionEndOn(store),
   }
   return store
 

@@ -1,5 +1,5 @@
 /**
- * The scheduler's recovery pass (`tea aof poll`): finds in-progress tasks whose heartbeat has expired and
+ * The filesystem store's scheduler pass (`tea aof poll`; the port's `poll`): finds in-progress tasks whose heartbeat has expired and
  * recovers each one. A heartbeat is stale when its `expiresAt` (else `lastHeartbeat + heartbeatTtlMs`) is at or
  * before now; a task without a heartbeat file is never stale. Recovery re-checks everything under the task's lock
  * (still in-progress, same agent, same run, still stale), then either applies the run's own result — only if it
@@ -9,31 +9,19 @@
  * file and an expired lease.
  */
 
-import { applyOutcomeLocked } from '../protocol/outcome.ts'
-import type { PollOptions, PollResult, SchedulerAction, StaleHeartbeat } from '../protocol/poll-result.ts'
-import type { AofContext } from '../store/fs/context.ts'
-import { appendEvent } from '../protocol/events.ts'
-import { DEFAULT_HEARTBEAT_TTL_MS } from '../store/fs/lease.ts'
-import { checkTtlMs, ttlOption } from '../protocol/ttl.ts'
-import { checkExpiredLeases, reclaimExpiredLease } from '../store/fs/lease-expiry.ts'
-import {
-  completeRunArtifact,
-  markRunArtifactExpired,
-  readHeartbeat,
-  readRun,
-  readRunResult,
-  resultBelongsToRun,
-} from '../store/fs/run-artifacts.ts'
-import type { RunHeartbeat } from '../protocol/schemas/run.ts'
-import { TASK_STATUSES, type TaskStatus } from '../protocol/status.ts'
-import { taskLease } from '../protocol/task-file.ts'
-import { idsIn, readTaskLocked, withTaskLock } from '../store/fs/task-store.ts'
-import { moveTaskLocked } from '../store/fs/task-transition.ts'
-import { setAsideStaleResults } from '../store/fs/session-end.ts'
-
-export function heartbeatExpiry(hb: RunHeartbeat, ttlMs: number): number {
-  return hb.expiresAt !== undefined ? Date.parse(hb.expiresAt) : Date.parse(hb.lastHeartbeat) + ttlMs
-}
+import { DEFAULT_HEARTBEAT_TTL_MS, heartbeatExpiry } from '../../protocol/lease.ts'
+import type { PollOptions, PollResult, SchedulerAction, StaleHeartbeat } from '../../protocol/poll-result.ts'
+import { resultBelongsToRun } from '../../protocol/runs.ts'
+import type { RunArtifact, RunResult } from '../../protocol/schemas/run.ts'
+import { TASK_STATUSES } from '../../protocol/status.ts'
+import { taskLease } from '../../protocol/task-file.ts'
+import { checkTtlMs, ttlOption } from '../../protocol/ttl.ts'
+import type { AofContext } from './context.ts'
+import { appendEvent } from './event-log.ts'
+import { checkExpiredLeases, reclaimExpiredLease } from './lease-expiry.ts'
+import { completeRunArtifact, markRunArtifactExpired, readHeartbeat, readRun, readRunResult, setAsideRunResult } from './run-artifacts.ts'
+import { idsIn, readTaskLocked, withTaskLock } from './task-store.ts'
+import { applyOutcomeLocked, moveTaskLocked } from './task-transition.ts'
 
 export function checkStaleHeartbeats(ctx: AofContext, ttlMs = DEFAULT_HEARTBEAT_TTL_MS): StaleHeartbeat[] {
   checkTtlMs('heartbeatTtlMs', ttlMs)
@@ -131,4 +119,29 @@ async function recoverStale(ctx: AofContext, s: StaleHeartbeat, ttlMs: number): 
     markRunArtifactExpired(ctx, s.taskId, 'stale_heartbeat')
     return { resolution: 'reclaimed', transitions: [{ from: 'in-progress', to: 'ready' }] }
   })
+}
+
+/**
+ * Puts aside an earlier run's result found next to a live run (the reference leases without clearing it), so the
+ * reference's own session end, which applies whatever it finds, cannot send this run to that outcome. Called under
+ * the task lock; true when it did.
+ */
+export function setAsideIfStale(ctx: AofContext, id: string, result: RunResult, run: RunArtifact | undefined): boolean {
+  if (!run || run.status !== 'running' || resultBelongsToRun(result, run)) return false
+  setAsideRunResult(ctx, id)
+  return true
+}
+
+/** `setAsideIfStale` for every in-progress task (tea's poll runs it, so a board protects the reference's runs too). */
+export async function setAsideStaleResults(ctx: AofContext): Promise<string[]> {
+  const out: string[] = []
+  for (const id of idsIn(ctx, 'in-progress')) {
+    if (!readRunResult(ctx, id)) continue
+    const done = await withTaskLock(ctx, id, () => {
+      const result = readRunResult(ctx, id)
+      return result !== undefined && readTaskLocked(ctx, id)?.status === 'in-progress' && setAsideIfStale(ctx, id, result, readRun(ctx, id))
+    })
+    if (done) out.push(id)
+  }
+  return out
 }
