@@ -14,14 +14,13 @@
 import { createRequire } from 'node:module'
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { release } from '../sea/code-cache.ts'
 import { Gate, GateRefusal } from './gate.ts'
 import { GLUE } from './glue.ts'
 import { dropSnapshot, keepSnapshot, RESEED, readSnapshot, snapshotFile, snapshotsOff } from './snapshot.ts'
 import { workspaceFs, type EmscriptenFS } from './workspace-fs.ts'
 import { capTempFiles, type Memfs } from './temp-files.ts'
-import { wasm, type WasmInstance, type WasmMemory, type WasmModule } from './wasm.ts'
+import { wasm, type WasmMemory, type WasmModule } from './wasm.ts'
 
 interface Pyodide {
   runPython(code: string): unknown
@@ -74,7 +73,6 @@ const IN = '/tea/in.json'
 const OUT = '/tea/out.json'
 
 let compiled: { file: string; module: Promise<WasmModule> } | undefined
-let factory: Promise<(settings: Record<string, unknown>) => Promise<unknown>> | undefined
 
 export class Interpreter {
   private output: string[] = []
@@ -106,9 +104,6 @@ export class Interpreter {
     }
     const indexURL = `${dirname(files.loader)}/`
     const module = await wasmModule(join(indexURL, 'pyodide.asm.wasm'))
-    const create = await (factory ??= import(pathToFileURL(join(indexURL, 'pyodide.asm.mjs')).href).then(
-      (m: { default: (settings: Record<string, unknown>) => Promise<unknown> }) => m.default,
-    ))
     const options = {
       indexURL,
       // The `js` module is this empty object, not globalThis; the gate closes the FFI behind it anyway.
@@ -118,27 +113,14 @@ export class Interpreter {
       _sysExecutable: 'python',
       stdout: () => {},
       stderr: () => {},
-      createPyodideModule: (settings: Record<string, unknown>) => {
-        settings.instantiateWasm = (imports: Record<string, Record<string, unknown>>, done: (i: WasmInstance, m: WasmModule) => void) => {
-          // What Pyodide's own instantiateWasm adds: an error marker the C side compares against.
-          const marker = Symbol('error marker')
-          imports.env!.Jsv_GetError_import = () => marker
-          imports.env!.JsvError_Check = (v: unknown) => v === marker
-          gate.wrapImports(imports)
-          const instance = new (wasm().Instance)(module, imports)
-          gate.capMemory(instance.exports.memory as WasmMemory)
-          done(instance, module)
-          return {}
-        }
-        return create(settings)
-      },
     }
-    if (snapshotsOff()) return new Interpreter(await loadPyodide(options), gate)
+    const load = (more: Record<string, unknown>) => gated(gate, module, () => loadPyodide({ ...options, ...more }))
+    if (snapshotsOff()) return new Interpreter(await load({}), gate)
     const file = snapshotFile(files.loader)
     const saved = readSnapshot(file)
     if (saved) {
       try {
-        const py = await loadPyodide({ ...options, _loadSnapshot: saved })
+        const py = await load({ _loadSnapshot: saved })
         py.runPython(RESEED)
         return new Interpreter(py, gate)
       } catch {
@@ -147,7 +129,7 @@ export class Interpreter {
         release(saved) // its bytes were copied into the interpreter's memory
       }
     }
-    const py = await loadPyodide({ ...options, _makeSnapshot: true })
+    const py = await load({ _makeSnapshot: true })
     const made = py.makeMemorySnapshot()
     keepSnapshot(file, made)
     release(made)
@@ -235,6 +217,30 @@ export class Interpreter {
       this.partial = ''
       this.output.push(`(output cut: the code printed more than ${OUTPUT_LIMIT} bytes)`)
     }
+  }
+}
+
+/**
+ * Runs `load` (Pyodide's loadPyodide) with WebAssembly.instantiate taken over for Pyodide's module: its imports are
+ * wrapped by the gate before the instance is made, from the module compiled once. Pyodide offers no hook for this
+ * that works inside tea's bundle (its createPyodideModule needs a dynamic import, which the bundle's loader does
+ * not provide), and its own instantiateWasm calls WebAssembly.instantiate. Only an import object with Pyodide's own
+ * FFI functions is taken over, so another engine that starts on this thread meanwhile is left alone.
+ */
+async function gated<T>(gate: Gate, module: WasmModule, load: () => Promise<T>): Promise<T> {
+  const api = wasm()
+  const instantiate = api.instantiate
+  api.instantiate = async (source: unknown, imports?: Record<string, Record<string, unknown>>) => {
+    if (typeof imports?.env?.JsProxy_GetAttr_js !== 'function') return instantiate.call(api, source, imports)
+    gate.wrapImports(imports)
+    const instance = new api.Instance(module, imports)
+    gate.capMemory(instance.exports.memory as WasmMemory)
+    return { instance, module }
+  }
+  try {
+    return await load()
+  } finally {
+    api.instantiate = instantiate
   }
 }
 

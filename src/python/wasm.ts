@@ -19,6 +19,7 @@ export interface WasmInstance {
 
 interface WasmApi {
   compile(bytes: Uint8Array): Promise<WasmModule>
+  instantiate(source: unknown, imports?: unknown): Promise<unknown>
   Instance: new (module: WasmModule, imports: unknown) => WasmInstance
 }
 

@@ -3,6 +3,9 @@
  * defect C: a Python allocation bomb took 2.7 GB), and `settings.allow_inline_code: false` refuses Python code
  * however it arrives, from state through a template included (item 5, probe defect B).
  */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { errorMessage } from '../../src/core/errors.ts'
@@ -25,10 +28,17 @@ test('NODE_MEMORY_LIMIT node grow: an allocation bomb stops at settings.run_memo
 })
 
 test('temporary files count against the limit: a loop writing /tmp ends as NODE_MEMORY_LIMIT, not an unbounded worker', async () => {
-  const r = await run(
-    agent('i = 0\nwhile True:\n    open(f"/tmp/f{i}", "wb").write(b"x" * 10**7)\n    i += 1', 'settings:\n  run_memory_mb: 96\n'),
-  )
-  assert.is(r.error?.code, 'NODE_MEMORY_LIMIT', errorMessage(r.error))
+  // A workspace of its own: the interpreter's /tmp (MEMFS) is then not the host's, which the default workspace (the
+  // agent file's folder, /tmp here) would be.
+  const ws = mkdtempSync(join(tmpdir(), 'tea-python-tmp-'))
+  try {
+    const bomb = 'i = 0\nwhile True:\n    open(f"/tmp/f{i}", "wb").write(b"x" * 10**7)\n    i += 1'
+    const r = await run(agent(bomb, `settings:\n  run_memory_mb: 96\n  workspace: ${ws}\n`))
+    assert.is(r.error?.code, 'NODE_MEMORY_LIMIT', errorMessage(r.error))
+    assert.equal(readdirSync(ws), [])
+  } finally {
+    rmSync(ws, { recursive: true, force: true })
+  }
 })
 
 test('a MemoryError the code catches is survived: the node completes', async () => {
