@@ -8,8 +8,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { checkStaleHeartbeats, getTask, markRunArtifactExpired, poll, readRun } from '../../../src/aof/index.ts'
-import { T1, T2, makeTask, withFixture } from '../helpers.ts'
+import { checkStaleHeartbeats, getTask, markRunArtifactExpired, poll, readRun } from '../../../../src/aof/index.ts'
+import { T1, T2, makeTask, withFixture } from '../../helpers.ts'
 
 test(
   'a heartbeat without expiresAt is stale from lastHeartbeat + TTL on, to the millisecond (at or before now)',
