@@ -13,7 +13,7 @@ export interface WasmModule {
   readonly compiled: unique symbol
 }
 
-export interface WasmInstance {
+interface WasmInstance {
   readonly exports: Record<string, unknown>
 }
 

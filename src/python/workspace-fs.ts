@@ -39,7 +39,7 @@ export interface EmscriptenFS {
   ErrnoError: new (errno: number) => Error
 }
 
-export interface FsNode {
+interface FsNode {
   name: string
   mode: number
   id: number
