@@ -25,7 +25,7 @@ export const LAYERS = {
   code: ['core', 'pool'],
   sea: ['core', 'pool'],
   actions: ['core', 'template', 'code', 'llm', 'store', 'pool', 'aof'],
-  agent: ['core', 'template', 'code', 'actions'],
+  agent: ['core', 'template', 'code', 'actions', 'llm'],
   engine: ['core', 'template', 'code', 'actions', 'agent', 'llm', 'store'],
   planning: ['core', 'template', 'code', 'actions', 'llm', 'store', 'pool'],
   reasoning: ['core', 'template', 'code', 'actions', 'llm', 'store', 'pool'],

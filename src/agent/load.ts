@@ -22,6 +22,8 @@ import { ltmBackendUnsupported } from '../actions/ltm/index.ts'
 import { DEFAULT_RUN_MEMORY_MB, type AgentSettingsView } from '../actions/types.ts'
 import { checkReferences, type References } from './references.ts'
 import { expandSettingsEnv } from './env-vars.ts'
+import { shellPermissionWarnings } from '../llm/shell-provider.ts'
+import type { ShellProviderConfig } from '../llm/types.ts'
 import { lowerTeaNodes } from './tea-nodes.ts'
 import { DEFAULT_MAX_TEMPLATE_BYTES } from '../template/index.ts'
 import { START, type AgentSpec, type NodeSpec } from './types.ts'
@@ -171,6 +173,7 @@ function loadAgentDraft(draft: AgentDraft, registry: Registry): LoadResult {
   const references = checkReferences(parsed.data, parsed, registry)
   for (const p of references.problems) (p.code === 'TEA_UNSUPPORTED' ? warnings : problems).push(p)
   if (ltmMessage) warnings.push({ code: 'TEA_UNSUPPORTED', message: ltmMessage, where: parsed.locate(['settings', 'ltm', 'backend']) })
+  warnings.push(...shellWarnings(parsed))
   const byPlace = (a: Problem, b: Problem) => a.where.line - b.where.line || a.where.col - b.where.col
   problems.sort(byPlace)
   warnings.sort(byPlace)
@@ -406,4 +409,29 @@ function nextAsGoto(next: AgentFile['nodes'][number]['next']): NodeSpec['goto'] 
 function guided(variables: Record<string, unknown>, schema: Record<string, unknown> | undefined): Record<string, unknown> {
   const parsed = schema?.guide_extraction === true ? parseExtractionSchema(schema) : undefined
   return parsed && variables.extraction_prompt === undefined ? { ...variables, extraction_prompt: extractionPrompt(parsed) } : variables
+}
+
+/**
+ * An agent's own shell provider that passes a flag switching its CLI's permission checks off runs as written (the
+ * author asked for it in so many words; TEA's own files do), and the loader says so each time the file loads.
+ */
+function shellWarnings(parsed: Parsed): Problem[] {
+  const data = isPlainObject(parsed.data) ? parsed.data : {}
+  const settings = isPlainObject(data.settings) ? data.settings : {}
+  const llm = isPlainObject(settings.llm) ? settings.llm : {}
+  const skip = llm.shell_skip_permissions === true
+  return (
+    [
+      ['settings', 'shell_providers'],
+      ['settings', 'llm', 'shell_providers'],
+    ] as const
+  ).flatMap((path) => {
+    const providers = path.length === 2 ? settings.shell_providers : llm.shell_providers
+    if (!isPlainObject(providers)) return []
+    return shellPermissionWarnings(providers as Record<string, ShellProviderConfig>, skip).map(({ provider, flag }) => ({
+      code: 'SHELL_PERMISSIONS_OFF' as const,
+      message: `shell provider '${provider}' passes ${flag}: the command runs with its permission checks off, so any text that reaches its prompt (a run's input, a fetched page, a model's reply) can make it run commands as this user (docs/security.md)`,
+      where: parsed.locate([...path, provider, 'args']),
+    }))
+  })
 }

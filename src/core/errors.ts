@@ -46,6 +46,7 @@ export const ERROR_CODES = {
   LLM_REPLY_TOO_LARGE: ['failure', 'a model reply was larger than settings.llm.max_reply_bytes'],
   RUN_TIMEOUT: ['failure', 'a run reached its time limit (config.max_execution_time)'],
   LLM_BAD_MODEL: ['usage', 'a model string tea cannot resolve'],
+  SHELL_PERMISSIONS_OFF: ['usage', "a warning: an agent's own shell provider switches its CLI's permission checks off (docs/security.md)"],
   LLM_SHELL_ERROR: ['failure', 'a shell provider (a command-line model) could not start or exited with an error'],
   CASSETTE_MISS: ['failure', 'no recorded exchange in the cassette matches a model call'],
   CASSETTE_INVALID: ['usage', 'the cassette file cannot be read'],

@@ -21,8 +21,9 @@
  * Trust. Whatever reaches the prompt — a scraped page, a model's earlier reply, a run's input — is text the CLI
  * acts on, and a coding CLI acts with tools. So the built-ins run with the CLI's own permission checks on; the
  * flags that switch them off (`--dangerously-skip-permissions`, `--yolo`) are passed only when the agent sets
- * `settings.llm.shell_skip_permissions: true`, and an agent's own provider that writes one of them is refused
- * without it. The prompt is passed literally: no `$&`-style replacement patterns, no shell.
+ * `settings.llm.shell_skip_permissions: true`. An agent's own provider may write one in its `args:` (TEA's own
+ * files do): that is the author asking in so many words, and the loader warns of it (`shellPermissionWarnings`).
+ * The prompt is passed literally: no `$&`-style replacement patterns, no shell.
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -104,7 +105,7 @@ export function createShellProvider(
           ),
         )
       }
-      return runCommand(request.model, config, request, env, skip)
+      return runCommand(request.model, config, request, env)
     },
   }
 }
@@ -121,25 +122,11 @@ function runCommand(
   config: ShellProviderConfig,
   request: ProviderRequest,
   env: NodeJS.ProcessEnv,
-  skipPermissions: boolean,
 ): Promise<ProviderReply> {
   const prompt = promptText(request.messages)
   const expand = (s: string): string => s.replace(/\$\{([^}]+)\}/g, (_, v: string) => env[v] ?? '')
   const command = expand(config.command)
   const args = (config.args ?? []).map((a) => expand(String(a)))
-  const flag = skipPermissions ? undefined : permissionSkipping(args)
-  if (flag !== undefined) {
-    return Promise.reject(
-      new TeaError(
-        'LLM_SHELL_ERROR',
-        `shell provider '${name}' passes ${flag}, which switches the command's permission checks off; tea did not start it`,
-        {
-          details: { provider: name, command, flag },
-          hint: 'remove the flag, or set settings.llm.shell_skip_permissions: true if every text that can reach the prompt is trusted (docs/llm.md)',
-        },
-      ),
-    )
-  }
   // An argument cannot hold a NUL byte (the OS ends it there, and Node refuses it): such a prompt goes to stdin, as
   // a long one does, rather than failing the call.
   const inArgs = args.some((a) => a.includes('{prompt}')) && Buffer.byteLength(prompt) <= MAX_ARG_BYTES && !prompt.includes('\0')
@@ -285,6 +272,21 @@ function runCommand(
  */
 function fill(arg: string, values: { prompt: string; input_file?: string }): string {
   return arg.replace(/\{(prompt|input_file)\}/g, (whole, key: 'prompt' | 'input_file') => values[key] ?? whole)
+}
+
+/**
+ * The agent's own providers that switch a coding CLI's permission checks off in their `args:`, each with the flag as
+ * written, when `shell_skip_permissions` is not set: what the loader warns of.
+ */
+export function shellPermissionWarnings(
+  providers: Readonly<Record<string, ShellProviderConfig>> | undefined,
+  skipPermissions: boolean | undefined,
+): Array<{ provider: string; flag: string }> {
+  if (skipPermissions === true || !providers) return []
+  return Object.entries(providers).flatMap(([provider, config]) => {
+    const flag = permissionSkipping((config.args ?? []).map(String))
+    return flag === undefined ? [] : [{ provider, flag }]
+  })
 }
 
 /** The first argument that switches a coding CLI's permission checks off, as written (`--flag` or `--flag=value`). */

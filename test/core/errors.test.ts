@@ -135,6 +135,7 @@ test('every code exits as its table says: usage (2) for what is wrong before any
     'RUN_NOT_ACTIVE',
     'RUN_NOT_FOUND',
     'RUN_NOT_RESUMABLE',
+    'SHELL_PERMISSIONS_OFF',
     'TEA_UNSUPPORTED',
     'TEMPLATE_SYNTAX',
     'UNAUTHORIZED',

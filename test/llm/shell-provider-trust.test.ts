@@ -84,7 +84,7 @@ t('28-9 settings.llm.shell_skip_permissions: true gives claude and codex the fla
   assert.equal(codex!.argv, ['--yolo', 'exec', '-'])
 })
 
-t("28-9 an agent's own provider that passes a permission-skipping flag is refused unless the setting allows it", async ({ dir }) => {
+t("28-9 an agent's own provider that writes a permission-skipping flag runs as its author wrote it, and the loader warns of it unless the setting says so", async ({ dir }) => {
   const command = recorder(dir, 'mycli')
   const cases: string[][] = [
     ['--yolo', 'exec', '-'],
@@ -93,22 +93,28 @@ t("28-9 an agent's own provider that passes a permission-skipping flag is refuse
     ['--approval-mode=yolo'],
     ['--sandbox', 'danger-full-access', 'exec'],
   ]
+  const registry = buildRegistry()
+  const file = (args: string[], extra = '') =>
+    `name: cli\nsettings:\n  llm: { provider: shell, shell_provider: mine${extra} }\n  shell_providers:\n    mine: { command: ${JSON.stringify(command)}, args: ${JSON.stringify(args)} }\nnodes:\n  - name: ask\n    uses: llm.call\n    with: { prompt: "hi" }\n`
   for (const args of cases) {
-    const providers: Record<string, ShellProviderConfig> = { mine: { command, args } }
-    const e = await rejects(clientIn(dir, { shell_providers: providers }).call({ messages, shell_provider: 'mine' }), 'LLM_SHELL_ERROR')
-    assert.match(e.message, 'permission checks off')
-    assert.match(e.hint ?? '', 'settings.llm.shell_skip_permissions: true')
+    const { spec, warnings } = loadAgentText(file(args), '/tmp/cli.yaml', registry)
+    assert.ok(spec)
+    assert.equal(
+      warnings.map((w) => w.code),
+      ['SHELL_PERMISSIONS_OFF'],
+      args.join(' '),
+    )
+    assert.match(warnings[0]!.message, /permission checks off/)
+    assert.is(warnings[0]!.where.line, 5)
+    assert.equal(loadAgentText(file(args, ', shell_skip_permissions: true'), '/tmp/cli.yaml', registry).warnings, [])
+    await clientIn(dir, { shell_providers: { mine: { command, args } } }).call({ messages, shell_provider: 'mine' })
   }
-  assert.is(launches(dir).length, 0, 'no refused command was started')
-  // Harmless neighbours of those flags still run: another value of the same option, a prompt that names the flag.
-  const safe: Record<string, ShellProviderConfig> = {
-    plan: { command, args: ['--permission-mode', 'plan', '{prompt}'] },
-  }
+  assert.is(launches(dir).length, cases.length, 'each ran as written')
+  // Harmless neighbours of those flags are no warning: another value of the same option, a prompt that names the flag.
+  assert.equal(loadAgentText(file(['--permission-mode', 'plan', '{prompt}']), '/tmp/cli.yaml', registry).warnings, [])
+  const safe: Record<string, ShellProviderConfig> = { plan: { command, args: ['--permission-mode', 'plan', '{prompt}'] } }
   await clientIn(dir, { shell_providers: safe }).call({ messages: [{ role: 'user', content: '--yolo' }], shell_provider: 'plan' })
-  assert.equal(launches(dir)[0]!.argv, ['--permission-mode', 'plan', '--yolo'])
-  const allowed = { mine: { command, args: ['--yolo', '{prompt}'] } }
-  await clientIn(dir, { shell_providers: allowed, shell_skip_permissions: true }).call({ messages, shell_provider: 'mine' })
-  assert.equal(launches(dir)[1]!.argv, ['--yolo', 'hello there'])
+  assert.equal(launches(dir).at(-1)!.argv, ['--permission-mode', 'plan', '--yolo'])
 })
 
 t('28-9 the agent file takes settings.llm.shell_skip_permissions and the run passes it to the provider', async ({ dir }) => {
