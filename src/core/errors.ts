@@ -65,7 +65,10 @@ export const ERROR_CODES = {
   RUN_NOT_FOUND: ['usage', 'no run with that id in the data dir'],
   RUN_EXISTS: ['usage', 'a run with that id exists already'],
   RUN_NOT_RESUMABLE: ['usage', 'the run completed, or is running in another process'],
-  RESUME_LIMIT: ['failure', 'the run was in flight each time its process died, as often as auto-resume allows: it is no longer resumed by itself'],
+  RESUME_LIMIT: [
+    'failure',
+    'the run was in flight each time its process died, as often as auto-resume allows: it is no longer resumed by itself',
+  ],
   AGENT_CHANGED: ['failure', 'a warning: the agent file changed since the run started'],
   REFLECTION_FAILED: ['failure', 'no output of a reflection.loop passed its evaluation (on_failure: raise)'],
   REASONING_PARSE_ERROR: ['failure', "a model's reply holds no usable reasoning step or answer"],

@@ -117,12 +117,7 @@ export function promptText(messages: readonly ChatMessage[]): string {
     .join('\n\n')
 }
 
-function runCommand(
-  name: string,
-  config: ShellProviderConfig,
-  request: ProviderRequest,
-  env: NodeJS.ProcessEnv,
-): Promise<ProviderReply> {
+function runCommand(name: string, config: ShellProviderConfig, request: ProviderRequest, env: NodeJS.ProcessEnv): Promise<ProviderReply> {
   const prompt = promptText(request.messages)
   const expand = (s: string): string => s.replace(/\$\{([^}]+)\}/g, (_, v: string) => env[v] ?? '')
   const command = expand(config.command)

@@ -84,38 +84,41 @@ t('28-9 settings.llm.shell_skip_permissions: true gives claude and codex the fla
   assert.equal(codex!.argv, ['--yolo', 'exec', '-'])
 })
 
-t("28-9 an agent's own provider that writes a permission-skipping flag runs as its author wrote it, and the loader warns of it unless the setting says so", async ({ dir }) => {
-  const command = recorder(dir, 'mycli')
-  const cases: string[][] = [
-    ['--yolo', 'exec', '-'],
-    ['-p', '{prompt}', '--dangerously-skip-permissions'],
-    ['--permission-mode', 'bypassPermissions', '-p', '{prompt}'],
-    ['--approval-mode=yolo'],
-    ['--sandbox', 'danger-full-access', 'exec'],
-  ]
-  const registry = buildRegistry()
-  const file = (args: string[], extra = '') =>
-    `name: cli\nsettings:\n  llm: { provider: shell, shell_provider: mine${extra} }\n  shell_providers:\n    mine: { command: ${JSON.stringify(command)}, args: ${JSON.stringify(args)} }\nnodes:\n  - name: ask\n    uses: llm.call\n    with: { prompt: "hi" }\n`
-  for (const args of cases) {
-    const { spec, warnings } = loadAgentText(file(args), '/tmp/cli.yaml', registry)
-    assert.ok(spec)
-    assert.equal(
-      warnings.map((w) => w.code),
-      ['SHELL_PERMISSIONS_OFF'],
-      args.join(' '),
-    )
-    assert.match(warnings[0]!.message, /permission checks off/)
-    assert.is(warnings[0]!.where.line, 5)
-    assert.equal(loadAgentText(file(args, ', shell_skip_permissions: true'), '/tmp/cli.yaml', registry).warnings, [])
-    await clientIn(dir, { shell_providers: { mine: { command, args } } }).call({ messages, shell_provider: 'mine' })
-  }
-  assert.is(launches(dir).length, cases.length, 'each ran as written')
-  // Harmless neighbours of those flags are no warning: another value of the same option, a prompt that names the flag.
-  assert.equal(loadAgentText(file(['--permission-mode', 'plan', '{prompt}']), '/tmp/cli.yaml', registry).warnings, [])
-  const safe: Record<string, ShellProviderConfig> = { plan: { command, args: ['--permission-mode', 'plan', '{prompt}'] } }
-  await clientIn(dir, { shell_providers: safe }).call({ messages: [{ role: 'user', content: '--yolo' }], shell_provider: 'plan' })
-  assert.equal(launches(dir).at(-1)!.argv, ['--permission-mode', 'plan', '--yolo'])
-})
+t(
+  "28-9 an agent's own provider that writes a permission-skipping flag runs as its author wrote it, and the loader warns of it unless the setting says so",
+  async ({ dir }) => {
+    const command = recorder(dir, 'mycli')
+    const cases: string[][] = [
+      ['--yolo', 'exec', '-'],
+      ['-p', '{prompt}', '--dangerously-skip-permissions'],
+      ['--permission-mode', 'bypassPermissions', '-p', '{prompt}'],
+      ['--approval-mode=yolo'],
+      ['--sandbox', 'danger-full-access', 'exec'],
+    ]
+    const registry = buildRegistry()
+    const file = (args: string[], extra = '') =>
+      `name: cli\nsettings:\n  llm: { provider: shell, shell_provider: mine${extra} }\n  shell_providers:\n    mine: { command: ${JSON.stringify(command)}, args: ${JSON.stringify(args)} }\nnodes:\n  - name: ask\n    uses: llm.call\n    with: { prompt: "hi" }\n`
+    for (const args of cases) {
+      const { spec, warnings } = loadAgentText(file(args), '/tmp/cli.yaml', registry)
+      assert.ok(spec)
+      assert.equal(
+        warnings.map((w) => w.code),
+        ['SHELL_PERMISSIONS_OFF'],
+        args.join(' '),
+      )
+      assert.match(warnings[0]!.message, /permission checks off/)
+      assert.is(warnings[0]!.where.line, 5)
+      assert.equal(loadAgentText(file(args, ', shell_skip_permissions: true'), '/tmp/cli.yaml', registry).warnings, [])
+      await clientIn(dir, { shell_providers: { mine: { command, args } } }).call({ messages, shell_provider: 'mine' })
+    }
+    assert.is(launches(dir).length, cases.length, 'each ran as written')
+    // Harmless neighbours of those flags are no warning: another value of the same option, a prompt that names the flag.
+    assert.equal(loadAgentText(file(['--permission-mode', 'plan', '{prompt}']), '/tmp/cli.yaml', registry).warnings, [])
+    const safe: Record<string, ShellProviderConfig> = { plan: { command, args: ['--permission-mode', 'plan', '{prompt}'] } }
+    await clientIn(dir, { shell_providers: safe }).call({ messages: [{ role: 'user', content: '--yolo' }], shell_provider: 'plan' })
+    assert.equal(launches(dir).at(-1)!.argv, ['--permission-mode', 'plan', '--yolo'])
+  },
+)
 
 t('28-9 the agent file takes settings.llm.shell_skip_permissions and the run passes it to the provider', async ({ dir }) => {
   recorder(dir, 'claude', 'answered')
