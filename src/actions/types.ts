@@ -125,6 +125,11 @@ export interface Action<P = any> {
    * possibly costly (reading Prolog code starts the engine). Returns what is wrong, one message each.
    */
   verify?(params: Readonly<Record<string, unknown>>, ctx: VerifyContext): Promise<string[]>
+  /**
+   * Its parameters are code it runs (`python.run`, `lua.run`, `prolog.query`…): `settings.allow_inline_code: false`
+   * refuses a node that uses it, and a tool list that names it, when the file loads.
+   */
+  runsCode?: true
 }
 
 export interface VerifyContext {

@@ -47,12 +47,6 @@ export interface References {
 const FORBIDDEN = 'run: code is forbidden by settings.allow_inline_code: false'
 
 /**
- * Actions whose parameters are code, in any language: what a `run:` in Python, Lua or Prolog becomes, and the
- * actions that take code by name. `settings.allow_inline_code: false` refuses them at load, as it refuses `run:`.
- */
-const CODE_ACTIONS = new Set(['python.run', 'lua.run', 'prolog.run', 'prolog.query'])
-
-/**
  * With `allow_inline_code: false`, code anywhere in a node is refused when the file loads: a code-running action,
  * and a `run:` nested in its parameters (a `flow.steps` step, a plan's `subtask_executor`, a reflection loop's
  * generator or evaluator). The actions check again when they run, for code that arrives from state.
@@ -60,12 +54,15 @@ const CODE_ACTIONS = new Set(['python.run', 'lua.run', 'prolog.run', 'prolog.que
 function forbidCode(
   n: Record<string, unknown>,
   actionName: string | undefined,
+  registry: Registry,
   here: Path,
   node: { node: string },
   at: (path: Path, code: Problem['code'], message: string, where?: Where) => void,
 ): void {
   const language = (n as Record<symbol, unknown>)[LOWERED_LANGUAGE]
-  if (actionName !== undefined && CODE_ACTIONS.has(actionName)) {
+  // Named by a flag on the action, not by a list here: the core target must carry no engine's action names.
+  const runsCode = (name: unknown): boolean => typeof name === 'string' && registry.get(name)?.runsCode === true
+  if (typeof language === 'string' || runsCode(actionName)) {
     const what = typeof language === 'string' ? `run: code in ${language}` : `${actionName} runs code, which`
     at(
       typeof language === 'string' ? here : [...here, n.uses !== undefined ? 'uses' : 'action'],
@@ -89,7 +86,7 @@ function forbidCode(
           // A model handed a code-running tool writes the code itself.
           x.forEach((t, i) => {
             const name = isPlainObject(t) ? (t.name ?? t.action) : t
-            if (typeof name === 'string' && CODE_ACTIONS.has(name))
+            if (runsCode(name))
               at(
                 [...path, k, i],
                 'INLINE_CODE_FORBIDDEN',
@@ -178,7 +175,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
       }
     }
     const actionName = typeof n.uses === 'string' ? n.uses : typeof n.action === 'string' ? n.action : undefined
-    if (!inlineCode) forbidCode(n, actionName, here, node, at)
+    if (!inlineCode) forbidCode(n, actionName, registry, here, node, at)
     const action = actionName === undefined ? undefined : registry.get(actionName)
     const language = (n as Record<symbol, unknown>)[LOWERED_LANGUAGE]
     if (actionName !== undefined && !action && typeof language === 'string') {

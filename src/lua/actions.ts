@@ -19,6 +19,7 @@ function task(work: LuaOp): LuaTask {
 
 export const luaRun = defineAction({
   name: 'lua.run',
+  runsCode: true,
   description:
     "Runs Lua 5.4 code with TEA's contract: the body of a function given `state`; the table it returns is merged into the state (another value becomes {result = value}). No os, io, require, package, loadfile, dofile, debug or string.dump; load reads text only.",
   params: v.object({
@@ -71,5 +72,6 @@ export const luaRun = defineAction({
 export const luaEval = defineAction({
   ...luaRun,
   name: 'lua.eval',
+  runsCode: true,
   description: "TEA's name for lua.run: runs Lua code given `state`; a returned table is the update, another value {result = value}.",
 })

@@ -36,6 +36,7 @@ function overMemory(ctx: ActionContext, what: string, field: string): TeaError {
 
 export const prologRun = defineAction({
   name: 'prolog.run',
+  runsCode: true,
   description:
     "Runs Prolog code with TEA's contract: state/2 reads the state, return/2 sets keys of the update; each clause is asserted (facts, rules) or run (goals) in a module of its own.",
   params: v.object({
@@ -66,6 +67,7 @@ export const prologRun = defineAction({
 
 export const prologQuery = defineAction({
   name: 'prolog.query',
+  runsCode: true,
   description:
     'Finds the solutions of a Prolog goal over a program and facts ([name, arg, ...] lists, never parsed as code); returns {solutions: [{Var: value}], count, bindings, success}. TEA spelling: code (the goal, after any clauses and a ?- line) and facts as clause text.',
   params: v.object({

@@ -24,6 +24,7 @@ function task(work: PythonOp): PythonTask {
 
 export const pythonRun = defineAction({
   name: 'python.run',
+  runsCode: true,
   description:
     "Runs Python code with TEA's contract: state, variables, json and datetime in scope; code with `return` is a function body whose dict is the update, otherwise the variables it sets are. Standard library only.",
   params: v.object({

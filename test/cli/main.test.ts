@@ -74,7 +74,13 @@ test('anything else is a bug and prints its stack (exit 1); a system error print
   assert.is(bug.code, 1)
   assert.match(bug.err, /^tea fail: internal error: TypeError: x is not a function\n {4}at /)
   thrown = Object.assign(new Error("ENOSPC: no space left on device, write '/d/x'"), { code: 'ENOSPC' })
-  assert.equal(await cli(['fail']), { code: 1, out: '', err: "tea fail: ENOSPC: no space left on device, write '/d/x'\n" })
+  assert.equal(await cli(['fail']), {
+    code: 1,
+    out: '',
+    err: "tea fail: STORE_FULL: ENOSPC: no space left on device, write '/d/x'\nhint: free space on that disk\n",
+  })
+  thrown = Object.assign(new Error("EACCES: permission denied, open '/d/x'"), { code: 'EACCES' })
+  assert.equal(await cli(['fail']), { code: 1, out: '', err: "tea fail: EACCES: permission denied, open '/d/x'\n" })
 })
 
 test('an unknown command exits 2 naming the nearest ones', async () => {
