@@ -55,17 +55,17 @@ export interface HttpReply {
   json(): Promise<unknown>
 }
 
-/** `node:http` and the web streams a reply is read through, loaded at the first request, with Node's cache. */
-const nodeHttp = once(() =>
-  withNodeCache(() => {
-    void ReadableStream
-    void TransformStream
-    return builtin('node:http')
-  }),
-)
+/** The web streams a reply is read through, loaded (with Node's cache) before the first reply needs them. */
+function webStreams(): void {
+  void ReadableStream
+  void TransformStream
+}
+
+/** `node:http` and the web streams, loaded at the first request, with Node's cache. */
+const nodeHttp = once(() => withNodeCache(() => (webStreams(), builtin('node:http'))))
 
 /** `node:https`, only for requests under a destination policy (every other https URL goes to Node's fetch). */
-const nodeHttps = once(() => builtin('node:https'))
+const nodeHttps = once(() => withNodeCache(() => (webStreams(), builtin('node:https'))))
 
 let fetchLoaded = false
 
