@@ -25,6 +25,15 @@ nodes:
     run: "return { last: true }"
 `
 
+/** Waits until the run's checkpointed state (what the API shows) holds `key`. */
+async function committed(d: Awaited<ReturnType<typeof startServe>>, id: string, key: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if ((await d.json('GET', `/api/runs/${id}`)).body.state?.[key] !== undefined) return
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  throw new Error(`run ${id}'s checkpoint never held '${key}'`)
+}
+
 function project() {
   const s = scratch()
   mkdirSync(s.path('agents'))
@@ -39,7 +48,13 @@ test('28 serve C: a run in flight at 4 SIGKILLs in a row is failed with RESUME_L
     const first = await startServe(p.args)
     assert.is((await first.json('POST', '/api/runs', { agent: 'gated', run_id: 'r1', input: { gate: g.url } })).status, 201)
     await g.waiting(1)
-    await first.stop('SIGKILL')
+    // 'first' has finished, but its checkpoint commits beside the next node: killed before that, the next start
+    // would run 'first' again, a node finishing in between, and the count would start again (as it should).
+    try {
+      await committed(first, 'r1', 'first')
+    } finally {
+      await first.stop('SIGKILL')
+    }
     // Deaths 2, 3 and 4: each start resumes it, its node reaches the gate again, and the daemon is killed there.
     for (let attempt = 2; attempt <= 4; attempt++) {
       const d = await startServe(p.args)
