@@ -26,6 +26,23 @@ export interface Daemon {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
+/**
+ * An agent that waits at a gate the test opens (`startGate`), so "in the middle of the run" is an event, not a guess
+ * at timing. The gate is on loopback, which outbound HTTP reaches only when allowed.
+ */
+export const GATED = `name: gated
+settings: { http: { allow: ["127.0.0.1"] } }
+nodes:
+  - name: first
+    run: "return { first: true }"
+  - name: wait
+    uses: http.get
+    with: { url: "{{ state.gate }}", timeout: 120 }
+    output: waited
+  - name: last
+    run: "return { last: true }"
+`
+
 export async function startServe(args: string[], options: TeaOptions = {}): Promise<Daemon> {
   const child = spawnTea(['serve', '--listen', '127.0.0.1:0', ...args], options)
   let err = ''

@@ -9,21 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { scratch, spawnTea, tea } from './cli.ts'
-import { startGate, startServe } from './serve-harness.ts'
-
-const GATED = `name: gated
-# The gate is on loopback, which outbound HTTP reaches only when allowed.
-settings: { http: { allow: ["127.0.0.1"] } }
-nodes:
-  - name: first
-    run: "return { first: true }"
-  - name: wait
-    uses: http.get
-    with: { url: "{{ state.gate }}", timeout: 120 }
-    output: waited
-  - name: last
-    run: "return { last: true }"
-`
+import { startGate, GATED, startServe } from './serve-harness.ts'
 
 /** Waits until the run's checkpointed state (what the API shows) holds `key`. */
 async function committed(d: Awaited<ReturnType<typeof startServe>>, id: string, key: string): Promise<void> {

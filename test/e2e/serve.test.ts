@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { scratch, tea } from './cli.ts'
-import { declaredBody, httpJson, startGate, startServe } from './serve-harness.ts'
+import { declaredBody, httpJson, startGate, GATED, startServe } from './serve-harness.ts'
 
 const HELLO = `name: hello
 nodes:
@@ -18,19 +18,6 @@ nodes:
     run: "return { a: (state.x || 0) + 1 }"
   - name: b
     run: "return { b: state.a + 1 }"
-`
-// Waits at a gate the test opens (serve-harness.ts startGate), so "in the middle of the run" is an event, not a guess at timing.
-const GATED = `name: gated
-settings: { http: { allow: ["127.0.0.1"] } } # the test's gate is on loopback, which http.* refuses by default
-nodes:
-  - name: first
-    run: "return { first: true }"
-  - name: wait
-    uses: http.get
-    with: { url: "{{ state.gate }}", timeout: 120 }
-    output: waited
-  - name: last
-    run: "return { last: true }"
 `
 
 function project(extra: Record<string, string> = {}) {

@@ -4,6 +4,7 @@
  * (`sleep`) that holds its stdout. Before the fix the run launched `claude … --dangerously-skip-permissions` three
  * times and a 2 s timeout took minutes; Ctrl-C twice left the grandchild running.
  */
+import { gone } from '../support/process.ts'
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -91,20 +92,6 @@ t("28-9 G: Ctrl-C twice ends tea at once, and the CLI's process group with it, e
     s.cleanup()
   }
 })
-
-/** Whether `pid` has ended within 2 s: no such process, or a zombie left for an init that does not reap. */
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      process.kill(pid, 0)
-      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return true
-    } catch {
-      return true
-    }
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  return false
-}
 
 function reap(list: number[] | undefined): void {
   for (const pid of list ?? []) {

@@ -5,6 +5,7 @@
  * launches the command once, a stop ends the command's whole process group (a grandchild holding stdout
  * included), and a prompt reaches argv, stdin and a prompt file exactly as written.
  */
+import { gone } from '../support/process.ts'
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -280,20 +281,6 @@ t(
     await rejects(llm.call({ messages, shell_provider: 'env' }), 'LLM_SHELL_ERROR', 'could not start')
   },
 )
-
-/** Whether `pid` has ended within 2 s: no such process, or a zombie waiting for a parent that is not ours to reap it. */
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      process.kill(pid, 0)
-      if (/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return true
-    } catch {
-      return true
-    }
-    await new Promise((r) => setTimeout(r, 20))
-  }
-  return false
-}
 
 /** A test that fails must still leave no sleeper behind. */
 function reap(pids: { shell: number; sleeper: number } | undefined): void {
