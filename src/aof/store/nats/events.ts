@@ -1,15 +1,47 @@
 /**
- * Reading the event stream back (`tea aof events`, lint, tests): an ordered consumer from the first message to the
- * last one the stream held when the read began, filtered here as the filesystem reader filters its log lines. A
- * message that is not an event is skipped, as a torn or foreign log line is.
+ * The event stream `<p>_events`, subjects `<p>.events.<type>`. Publishing: one event a message, `Nats-Msg-Id` = its
+ * event id, so a publish repeated within the duplicate window is dropped. Reading back (`tea aof events`, lint,
+ * tests): an ordered consumer from the first message to the last one the stream held when the read began, filtered
+ * here as the filesystem reader filters its log lines. A message that is not an event is skipped, as a torn or
+ * foreign log line is.
  */
 
 import { parseJsonOrUndefined } from '../../../core/json.ts'
 import { isPlainObject } from '../../../core/util.ts'
-import type { AofEvent, EventFilter } from '../../protocol/events.ts'
+import { type AofEvent, type EventFilter, type EventInput, stampEvents } from '../../protocol/events.ts'
 import type { JetStreamClient, JetStreamManager } from './client.ts'
+import type { NatsContext } from './context.ts'
+import { publishOnce, subjectToken } from './entries.ts'
 
-export async function readEventStream(
+/** Publishes events stamped `at` (default now); `ids` fixes their event ids, making a re-publish a dropped duplicate. */
+export async function appendEvents(ctx: NatsContext, inputs: EventInput[], at?: Date, ids?: string[]): Promise<AofEvent[]> {
+  const events = stampEvents(inputs, (at ?? new Date()).toISOString()).map((e, i) => (ids?.[i] ? { ...e, eventId: ids[i] } : e))
+  for (const e of events) {
+    const subject = `${ctx.p}.events.${subjectToken(e.type)}`
+    const packed = await ctx.pack(JSON.stringify(e))
+    await publishOnce(() => ctx.js.publish(subject, packed, { msgID: e.eventId }))
+  }
+  return events
+}
+
+/** Events of another store (`tea aof copy`) not yet in the stream, published as they are; how many were added. */
+export async function importEvents(ctx: NatsContext, events: readonly AofEvent[]): Promise<number> {
+  const known = new Set((await readEvents(ctx)).map((e) => e.eventId))
+  let added = 0
+  for (const e of events) {
+    if (known.has(e.eventId)) continue
+    known.add(e.eventId)
+    await ctx.js.publish(`${ctx.p}.events.${subjectToken(e.type)}`, await ctx.pack(JSON.stringify(e)), { msgID: e.eventId })
+    added++
+  }
+  return added
+}
+
+export function readEvents(ctx: NatsContext, filter: EventFilter = {}): Promise<AofEvent[]> {
+  return readEventStream(ctx.js, ctx.jsm, ctx.stream, filter, ctx.unpack)
+}
+
+async function readEventStream(
   js: JetStreamClient,
   jsm: JetStreamManager,
   stream: string,
