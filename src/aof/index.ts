@@ -7,6 +7,7 @@
 
 import type { AofContext } from './store/fs/context.ts'
 import { fsTaskStore } from './store/fs/store.ts'
+import type { PollOptions, PollResult } from './protocol/poll-result.ts'
 import type { RouteOutcome } from './protocol/route-outcome.ts'
 import { routeOn } from './roles/router.ts'
 import { type SessionEndEntry, sessionEnd } from './roles/session-end.ts'
@@ -22,7 +23,7 @@ export { parseProtocolMessage } from './protocol/parse-message.ts'
 export type { RouteOutcome } from './protocol/route-outcome.ts'
 export { markRunArtifactExpired, readHeartbeat, readRun, readRunResult, writeRunResult } from './store/fs/run-artifacts.ts'
 export { resultBelongsToRun } from './protocol/runs.ts'
-export { checkStaleHeartbeats, poll } from './store/fs/scheduler.ts'
+export { checkStaleHeartbeats } from './store/fs/scheduler.ts'
 export { resolveCompletionTransitions } from './protocol/outcome.ts'
 export { MAX_ENVELOPE_BYTES } from './protocol/schemas/envelope.ts'
 export { TASK_STATUSES, TRANSITIONS, type TaskStatus, isTaskStatus, isValidTransition } from './protocol/status.ts'
@@ -43,4 +44,9 @@ export function routeMessage(ctx: AofContext, input: unknown): Promise<RouteOutc
 /** `tea aof session-end` on the data dir (roles/session-end.ts). */
 export function handleSessionEnd(ctx: AofContext): Promise<SessionEndEntry[]> {
   return sessionEnd(fsTaskStore(ctx))
+}
+
+/** `tea aof poll` on the data dir: the scheduler's pass (store/shared.ts `schedulerPass`). */
+export function poll(ctx: AofContext, options: PollOptions = {}): Promise<PollResult> {
+  return fsTaskStore(ctx).poll(options)
 }

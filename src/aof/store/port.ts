@@ -13,7 +13,7 @@ import type { AofEvent, EventFilter, EventInput } from '../protocol/events.ts'
 import type { HeartbeatOptions, LeaseOptions } from '../protocol/lease.ts'
 import type { CreateTaskInput } from '../protocol/new-task.ts'
 import type { PollOptions, PollResult } from '../protocol/poll-result.ts'
-import type { RunArtifact, RunHeartbeat } from '../protocol/schemas/run.ts'
+import type { RunArtifact, RunHeartbeat, RunResult } from '../protocol/schemas/run.ts'
 import type { TaskStatus } from '../protocol/status.ts'
 import type { Task } from '../protocol/task-file.ts'
 import type { TransitionOptions } from '../protocol/transition.ts'
@@ -117,8 +117,17 @@ export interface TaskStore {
 
   /** The handoff inputs a `handoff.request` left for the task (`inputs/handoff.json`), or `{}`. */
   handoffInputs(task: Task): Promise<Record<string, unknown>>
-  /** The scheduler's pass (`tea aof poll`): stale runs reclaimed — or their written result applied — each once. */
+  /**
+   * The scheduler's pass (`tea aof poll`): stale runs reclaimed — or their written result applied — each once. Both
+   * backends give `schedulerPass` (shared.ts) over themselves.
+   */
   poll(options?: PollOptions): Promise<PollResult>
+  /**
+   * Moves the task's `run_result.json` to `previous_run_result.json` if `stale(result, run)` says so, safely against
+   * a result written meanwhile (on the filesystem under the task's lock, with the task still in progress; on NATS a
+   * delete conditional on the revision read). True when it did.
+   */
+  setAsideResult(id: string, stale: (result: RunResult, run: RunArtifact | undefined) => boolean): Promise<boolean>
 }
 
 export const RUN_FILES = ['run.json', 'run_heartbeat.json', 'run_result.json', 'previous_run_result.json'] as const
@@ -129,6 +138,11 @@ export interface TaskUnit {
   /** The task as the unit last wrote or read it. */
   readonly task: Task
   move(to: TaskStatus, options: TransitionOptions): Promise<Task>
+  /**
+   * Several moves as one write (an outcome's path: in-progress → review → done): on NATS one compare-and-set, so
+   * the task is never seen half way; on the filesystem the moves one after the other under the lock.
+   */
+  moves(path: ReadonlyArray<{ to: TaskStatus; options: TransitionOptions }>): Promise<Task>
   update(mutate: (task: Task) => void): Promise<Task>
   /** Another task, read without its lock (a unit never waits on a second task: no deadlock). */
   peek(id: string): Promise<Task | undefined>

@@ -51,6 +51,11 @@ export function fsFiles(ctx: AofContext): FsFiles {
             return task
           },
           move: async (to, options) => (task = moveTaskLocked(ctx, task, to, options)),
+          // Under the lock no one sees the task between two moves: one after the other is one write here.
+          moves: async (path) => {
+            for (const { to, options } of path) task = moveTaskLocked(ctx, task, to, options)
+            return task
+          },
           update: async (mutate) => (task = updateTaskLocked(ctx, task, mutate)),
           peek: async (other) => peekTask(ctx, other),
         }

@@ -19,7 +19,7 @@ import { TeaError } from '../../../core/errors.ts'
 import { toIssues } from '../../../core/issues.ts'
 import { type AofContext, legacyRunDirPath, runDirPath } from './context.ts'
 import { errno, isNotRegular, mkdirs, readError, readRegular, writeError, writeFileAtomic } from './fs-atomic.ts'
-import { completedRun, expiredRun } from '../../protocol/runs.ts'
+import { expiredRun } from '../../protocol/runs.ts'
 import { isTaskId } from '../../protocol/task-id.ts'
 import {
   type RunArtifact,
@@ -146,14 +146,6 @@ export function setAsideRunResult(ctx: AofContext, id: string): (() => void) | u
     renameSync(to, from)
     if (before !== undefined) writeFileAtomic(to, before)
   }
-}
-
-export function completeRunArtifact(ctx: AofContext, id: string): RunArtifact | undefined {
-  const run = readRun(ctx, id)
-  if (!run) return undefined
-  const done = completedRun(run, ctx.now())
-  writeRun(ctx, done)
-  return done
 }
 
 export function markRunArtifactExpired(ctx: AofContext, id: string, reason: string): RunArtifact | undefined {

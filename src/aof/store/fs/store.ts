@@ -4,21 +4,20 @@
  * its crash repair and its tests stay where they are; the port only names what the NATS store must match.
  */
 
-import type { ReclaimedLease, TaskStore } from '../port.ts'
-import { holdingTask } from '../shared.ts'
+import type { TaskStore } from '../port.ts'
+import { holdingTask, reclaimExpiredBy, schedulerPass } from '../shared.ts'
 import type { AofContext } from './context.ts'
 import { appendEvents, readEvents } from './event-log.ts'
 import { fsFiles } from './files.ts'
 import { readHandoffInputs } from './handoff-inputs.ts'
 import { acquireLease, heartbeat } from './lease.ts'
-import { readRun } from './run-artifacts.ts'
-import { poll } from './scheduler.ts'
+import { readRun, readRunResult, setAsideRunResult } from './run-artifacts.ts'
 import { createTask } from './task-create.ts'
 import { getTask, listTasks, readTaskLocked, withTaskLock } from './task-store.ts'
 import { moveTaskLocked, transitionTask, updateTask } from './task-transition.ts'
 
 export function fsTaskStore(ctx: AofContext): TaskStore {
-  return {
+  const store: TaskStore = {
     kind: 'fs',
     where: ctx.dataDir,
     now: async () => ctx.now(),
@@ -33,19 +32,22 @@ export function fsTaskStore(ctx: AofContext): TaskStore {
     lease: (id, agent, options) => acquireLease(ctx, id, agent, options),
     heartbeat: (id, agent, options) => heartbeat(ctx, id, agent, options),
     readRun: async (id) => readRun(ctx, id),
-    async reclaimExpired() {
-      // The scheduler's poll: a stale run whose result was written is applied rather than reclaimed (docs/aof.md).
-      const result = await poll(ctx)
-      return result.actions
-        .filter((a) => a.resolution === 'reclaimed')
-        .map((a): ReclaimedLease => ({ taskId: a.taskId, agentId: a.agentId, ...(a.runId ? { runId: a.runId } : {}) }))
-    },
+    // The scheduler's poll: a stale run whose result was written is applied rather than reclaimed (docs/aof.md).
+    reclaimExpired: () => reclaimExpiredBy(store),
     appendEvents: async (events) => appendEvents(ctx, events),
     readEvents: async (filter) => readEvents(ctx, filter),
     close: async () => {},
     ...fsFiles(ctx),
 
     handoffInputs: async (task) => readHandoffInputs(ctx, task),
-    poll: (options) => poll(ctx, options),
+    poll: (options) => schedulerPass(store, options),
+    setAsideResult: (id, stale) =>
+      withTaskLock(ctx, id, () => {
+        const result = readRunResult(ctx, id)
+        if (!result || readTaskLocked(ctx, id)?.status !== 'in-progress' || !stale(result, readRun(ctx, id))) return false
+        setAsideRunResult(ctx, id)
+        return true
+      }),
   }
+  return store
 }

@@ -18,11 +18,9 @@ import { type AofContext, taskDirPath, taskFilePath } from './context.ts'
 import type { EventInput } from '../../protocol/events.ts'
 import { appendEvents } from './event-log.ts'
 import { errno, remove, writeError, writeFileAtomic } from './fs-atomic.ts'
-import { type OutcomeSteps, outcomeSteps } from '../../protocol/outcome.ts'
-import type { Outcome } from '../../protocol/schemas/payloads.ts'
 import type { TaskStatus } from '../../protocol/status.ts'
 import { type TransitionOptions, moved, transitionEvent } from '../../protocol/transition.ts'
-import { type Task, nextStamp, renderTask, taskMetadata } from '../../protocol/task-file.ts'
+import { type Task, nextStamp, renderTask } from '../../protocol/task-file.ts'
 import { readTaskLocked, withTaskLock } from './task-store.ts'
 
 export function moveTaskLocked(ctx: AofContext, task: Task, to: TaskStatus, options: TransitionOptions): Task {
@@ -132,12 +130,4 @@ export function updateTaskLocked(ctx: AofContext, task: Task, mutate: (task: Tas
   copy.data.updatedAt = nextStamp(task, ctx.now())
   writeFileAtomic(copy.path, renderTask(copy))
   return copy
-}
-
-/** Applies an outcome's steps to a task whose lock the caller holds (protocol/outcome.ts); one event per step. */
-export function applyOutcomeLocked(ctx: AofContext, task: Task, outcome: Outcome, actor: string, reason: string | undefined): OutcomeSteps {
-  const steps = outcomeSteps({ status: task.status, metadata: taskMetadata(task) }, outcome)
-  let current = task
-  for (const { to } of steps.applied) current = moveTaskLocked(ctx, current, to, { actor, ...(reason ? { reason } : {}) })
-  return steps
 }

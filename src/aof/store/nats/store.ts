@@ -15,19 +15,17 @@
  *
  * This file puts the store together; each part is a module of functions over one `NatsContext` (context.ts): the
  * task entries (task-entry.ts, tasks.ts), leases and heartbeats (leases.ts), units of work (unit.ts), run and
- * companion files (files.ts), events (events.ts), messages (messages.ts) and the scheduler pass (poll.ts).
+ * companion files (files.ts), events (events.ts), messages (messages.ts); the scheduler pass is both stores' one (../shared.ts).
  */
 
-import { moved } from '../../protocol/transition.ts'
 import type { RouterQueue, RouterQueueOptions, TaskStore } from '../port.ts'
+import { reclaimExpiredBy, schedulerPass } from '../shared.ts'
 import { type NatsContext, type NatsStoreOptions, openContext } from './context.ts'
 import { appendEvents, importEvents, readEvents } from './events.ts'
 import { handoffInputs, listFiles, readFile, readRunFile, writeFile, writeRunFile } from './files.ts'
 import { heartbeat, lease } from './leases.ts'
 import { markRouted, recordMessage, routerQueue, wasRouted } from './messages.ts'
-import type { NatsOps } from './ops.ts'
-import { natsPoll, natsReclaimExpired } from './poll.ts'
-import { cas, read } from './task-entry.ts'
+import { read } from './task-entry.ts'
 import { create, list, putTask, transition, update } from './tasks.ts'
 import { withTask } from './unit.ts'
 
@@ -39,8 +37,7 @@ export interface NatsTaskStore extends TaskStore {
 export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTaskStore> {
   const ctx = await openContext(options)
   const { now, readRun } = ctx.bucket
-  const ops = opsOf(ctx)
-  return {
+  const store: NatsTaskStore = {
     kind: 'nats',
     where: ctx.where,
     now,
@@ -52,7 +49,7 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     lease: (id, agent, o) => lease(ctx, id, agent, o),
     heartbeat: (id, agent, o) => heartbeat(ctx, id, agent, o),
     readRun,
-    reclaimExpired: () => natsReclaimExpired(ops),
+    reclaimExpired: () => reclaimExpiredBy(store),
     appendEvents: (events) => appendEvents(ctx, events),
     readEvents: (filter) => readEvents(ctx, filter),
     close: () => close(ctx),
@@ -69,8 +66,14 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     wasRouted: (messageId) => wasRouted(ctx, messageId),
     routerQueue: (o) => routerQueue(ctx, o),
     handoffInputs: (task) => handoffInputs(ctx, task),
-    poll: (o) => natsPoll(ops, o),
+    poll: (o) => schedulerPass(store, o),
+    // The delete is conditional on the revision read: a result written meanwhile (the current run's) stays.
+    setAsideResult: async (id, stale) => {
+      const run = await readRun(id)
+      return ctx.bucket.setAsideResult(id, (result) => result !== undefined && stale(result, run))
+    },
   }
+  return store
 }
 
 async function close({ nc }: NatsContext): Promise<void> {
@@ -81,24 +84,4 @@ async function close({ nc }: NatsContext): Promise<void> {
   clearTimeout(timer)
   // A drain refused while disconnected leaves the client reconnecting (and the process alive).
   if (!nc.isClosed()) await nc.close()
-}
-
-/** What the scheduler pass (poll.ts) uses of the store. */
-function opsOf(ctx: NatsContext): NatsOps {
-  const { now, readRun, readHeartbeat, readResult, putJson, setAsideResult } = ctx.bucket
-  return {
-    now,
-    read: (id) => read(ctx, id),
-    list: (statuses) => list(ctx, statuses),
-    cas: async (task, revision) => (await cas(ctx, task, revision)) !== undefined,
-    moved,
-    readRun,
-    readHeartbeat,
-    readResult,
-    putRunEntry: async (key, value) => {
-      await putJson(key, value)
-    },
-    setAsideResult,
-    appendEvents: (events, at, ids) => appendEvents(ctx, events, at, ids),
-  }
 }

@@ -35,6 +35,17 @@ export async function withTask<T>(ctx: NatsContext, id: string, fn: (unit: TaskU
         const t = await ctx.bucket.now()
         return write(moved(task, to, t, options), [transitionEvent(task, to, options)], t)
       },
+      async moves(path) {
+        if (path.length === 0) return task
+        const t = await ctx.bucket.now()
+        let next = task
+        const events: EventInput[] = []
+        for (const { to, options } of path) {
+          events.push(transitionEvent(next, to, options))
+          next = moved(next, to, t, options)
+        }
+        return write(next, events, t)
+      },
       async update(mutate) {
         const copy: Task = { ...task, data: structuredClone(task.data) }
         mutate(copy)
