@@ -149,7 +149,6 @@ export function compileCodeValue(source: string, where?: Where, options: CodeOpt
       ) {
         value = await raceDeadline(value as Promise<unknown>, deadline - Date.now(), overtime)
       }
-      memory?.()
     } catch (e) {
       if (isTeaError(e)) throw e
       if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw overtime()

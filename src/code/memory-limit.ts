@@ -12,7 +12,6 @@
  *   / `padStart` / `padEnd` — refuse a single allocation over the limit before it is made, and measure as the loop
  *   guard does once those they allowed add up to a quarter of the limit; `WebAssembly` (whose memory grows by
  *   gigabytes a call) is not in the context at all;
- * - after the code returns, the same measure as the loop guard's.
  *
  * What is left is what JavaScript does not let a host see: one statement that doubles an array by spreading it, run
  * fewer than 1,024 times. docs/security.md says so: JavaScript `run:` code is the agent author's, not a sandbox.
@@ -51,9 +50,14 @@ export function memoryCheck(limitMb: number | undefined, where: Where | undefine
     return undefined
   }
   const limit = limitMb * MiB
-  const base = held()
+  // The base is read at the first check, not here: most code never loops 1,024 times nor allocates much, and a
+  // node's start then costs nothing (not even loading node:v8). What comes before that first check is at most one
+  // round of the loop guard or a quarter of the limit in allocations (each one checked against the limit alone).
+  let base: number | undefined
   const check = (): void => {
-    const grown = held() - base
+    const now = held()
+    base ??= now
+    const grown = now - base
     if (grown > limit) throw overLimit(limitMb, where, grown)
   }
   current = limit
