@@ -4,8 +4,8 @@
  * begun it and a heap past V8's limit ends the process. So the ceiling is kept at the points where the code can be
  * stopped, before the process is at risk:
  *
- * - the loop guard (loop-guard.ts) calls `check` every 1,024 iterations: the heap and the external memory (array
- *   buffers) the process holds beyond what it held when the node started, against the limit. A loop that grows a
+ * - the loop guard (loop-guard.ts) calls `check` every 1,024 iterations (at most once a millisecond): the heap and
+ *   the external memory (array buffers) the process holds beyond what it held at the first check, against the limit. A loop that grows a
  *   list, a string or a map is stopped within one round of 1,024 iterations past its limit;
  * - the built-ins that allocate in one call as much as their argument says — `Array`, `ArrayBuffer`,
  *   `SharedArrayBuffer`, the typed arrays, `Array.prototype.fill` / `concat`, `Array.from`, `String.prototype.repeat`
