@@ -8,6 +8,7 @@
 import type { AofContext } from './store/fs/context.ts'
 import { fsTaskStore } from './store/fs/store.ts'
 import type { PollOptions, PollResult } from './protocol/poll-result.ts'
+import { schedulerPass } from './roles/scheduler-pass.ts'
 import type { RouteOutcome } from './protocol/route-outcome.ts'
 import { routeOn } from './roles/router.ts'
 import { type SessionEndEntry, sessionEnd } from './roles/session-end.ts'
@@ -46,7 +47,8 @@ export function handleSessionEnd(ctx: AofContext): Promise<SessionEndEntry[]> {
   return sessionEnd(fsTaskStore(ctx))
 }
 
-/** `tea aof poll` on the data dir: the scheduler's pass (store/shared.ts `schedulerPass`). */
+/** `tea aof poll` on the data dir: the scheduler's pass (roles/scheduler-pass.ts). */
 export function poll(ctx: AofContext, options: PollOptions = {}): Promise<PollResult> {
-  return fsTaskStore(ctx).poll(options)
+  return schedulerPass(fsTaskStore(ctx), options)
 }
+export { schedulerPass } from './roles/scheduler-pass.ts'

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { TeaError } from '../core/errors.ts'
 import { formatIssue } from '../core/issues.ts'
-import { initDataDir, lintDataDir, poll } from '../aof/index.ts'
+import { initDataDir, lintDataDir, poll, schedulerPass } from '../aof/index.ts'
 import { fsTaskStore } from '../aof/store/fs/store.ts'
 import { contextOf, json, parseNow, requireTaskId } from './aof-common.ts'
 import { type StoreFlags, storeOf, withStore } from './aof-store.ts'
@@ -100,7 +100,7 @@ export async function pollCommand(
     // On NATS staleness is judged by the server's clock (docs/fleet.md, Leases): a time given here cannot apply.
     if (flags.now !== undefined) throw new TeaError('USAGE', '--now cannot be used with --nats: the server time decides staleness')
     const options = { dryRun: flags['dry-run'], heartbeatTtlMs: flags['heartbeat-ttl-ms'] }
-    io.out(json(await withStore(flags, io, (store) => store.poll(options))))
+    io.out(json(await withStore(flags, io, (store) => schedulerPass(store, options))))
     return EXIT.ok
   }
   const now = parseNow(flags.now)

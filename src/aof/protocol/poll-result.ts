@@ -1,6 +1,6 @@
 /**
- * What the scheduler's pass (`tea aof poll`) takes and says, on either store (store/shared.ts
- * `schedulerPass`). Types only, so that the task-store port can name them without importing a store.
+ * What the scheduler's pass (`tea aof poll`) takes and says, on either store (roles/scheduler-pass.ts
+ * `schedulerPass`). Types only.
  */
 import type { TaskStatus } from './status.ts'
 

@@ -12,7 +12,6 @@ import type { Issue } from '../../core/issues.ts'
 import type { AofEvent, EventFilter, EventInput } from '../protocol/events.ts'
 import type { HeartbeatOptions, LeaseOptions } from '../protocol/lease.ts'
 import type { CreateTaskInput } from '../protocol/new-task.ts'
-import type { PollOptions, PollResult } from '../protocol/poll-result.ts'
 import type { RunArtifact, RunHeartbeat, RunResult } from '../protocol/schemas/run.ts'
 import type { TaskStatus } from '../protocol/status.ts'
 import type { Task } from '../protocol/task-file.ts'
@@ -59,8 +58,6 @@ export interface TaskStore {
   /** One heartbeat; AOF_LOCKED with `details.lost` when `agent` no longer holds a live run of the task. */
   heartbeat(id: string, agent: string, options?: HeartbeatOptions): Promise<RunHeartbeat>
   readRun(id: string): Promise<RunArtifact | undefined>
-  /** Takes back every in-progress task whose heartbeat (else lease) expired by the store's clock; each once. */
-  reclaimExpired(): Promise<ReclaimedLease[]>
   appendEvents(events: EventInput[]): Promise<AofEvent[]>
   readEvents(filter?: EventFilter): Promise<AofEvent[]>
   close(): Promise<void>
@@ -112,16 +109,12 @@ export interface TaskStore {
   /** Whether `markRouted(messageId)` happened: a message routed again is then a duplicate. False on the filesystem. */
   wasRouted(messageId: string): Promise<boolean>
 
-  // --- what `tea worker` and the scheduler need (docs/fleet.md, "Workers on the port"); the worker's report and
-  // session end are roles over the rest (roles/worker-report.ts, roles/session-end.ts) ---
+  // --- what `tea worker` and the scheduler need (docs/fleet.md, "Workers on the port"); the worker's report,
+  // session end and the scheduler's pass are roles over the rest (roles/worker-report.ts, roles/session-end.ts,
+  // roles/scheduler-pass.ts) ---
 
   /** The handoff inputs a `handoff.request` left for the task (`inputs/handoff.json`), or `{}`. */
   handoffInputs(task: Task): Promise<Record<string, unknown>>
-  /**
-   * The scheduler's pass (`tea aof poll`): stale runs reclaimed — or their written result applied — each once. Both
-   * backends give `schedulerPass` (shared.ts) over themselves.
-   */
-  poll(options?: PollOptions): Promise<PollResult>
   /**
    * Moves the task's `run_result.json` to `previous_run_result.json` if `stale(result, run)` says so, safely against
    * a result written meanwhile (on the filesystem under the task's lock, with the task still in progress; on NATS a

@@ -5,6 +5,7 @@
  * now (bdd-fixtures.ts `heartbeatAt`), and a short TTL is waited out by the store's clock. Run by bdd-contract.ts.
  */
 
+import { schedulerPass } from '../../../src/aof/roles/scheduler-pass.ts'
 import * as assert from 'uvu/assert'
 import { readRunResultOn } from '../../../src/aof/roles/run-files.ts'
 import { taskLease } from '../../../src/aof/protocol/task-file.ts'
@@ -32,7 +33,7 @@ export function schedulerCases(t: BddSuite): void {
     const { store } = h
     await given(store, T1)
     await heartbeatAt(store, T1, -300_000)
-    const dry = await store.poll({ dryRun: true, ...TTL })
+    const dry = await schedulerPass(store, { dryRun: true, ...TTL })
     assert.equal(
       dry.actions.map((a) => [a.type, a.taskId, a.agentId]),
       [['stale_heartbeat', T1, AGENT]],
@@ -45,7 +46,7 @@ export function schedulerCases(t: BddSuite): void {
     const { store } = h
     await given(store, T1)
     await heartbeatAt(store, T1, 300_000, 0)
-    const dry = await store.poll({ dryRun: true, ...TTL })
+    const dry = await schedulerPass(store, { dryRun: true, ...TTL })
     assert.equal([dry.actions, dry.staleHeartbeats], [[], 0])
   })
 
@@ -56,7 +57,7 @@ export function schedulerCases(t: BddSuite): void {
     await store.writeRunFile(T1, 'run_heartbeat.json', undefined)
     await store.writeRunFile(T2, 'run_heartbeat.json', undefined)
     // Long past any heartbeat TTL: without a heartbeat only the lease can make T1 recoverable, and it is live.
-    const dry = await store.poll({ dryRun: true, heartbeatTtlMs: 1 })
+    const dry = await schedulerPass(store, { dryRun: true, heartbeatTtlMs: 1 })
     assert.equal([dry.actions, dry.staleHeartbeats], [[], 0])
   })
 
@@ -65,7 +66,7 @@ export function schedulerCases(t: BddSuite): void {
   t('AOF-BDD-78 TASK-061 Stale heartbeat with no run_result.json reclaims task', async ({ h }) => {
     const { store } = h
     await staleTask(store, T1)
-    const r = await store.poll(TTL)
+    const r = await schedulerPass(store, TTL)
     assert.equal(
       r.actions.map((a) => [a.type, a.taskId, a.resolution, a.transitions]),
       [['stale_heartbeat', T1, 'reclaimed', [{ from: 'in-progress', to: 'ready' }]]],
@@ -81,7 +82,7 @@ export function schedulerCases(t: BddSuite): void {
   t('AOF-BDD-79 TASK-061 Stale heartbeat with outcome=partial moves to review', async ({ h }) => {
     const { store } = h
     await staleTask(store, T1, 'partial')
-    const r = await store.poll(TTL)
+    const r = await schedulerPass(store, TTL)
     assert.equal(
       r.actions.map((a) => [a.resolution, a.outcome]),
       [['applied_result', 'partial']],
@@ -94,7 +95,7 @@ export function schedulerCases(t: BddSuite): void {
   t('AOF-BDD-80 TASK-061 Stale heartbeat with outcome=needs_review moves to review', async ({ h }) => {
     const { store } = h
     await staleTask(store, T1, 'needs_review')
-    await store.poll(TTL)
+    await schedulerPass(store, TTL)
     assert.is(await statusOf(store, T1), 'review')
     assert.is((await lastMove(store, T1))?.reason, 'stale_heartbeat_needs_review')
   })
@@ -102,7 +103,7 @@ export function schedulerCases(t: BddSuite): void {
   t('AOF-BDD-81 TASK-061 Stale heartbeat with outcome=blocked moves to blocked', async ({ h }) => {
     const { store } = h
     await staleTask(store, T1, 'blocked')
-    await store.poll(TTL)
+    await schedulerPass(store, TTL)
     assert.is(await statusOf(store, T1), 'blocked')
     const last = await lastMove(store, T1)
     assert.equal([last?.to, last?.reason], ['blocked', 'stale_heartbeat_blocked: Dependency not ready'])
@@ -111,7 +112,7 @@ export function schedulerCases(t: BddSuite): void {
   t('AOF-BDD-82 TASK-061 Stale heartbeat with outcome=done and reviewRequired=false completes task', async ({ h }) => {
     const { store } = h
     await staleTask(store, T1, 'done', { reviewRequired: false })
-    const r = await store.poll(TTL)
+    const r = await schedulerPass(store, TTL)
     assert.equal(r.actions[0]?.transitions, [
       { from: 'in-progress', to: 'review' },
       { from: 'review', to: 'done' },
@@ -123,7 +124,7 @@ export function schedulerCases(t: BddSuite): void {
   t('AOF-BDD-83 TASK-061 Stale heartbeat with outcome=done and reviewRequired=true goes to review', async ({ h }) => {
     const { store } = h
     await staleTask(store, T1, 'done', { reviewRequired: true })
-    await store.poll(TTL)
+    await schedulerPass(store, TTL)
     assert.is(await statusOf(store, T1), 'review')
     assert.is((await lastMove(store, T1))?.reason, 'stale_heartbeat_done')
   })
@@ -134,7 +135,7 @@ export function schedulerCases(t: BddSuite): void {
     const { store } = h
     await staleTask(store, T1)
     const before = (await store.now()).getTime()
-    await store.poll(TTL)
+    await schedulerPass(store, TTL)
     const after = (await store.now()).getTime()
     const run = (await store.readRun(T1))!
     assert.is(run.status, 'failed')
@@ -145,7 +146,7 @@ export function schedulerCases(t: BddSuite): void {
   t('AOF-BDD-85 TASK-061 Expired artifact includes reason', async ({ h }) => {
     const { store } = h
     await staleTask(store, T1)
-    await store.poll(TTL)
+    await schedulerPass(store, TTL)
     const run = (await store.readRun(T1))!
     assert.equal([run.status, run.metadata.expiredReason], ['failed', 'stale_heartbeat'])
   })
@@ -156,10 +157,10 @@ export function schedulerCases(t: BddSuite): void {
     const { store } = h
     await staleTask(store, T1)
     const runId = (await store.readRun(T1))!.runId
-    const dry = await store.poll({ dryRun: true, ...TTL })
+    const dry = await schedulerPass(store, { dryRun: true, ...TTL })
     assert.equal(dry.actions, [{ type: 'stale_heartbeat', taskId: T1, agentId: AGENT, runId }])
     assert.is(await statusOf(store, T1), 'in-progress')
-    const wet = await store.poll(TTL)
+    const wet = await schedulerPass(store, TTL)
     assert.is(wet.actions[0]?.resolution, 'reclaimed')
     assert.is(await statusOf(store, T1), 'ready')
     assert.equal(
@@ -171,7 +172,7 @@ export function schedulerCases(t: BddSuite): void {
   t('AOF-BDD-87 TASK-061 Stale heartbeat action does not count as dispatch action', async ({ h }) => {
     const { store } = h
     await staleTask(store, T1)
-    const r = await store.poll(TTL)
+    const r = await schedulerPass(store, TTL)
     assert.equal([r.actionsPlanned, r.actionsExecuted, r.staleHeartbeats], [1, 0, 1])
     const [logged] = await eventsOf(store, 'scheduler.poll')
     assert.equal([logged?.actionsPlanned, logged?.actionsExecuted, logged?.staleHeartbeats], [1, 0, 1])
@@ -182,7 +183,7 @@ export function schedulerCases(t: BddSuite): void {
     await staleTask(store, T1, 'blocked')
     await staleTask(store, T2)
     await staleTask(store, T3, 'partial')
-    const r = await store.poll(TTL)
+    const r = await schedulerPass(store, TTL)
     assert.equal(r.actions.map((a) => [a.taskId, a.resolution]).sort(), [
       [T1, 'applied_result'],
       [T2, 'reclaimed'],
@@ -197,10 +198,10 @@ export function schedulerCases(t: BddSuite): void {
     const { store } = h
     await staleTask(store, T1, 'partial')
     const runId = (await store.readRun(T1))!.runId
-    await store.poll(TTL)
+    await schedulerPass(store, TTL)
     assert.equal(await eventsOf(store, 'task.completed', T1), [{ outcome: 'partial', runId }])
     assert.is((await store.readRun(T1))?.status, 'completed')
-    assert.equal((await store.poll(TTL)).actions, [], 'and not again')
+    assert.equal((await schedulerPass(store, TTL)).actions, [], 'and not again')
   })
 
   t('a heartbeat refreshed by a live run keeps the task from being reclaimed', async ({ h }) => {
@@ -210,7 +211,7 @@ export function schedulerCases(t: BddSuite): void {
     await untilPast(store, lease.heartbeat.expiresAt!)
     const beat = await store.heartbeat(T1, AGENT, { ttlMs: 600_000 })
     assert.is(beat.beatCount, 1)
-    assert.equal((await store.poll()).actions, [])
+    assert.equal((await schedulerPass(store)).actions, [])
     assert.is(await statusOf(store, T1), 'in-progress')
   })
 
@@ -223,7 +224,7 @@ export function schedulerCases(t: BddSuite): void {
     // The first run's result, arriving after the second run started (a new lease sets aside one already there).
     await resultOfRun(store, T1, 'blocked', { runId: firstRun })
     await heartbeatAt(store, T1, -300_000)
-    const r = await store.poll(TTL)
+    const r = await schedulerPass(store, TTL)
     assert.equal(
       r.actions.map((a) => a.resolution),
       ['reclaimed'],
@@ -236,9 +237,9 @@ export function schedulerCases(t: BddSuite): void {
     const { store } = h
     await given(store, T1)
     await heartbeatAt(store, T1, null, 120_000)
-    assert.equal((await store.poll({ dryRun: true, heartbeatTtlMs: 600_000 })).actions, [])
+    assert.equal((await schedulerPass(store, { dryRun: true, heartbeatTtlMs: 600_000 })).actions, [])
     assert.equal(
-      (await store.poll({ dryRun: true, heartbeatTtlMs: 60_000 })).actions.map((a) => [a.type, a.taskId]),
+      (await schedulerPass(store, { dryRun: true, heartbeatTtlMs: 60_000 })).actions.map((a) => [a.type, a.taskId]),
       [['stale_heartbeat', T1]],
     )
   })
@@ -249,7 +250,7 @@ export function schedulerCases(t: BddSuite): void {
     const lease = await store.lease(T1, AGENT, { ttlMs: 1 })
     await store.writeRunFile(T1, 'run_heartbeat.json', undefined)
     await untilPast(store, taskLease(lease.task)!.expiresAt)
-    const r = await store.poll()
+    const r = await schedulerPass(store)
     assert.equal(r.actions, [
       {
         type: 'expired_lease',
@@ -271,9 +272,9 @@ export function schedulerCases(t: BddSuite): void {
     const { store } = h
     await given(store, T1)
     await resultOfRun(store, T1, 'blocked', { runId: 'OLD-RUN' })
-    assert.is((await store.poll({ dryRun: true })).resultsSetAside, undefined, 'a dry run changes nothing')
+    assert.is((await schedulerPass(store, { dryRun: true })).resultsSetAside, undefined, 'a dry run changes nothing')
     assert.match((await store.readRunFile(T1, 'run_result.json'))!, 'OLD-RUN')
-    const r = await store.poll()
+    const r = await schedulerPass(store)
     assert.equal(r.resultsSetAside, [T1])
     assert.is(await store.readRunFile(T1, 'run_result.json'), undefined)
     assert.match((await store.readRunFile(T1, 'previous_run_result.json'))!, 'OLD-RUN')
@@ -285,7 +286,7 @@ export function schedulerCases(t: BddSuite): void {
     await given(store, T1)
     await given(store, T2, { status: 'done' })
     await store.create({ id: T3, title: 'later', status: 'backlog' })
-    const r = await store.poll()
+    const r = await schedulerPass(store)
     assert.equal([r.tasksEvaluated, r.actionsPlanned, r.actionsExecuted], [3, 0, 0])
     assert.equal(await eventsOf(store, 'scheduler.poll'), [
       { dryRun: false, tasksEvaluated: 3, actionsPlanned: 0, actionsExecuted: 0, staleHeartbeats: 0, leasesExpired: 0 },

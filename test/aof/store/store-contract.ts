@@ -5,6 +5,7 @@
  * by a fixed sleep, so a loaded machine only makes the test slower.
  */
 
+import { reclaimExpired, schedulerPass } from '../../../src/aof/roles/scheduler-pass.ts'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { isTeaError } from '../../../src/core/errors.ts'
@@ -148,13 +149,13 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>, te
     await h.store.lease(live.id, 'b', { ttlMs: 60_000, heartbeatTtlMs: 600_000 })
     await untilExpired(h.store, lease.heartbeat.expiresAt!)
     const other = await h.other()
-    const [one, two] = await Promise.all([h.store.reclaimExpired(), other.reclaimExpired()])
+    const [one, two] = await Promise.all([reclaimExpired(h.store), reclaimExpired(other)])
     const all = [...one, ...two]
     assert.equal(
       all.map((r) => [r.taskId, r.agentId, r.runId]),
       [[task.id, 'a', lease.run.runId]],
     )
-    assert.equal(await h.store.reclaimExpired(), [])
+    assert.equal(await reclaimExpired(h.store), [])
     assert.is((await h.store.get(task.id))?.status, 'ready')
     assert.is((await h.store.get(live.id))?.status, 'in-progress')
     assert.is((await h.store.readRun(task.id))?.status, 'failed')
@@ -202,13 +203,13 @@ export function storeContract(name: string, open: () => Promise<StoreHandle>, te
     const task = await h.store.create({ title: 'x', agent: 'swe', status: 'ready' })
     const old = await h.store.lease(task.id, 'swe', { ttlMs: 60_000, heartbeatTtlMs: 1 })
     await untilExpired(h.store, old.heartbeat.expiresAt!)
-    const dry = await h.store.poll({ dryRun: true })
+    const dry = await schedulerPass(h.store, { dryRun: true })
     assert.equal(
       dry.actions.map((a) => [a.type, a.taskId, a.runId, a.resolution]),
       [['stale_heartbeat', task.id, old.run.runId, undefined]],
     )
     assert.is((await h.store.get(task.id))?.status, 'in-progress', 'a dry run changes nothing')
-    const polled = await h.store.poll()
+    const polled = await schedulerPass(h.store)
     assert.equal(
       polled.actions.map((a) => [a.taskId, a.agentId, a.resolution]),
       [[task.id, 'swe', 'reclaimed']],

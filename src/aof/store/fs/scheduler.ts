@@ -2,7 +2,7 @@
  * The filesystem's view of stale heartbeats (`checkStaleHeartbeats`, a read-only check): in-progress tasks whose
  * heartbeat file has expired. A heartbeat is stale when its `expiresAt` (else `lastHeartbeat + heartbeatTtlMs`) is
  * at or before now; a task without a heartbeat file is never listed. The scheduler's pass itself, which recovers
- * stale runs, is one on every store: `schedulerPass` in ../shared.ts (protocol/stale-run.ts has its rules).
+ * stale runs, is one on every store: `schedulerPass` in roles/scheduler-pass.ts (protocol/stale-run.ts has its rules).
  */
 
 import { DEFAULT_HEARTBEAT_TTL_MS, heartbeatExpiry } from '../../protocol/lease.ts'

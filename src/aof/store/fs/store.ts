@@ -5,7 +5,7 @@
  */
 
 import type { TaskStore } from '../port.ts'
-import { holdingTask, reclaimExpiredBy, schedulerPass } from '../shared.ts'
+import { holdingTask } from '../shared.ts'
 import type { AofContext } from './context.ts'
 import { appendEvents, readEvents } from './event-log.ts'
 import { fsFiles } from './files.ts'
@@ -33,14 +33,12 @@ export function fsTaskStore(ctx: AofContext): TaskStore {
     heartbeat: (id, agent, options) => heartbeat(ctx, id, agent, options),
     readRun: async (id) => readRun(ctx, id),
     // The scheduler's poll: a stale run whose result was written is applied rather than reclaimed (docs/aof.md).
-    reclaimExpired: () => reclaimExpiredBy(store),
     appendEvents: async (events) => appendEvents(ctx, events),
     readEvents: async (filter) => readEvents(ctx, filter),
     close: async () => {},
     ...fsFiles(ctx),
 
     handoffInputs: async (task) => readHandoffInputs(ctx, task),
-    poll: (options) => schedulerPass(store, options),
     setAsideResult: (id, stale) =>
       withTaskLock(ctx, id, () => {
         const result = readRunResult(ctx, id)

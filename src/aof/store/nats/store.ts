@@ -19,7 +19,6 @@
  */
 
 import type { RouterQueue, RouterQueueOptions, TaskStore } from '../port.ts'
-import { reclaimExpiredBy, schedulerPass } from '../shared.ts'
 import { type NatsContext, type NatsStoreOptions, openContext } from './context.ts'
 import { appendEvents, importEvents, readEvents } from './events.ts'
 import { handoffInputs, listFiles, readFile, readRunFile, writeFile, writeRunFile } from './files.ts'
@@ -49,7 +48,6 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     lease: (id, agent, o) => lease(ctx, id, agent, o),
     heartbeat: (id, agent, o) => heartbeat(ctx, id, agent, o),
     readRun,
-    reclaimExpired: () => reclaimExpiredBy(store),
     appendEvents: (events) => appendEvents(ctx, events),
     readEvents: (filter) => readEvents(ctx, filter),
     close: () => close(ctx),
@@ -66,7 +64,6 @@ export async function openNatsStore(options: NatsStoreOptions): Promise<NatsTask
     wasRouted: (messageId) => wasRouted(ctx, messageId),
     routerQueue: (o) => routerQueue(ctx, o),
     handoffInputs: (task) => handoffInputs(ctx, task),
-    poll: (o) => schedulerPass(store, o),
     // The delete is conditional on the revision read: a result written meanwhile (the current run's) stays.
     setAsideResult: async (id, stale) => {
       const run = await readRun(id)
