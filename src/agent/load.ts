@@ -24,6 +24,7 @@ import { checkReferences, type References } from './references.ts'
 import { expandSettingsEnv } from './env-vars.ts'
 import { shellPermissionWarnings } from '../llm/shell-provider.ts'
 import type { ShellProviderConfig } from '../llm/types.ts'
+import type { RunLanguage } from './run-language.ts'
 import { lowerTeaNodes } from './tea-nodes.ts'
 import { DEFAULT_MAX_TEMPLATE_BYTES } from '../template/index.ts'
 import { START, type AgentSpec, type NodeSpec } from './types.ts'
@@ -87,6 +88,8 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv
   /** A folder where the YAML parse of a file that loads is kept for its next load (parse-cache.ts); none by default. */
   parseCache?: string
+  /** The `run:` languages a resumed run started with (RunRecord.runLanguages), by body: they win over the choice. */
+  runLanguages?: Readonly<Record<string, string>>
 }
 
 /** How the CLI loads a file: `around` wraps each synchronous part (its leanLoad), and the load options. */
@@ -110,6 +113,8 @@ interface AgentDraft {
   expanded: Problem[]
   /** TEA's `settings.llm.backend: local`, read before `${VAR}`s are expanded (localBackend). */
   backend?: string
+  /** The language each `run:` body runs in (run-language.ts). */
+  languages: RunLanguage[]
   failed?: LoadResult
 }
 
@@ -117,7 +122,7 @@ interface AgentDraft {
 function draftAgent(text: string, file: string, options: LoadOptions = {}): AgentDraft {
   const hash = sha256Hex(text)
   const parsed = parseAgentYaml(text, hash, options.parseCache) as AgentDraft['parsed']
-  const draft = { file, hash, parsed, expanded: [] }
+  const draft = { file, hash, parsed, expanded: [], languages: [] }
   if (parsed.errors.length) {
     const problems = parsed.errors.map((e): Problem => ({ code: 'YAML_SYNTAX', message: e.message, where: e.pos }))
     return { ...draft, failed: { problems, warnings: [] } }
@@ -128,8 +133,8 @@ function draftAgent(text: string, file: string, options: LoadOptions = {}): Agen
   }
   const backend = localBackend(parsed.data)
   const expanded = expandSettingsEnv(parsed.data, parsed, options.env ?? process.env)
-  lowerTeaNodes(parsed.data)
-  return { ...draft, expanded, ...(backend !== undefined && { backend }) }
+  const languages = lowerTeaNodes(parsed.data, options.runLanguages)
+  return { ...draft, expanded, languages, ...(backend !== undefined && { backend }) }
 }
 
 /**
@@ -183,6 +188,7 @@ function loadAgentDraft(draft: AgentDraft, registry: Registry): LoadResult {
   }
   if (problems.length || !structure.success) return { problems, warnings }
   const spec = normalise(structure.output, parsed, file, hash, references)
+  if (draft.languages.length) spec.runLanguages = draft.languages
   parsed.keep?.()
   if (backend !== undefined && spec.settings.llm.model === undefined)
     spec.settings.llm.missing_model_note = `settings.llm.backend: ${backend} (TEA's llama.cpp inside the process, with the GGUF model TEA bundles) is a TEA feature that tea does not provide, and the agent names no other model`

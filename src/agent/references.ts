@@ -7,6 +7,7 @@
  * index) and the engine runs it: one pass validates and compiles, nothing is compiled twice.
  */
 
+import { buildInfo } from '../core/build-info.ts'
 import { errorMessage, isTeaError } from '../core/errors.ts'
 import type { Where } from '../core/issues.ts'
 import { closest, isPlainObject } from '../core/util.ts'
@@ -24,9 +25,16 @@ import type { Parsed } from './parse.ts'
 import type { Problem } from './problems.ts'
 import type { GotoRule } from './schema.ts'
 import { teaAction, teaKey, teaMessage, UNSUPPORTED } from './tea-dialect.ts'
-import { LOWERED_LANGUAGE, looksLike } from './tea-nodes.ts'
+import { looksLike } from './run-language.ts'
+import { LOWERED_LANGUAGE } from './tea-nodes.ts'
 
 const LANGUAGE_NAMES = { python: 'Python', lua: 'Lua', prolog: 'Prolog' } as const
+/** The release builds with each engine (targets/*.json): armv7 has no Python, the core targets no engine. */
+const BUILDS_WITH: Record<string, string[]> = {
+  python: ['linux-x64', 'linux-arm64'],
+  lua: ['linux-x64', 'linux-arm64', 'linux-armv7'],
+  prolog: ['linux-x64', 'linux-arm64', 'linux-armv7'],
+}
 import { END, START, type CompiledParts } from './types.ts'
 
 type Path = Array<string | number>
@@ -180,7 +188,9 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const language = (n as Record<symbol, unknown>)[LOWERED_LANGUAGE]
     if (actionName !== undefined && !action && typeof language === 'string') {
       const name = language[0]!.toUpperCase() + language.slice(1)
-      const message = `run: is ${name}; this build lacks the '${language}' feature (use linux-x64 or linux-arm64, or port the code to JavaScript)`
+      const list = BUILDS_WITH[language] ?? BUILDS_WITH.python!
+      const builds = `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`
+      const message = `run: is ${name}; this build (${buildInfo().target}) lacks the '${language}' feature: the ${builds} builds have it (or port the code to JavaScript)`
       at(here, 'CODE_ERROR', message, node)
     } else if (actionName !== undefined && !action) {
       const tea = teaAction(actionName)

@@ -119,7 +119,7 @@ export const teaKeys = once(
     'nodes.*.params': absent("TEA's examples write it for with:, but neither TEA runtime reads it; write with:"),
     'nodes.*.output': supported('where the result goes'),
     'nodes.*.run': supported(
-      'run: code: JavaScript, or Prolog, Lua and Python (language:, run: {type, code}, a % prolog / -- lua first line, settings.run_language); run: {type: expression} is Python',
+      'run: code: JavaScript, Prolog, Lua or Python (language:, run: {type, code}, a % prolog / -- lua first line, settings.run_language; unmarked, Python or Lua when the code is not JavaScript and reads as one, and the other unmarked bodies of its file follow); run: {type: expression} is Python',
     ),
     'nodes.*.language': supported('javascript, prolog, lua, python (each engine a build feature)'),
     'nodes.*.script': mapped('= run: (a language: says which)'),

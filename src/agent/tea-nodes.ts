@@ -7,43 +7,75 @@
  *   `parallel_results`), and its `fan_in:` node is where it goes next when no edge or goto says otherwise;
  * - `type: while_loop` with `condition`, `max_iterations` and `body:` becomes a `flow.while` node;
  * - a node with `steps:` becomes a `flow.steps` node;
- * - `run:` code in Prolog or Lua — `language: prolog|lua`, `run: {type: prolog|lua, code}`, or a first line
- *   `% prolog` / `-- lua` (TEA's explicit markers; TEA's guess from the code's look is not followed: without a
- *   language, `run:` is JavaScript) — becomes a `prolog.run` or `lua.run` node, and `language: javascript` (or
- *   `type: javascript`) a plain `run:` node. Python is left as written, for the loader to name;
- * - a `reflection.loop`'s generator, evaluator and corrector `run:` code is in `settings.run_language` unless it
+ * - `run:` code in Python, Lua or Prolog becomes a `python.run`, `lua.run` or `prolog.run` node, and JavaScript a
+ *   plain `run:` node. The language is pinned by `language:`, `run: {type, code}`, a first line `% prolog` /
+ *   `-- lua`, or `settings.run_language`; otherwise it is chosen as TEA's runtimes choose it (run-language.ts);
+ * - a `reflection.loop`'s generator, evaluator and corrector `run:` code is in the file's language unless it
  *   says `language:` (TEA's reflection code is Python).
  * What cannot be lowered (`subgraph:`) is left as written, and the loader names it as a TEA
  * feature tea does not have yet (tea-dialect.ts). Problems inside a lowered node point at the node.
  */
 
 import { isPlainObject } from '../core/util.ts'
+import { chooseLanguage, type LanguageChooser, languageChooser, type RunLanguage } from './run-language.ts'
 
 const MAP_KEYS = ['items', 'item_var', 'index_var', 'max_concurrency', 'fail_fast'] as const
 /** What the lowering consumes; any other key stays on the node, so the loader still reports what it does not know. */
 const CONSUMED = new Set<string>([...MAP_KEYS, 'type', 'action', 'steps', 'fan_in', 'output', 'language'])
 
-/** Rewrites, in place, the TEA node kinds of `data.nodes` that tea runs. */
-export function lowerTeaNodes(data: Record<string, unknown>): void {
-  if (!Array.isArray(data.nodes)) return
+/**
+ * Rewrites, in place, the TEA node kinds of `data.nodes` that tea runs, and returns the language each unmarked
+ * `run:` body was given (run-language.ts); `recorded` are the languages a resumed run started with.
+ */
+export function lowerTeaNodes(data: Record<string, unknown>, recorded?: Readonly<Record<string, string>>): RunLanguage[] {
+  if (!Array.isArray(data.nodes)) return []
   const edgeSources = new Set((Array.isArray(data.edges) ? data.edges : []).filter(isPlainObject).map((e) => e.from))
-  const fileLanguage =
-    isPlainObject(data.settings) && typeof data.settings.run_language === 'string' ? data.settings.run_language : undefined
+  const pinned = isPlainObject(data.settings) && typeof data.settings.run_language === 'string' ? data.settings.run_language : undefined
+  const chooser = languageChooser(unmarkedBodies(data.nodes), pinned, recorded)
+  // TEA's reflection code follows the file's language when the file has one other than JavaScript.
+  const fileLanguage = chooser.file === 'javascript' && pinned === undefined ? undefined : chooser.file
   data.nodes = data.nodes.map((n) => {
     if (!isPlainObject(n)) return n
     if (n.type === 'dynamic_parallel' && n.subgraph === undefined && (isPlainObject(n.action) || Array.isArray(n.steps)))
-      return dynamicParallel(n, edgeSources, fileLanguage)
+      return dynamicParallel(n, edgeSources, chooser)
     if (n.type === 'while_loop' && Array.isArray(n.body)) return whileLoop(n)
-    if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n, fileLanguage)
+    if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n, chooser)
     if ((n.uses ?? n.action) === 'reflection.loop' && fileLanguage !== undefined) return reflectionCode(n, fileLanguage)
-    const code = runCode(n, fileLanguage)
+    const code = runCode(n, chooser, String(n.name))
     if (code && ENGINE_LANGUAGES.includes(code.language)) return onEngine(n, code.language, code.code)
-    if (code?.language === 'javascript') return { ...without(n, ['language']), run: code.code }
+    if (code?.language === 'javascript') return { ...without(n, ['language', 'script']), run: code.code }
     return n
   })
+  return chooser.choices
 }
 
-function dynamicParallel(n: Record<string, unknown>, edgeSources: Set<unknown>, fileLanguage: string | undefined): Record<string, unknown> {
+/** The `run:` bodies that name no language, in file order: the ones whose language is chosen. */
+function unmarkedBodies(nodes: unknown[]): string[] {
+  const bodies: string[] = []
+  const add = (n: Record<string, unknown>): void => {
+    const code = typeof n.run === 'string' ? n.run : typeof n.script === 'string' ? n.script : undefined
+    if (code !== undefined && n.language === undefined && marked(code) === undefined) bodies.push(code)
+  }
+  for (const n of nodes) {
+    if (!isPlainObject(n)) continue
+    add(n)
+    if (Array.isArray(n.steps) && n.language === undefined) for (const s of n.steps) if (isPlainObject(s)) add(s)
+    // A reflection loop's code (TEA's is Python) says what the file's language is too.
+    if ((n.uses ?? n.action) === 'reflection.loop' && isPlainObject(n.with))
+      for (const role of ['generator', 'evaluator', 'corrector']) if (isPlainObject(n.with[role])) add(n.with[role])
+  }
+  return bodies
+}
+
+/** TEA's first-line markers: `% prolog`, `-- lua`. */
+function marked(code: string): string | undefined {
+  const first = code.trimStart()
+  if (/^%\s*prolog\b/i.test(first)) return 'prolog'
+  if (/^--\s*lua\b/i.test(first)) return 'lua'
+  return undefined
+}
+
+function dynamicParallel(n: Record<string, unknown>, edgeSources: Set<unknown>, chooser: LanguageChooser): Record<string, unknown> {
   const out = unconsumed(n)
   const args: Record<string, unknown> = {}
   for (const k of MAP_KEYS) if (n[k] !== undefined) args[k] = n[k]
@@ -54,7 +86,7 @@ function dynamicParallel(n: Record<string, unknown>, edgeSources: Set<unknown>, 
   if (isPlainObject(n.action)) {
     const { uses, action, with: params, output } = n.action
     args.action = { uses: uses ?? action, ...(params !== undefined && { with: params }), ...(output !== undefined && { output }) }
-  } else args.steps = stepsOnEngines(n, fileLanguage)
+  } else args.steps = stepsOnEngines(n, chooser)
   out.uses = 'flow.map'
   out.with = args
   out.output = { [typeof n.output === 'string' ? n.output : 'parallel_results']: '{{ result.result }}' }
@@ -84,25 +116,32 @@ function whileLoop(n: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * The language and code of a `run:` node, when it says which language (TEA's three ways), or when the file names
- * one for all its `run:` code (`settings.run_language`, tea's own key: TEA's Python runtime needs none, its files
- * say nothing).
+ * The language and code of a `run:` node (or step): the one it names (TEA's three ways), or the one chosen for it
+ * (run-language.ts, which records the choice under `key`).
  */
-function runCode(n: Record<string, unknown>, fileLanguage?: string): { language: string; code: string } | undefined {
-  if (isPlainObject(n.run) && typeof n.run.type === 'string' && typeof n.run.code === 'string')
-    return { language: n.run.type, code: n.run.code }
+function runCode(
+  n: Record<string, unknown>,
+  chooser: LanguageChooser,
+  key: string,
+  inherited?: string,
+): { language: string; code: string } | undefined {
+  const pin = (language: string, code: string) => {
+    chooser.choices.push({ key, language, reason: 'named' })
+    return { language, code }
+  }
+  if (isPlainObject(n.run) && typeof n.run.type === 'string' && typeof n.run.code === 'string') return pin(n.run.type, n.run.code)
   // TEA's expression node is a Python expression whose value goes to output_key (default result).
   if (isPlainObject(n.run) && n.run.type === 'expression' && typeof n.run.value === 'string') {
     const key = typeof n.run.output_key === 'string' ? n.run.output_key : 'result'
-    return { language: 'python', code: `return {${JSON.stringify(key)}: (${n.run.value})}` }
+    return pin('python', `return {${JSON.stringify(key)}: (${n.run.value})}`)
   }
   const code = typeof n.run === 'string' ? n.run : typeof n.script === 'string' ? n.script : undefined
   if (code === undefined) return undefined
-  if (typeof n.language === 'string') return { language: n.language, code }
-  const first = code.trimStart()
-  if (/^%\s*prolog\b/i.test(first)) return { language: 'prolog', code }
-  if (/^--\s*lua\b/i.test(first)) return { language: 'lua', code }
-  return fileLanguage === undefined ? undefined : { language: fileLanguage, code }
+  if (typeof n.language === 'string') return pin(n.language, code)
+  if (inherited !== undefined) return pin(inherited, code)
+  const language = marked(code)
+  if (language !== undefined) return pin(language, code)
+  return { language: chooseLanguage(chooser, key, code), code }
 }
 
 /** The node marker the loader reads to name the language when the build lacks its engine. */
@@ -126,26 +165,31 @@ function without(n: Record<string, unknown>, keys: string[]): Record<string, unk
   return out
 }
 
-function steps(n: Record<string, unknown>, fileLanguage: string | undefined): Record<string, unknown> {
+function steps(n: Record<string, unknown>, chooser: LanguageChooser): Record<string, unknown> {
   // A node's language: is its steps' (TEA): a step in another engine's language becomes that engine's action.
   return {
     ...without(unconsumed(n), ['language']),
     uses: 'flow.steps',
-    with: { steps: stepsOnEngines(n, fileLanguage) },
+    with: { steps: stepsOnEngines(n, chooser) },
     ...(n.output !== undefined && { output: n.output }),
   }
 }
 
-/** A node's steps, each in its engine's language where one is named (the step's, else the node's, else the file's). */
-function stepsOnEngines(n: Record<string, unknown>, fileLanguage: string | undefined): unknown[] {
-  const language = typeof n.language === 'string' ? n.language : fileLanguage
-  return (n.steps as unknown[]).map((s) => (isPlainObject(s) ? stepOnEngine(s, language) : s))
+/** A node's steps, each in its engine's language: the step's, else the node's, else the one chosen for it. */
+function stepsOnEngines(n: Record<string, unknown>, chooser: LanguageChooser): unknown[] {
+  const language = typeof n.language === 'string' ? n.language : undefined
+  return (n.steps as unknown[]).map((s, i) => (isPlainObject(s) ? stepOnEngine(s, chooser, `${String(n.name)}.steps[${i}]`, language) : s))
 }
 
-function stepOnEngine(s: Record<string, unknown>, inherited: string | undefined): Record<string, unknown> {
-  const code = runCode(s, inherited)
+function stepOnEngine(
+  s: Record<string, unknown>,
+  chooser: LanguageChooser,
+  key: string,
+  inherited: string | undefined,
+): Record<string, unknown> {
+  const code = runCode(s, chooser, key, inherited)
   if (!code || !ENGINE_LANGUAGES.includes(code.language))
-    return code?.language === 'javascript' ? { ...without(s, ['language']), run: code.code } : s
+    return code?.language === 'javascript' ? { ...without(s, ['language', 'script']), run: code.code } : s
   return { ...(typeof s.name === 'string' && { name: s.name }), uses: `${code.language}.run`, with: { code: code.code } }
 }
 
@@ -153,20 +197,4 @@ function unconsumed(n: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const [k, value] of Object.entries(n)) if (!CONSUMED.has(k)) out[k] = value
   return out
-}
-
-/**
- * The language `run:` code that does not compile as JavaScript looks like, for the loader's hint — never to run it
- * as that language: tea does not guess (TEA's runtimes did, and TEA's Python runtime runs every `run:` as Python).
- */
-export function looksLike(code: string): 'python' | 'lua' | 'prolog' | undefined {
-  const has = (re: RegExp): boolean => re.test(code)
-  if (has(/:-|\bstate\(\s*\w+\s*,/) && has(/\.\s*$/)) return 'prolog'
-  if (has(/^\s*(import\s+[\w.]+|from\s+[\w.]+\s+import\b|def\s+\w+\s*\(.*\)\s*:|elif\b|class\s+\w+.*:\s*$)/m)) return 'python'
-  if (has(/\bstate\[\s*['"]|\b(True|False|None)\b|:\s*$/m)) return 'python'
-  // A # comment line, an f-string, a comprehension, `x or []`, an inline if-else, str methods JavaScript lacks.
-  if (has(/^\s*#(?!!)|\bf["']|\[[^\]\n]*\bfor\s+\w+(\s*,\s*\w+)*\s+in\s|\s(or|and)\s+(\[\]|None|True|False)/m)) return 'python'
-  if (has(/=[^=\n]*\sif\s[^\n]*\selse\s|\.(lower|upper|strip)\(\)/)) return 'python'
-  if (has(/^\s*local\s+\w+|\bthen\b|^\s*end\s*$|\.\.\s*["'\w]/m)) return 'lua'
-  return undefined
 }

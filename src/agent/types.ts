@@ -2,6 +2,7 @@ import type { AgentSettingsView } from '../actions/types.ts'
 import type { CompiledCode } from '../code/compile.ts'
 import type { CompiledValue, Condition } from '../template/index.ts'
 import type { GotoRule } from './schema.ts'
+import type { RunLanguage } from './run-language.ts'
 
 /** A node's templates and code, compiled once while loading (the same pass that validates them). */
 export interface CompiledParts {
@@ -67,6 +68,8 @@ export interface AgentSpec {
   maxExecutionMs?: number
   /** TEA's `settings.auto_trace` with `trace_exporter: file`: every run event is appended here as NDJSON. */
   traceFile?: string
+  /** The language each `run:` body runs in and why (agent/run-language.ts); recorded with a run for its resume. */
+  runLanguages?: RunLanguage[]
 }
 
 export const END = '__end__'

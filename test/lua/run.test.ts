@@ -41,7 +41,13 @@ nodes:
 test("a build without the lua feature names it at load: run: is Lua; this build lacks the 'lua' feature", () => {
   assert.equal(
     loadWithoutEngines('lua', 'return {}').map((p) => [p.code, p.message, p.where.node]),
-    [['CODE_ERROR', "run: is Lua; this build lacks the 'lua' feature (use linux-x64 or linux-arm64, or port the code to JavaScript)", 'x']],
+    [
+      [
+        'CODE_ERROR',
+        "run: is Lua; this build (source) lacks the 'lua' feature: the linux-x64, linux-arm64 and linux-armv7 builds have it (or port the code to JavaScript)",
+        'x',
+      ],
+    ],
   )
 })
 

@@ -1,7 +1,7 @@
 /**
  * Python `run:` code as agents write it (issue 11, part 4): TEA's ways of naming the language plus tea's file-wide
  * `settings.run_language`, lowered at load onto `python.run` and run on a pool worker; TEA's template pass over the
- * code; the hint for Python code without a language; a build without the interpreter that says so; a time limit
+ * code; unmarked Python run as Python (issue 29); a build without the interpreter that says so; a time limit
  * that stops a runaway loop without stopping parallel branches; `tea validate` compiling the code first.
  */
 import { test } from 'uvu'
@@ -96,24 +96,18 @@ test("a steps: node's language: is its steps' (TEA): each Python step runs and s
   assert.equal(JSON.parse(JSON.stringify([r.state.items, r.state.total])), [[2, 4, 6], 12])
 })
 
-test('Python code without a language gets a hint at load, not only a JavaScript syntax error', () => {
-  const { problems } = loadAgentText(
-    'name: h\nnodes:\n  - name: p\n    run: |\n      import re\n      x = re.findall("a", state["t"])\n',
-    '/tmp/h.yaml',
-    testRegistry(),
-  )
-  assert.is(problems.length, 1)
-  assert.is(problems[0]!.code, 'CODE_ERROR')
-  assert.match(
-    problems[0]!.message,
-    "run: code is not JavaScript; it looks like Python (TEA's runtimes run it as that): add `language: python` to the node, or `settings.run_language: python` to the file",
-  )
+test("29-1 Python code without a language runs as Python, as TEA's Python runtime runs it", async () => {
+  const r = await run('name: h\nnodes:\n  - name: p\n    run: |\n      import re\n      return {"n": len(re.findall("a", state["t"]))}\n', {
+    input: { t: 'banana' },
+  })
+  assert.is(r.status, 'completed', errorMessage(r.error))
+  assert.is(r.state.n, 3)
 })
 
-test("10 TEA's Python is recognised by its comments, f-strings, comprehensions, `or []` and inline if-else too", () => {
-  const hinted = (code: string) =>
-    loadAgentText(`name: h\nnodes:\n  - name: p\n    run: |\n${code.replace(/^/gm, '      ')}\n`, '/tmp/h.yaml', testRegistry()).problems[0]
-      ?.message
+test("10 29-1 TEA's Python is recognised by its comments, f-strings, comprehensions, `or []` and inline if-else too", () => {
+  const language = (code: string) =>
+    loadAgentText(`name: h\nnodes:\n  - name: p\n    run: |\n${code.replace(/^/gm, '      ')}\n`, '/tmp/h.yaml', testRegistry()).spec
+      ?.runLanguages?.[0]
   for (const code of [
     '# defaults\nn = state.get("n", 0)',
     'return {"result": f"value={state.get(\'value\', 0)}"}',
@@ -121,8 +115,10 @@ test("10 TEA's Python is recognised by its comments, f-strings, comprehensions, 
     'return {"results": parallel_results or []}',
     'text = state.get("input", "")\nscore = 0.5 if "x" in text.lower() else 0.3\nreturn {"score": score}',
   ])
-    assert.match(String(hinted(code)), 'it looks like Python', code)
-  assert.not.match(String(hinted('return { a: state.x ? 1 : 2 ')), 'it looks like')
+    assert.equal(language(code), { key: 'p', language: 'python', reason: 'decided' }, code)
+  const broken = loadAgentText('name: h\nnodes:\n  - name: p\n    run: "return { a: state.x ? 1 : 2 "\n', '/tmp/h.yaml', testRegistry())
+  assert.is(broken.problems[0]?.code, 'CODE_ERROR')
+  assert.not.match(String(broken.problems[0]?.message), 'it looks like')
 })
 
 test("CODE_ERROR node 'x': run: is Python; this build lacks the 'python' feature", () => {
@@ -131,7 +127,7 @@ test("CODE_ERROR node 'x': run: is Python; this build lacks the 'python' feature
     [
       [
         'CODE_ERROR',
-        "run: is Python; this build lacks the 'python' feature (use linux-x64 or linux-arm64, or port the code to JavaScript)",
+        "run: is Python; this build (source) lacks the 'python' feature: the linux-x64 and linux-arm64 builds have it (or port the code to JavaScript)",
         'x',
       ],
     ],
