@@ -25,7 +25,12 @@ export async function resumeCommand({ args, flags }: { args: { runId: string }; 
     const opened = { store, registry, dataDir, signal: stop.signal, ...(aof && { aof }) }
     const result = await resumeRun(
       { ...(await runServices(io, flags, opened)), warn: (w) => io.err(`tea: warning: ${w.message}\n`) },
-      { runId, edits, load: (path) => requireAgentLoading(path, registry, undefined, cliLoading(path)) },
+      {
+        runId,
+        edits,
+        load: (path, runLanguages) =>
+          requireAgentLoading(path, registry, undefined, { ...cliLoading(path), ...(runLanguages && { runLanguages }) }),
+      },
     ).catch((e: unknown) => {
       if (!isTeaError(e, 'RUN_NOT_FOUND')) throw e
       throw new TeaError('RUN_NOT_FOUND', `no run ${runId} in ${dataDir}`, {

@@ -91,8 +91,11 @@ export interface ResumeOptions {
   runId: string
   /** Keys merged into the saved state first (a human's answer at an interrupt). */
   edits?: State
-  /** Loads the agent file the run was started from (throws AGENT_INVALID when it no longer loads). */
-  load(path: string): AgentSpec | Promise<AgentSpec>
+  /**
+   * Loads the agent file the run was started from (throws AGENT_INVALID when it no longer loads), with the `run:`
+   * languages the run started with (LoadOptions.runLanguages).
+   */
+  load(path: string, runLanguages?: Readonly<Record<string, string>>): AgentSpec | Promise<AgentSpec>
 }
 
 /** Resumes a failed, interrupted, cancelled or killed run from its latest checkpoint. */
@@ -101,7 +104,7 @@ export async function resumeRun(services: RunServices, opts: ResumeOptions): Pro
   const { runId } = opts
   // Checked here so that a bad run id is told before the agent is loaded; checked again, atomically, by the claim.
   const run = resumable(await store.getRun(runId), runId)
-  const spec = withModel(await opts.load(run.agentPath), services.model)
+  const spec = withModel(await opts.load(run.agentPath, run.runLanguages), services.model)
   const llm = clientFor(spec, services)
   try {
     const claimed = await claim(store, runId)
@@ -255,6 +258,7 @@ async function createRunRecord(store: Store, runId: string, spec: AgentSpec, sta
       agent: spec.name,
       agentPath: spec.file,
       agentHash: spec.hash,
+      ...(chosen(spec) && { runLanguages: chosen(spec) }),
       status: 'running',
       node: null,
       step: 0,
@@ -266,6 +270,12 @@ async function createRunRecord(store: Store, runId: string, spec: AgentSpec, sta
     first,
   )
   return { ...start, recorded: true }
+}
+
+/** The languages of the agent's `run:` bodies that name none, by body; undefined when there are none. */
+function chosen(spec: AgentSpec): Record<string, string> | undefined {
+  const choices = (spec.runLanguages ?? []).filter((c) => c.reason !== 'named')
+  return choices.length ? Object.fromEntries(choices.map((c) => [c.key, c.language])) : undefined
 }
 
 /** The agent with `model` as its default model; the loaded spec is left as it was. */

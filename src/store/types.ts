@@ -19,6 +19,11 @@ export interface RunRecord {
   agentPath: string
   /** Hash of the agent file's text at start; resume warns when it changed. */
   agentHash: string
+  /**
+   * The language each `run:` body that names none was given at start (agent/run-language.ts), by node name (or
+   * `node.steps[i]`): a resume loads the file with them, so an edit cannot switch a body's language mid-run.
+   */
+  runLanguages?: Record<string, string>
   status: RunStatus
   /** The node that ran last (or is paused at). */
   node: string | null

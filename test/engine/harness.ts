@@ -61,7 +61,7 @@ export function testRegistry(): Registry {
   return buildRegistry(testActions())
 }
 
-const noModel: LlmClient = {
+export const noModel: LlmClient = {
   call: async () => {
     throw new TeaError('LLM_UNREACHABLE', 'engine tests have no model')
   },

@@ -1,7 +1,9 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import { loadAgentText } from '../../src/agent/load.ts'
+import { resumeRun } from '../../src/engine/lifecycle.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
-import { calls, load, nodesRun, run } from './harness.ts'
+import { calls, load, nodesRun, noModel, run, testRegistry } from './harness.ts'
 
 const Resume = suite('interrupts, checkpoints and resume')
 Resume.before.each(() => {
@@ -104,6 +106,30 @@ nodes:
   assert.is(loaded?.state.big, big)
   const bytes = await store.checkpointBytes('run-1')
   assert.ok(bytes < (2000 * 20_000) / 10, `checkpoint bytes ${bytes} should not grow with steps × state size`)
+})
+
+Resume('29-1 the run: languages chosen at start are recorded with the run, and a resume keeps them after the file changed', async () => {
+  // 'check' reads as JavaScript and as Python (it fails as JavaScript: `type` is Python's); it is Python because
+  // 'first' is. The edited file drops the Python from 'first', so loaded afresh both would be JavaScript.
+  const agent = (first: string) =>
+    `name: lang\nnodes:\n  - name: first\n    run: ${JSON.stringify(first)}\n  - name: check\n    interrupt: before\n    run: 'return {"kind": type(state["x"]).__name__}'\n`
+  const store = createMemoryStore()
+  const paused = await run(agent('# Python\nreturn {"x": 1}'), { store })
+  assert.is(paused.status, 'interrupted')
+  assert.equal((await store.getRun('run-1'))?.runLanguages, { first: 'python', check: 'python' })
+  const edited = agent('return {"x": 1}')
+  const registry = testRegistry()
+  assert.equal(
+    loadAgentText(edited, '/tmp/lang.yaml', registry).spec!.runLanguages!.map((c) => c.language),
+    ['javascript', 'javascript'],
+  )
+  const services = { store, registry, llm: noModel }
+  const resumed = await resumeRun(services, {
+    runId: 'run-1',
+    load: (path, runLanguages) => loadAgentText(edited, path, registry, { ...(runLanguages && { runLanguages }) }).spec!,
+  })
+  assert.is(resumed.status, 'completed', JSON.stringify(resumed.error))
+  assert.is(resumed.state.kind, 'int')
 })
 
 Resume.run()

@@ -287,7 +287,11 @@ export class RunManager {
       const result =
         job.kind === 'start'
           ? await startRun(job.spec, services, { runId: job.runId, input: job.input })
-          : await resumeRun(services, { runId: job.runId, edits: job.edits, load: (path) => requireAgentLoading(path, registry) })
+          : await resumeRun(services, {
+              runId: job.runId,
+              edits: job.edits,
+              load: (path, runLanguages) => requireAgentLoading(path, registry, undefined, runLanguages && { runLanguages }),
+            })
       if (result.status === 'failed' && STORE_FAILURES.has(result.error?.code ?? '')) this.storeFailure = result.error!.code
       const why = result.status === 'failed' && result.error ? `: [${result.error.code}] ${errorMessage(result.error)}` : ''
       log(`run ${job.runId} ${result.status}${why}`)
