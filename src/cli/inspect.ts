@@ -6,6 +6,7 @@ import { jsonSchemaOf } from '../actions/json-schema.ts'
 import { loadAgentFileLoading, requireAgentLoading } from '../agent/load.ts'
 import { formatProblem } from '../agent/problems.ts'
 import { renderGraph } from '../agent/graph.ts'
+import { describeLanguage } from '../agent/run-language.ts'
 import { verifyAgent } from '../agent/verify.ts'
 import { EXIT } from './exit.ts'
 import type { Io } from './io.ts'
@@ -34,6 +35,8 @@ export async function validateCommand({ args }: { args: { agent: string } }, io:
   io.out(
     `OK ${file}: agent '${spec.name}', ${spec.nodes.length} node${spec.nodes.length === 1 ? '' : 's'}, ${edges} edge${edges === 1 ? '' : 's'}${warned}\n`,
   )
+  // Which language each run: body runs in, and why: TEA's files name none (agent/run-language.ts).
+  for (const c of spec.runLanguages ?? []) io.out(`  run: ${c.key}: ${describeLanguage(c)}\n`)
   return EXIT.ok
 }
 
