@@ -195,14 +195,15 @@ async function countFile(
 }
 
 /**
- * Whether a user would add `settings.run_language: python`: the manifest found Python in the file, or tea's hint
- * says some of its `run:` code looks like Python (the manifest counts one file with Prolog nodes as Prolog only).
+ * Whether a user would add `settings.run_language: python`: the manifest found Python in the file, or tea chose
+ * Python for some of its `run:` code (agent/run-language.ts; the manifest counts one file with Prolog nodes as
+ * Prolog only).
  */
 function pythonInside(entry: ManifestEntry, path: string, registry: ReturnType<typeof buildRegistry>): boolean {
   if (entry.languages.includes('python')) return true
   try {
-    const { problems } = loadAgentText(readFileSync(path, 'utf8'), path, registry, { env: USER_ENV })
-    return problems.some((p) => p.message.includes('it looks like Python'))
+    const { spec } = loadAgentText(readFileSync(path, 'utf8'), path, registry, { env: USER_ENV })
+    return spec?.runLanguages?.some((c) => c.language === 'python') === true
   } catch {
     return false
   }
