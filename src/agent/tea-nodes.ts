@@ -32,15 +32,13 @@ export function lowerTeaNodes(data: Record<string, unknown>, recorded?: Readonly
   const edgeSources = new Set((Array.isArray(data.edges) ? data.edges : []).filter(isPlainObject).map((e) => e.from))
   const pinned = isPlainObject(data.settings) && typeof data.settings.run_language === 'string' ? data.settings.run_language : undefined
   const chooser = languageChooser(unmarkedBodies(data.nodes), pinned, recorded)
-  // TEA's reflection code follows the file's language when the file has one other than JavaScript.
-  const fileLanguage = chooser.file === 'javascript' && pinned === undefined ? undefined : chooser.file
   data.nodes = data.nodes.map((n) => {
     if (!isPlainObject(n)) return n
     if (n.type === 'dynamic_parallel' && n.subgraph === undefined && (isPlainObject(n.action) || Array.isArray(n.steps)))
       return dynamicParallel(n, edgeSources, chooser)
     if (n.type === 'while_loop' && Array.isArray(n.body)) return whileLoop(n)
     if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n, chooser)
-    if ((n.uses ?? n.action) === 'reflection.loop' && fileLanguage !== undefined) return reflectionCode(n, fileLanguage)
+    if ((n.uses ?? n.action) === 'reflection.loop') return reflectionCode(n, chooser)
     const code = runCode(n, chooser, String(n.name))
     if (code && ENGINE_LANGUAGES.includes(code.language)) return onEngine(n, code.language, code.code)
     if (code?.language === 'javascript') return { ...without(n, ['language', 'script']), run: code.code }
@@ -94,14 +92,18 @@ function dynamicParallel(n: Record<string, unknown>, edgeSources: Set<unknown>, 
   return out
 }
 
-/** A reflection.loop's generator, evaluator and corrector code is in the file's language unless it names its own. */
-function reflectionCode(n: Record<string, unknown>, fileLanguage: string): Record<string, unknown> {
+/**
+ * A reflection.loop's generator, evaluator and corrector code is chosen like a node's (keyed `node.role`) unless it
+ * names its own language; JavaScript, where nothing else decides, is left unsaid.
+ */
+function reflectionCode(n: Record<string, unknown>, chooser: LanguageChooser): Record<string, unknown> {
   if (!isPlainObject(n.with)) return n
   const params: Record<string, unknown> = { ...n.with }
   for (const role of ['generator', 'evaluator', 'corrector']) {
     const part = params[role]
-    if (isPlainObject(part) && typeof part.run === 'string' && part.language === undefined)
-      params[role] = { ...part, language: fileLanguage }
+    if (!isPlainObject(part) || typeof part.run !== 'string' || part.language !== undefined) continue
+    const language = chooseLanguage(chooser, `${String(n.name)}.${role}`, part.run)
+    if (language !== 'javascript' || chooser.choices.at(-1)?.reason !== 'default') params[role] = { ...part, language }
   }
   return { ...n, with: params }
 }

@@ -89,6 +89,15 @@ test("29-1 a step's body is chosen like a node's, keyed by its node and index", 
   assert.equal(languages(yaml), { p: ['python', 'decided'], 's.steps[0]': ['python', 'file'] })
 })
 
+test("29-1 a reflection loop's code is chosen like a node's, and says what the file's language is", () => {
+  const yaml = `name: r\nnodes:\n  - name: loop\n    uses: reflection.loop\n    with:\n      generator: { run: ${JSON.stringify(PYTHON)} }\n      evaluator: { run: ${JSON.stringify(BOTH)} }\n  - name: after\n    run: ${JSON.stringify(BOTH)}\n`
+  assert.equal(languages(yaml), {
+    'loop.generator': ['python', 'decided'],
+    'loop.evaluator': ['python', 'file'],
+    after: ['python', 'file'],
+  })
+})
+
 test('29-1 the languages a run started with win over the decision, so a resume keeps them after the file changed', () => {
   const yaml = agent([{ name: 'a', run: BOTH }])
   assert.equal(languages(yaml, { a: 'python' }), { a: ['python', 'recorded'] })
