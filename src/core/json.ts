@@ -100,6 +100,19 @@ export function checkDepth(value: unknown, what: string, maxDepth = JSON_MAX_DEP
 /** How deep arrays and objects nest in `value`, stopping once past `stopAt`; shared objects are walked once. */
 export function valueDepth(value: unknown, stopAt = Number.POSITIVE_INFINITY): number {
   if (typeof value !== 'object' || value === null) return 0
+  // Most values are one level of scalars (a node's update): measured without a walk's stack and set, since the
+  // engine asks this of every update.
+  if (!Array.isArray(value) && !ArrayBuffer.isView(value)) {
+    let flat = true
+    for (const k in value) {
+      const v = (value as Record<string, unknown>)[k]
+      if (typeof v === 'object' && v !== null) {
+        flat = false
+        break
+      }
+    }
+    if (flat) return 1
+  }
   const seen = new Set<object>()
   const stack: [object, number][] = [[value, 1]]
   let max = 0
