@@ -12,6 +12,9 @@
  * When the agent reported by itself (an `aof.report` node), the run is already `completed` with a result for this
  * run: the worker sends nothing and returns that result's outcome.
  *
+ * A report that fails for the store's reasons (a lost compare-and-set, a server gone away) is not a refusal: the
+ * error goes on to `withTask` and to the worker, and only the protocol's own errors come back as `handler_error`.
+ *
  * A report retried after its reply was lost (the server went away after the write landed) finds its own write — the
  * task on its outcome's path, the result and the run still its own — and finishes the rest instead of calling the
  * task lost. Its events carry ids made of the task, the run and the fact, so a store that drops duplicate ids (NATS)
@@ -74,6 +77,10 @@ export async function reportCompletion(store: TaskStore, target: ReportTarget, p
     try {
       route = await completionReport(store, unit, env, ids)
     } catch (e) {
+      // Only the protocol's own errors are the handler's refusal. Anything else is the store's: a lost
+      // compare-and-set must reach `withTask` (which runs the unit again on what is there now: a task reclaimed
+      // meanwhile is then `lost`), and a server gone away must reach the worker, which reports again once it is back.
+      if (!isTeaError(e)) throw e
       const error = { type: TYPE, error: errorMessage(e), ...(isTeaError(e) ? { code: e.code } : {}) }
       await store.appendEvents([{ type: 'protocol.message.failed', actor: agentId, taskId, payload: error }])
       route = { outcome: 'rejected', reason: isTeaError(e, 'AOF_INVALID') ? 'task_unreadable' : 'handler_error', taskId, type: TYPE }

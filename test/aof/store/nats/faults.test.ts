@@ -4,7 +4,10 @@
  * died between recording a message and routing it.
  */
 
-import { reclaimExpired } from '../../../../src/aof/roles/scheduler-pass.ts'
+import { reclaimExpired, schedulerPass } from '../../../../src/aof/roles/scheduler-pass.ts'
+import { reportCompletion } from '../../../../src/aof/roles/worker-report.ts'
+import { completionFromState } from '../../../../src/aof/protocol/worker-completion.ts'
+import type { TaskStore } from '../../../../src/aof/store/port.ts'
 import { jetstream, jetstreamManager } from '@nats-io/jetstream'
 import { Kvm } from '@nats-io/kv'
 import { connect } from '@nats-io/transport-node'
@@ -236,5 +239,57 @@ skipIf(
     }
   },
 )
+
+/** `store`, with `meanwhile` run (once) by another board just as the report writes its run result. */
+function raced(store: TaskStore, meanwhile: () => Promise<unknown>): TaskStore {
+  let once = false
+  return {
+    ...store,
+    writeRunFile: async (id, name, text) => {
+      if (name === 'run_result.json' && !once) {
+        once = true
+        await meanwhile()
+      }
+      return store.writeRunFile(id, name, text)
+    },
+  }
+}
+
+skipIf(test, missing, "a worker's report whose task changed under it is applied again on a fresh read: accepted, once", async () => {
+  const p = project()
+  const store = await openNatsStore({ url: server!.url, project: p })
+  const other = await openNatsStore({ url: server!.url, project: p })
+  try {
+    const task = await store.create({ title: 'x', agent: 'swe', status: 'ready' })
+    const { run } = await store.lease(task.id, 'swe', { ttlMs: 60_000 })
+    const bumped = raced(store, () => other.update(task.id, (t) => void (t.data.metadata = { touched: true })))
+    const r = await reportCompletion(bumped, { taskId: task.id, agentId: 'swe', aofRunId: run.runId! }, completionFromState({}))
+    assert.equal([r.kind, r.kind === 'sent' && r.route.outcome, r.status], ['sent', 'accepted', 'review'])
+    assert.is((await store.readEvents({ taskId: task.id, type: 'task.completed' })).length, 1)
+    assert.is((await store.readEvents({ taskId: task.id, type: 'protocol.message.failed' })).length, 0)
+  } finally {
+    await store.close()
+    await other.close()
+  }
+})
+
+skipIf(test, missing, "a worker's report that races the scheduler's reclaim is lost, not refused; the task is free to run again", async () => {
+  const p = project()
+  const store = await openNatsStore({ url: server!.url, project: p })
+  const other = await openNatsStore({ url: server!.url, project: p })
+  try {
+    const task = await store.create({ title: 'x', agent: 'swe', status: 'ready' })
+    const { run, heartbeat } = await store.lease(task.id, 'swe', { ttlMs: 60_000, heartbeatTtlMs: 1 })
+    while ((await store.now()).getTime() <= Date.parse(heartbeat.expiresAt!)) await new Promise((r) => setTimeout(r, 5))
+    const reclaimed = raced(store, () => schedulerPass(other))
+    const r = await reportCompletion(reclaimed, { taskId: task.id, agentId: 'swe', aofRunId: run.runId! }, completionFromState({}))
+    assert.equal([r.kind, r.status], ['lost', 'ready'])
+    assert.is((await store.get(task.id))?.status, 'ready')
+    assert.is((await store.readEvents({ taskId: task.id, type: 'task.completed' })).length, 0)
+  } finally {
+    await store.close()
+    await other.close()
+  }
+})
 
 test.run()
