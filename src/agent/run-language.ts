@@ -5,6 +5,11 @@
  * - a body that does not compile as JavaScript and looks like Python or Lua (`looksLike`) is that language. This is
  *   decided by syntax, without starting an engine (Python takes ~1 s to start); the engine's own syntax check
  *   (`tea validate`, the action's `verify`) gives the final verdict on the code;
+ * - a body that compiles as JavaScript but whose JavaScript reading can only fail is Python (js-only-fails.ts): a
+ *   call of a Python dict method on tea's plain state (`state.get("value", 0)`), or a free `True`, `False` or
+ *   `None`, each a certain TypeError or ReferenceError when reached, where nothing in the file could make it not
+ *   one. It is Python, not Lua, because TEA runs unmarked code as Python (its Rust runtime, as Lua, would fail on
+ *   the `{"k": v}` such bodies return). The sign is printed by `tea validate`;
  * - the first such body, in file order, sets the file's language, and the file's other unmarked bodies follow it: a
  *   body valid in several languages (`return {"a": 1}` is JavaScript and Python) keeps the file's language;
  * - a file with no such body is JavaScript.
@@ -15,6 +20,7 @@
  */
 
 import { compileCode } from '../code/compile.ts'
+import { javascriptOnlyFails } from './js-only-fails.ts'
 
 /** How a body's language was chosen, as `tea validate` prints it. */
 export type LanguageReason = 'named' | 'settings' | 'decided' | 'file' | 'default' | 'recorded'
@@ -24,14 +30,16 @@ export interface RunLanguage {
   key: string
   language: string
   reason: LanguageReason
+  /** What decided a body that is valid JavaScript to be Python: why JavaScript can only fail on it. */
+  evidence?: string
 }
 
 export interface LanguageChooser {
   /** The language of a body that decides nothing itself. */
   file: string
   fileReason: 'settings' | 'file' | 'default'
-  /** Bodies that are decisively Python or Lua, by their text. */
-  decided: Map<string, string>
+  /** Bodies that are decisively Python or Lua, by their text, with the evidence when they compile as JavaScript. */
+  decided: Map<string, { language: string; evidence?: string }>
   recorded?: Readonly<Record<string, string>>
   /** Every body's choice, in the order they were made. */
   choices: RunLanguage[]
@@ -43,13 +51,17 @@ export function languageChooser(
   pinned: string | undefined,
   recorded?: Readonly<Record<string, string>>,
 ): LanguageChooser {
-  const decided = new Map<string, string>()
+  const decided = new Map<string, { language: string; evidence?: string }>()
   if (pinned === undefined)
     for (const code of bodies) {
       const language = decisiveLanguage(code)
-      if (language) decided.set(code, language)
+      if (language) decided.set(code, { language })
+      else {
+        const evidence = javascriptOnlyFails(code, bodies)
+        if (evidence) decided.set(code, { language: 'python', evidence })
+      }
     }
-  const first = decided.values().next().value
+  const first = decided.values().next().value?.language
   return {
     file: pinned ?? first ?? 'javascript',
     fileReason: pinned !== undefined ? 'settings' : first !== undefined ? 'file' : 'default',
@@ -67,7 +79,7 @@ export function chooseLanguage(chooser: LanguageChooser, key: string, code: stri
     recorded !== undefined
       ? { key, language: recorded, reason: 'recorded' }
       : decided !== undefined
-        ? { key, language: decided, reason: 'decided' }
+        ? { key, language: decided.language, reason: 'decided', ...(decided.evidence && { evidence: decided.evidence }) }
         : { key, language: chooser.file, reason: chooser.fileReason }
   chooser.choices.push(choice)
   return choice.language
@@ -88,12 +100,12 @@ export function decisiveLanguage(code: string): 'python' | 'lua' | undefined {
 }
 
 /** What `tea validate` prints for a body: `python (not JavaScript; reads as Python)`. */
-export function describeLanguage({ language, reason }: RunLanguage): string {
+export function describeLanguage({ language, reason, evidence }: RunLanguage): string {
   const name = language === 'lua' ? 'Lua' : 'Python'
   const why = {
     named: 'named by the node',
     settings: 'settings.run_language',
-    decided: `not JavaScript; reads as ${name}`,
+    decided: evidence ? `as JavaScript it can only fail: ${evidence}` : `not JavaScript; reads as ${name}`,
     file: `the file's language, set by its first ${name} body`,
     default: 'no body in the file is anything else',
     recorded: 'recorded when the run started',
