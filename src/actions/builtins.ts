@@ -13,6 +13,8 @@ import { ltmActions } from './ltm/index.ts'
 import { toolsActions } from './tools/index.ts'
 import { aofActions } from './aof/index.ts'
 import { webActions } from './web/index.ts'
+import { schemaActions } from './schema/index.ts'
+import { traceActions } from './trace/index.ts'
 
 export function builtinActions(): Action[] {
   return [
@@ -25,6 +27,8 @@ export function builtinActions(): Action[] {
     ...fileActions,
     ...toolsActions,
     ...aofActions,
+    ...schemaActions,
+    ...traceActions,
     ...flowActions,
     retryLoop,
     validateExtraction,

@@ -15,6 +15,8 @@ export const BUILTIN_GROUPS: readonly ActionGroup[] = [
   { prefixes: ['web'], load: async () => (await import('./web/index.ts')).webActions },
   { prefixes: ['file'], load: async () => (await import('./file/index.ts')).fileActions },
   { prefixes: ['aof'], load: async () => (await import('./aof/index.ts')).aofActions },
+  { prefixes: ['schema'], load: async () => (await import('./schema/index.ts')).schemaActions },
+  { prefixes: ['trace'], load: async () => (await import('./trace/index.ts')).traceActions },
   // These run or list other actions by name.
   { prefixes: ['tools'], dispatches: true, load: async () => (await import('./tools/index.ts')).toolsActions },
   { prefixes: ['flow'], dispatches: true, load: async () => (await import('./flow/index.ts')).flowActions },

@@ -212,7 +212,8 @@ export const teaActions = once(
     'validate.generate_prompt': supported(
       'the extraction prompt of extraction_schema (guide_extraction: true sets variables.extraction_prompt)',
     ),
-    'schema.merge': planned('merging JSON schemas'),
+    'schema.merge': supported("TEA's deep merge of JSON schemas (path: in the workspace, inline:); uses: (Git, fsspec) is not fetched"),
+    'trace.*': supported("trace.start, trace.log, trace.end: TEA's spans, written into the run events (--trace, settings.auto_trace)"),
     'text.insert_citations': absent('one TEA example action'),
     'core.*': absent("TEA's core.switch/core.return; use goto: and output:"),
     'actions.notify': absent('notifications (a cloud service)'),

@@ -17,4 +17,6 @@ export type RunEvent =
   | { type: 'log'; node: string; message: string }
   /** One step of a reasoning action (a thought, a tool call, a critique…), as it is recorded in its trace. */
   | { type: 'reasoning'; node: string; action: string; entry: Record<string, unknown> }
+  /** A span of TEA's trace.start / trace.log / trace.end: opened, an event logged in it, closed (with its totals). */
+  | { type: 'span'; node: string; phase: 'start' | 'log' | 'end'; span: Record<string, unknown> }
   | { type: 'complete'; state: State }
