@@ -13,6 +13,9 @@ import { ltmActions } from './ltm/index.ts'
 import { toolsActions } from './tools/index.ts'
 import { aofActions } from './aof/index.ts'
 import { webActions } from './web/index.ts'
+import { agentActions } from './agent/index.ts'
+import { sessionActions } from './session/index.ts'
+import { codeActions } from './code/index.ts'
 import { schemaActions } from './schema/index.ts'
 import { traceActions } from './trace/index.ts'
 
@@ -29,6 +32,9 @@ export function builtinActions(): Action[] {
     ...aofActions,
     ...schemaActions,
     ...traceActions,
+    ...agentActions,
+    ...sessionActions,
+    ...codeActions,
     ...flowActions,
     retryLoop,
     validateExtraction,

@@ -17,7 +17,10 @@ export const BUILTIN_GROUPS: readonly ActionGroup[] = [
   { prefixes: ['aof'], load: async () => (await import('./aof/index.ts')).aofActions },
   { prefixes: ['schema'], load: async () => (await import('./schema/index.ts')).schemaActions },
   { prefixes: ['trace'], load: async () => (await import('./trace/index.ts')).traceActions },
+  { prefixes: ['agent'], load: async () => (await import('./agent/index.ts')).agentActions },
+  { prefixes: ['session'], load: async () => (await import('./session/index.ts')).sessionActions },
   // These run or list other actions by name.
+  { prefixes: ['code'], dispatches: true, load: async () => (await import('./code/index.ts')).codeActions },
   { prefixes: ['tools'], dispatches: true, load: async () => (await import('./tools/index.ts')).toolsActions },
   { prefixes: ['flow'], dispatches: true, load: async () => (await import('./flow/index.ts')).flowActions },
   { prefixes: ['retry'], dispatches: true, load: async () => [(await import('./retry/loop.ts')).retryLoop] },

@@ -362,6 +362,8 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, hash: string,
       sections: {
         ...(settings.planner && { planner: settings.planner }),
         ...(settings.ltm && { ltm: settings.ltm }),
+        ...(settings.agents && { agents: settings.agents }),
+        ...(settings.session && { session: settings.session }),
         ...(agent.extraction_schema && { extraction_schema: agent.extraction_schema }),
         ...(agent.semantic_probes && {
           semantic_probes: Array.isArray(agent.semantic_probes) ? { probes: agent.semantic_probes } : agent.semantic_probes,

@@ -6,6 +6,8 @@
 
 import * as v from 'valibot'
 import { allowEntryProblem } from '../core/http-policy.ts'
+import { agentsSettingsSchema } from '../actions/agent/agents.ts'
+import { sessionSettingsSchema } from '../actions/session/settings.ts'
 
 const name = v.pipe(v.string(), v.minLength(1, 'must not be empty'))
 const seconds = v.pipe(v.number(), v.minValue(0, 'must be ≥ 0'))
@@ -159,6 +161,10 @@ export const SettingsSchema = v.strictObject({
   planner: v.optional(v.record(v.string(), v.unknown())),
   /** TEA's long-term memory (actions/ltm): `backend` says where; the local ones are tea's store. */
   ltm: v.optional(v.record(v.string(), v.unknown())),
+  /** TEA's named sub-agents, for its agent.* actions (actions/agent). */
+  agents: v.optional(agentsSettingsSchema),
+  /** TEA's session store, for its session.* actions (actions/session): kept in tea's store. */
+  session: v.optional(sessionSettingsSchema),
 })
 
 export const ConfigSchema = v.strictObject({
