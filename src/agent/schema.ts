@@ -136,6 +136,22 @@ const httpAllowEntry = v.pipe(
   ),
 )
 
+/**
+ * TEA's `settings.parallel`: how parallel branches run. `thread` (TEA's default) and `process` are what tea does
+ * anyway: branches run concurrently, and their Python, Lua and Prolog code on the worker pool's threads, off the main
+ * thread (the CPU-bound case TEA's `process` is for). `max_workers` is TEA's cap on concurrent branches; tea runs a
+ * fan-out's branches all at once. `remote` (branches on other hosts over SSH) is refused.
+ */
+const ParallelSettingsSchema = v.strictObject({
+  strategy: v.optional(
+    v.picklist(
+      ['thread', 'process'],
+      "must be 'thread' or 'process' (tea runs the branches concurrently in this process); 'remote' runs them on other hosts over SSH, which tea does not provide",
+    ),
+  ),
+  max_workers: v.optional(v.nullable(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1')))),
+})
+
 export const SettingsSchema = v.strictObject({
   llm: v.optional(LlmSettingsSchema),
   max_steps: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1, 'must be ≥ 1'))),
@@ -146,6 +162,7 @@ export const SettingsSchema = v.strictObject({
   run_language: v.optional(v.picklist(['javascript', 'python', 'lua', 'prolog'])),
   /** Most memory one `run:` node's code may take, MiB (docs/security.md); past it the node fails with NODE_MEMORY_LIMIT. */
   run_memory_mb: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(16, 'must be ≥ 16'))),
+  parallel: v.optional(ParallelSettingsSchema),
   /** Outbound HTTP (`http.*`, `web.scrape`, tools): the hosts and CIDRs allowed beyond the default policy (docs/security.md). */
   http: v.optional(v.strictObject({ allow: v.optional(v.array(httpAllowEntry)) })),
   checkpoint: v.optional(CheckpointSettingsSchema),
@@ -159,6 +176,16 @@ export const SettingsSchema = v.strictObject({
   /** Most text one template render may build, bytes; default 1 MiB (src/template/values.ts). */
   max_template_bytes: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
   planner: v.optional(v.record(v.string(), v.unknown())),
+  /** TEA's named rate limiters for ratelimit.wrap (actions/ratelimit): {name: {rpm | rps}}. */
+  rate_limiters: v.optional(
+    v.record(
+      v.string(),
+      v.strictObject({
+        rpm: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
+        rps: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
+      }),
+    ),
+  ),
   /** TEA's long-term memory (actions/ltm): `backend` says where; the local ones are tea's store. */
   ltm: v.optional(v.record(v.string(), v.unknown())),
   /** TEA's named sub-agents, for its agent.* actions (actions/agent). */
@@ -209,6 +236,7 @@ const MAPPINGS: ReadonlyArray<[string, { entries: Record<string, unknown> }]> = 
   ['settings', SettingsSchema],
   ['settings.llm', LlmSettingsSchema],
   ['settings.checkpoint', CheckpointSettingsSchema],
+  ['settings.parallel', ParallelSettingsSchema],
   ['settings.shell_providers.*', ShellProviderSchema],
   ['settings.llm.shell_providers.*', ShellProviderSchema],
   ['config', ConfigSchema],

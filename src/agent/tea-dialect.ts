@@ -89,7 +89,10 @@ export const teaKeys = once(
     'settings.ltm': mapped(
       "long-term memory on tea's store: backend sqlite, duckdb (and lmdb, memory) are tea's store, path is not used; a backend that needs a service (hierarchical, firestore, postgres…) is a warning and ltm.* nodes fail",
     ),
-    'settings.parallel': planned('the parallel strategy (thread, process, remote)'),
+    'settings.parallel': supported(
+      'the parallel strategy: thread and process run the branches as tea does, concurrently, their Python, Lua and Prolog on worker threads; max_workers is accepted (tea does not cap a fan-out); remote (other hosts over SSH) is refused',
+    ),
+    'settings.parallel.remote': absent("the hosts of TEA's remote strategy (branches over SSH)"),
     'settings.auto_trace': mapped('with trace_exporter: file, every run event goes to trace_file as NDJSON (as --trace)'),
     'settings.trace_exporter': mapped("file: the trace file; console: tea's progress lines on stderr"),
     'settings.trace_file': mapped('where the trace goes (default <name>.trace.jsonl beside the agent)'),
@@ -102,7 +105,9 @@ export const teaKeys = once(
     'settings.a2a': absent("TEA's agent-to-agent messaging; tea agents coordinate through AOF/1"),
     'settings.agents': absent("TEA's multi-agent definitions; tea agents coordinate through AOF/1"),
     'settings.execution': absent("TEA's code-execution sandbox settings"),
-    'settings.prolog': planned('Prolog settings (preload_file: rules consulted before every Prolog node)'),
+    'settings.prolog': ignored(
+      'no TEA runtime reads settings.prolog (preload_file is in one example only); consult rules inside the Prolog run: code, or give them to prolog.query as program',
+    ),
     'settings.graph': absent("TEA's graph database"),
     'settings.interview': absent('settings of one TEA example'),
     'settings.progress': absent("TEA's progress output; tea prints progress on stderr"),
