@@ -361,6 +361,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, hash: string,
       max_template_bytes: settings.max_template_bytes ?? DEFAULT_MAX_TEMPLATE_BYTES,
       sections: {
         ...(settings.planner && { planner: settings.planner }),
+        ...(settings.rate_limiters && { rate_limiters: settings.rate_limiters }),
         ...(settings.ltm && { ltm: settings.ltm }),
         ...(settings.agents && { agents: settings.agents }),
         ...(settings.session && { session: settings.session }),
