@@ -18,6 +18,7 @@ import { sessionActions } from './session/index.ts'
 import { codeActions } from './code/index.ts'
 import { schemaActions } from './schema/index.ts'
 import { traceActions } from './trace/index.ts'
+import { ratelimitActions } from './ratelimit/index.ts'
 
 export function builtinActions(): Action[] {
   return [
@@ -32,6 +33,7 @@ export function builtinActions(): Action[] {
     ...aofActions,
     ...schemaActions,
     ...traceActions,
+    ...ratelimitActions,
     ...agentActions,
     ...sessionActions,
     ...codeActions,

@@ -22,6 +22,7 @@ export const BUILTIN_GROUPS: readonly ActionGroup[] = [
   // These run or list other actions by name.
   { prefixes: ['code'], dispatches: true, load: async () => (await import('./code/index.ts')).codeActions },
   { prefixes: ['tools'], dispatches: true, load: async () => (await import('./tools/index.ts')).toolsActions },
+  { prefixes: ['ratelimit'], dispatches: true, load: async () => (await import('./ratelimit/index.ts')).ratelimitActions },
   { prefixes: ['flow'], dispatches: true, load: async () => (await import('./flow/index.ts')).flowActions },
   { prefixes: ['retry'], dispatches: true, load: async () => [(await import('./retry/loop.ts')).retryLoop] },
   {

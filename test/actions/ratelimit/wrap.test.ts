@@ -1,0 +1,92 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { TeaError } from '../../../src/core/errors.ts'
+import { validateParams } from '../../../src/actions/registry.ts'
+import { ratelimitWrap } from '../../../src/actions/ratelimit/wrap.ts'
+import { intervalMs, limiter, reserve } from '../../../src/actions/ratelimit/limiters.ts'
+import type { State } from '../../../src/core/util.ts'
+import { testContext, type TestContext } from '../context.ts'
+
+function context(invoke: (name: string, params: unknown) => Promise<State>, sections = {}): TestContext {
+  return testContext({ invoke: (name, params) => invoke(name, params), settings: { sections } })
+}
+
+async function run(ctx: TestContext, params: unknown): Promise<Record<string, unknown>> {
+  return (await ratelimitWrap.run(validateParams(ratelimitWrap, params), ctx)) as Record<string, unknown>
+}
+
+test("the interval is TEA's: rps wins over rpm, neither is one call a second", () => {
+  assert.is(intervalMs(60, undefined), 1000)
+  assert.is(intervalMs(120, 4), 250)
+  assert.is(intervalMs(undefined, undefined), 1000)
+})
+
+test('slots follow one another by the interval; past the timeout none is taken', () => {
+  const l = limiter('slots-test', 500)
+  assert.equal(reserve(l, 10_000), { waitMs: 0, reserved: true })
+  assert.equal(reserve(l, 10_100), { waitMs: 400, reserved: true })
+  assert.equal(reserve(l, 10_100, 0.5), { waitMs: 900, reserved: false })
+  assert.equal(reserve(l, 10_100), { waitMs: 900, reserved: true })
+  // The first configuration wins: naming it again with another interval keeps 500 ms.
+  assert.is(limiter('slots-test', 1).intervalMs, 500)
+})
+
+test("ratelimit.wrap runs the action with its args and returns TEA's shape; the next call waits its slot", async () => {
+  const calls: Array<[string, unknown]> = []
+  const ctx = context(async (name, params) => {
+    calls.push([name, params])
+    return { content: 'ok' }
+  })
+  try {
+    const first = await run(ctx, { action: 'llm.call', args: { prompt: 'hi' }, limiter: 'wrap-test', rps: 20 })
+    assert.equal(first, { success: true, result: { content: 'ok' }, _ratelimit_waited_ms: 0, _ratelimit_limiter: 'wrap-test' })
+    const second = await run(ctx, { action: 'llm.call', args: { prompt: 'again' }, limiter: 'wrap-test', rps: 20 })
+    assert.ok(
+      (second._ratelimit_waited_ms as number) > 0 && (second._ratelimit_waited_ms as number) <= 50,
+      String(second._ratelimit_waited_ms),
+    )
+    assert.equal(calls, [
+      ['llm.call', { prompt: 'hi' }],
+      ['llm.call', { prompt: 'again' }],
+    ])
+    // A wait longer than timeout: the action is not run.
+    const refused = await run(ctx, { action: 'llm.call', args: {}, limiter: 'wrap-test', rps: 20, timeout: 0 })
+    assert.is(refused.success, false)
+    assert.is(refused.error_type, 'ratelimit_timeout')
+    assert.match(String(refused.error), /^Rate limit wait would exceed timeout \(0s\)\. Wait required: 0\.0\d+s$/)
+    assert.is(calls.length, 2)
+  } finally {
+    ctx.cleanup()
+  }
+})
+
+test("settings.rate_limiters sets the rate of a new limiter over the node's rpm", async () => {
+  const ctx = context(async () => ({}), { rate_limiters: { configured: { rps: 1000 } } })
+  try {
+    await run(ctx, { action: 'json.parse', args: {}, limiter: 'configured', rpm: 1 })
+    assert.is(limiter('configured', 0).intervalMs, 1)
+  } finally {
+    ctx.cleanup()
+  }
+})
+
+test('a failing or unknown action is success: false with its error_type, as in TEA', async () => {
+  const ctx = context(async (name) => {
+    if (name === 'nope.x') throw new TeaError('UNKNOWN_ACTION', "unknown action 'nope.x'")
+    if (name === 'http.get') throw new TeaError('HTTP_ERROR', 'http.get: 500')
+    return { success: false, error: 'inner' }
+  })
+  try {
+    const unknown = await run(ctx, { action: 'nope.x', limiter: 'errors-test', rps: 1000 })
+    assert.equal([unknown.success, unknown.error_type, unknown.error], [false, 'action_not_found', "Action 'nope.x' not found in registry"])
+    const failed = await run(ctx, { action: 'http.get', limiter: 'errors-test', rps: 1000 })
+    assert.equal([failed.success, failed.error_type, failed.error], [false, 'action_error', 'http.get: 500'])
+    // The wrapped action's own success: false is the result's success.
+    const inner = await run(ctx, { action: 'memory.get', limiter: 'errors-test', rps: 1000 })
+    assert.equal([inner.success, inner.result], [false, { success: false, error: 'inner' }])
+  } finally {
+    ctx.cleanup()
+  }
+})
+
+test.run()
