@@ -177,6 +177,7 @@ function loadAgentDraft(draft: AgentDraft, registry: Registry): LoadResult {
   const problems = structure.success ? needed : [...needed, ...structuralProblems(structure.issues, parsed)]
   const references = checkReferences(parsed.data, parsed, registry)
   for (const p of references.problems) (p.code === 'TEA_UNSUPPORTED' ? warnings : problems).push(p)
+  warnings.push(...references.warnings)
   if (ltmMessage) warnings.push({ code: 'TEA_UNSUPPORTED', message: ltmMessage, where: parsed.locate(['settings', 'ltm', 'backend']) })
   warnings.push(...shellWarnings(parsed))
   const byPlace = (a: Problem, b: Problem) => a.where.line - b.where.line || a.where.col - b.where.col

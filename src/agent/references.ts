@@ -51,10 +51,15 @@ export interface References {
   routes: Map<string, GotoRule[]>
   /** Nodes whose action is a TEA action tea does not provide, by index: the message their run fails with. */
   unsupported: Map<number, string>
+  /** What the file may keep as TEA's runtime does, said as warnings (a template in run: code that does not parse). */
+  warnings: Problem[]
 }
+
+const RUN_TIME_NOTE = "; the template in this node's run: code is rendered when the node runs (as TEA renders it), so the node fails then"
 
 export function checkReferences(data: Record<string, unknown>, parsed: Parsed, registry: Registry): References {
   const problems: Problem[] = []
+  const warnings: Problem[] = []
   const compiled: CompiledParts[] = []
   const unsupported = new Map<number, string>()
   const at = (path: Path, code: Problem['code'], message: string, where?: Where): void => {
@@ -88,6 +93,9 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
   // A value the schema refuses is reported by it; here it falls back to the default.
   const maxBytes = isPlainObject(data.settings) ? data.settings.max_template_bytes : undefined
   const limits: TemplateLimits = typeof maxBytes === 'number' && Number.isInteger(maxBytes) && maxBytes > 0 ? { maxBytes } : {}
+  // A file written for TEA (it declares TEA's state_schema) reads a missing key as none in its values, as TEA's
+  // DotDict does (docs/agents.md, "The undefined rule"); conditions keep tea's rule, where a missing key is false.
+  const valueLimits: TemplateLimits = teaTemplates(data) ? { ...limits, missingIsNone: true } : limits
 
   nodes.forEach((n, i) => {
     const parts: CompiledParts = {}
@@ -156,12 +164,18 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
         )
     }
     const withValue = isPlainObject(n.with) ? withoutKeys(n.with, action?.raw) : n.with
-    if (action?.raw?.length && isPlainObject(n.with))
-      templates(selected(n.with, action.raw), [...here, 'with'], label, 'with', problems, parsed)
-    const w = compileTree(withValue ?? {}, [...here, 'with'], label, 'with', problems, parsed, limits)
+    if (action?.raw?.length && isPlainObject(n.with)) {
+      // TEA renders run: code as a template when the node runs (yaml_nodes.py), so a template there that does not
+      // parse fails that node when it runs, not the file: tea says so now and fails the node as TEA does.
+      const found: Problem[] = []
+      templates(selected(n.with, action.raw), [...here, 'with'], label, 'with', found, parsed)
+      if (typeof language === 'string') warnings.push(...found.map((w) => ({ ...w, message: `${w.message}${RUN_TIME_NOTE}` })))
+      else problems.push(...found)
+    }
+    const w = compileTree(withValue ?? {}, [...here, 'with'], label, 'with', problems, parsed, valueLimits)
     if (w) parts.with = w
     if (isPlainObject(n.output)) {
-      const o = compileTree(n.output, [...here, 'output'], label, 'output', problems, parsed, limits)
+      const o = compileTree(n.output, [...here, 'output'], label, 'output', problems, parsed, valueLimits)
       if (o) parts.output = o
     }
     if (action?.refers && isPlainObject(n.with)) {
@@ -334,7 +348,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const list = config[key]
     if (Array.isArray(list)) list.forEach((name, i) => target(['config', key, i], name, `config.${key} entry`, false))
   }
-  return { problems, compiled, routes, unsupported }
+  return { problems, compiled, routes, unsupported, warnings }
 }
 
 /**
@@ -383,6 +397,14 @@ function templates(value: unknown, path: Path, node: string, field: string, prob
       const inside = isTeaError(e) ? e.where : undefined
       problems.push({
         code: 'TEMPLATE_SYNTAX',
+/**
+ * Whether the file's templates follow TEA's rule for a missing key (none, not undefined): a file that declares
+ * TEA's `state_schema`, a key only TEA's runtimes read, was written for them.
+ */
+function teaTemplates(data: Record<string, unknown>): boolean {
+  return data.state_schema !== undefined
+}
+
         message: isTeaError(e) ? e.message : String(e),
         where: { ...parsed.locate(path), ...inside },
       })

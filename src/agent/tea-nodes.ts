@@ -77,6 +77,7 @@ function dynamicParallel(n: Record<string, unknown>, edgeSources: Set<unknown>, 
   const out = unconsumed(n)
   const args: Record<string, unknown> = {}
   for (const k of MAP_KEYS) if (n[k] !== undefined) args[k] = n[k]
+  if (args.items !== undefined) args.items = noneIsEmpty(args.items)
   // TEA's defaults and result shape: a failed item does not stop the others, and each result is a
   // ParallelFlowResult ({branch, success, state, error, timing_ms}), which TEA's fan-in code reads.
   args.fail_fast ??= false
@@ -90,6 +91,18 @@ function dynamicParallel(n: Record<string, unknown>, edgeSources: Set<unknown>, 
   out.output = { [typeof n.output === 'string' ? n.output : 'parallel_results']: '{{ result.result }}' }
   if (typeof n.fan_in === 'string' && out.goto === undefined && out.next === undefined && !edgeSources.has(n.name)) out.goto = n.fan_in
   return out
+}
+
+/**
+ * TEA's dynamic_parallel runs no item when `items` comes out as none (yaml_nodes.py): `{{ expr }}` becomes
+ * `{{ expr if expr is not none else [] }}`, the test lenient as `is none` is, so a missing key gives no items too.
+ */
+function noneIsEmpty(items: unknown): unknown {
+  if (typeof items !== 'string') return items
+  const only = /^\s*\{\{-?([^{}]*?)-?\}\}\s*$/.exec(items)
+  if (!only) return items
+  const expr = only[1]!.trim()
+  return `{{ (${expr}) if (${expr}) is not none else [] }}`
 }
 
 /**

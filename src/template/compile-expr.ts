@@ -18,7 +18,7 @@ import { OPTIONAL_HINT, RenderFault, SyntaxFault, TooLargeFault, UndefinedFault 
 import { FILTERS } from './filters.ts'
 import { TESTS } from './is-tests.ts'
 import { binary, compare } from './operators.ts'
-import { checkSize, truthy } from './values.ts'
+import { checkSize, isDict, truthy } from './values.ts'
 import { closest } from '../core/util.ts'
 
 export type Scope = Record<string, unknown>
@@ -40,6 +40,11 @@ export interface CompileContext {
   locals: Map<string, number>
   slotCount: number
   roots: Set<string>
+  /**
+   * TEA's rule for files written for TEA (TemplateLimits.missingIsNone): a key missing from a dict reads as none,
+   * as TEA's DotDict gives it, where tea would give undefined. Not in front of `default`/`is defined` (lenient).
+   */
+  missingIsNone?: boolean
 }
 
 export function compileExpr(e: Expr, cx: CompileContext, lenient = false): Eval {
@@ -50,12 +55,16 @@ export function compileExpr(e: Expr, cx: CompileContext, lenient = false): Eval 
     }
     case 'name':
       return compileName(e.name, e.s, cx, lenient)
-    case 'attr':
-      return compileAttr(compileExpr(e.obj, cx, lenient), e.key, text(cx, e.obj), e.s, lenient)
+    case 'attr': {
+      const obj = compileExpr(e.obj, cx, lenient)
+      if (cx.missingIsNone && !lenient) return noneWhenMissing(obj, () => e.key, text(cx, e.obj), e.s)
+      return compileAttr(obj, e.key, text(cx, e.obj), e.s, lenient)
+    }
     case 'index': {
       const obj = compileExpr(e.obj, cx, lenient)
       const key = defined(e.index, cx)
       const objText = text(cx, e.obj)
+      if (cx.missingIsNone && !lenient) return noneWhenMissing(obj, key, objText, e.s)
       return (s, l) => {
         const o = obj(s, l)
         const k = key(s, l)
@@ -185,6 +194,20 @@ function compileAttr(obj: Eval, key: string | number, objText: string, at: numbe
     }
     if (o === undefined || o === null) return throughNothing(o, objText, key, at, lenient)
     return readKey(o, key, at)
+  }
+}
+
+/**
+ * `obj.key` / `obj[key]` under TEA's DotDict rule: a key missing from a dict reads as none. Reading through none or
+ * undefined still fails, and a list index out of range is still undefined, as in TEA's Jinja.
+ */
+function noneWhenMissing(obj: Eval, key: Eval, objText: string, at: number): Eval {
+  return (s, l) => {
+    const o = obj(s, l)
+    const k = key(s, l)
+    if (o === undefined || o === null) return throughNothing(o, objText, k, at, false)
+    const v = readKey(o, k, at)
+    return v === undefined && typeof o === 'object' && isDict(o) ? null : v
   }
 }
 

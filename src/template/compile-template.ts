@@ -22,6 +22,12 @@ export interface TemplateLimits {
   maxBytes?: number
   /** Prints each `{{ }}` (code templates); with it a template always renders text, never a native value. */
   output?: OutputHook
+  /**
+   * A key missing from a dict reads as none, not undefined (TEA's DotDict): for files written for TEA (the loader
+   * decides, agent/references.ts). Printing it gives '', as none prints; `default` and `is defined` still see it
+   * as missing.
+   */
+  missingIsNone?: boolean
 }
 
 export interface CompiledTemplate {
@@ -40,6 +46,7 @@ export function compileTemplate(source: string, where?: TemplateSite, limits: Te
   if (isStaticText(source)) return { source, native: false, static: true, roots: new Set(), render: () => source }
   const cx: CompileContext = { src: source, locals: new Map(), slotCount: ITERATION_SLOT + 1, roots: new Set() }
   if (limits.output) cx.output = limits.output
+  if (limits.missingIsNone) cx.missingIsNone = true
   let body: Stmt[]
   let ev: Eval | null = null
   let emit: ((s: Scope, l: Slots) => string) | null = null
