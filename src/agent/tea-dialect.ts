@@ -103,8 +103,12 @@ export const teaKeys = once(
     'settings.dspy': absent('DSPy (a Python library)'),
     'settings.textgrad': absent('TextGrad (a Python library)'),
     'settings.a2a': absent("TEA's agent-to-agent messaging; tea agents coordinate through AOF/1"),
-    'settings.agents': absent("TEA's multi-agent definitions; tea agents coordinate through AOF/1"),
-    'settings.execution': absent("TEA's code-execution sandbox settings"),
+    'settings.agents': supported(
+      'named sub-agents for agent.*: model, system_prompt, temperature, max_tokens, timeout, retry; what one leaves out comes from settings.llm',
+    ),
+    'settings.execution': absent(
+      "the settings of TEA's execution.run (shell commands in git worktrees); tea's sandboxes run no shell, and TEA's runtime has no execution.run either",
+    ),
     'settings.prolog': ignored(
       'no TEA runtime reads settings.prolog (preload_file is in one example only); consult rules inside the Prolog run: code, or give them to prolog.query as program',
     ),
@@ -113,7 +117,9 @@ export const teaKeys = once(
     'settings.progress': absent("TEA's progress output; tea prints progress on stderr"),
     'settings.secrets': planned('secrets from the environment or a vault'),
     'settings.rate_limiters': supported('named rate limiters ({rpm} or {rps}) for ratelimit.wrap'),
-    'settings.session': absent("TEA's session store"),
+    'settings.session': mapped(
+      "sessions kept in tea's store (the data dir) whatever backend names, with ttl and persist_fields; auto_save is not done: save with session.save",
+    ),
     'settings.firestore': absent('Firestore (a cloud service)'),
     'settings.error_handling': planned('a run-wide on_error'),
     'nodes.*.name': supported('the node name'),
@@ -204,9 +210,23 @@ export const teaActions = once(
     'web.scrape': supported('fetch a page: title, readable text, links'),
     'web.*': absent('web search and crawling services'),
     'a2a.*': absent("TEA's agent-to-agent messaging; tea agents coordinate through AOF/1"),
-    'agent.*': absent("TEA's multi-agent actions; tea agents coordinate through AOF/1"),
-    'execution.*': absent("TEA's code-execution sandbox"),
-    'code.execute': absent("TEA's code-execution sandbox"),
+    'agent.*': supported(
+      "dispatch, parallel, sequential, coordinate: sub-agent model calls through tea's clients, TEA's result shapes; answered calls are kept until the node ends, so a resumed run does not repeat them",
+    ),
+    'agent.crewai_delegate': absent('CrewAI (a Python library)'),
+    'session.*': absent(
+      "TEA's session lifecycle (create, end, archive, restore, get, list) over its LTM; session.load, save, delete and exists are in tea",
+    ),
+    'session.load': supported("a saved session from tea's store (settings.session)"),
+    'session.save': supported("the state, or some keys of it, into tea's store for ttl seconds (settings.session)"),
+    'session.delete': supported("removes a session from tea's store"),
+    'session.exists': supported("whether tea's store keeps a session"),
+    'execution.*': absent(
+      "TEA's execution.run (TEA-RALPHY-001.6): shell commands in git worktrees; tea's sandboxes run no shell, and TEA's runtime registers no execution.run either",
+    ),
+    'code.execute': mapped(
+      "Python run as written in tea's Python sandbox under allow_inline_code, run_memory_mb and a time limit; TEA's result shape, printed lines in the run's log",
+    ),
     'lua.*': supported('lua.eval: Lua code given state (the lua feature)'),
     'prolog.*': supported("prolog.query: a goal's solutions over clauses and facts (the prolog feature)"),
     'prolog.assert': absent("TEA's shared knowledge base; assert facts inside Prolog run: code or pass them to prolog.query"),
