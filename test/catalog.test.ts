@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -13,6 +12,7 @@ import { buildRegistry } from '../src/features.ts'
 import * as v from 'valibot'
 // @ts-expect-error plain JavaScript build script without type declarations
 import { scan } from '../scripts/check-layers.mjs'
+import { tempDir } from './support/temp-dir.ts'
 
 const names = (r: { list(): { name: string }[] }): string[] => r.list().map((a) => a.name)
 
@@ -84,7 +84,7 @@ test('loads at once of the same group load its module once', async () => {
 })
 
 function agentFile(yaml: string): { path: string; done: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-catalog-'))
+  const dir = tempDir('tea-catalog-')
   const path = join(dir, 'agent.yaml')
   writeFileSync(path, yaml)
   return { path, done: () => rmSync(dir, { recursive: true, force: true }) }

@@ -7,12 +7,11 @@
  * engine does.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
+import { rmSync } from 'node:fs'
 import { compileTemplate, compileValue } from '../../src/template/index.ts'
 import { DEFAULT_RUN_MEMORY_MB, type ActionContext, type AgentSettingsView } from '../../src/actions/types.ts'
 import type { RunEvent } from '../../src/core/events.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 export interface TestContext extends ActionContext {
   /** Every event the action emitted, in order. */
@@ -33,7 +32,7 @@ export function testContext(overrides: TestContextOverrides = {}): TestContext {
   const { settings, ...members } = overrides
   // A caller-supplied workspace is the caller's to remove; only our own temp dir is cleaned up.
   const own = settings?.workspace === undefined
-  const workspace = settings?.workspace ?? mkdtempSync(path.join(tmpdir(), 'tea-actions-'))
+  const workspace = settings?.workspace ?? tempDir('tea-actions-')
   const controller = new AbortController()
   const events: RunEvent[] = []
   const ctx: TestContext = {

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -8,10 +7,11 @@ import { parseAgentYaml } from '../../src/agent/parse-cache.ts'
 import { parseYaml } from '../../src/agent/parse.ts'
 import { sha256Hex } from '../../src/core/sha256.ts'
 import { buildRegistry } from '../../src/features.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 // The YAML parse of an agent file kept for its next load (src/agent/parse-cache.ts).
 
-const root = mkdtempSync(join(tmpdir(), 'tea-parse-cache-'))
+const root = tempDir('tea-parse-cache-')
 test.after(() => rmSync(root, { recursive: true, force: true }))
 let n = 0
 const freshDir = (): string => join(root, `build-${n++}`)

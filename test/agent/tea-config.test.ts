@@ -1,11 +1,11 @@
 /** Issue 10 item 4: TEA's `config` keys and an optional top-level `name`. */
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadAgentFile } from '../../src/agent/load.ts'
 import { load, nodesRun, run, testRegistry } from '../engine/harness.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const slow = (ms: number) => `"await new Promise((r) => setTimeout(r, ${ms})); return { n: (state.n || 0) + 1 }"`
 
@@ -76,7 +76,7 @@ test('10-9 settings.llm.default_model and default_provider stand in for model an
 })
 
 test('10-9 auto_trace with trace_exporter: file writes every run event to trace_file as NDJSON', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-trace-'))
+  const dir = tempDir('tea-trace-')
   try {
     const file = join(dir, 'agent.yaml')
     writeFileSync(

@@ -1,10 +1,9 @@
 /** Shared fixtures for the AOF tests: a temp data dir with a settable clock, envelopes, tasks in a given state. */
 
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { type AofContext, type Task, acquireLease, aofContext, createTask, readEvents, transitionTask } from '../../src/aof/index.ts'
 import type { TaskStatus } from '../../src/aof/index.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 export interface Fixture {
   ctx: AofContext
@@ -15,7 +14,7 @@ export interface Fixture {
 }
 
 export function fixture(start = '2026-02-10T10:00:00.000Z'): Fixture {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-aof-'))
+  const dir = tempDir('tea-aof-')
   let t = Date.parse(start)
   const ctx = aofContext(dir, { now: () => new Date(t), lock: { timeoutMs: 5_000 } })
   return {

@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { buildProbe } from './fixtures/build-probe.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 // The probe opens lmdb (compression on, a 12 KB value, 1000 keys) and runs 4 tasks on a 2-thread tinypool pool
 // whose workers load the bundle itself and open the same database.
-const tmp = mkdtempSync(join(tmpdir(), 'tea-probe-test-'))
+const tmp = tempDir('tea-probe-test-')
 test.after(() => rmSync(tmp, { recursive: true, force: true }))
 
 let probe: Awaited<ReturnType<typeof buildProbe>>

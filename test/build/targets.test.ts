@@ -1,12 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 // @ts-expect-error plain JavaScript build script without type declarations
 import { hasSeaAssets, listTargets, loadTarget } from '../../scripts/build/targets.mjs'
+import { tempDir } from '../support/temp-dir.ts'
 
-const root = mkdtempSync(join(tmpdir(), 'tea-targets-test-'))
+const root = tempDir('tea-targets-test-')
 mkdirSync(join(root, 'targets'))
 test.after(() => rmSync(root, { recursive: true, force: true }))
 

@@ -4,13 +4,13 @@
  * bundle.)
  */
 
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { memoryIo } from '../../src/cli/io.ts'
 import { main } from '../../src/cli/main.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 interface Run {
   code: number
@@ -19,7 +19,7 @@ interface Run {
 }
 
 function harness() {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-aof-cli-'))
+  const dir = tempDir('tea-aof-cli-')
   const run = async (argv: string[], stdin = '', env: Record<string, string> = {}): Promise<Run> => {
     const io = memoryIo({ cwd: dir, env: { ...env }, stdin })
     const code = await main(['aof', ...argv], io)

@@ -5,8 +5,7 @@
  * a task that is newer at the target is kept.
  */
 
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -14,9 +13,10 @@ import { memoryIo } from '../../src/cli/io.ts'
 import { main } from '../../src/cli/main.ts'
 import { natsServerForFile, natsServerMissing } from '../support/nats-server.ts'
 import { skipIf } from '../support/skip.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const missing = natsServerMissing()
-const dir = mkdtempSync(join(tmpdir(), 'tea-aof-export-'))
+const dir = tempDir('tea-aof-export-')
 const A = join(dir, 'a')
 const B = join(dir, 'b')
 

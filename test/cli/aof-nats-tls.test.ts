@@ -5,8 +5,7 @@
  */
 
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -15,9 +14,10 @@ import { main } from '../../src/cli/main.ts'
 import { type NatsServer, natsServerMissing, startNatsServer } from '../support/nats-server.ts'
 import { opensslMissing } from '../support/openssl.ts'
 import { skipIf } from '../support/skip.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const missing = natsServerMissing() ?? opensslMissing()
-const dir = mkdtempSync(join(tmpdir(), 'tea-nats-tls-'))
+const dir = tempDir('tea-nats-tls-')
 const file = (name: string) => join(dir, name)
 let server: NatsServer | undefined
 

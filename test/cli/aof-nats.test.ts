@@ -4,8 +4,7 @@
  * one-line failures when the server is not there or a NATS flag comes without a server.
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -13,9 +12,10 @@ import { memoryIo } from '../../src/cli/io.ts'
 import { main } from '../../src/cli/main.ts'
 import { natsServerForFile, natsServerMissing } from '../support/nats-server.ts'
 import { skipIf } from '../support/skip.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const missing = natsServerMissing()
-const dir = mkdtempSync(join(tmpdir(), 'tea-aof-nats-cli-'))
+const dir = tempDir('tea-aof-nats-cli-')
 
 async function run(argv: string[], env: Record<string, string> = {}) {
   const io = memoryIo({ cwd: dir, env: { TEA_NATS_PROJECT: `cli${process.pid}`, ...env } })

@@ -4,8 +4,7 @@
  * message, so a run that sends none never connects.
  */
 
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -15,9 +14,10 @@ import { memoryIo } from '../../src/cli/io.ts'
 import { main } from '../../src/cli/main.ts'
 import { natsServerForFile, natsServerMissing } from '../support/nats-server.ts'
 import { skipIf } from '../support/skip.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const missing = natsServerMissing()
-const dir = mkdtempSync(join(tmpdir(), 'tea-run-aof-nats-'))
+const dir = tempDir('tea-run-aof-nats-')
 const project = `run${process.pid}`
 
 const REPORTER = `

@@ -13,8 +13,7 @@
  * test/compat/corpus.test.ts runs the same count and holds the figures as a floor.
  */
 
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { loadAgentText } from '../../src/agent/load.ts'
 import { errorMessage, isTeaError } from '../../src/core/errors.ts'
@@ -24,6 +23,7 @@ import { createLlmClient } from '../../src/llm/client.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
 import { parseDocument } from 'yaml'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 /** TEA's agent files beside this repository (../shared/tea-corpus), or where TEA_CORPUS says. */
 export const CORPUS = process.env.TEA_CORPUS ?? resolve(import.meta.dirname, '../../../shared/tea-corpus')
@@ -94,7 +94,7 @@ export async function countCorpus(
  * runs' PATH.
  */
 function fakeModelCommands(): string {
-  const bin = mkdtempSync(join(tmpdir(), 'tea-corpus-bin-'))
+  const bin = tempDir('tea-corpus-bin-')
   for (const name of ['claude', 'codex', 'gemini', 'llama-cli']) {
     writeFileSync(join(bin, name), '#!/bin/sh\ncat > /dev/null\necho ok\n', { mode: 0o755 })
   }
@@ -153,7 +153,7 @@ async function countFile(
   const base = { file: entry.file, group: entry.group }
   if (!entry.tea_loadable) return { ...base, outcome: 'tea-unloadable' }
   const original = join(CORPUS, entry.file)
-  const scratch = mkdtempSync(join(tmpdir(), 'tea-corpus-'))
+  const scratch = tempDir('tea-corpus-')
   try {
     // The file's own folder, copied: agents read files beside them (prompts, data) and some write.
     cpSync(dirname(original), scratch, { recursive: true, filter: (src) => !src.includes('node_modules') })

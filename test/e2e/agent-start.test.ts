@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -12,12 +11,13 @@ import { SEA_V8_FLAGS } from '../../scripts/build/sea-build.mjs'
 // @ts-expect-error plain JavaScript build script without type declarations
 import { loadTarget } from '../../scripts/build/targets.mjs'
 import { BUNDLE, ROOT, requireBundle, tea } from './cli.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 // What a start of the built program does with an agent file (issue 14): its YAML parse kept in the cache dir for
 // the next start (src/agent/parse-cache.ts), and a large file loaded with V8's optimising compilers off
 // (src/cli/lean.ts) — checked on Node 24, the executables' Node, with the executables' V8 flags.
 
-const tmp = mkdtempSync(join(tmpdir(), 'tea-agent-start-'))
+const tmp = tempDir('tea-agent-start-')
 test.after(() => rmSync(tmp, { recursive: true, force: true }))
 
 const env = (cache: string) => ({ TEA_CACHE_DIR: cache, NODE_V8_COVERAGE: '' })

@@ -4,11 +4,11 @@
  */
 
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { existsSync, rmSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { tempDir } from '../support/temp-dir.ts'
 
 const BUNDLE = resolve(import.meta.dirname, '../../dist/linux-x64/tea.cjs')
 
@@ -29,7 +29,7 @@ test('the bundle has the aof command', () => {
 })
 
 test('tea aof (bundle): create → lease → send → show → events → lint, and exit codes', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-aof-bundle-'))
+  const dir = tempDir('tea-aof-bundle-')
   try {
     const d = ['--data-dir', dir]
     assert.is(tea(['init', ...d]).code, 0)

@@ -5,13 +5,13 @@
  */
 
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { natsServerForFile, natsServerMissing } from '../support/nats-server.ts'
 import { skipIf } from '../support/skip.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const BUNDLE = resolve(import.meta.dirname, '../../dist/linux-x64/tea.cjs')
 
@@ -50,7 +50,7 @@ skipIf(
   missing,
   'the bundle imports a folder project with a companion file onto NATS and exports it back (object store)',
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tea-e2e-nats-copy-'))
+    const dir = tempDir('tea-e2e-nats-copy-')
     try {
       const env = { TEA_NATS_URL: natsFile.server.url, TEA_NATS_PROJECT: 'e2ecopy' }
       const a = join(dir, 'a')
@@ -79,7 +79,7 @@ test('the bundle: an unreachable NATS server is exit 1 and one line naming it', 
 })
 
 skipIf(test, missing, 'the bundle queues a message with send --no-route and a router service routes it (route --once)', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-e2e-nats-route-'))
+  const dir = tempDir('tea-e2e-nats-route-')
   try {
     const env = { TEA_NATS_URL: natsFile.server.url, TEA_NATS_PROJECT: 'e2eroute' }
     const id = (await tea(['create', '--title', 'Routed', '--status', 'ready', '--agent', 'swe'], env)).out.trim()

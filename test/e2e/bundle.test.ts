@@ -1,15 +1,15 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 // @ts-expect-error plain JavaScript build script without type declarations
 import { buildTarget } from '../../build.mjs'
+import { tempDir } from '../support/temp-dir.ts'
 
 // Build-time feature flags really remove code: the core target (planning, reasoning, prolog, lua and python off) is built next to the
 // full arm64 target and compared by the modules esbuild put in, by distinctive strings, and by size.
-const tmp = mkdtempSync(join(tmpdir(), 'tea-bundle-test-'))
+const tmp = tempDir('tea-bundle-test-')
 test.after(() => rmSync(tmp, { recursive: true, force: true }))
 
 interface Built {

@@ -4,9 +4,9 @@
  */
 
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { tempDir } from '../support/temp-dir.ts'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const BUNDLE = join(ROOT, 'dist/linux-x64/tea.cjs')
@@ -76,7 +76,7 @@ export function cannotMountTmpfs(): string | false {
 
 /** A scratch folder with the given files; removed by `cleanup`. */
 export function scratch(files: Record<string, string> = {}): { dir: string; path(name: string): string; cleanup(): void } {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-e2e-'))
+  const dir = tempDir('tea-e2e-')
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
   return { dir, path: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) }
 }

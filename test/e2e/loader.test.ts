@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -12,12 +11,13 @@ import { loadTarget } from '../../scripts/build/targets.mjs'
 import { fetchRuntime } from '../../scripts/fetch-runtimes.mjs'
 import { programOf, readTail } from '../../src/sea/loader.ts'
 import { BUNDLE, ROOT, requireBundle, tea } from './cli.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 // The bundle's loader (src/sea/loader.ts): --version without the program, and a code cache the bundle writes after
 // its first run and uses from then on. TEA_TRACE_LOADER=1 makes the loader say what it did. Coverage is off in
 // these children (see env below): under it the loader neither reads nor writes a cache.
 
-const tmp = mkdtempSync(join(tmpdir(), 'tea-loader-test-'))
+const tmp = tempDir('tea-loader-test-')
 test.after(() => rmSync(tmp, { recursive: true, force: true }))
 
 const AGENT = `name: three

@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -15,6 +14,7 @@ import { natsServerMissing, startNatsServer } from '../support/nats-server.ts'
 import { opensslMissing, selfSignedCertificate } from '../support/openssl.ts'
 import { skipIf } from '../support/skip.ts'
 import { ensureSea, ROOT, runExe, SEA_REQUIRE_WARNING, targets, type RunResult } from './sea-harness.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 // Each target's single executable, on its own architecture (ARM through qemu): version, a checkpointed run
 // against the fake model server, SIGKILL mid-run and resume. Building all four takes ~20 s on 2 cores (cached by
@@ -80,7 +80,7 @@ const PLAN_REPLY = {
 /** Root in a VM or CI runner can mount a tmpfs; elsewhere the noexec check is unit-tested only (test/sea/). */
 function canMountNoexec(): boolean {
   if (process.getuid?.() !== 0) return false
-  const probe = mkdtempSync(join(tmpdir(), 'tea-mount-probe-'))
+  const probe = tempDir('tea-mount-probe-')
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'noexec,size=1m', 'tmpfs', probe], { stdio: 'ignore' })
     execFileSync('umount', [probe], { stdio: 'ignore' })
@@ -173,7 +173,7 @@ for (const target of runnable) {
     .map(([f]) => f)
 
   t.before(async () => {
-    ctx.dir = mkdtempSync(join(tmpdir(), `tea-sea-${target.name}-`))
+    ctx.dir = tempDir(`tea-sea-${target.name}-`)
     ctx.exe = (await ensureSea(target.name)).file
   })
   t.after(async () => {

@@ -1,15 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { _lastCommit, openLmdbStore } from '../../src/store/lmdb-store.ts'
 import { run } from './harness.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 // Each commit is an fsync, which costs milliseconds on a board's SD card: a short run's start and end are counted
 // here in LMDB transactions (the meta page's transaction id), on the real store.
 
-const dir = mkdtempSync(join(tmpdir(), 'tea-commits-'))
+const dir = tempDir('tea-commits-')
 test.after(() => rmSync(dir, { recursive: true, force: true }))
 
 const THREE = `name: three

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -8,10 +7,11 @@ import { cassetteKey } from '../../src/llm/cassette.ts'
 import { createLlmClient } from '../../src/llm/client.ts'
 import type { LlmRequest } from '../../src/llm/types.ts'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const t = suite<{ dir: string; path: string }>('cassettes: record and replay')
 t.before.each((ctx) => {
-  ctx.dir = mkdtempSync(join(tmpdir(), 'tea-cassette-'))
+  ctx.dir = tempDir('tea-cassette-')
   ctx.path = join(ctx.dir, 'run.cassette.jsonl')
 })
 t.after.each((ctx) => {

@@ -4,14 +4,14 @@
  * file in a temp dir. The contract suite runs the same cases against each.
  */
 
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { appendFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { createLlmClient } from '../../src/llm/client.ts'
 import type { LlmClientOptions } from '../../src/llm/client.ts'
 import type { ChatMessage, JsonSchema, LlmClient, LlmUsage } from '../../src/llm/types.ts'
 import type { FakeModelServer } from '../support/fake-model-server.ts'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 export interface Arranged {
   content: string
@@ -53,7 +53,7 @@ export const ollamaHarness = networkHarness('ollama')
 export const openAiHarness = networkHarness('openai')
 
 export const replayHarness: HarnessFactory = async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-llm-replay-'))
+  const dir = tempDir('tea-llm-replay-')
   const path = join(dir, 'contract.cassette.jsonl')
   appendFileSync(path, '')
   return {

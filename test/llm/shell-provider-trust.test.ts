@@ -6,8 +6,7 @@
  * included), and a prompt reaches argv, stdin and a prompt file exactly as written.
  */
 import { gone } from '../support/process.ts'
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -19,10 +18,11 @@ import { createLlmClient } from '../../src/llm/client.ts'
 import type { LlmSettings, ShellProviderConfig } from '../../src/llm/types.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
 import { rejection, rejects } from '../support/expect.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const t = suite<{ dir: string }>('shell providers: trust')
 t.before.each((ctx) => {
-  ctx.dir = mkdtempSync(join(tmpdir(), 'tea-shell-trust-'))
+  ctx.dir = tempDir('tea-shell-trust-')
 })
 t.after.each((ctx) => {
   rmSync(ctx.dir, { recursive: true, force: true })

@@ -3,8 +3,7 @@
  * is a small Node script run as a child process, so every path is real: arguments, stdin, a prompt file, the
  * environment, exit status and stderr, the timeout and cancellation (the child must be gone afterwards).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -17,10 +16,11 @@ import { promptText } from '../../src/llm/shell-provider.ts'
 import type { ShellProviderConfig } from '../../src/llm/types.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
 import { rejection, rejects } from '../support/expect.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const t = suite<{ dir: string }>('shell providers')
 t.before.each((ctx) => {
-  ctx.dir = mkdtempSync(join(tmpdir(), 'tea-shell-test-'))
+  ctx.dir = tempDir('tea-shell-test-')
 })
 t.after.each((ctx) => {
   rmSync(ctx.dir, { recursive: true, force: true })

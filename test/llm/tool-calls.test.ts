@@ -4,8 +4,7 @@
  * LLM_BAD_RESPONSE, and a cassette records and replays a tool call.
  */
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -13,6 +12,7 @@ import { createLlmClient } from '../../src/llm/client.ts'
 import type { ToolDefinition } from '../../src/llm/types.ts'
 import { rejects } from '../support/expect.ts'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const TOOLS: ToolDefinition[] = [
   {
@@ -81,7 +81,7 @@ test('openai: tool call arguments that are not a JSON object are LLM_BAD_RESPONS
 })
 
 test('a cassette records a tool call with the tools offered, and replays it only for a call offering them', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'tea-tools-cassette-'))
+  const dir = tempDir('tea-tools-cassette-')
   const cassette = path.join(dir, 'c.jsonl')
   const server = await startFakeModelServer()
   try {

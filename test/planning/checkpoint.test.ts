@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
+import { rmSync } from 'node:fs'
 import { pack } from 'msgpackr'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -18,10 +16,11 @@ import { openLmdbStore } from '../../src/store/lmdb-store.ts'
 import type { Store } from '../../src/store/types.ts'
 import { plan, planningContext, reply, scriptedLlm } from './helpers.ts'
 import { runExecute, statuses } from './execute-helpers.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const dirs: string[] = []
 function lmdbStore(): Store {
-  const dir = mkdtempSync(path.join(tmpdir(), 'tea-plan-ckpt-'))
+  const dir = tempDir('tea-plan-ckpt-')
   dirs.push(dir)
   return openLmdbStore(dir)
 }

@@ -6,13 +6,14 @@
  */
 
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ROOT } from '../e2e/cli.ts'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 // Text only planning code contains (prompts, messages): if any of it is in a bundle, planning is in it.
 const PLANNING_MARKERS = [
@@ -60,7 +61,7 @@ test('001.3R-INT-017 / 001.3R-INT-018 / 001.3R-E2E-004 / 001.4R-INT-016 / 001.4R
   // Under dist/ (ignored by git) rather than the OS temp dir: a bundle finds lmdb's native addon in the
   // node_modules above it.
   mkdirSync(path.join(ROOT, 'dist'), { recursive: true })
-  const dir = mkdtempSync(path.join(ROOT, 'dist', 'test-feature-flag-'))
+  const dir = tempDir('test-feature-flag-', path.join(ROOT, 'dist'))
   try {
     const { buildTarget } = (await import(pathToFileURL(path.join(ROOT, 'build.mjs')).href)) as { buildTarget: BuildTarget }
     const full = await buildTarget('linux-x64', { quiet: true, outfile: path.join(dir, 'full', 'tea.cjs') })

@@ -1,15 +1,15 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { tempDir } from '../support/temp-dir.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 test('the pool works from a single CJS bundle: workers re-enter the bundle, timeouts kill, actions run', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'tea-pool-bundle-'))
+  const dir = tempDir('tea-pool-bundle-')
   try {
     const { bundle } = (await import(pathToFileURL(path.join(root, 'scripts/build/bundle.mjs')).href)) as {
       bundle: (o: object) => Promise<unknown>

@@ -3,13 +3,12 @@
  * defect C: a Python allocation bomb took 2.7 GB), and `settings.allow_inline_code: false` refuses Python code
  * however it arrives, from state through a template included (item 5, probe defect B).
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { readdirSync, rmSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { errorMessage } from '../../src/core/errors.ts'
 import { load, run } from '../engine/harness.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const agent = (code: string, settings = '') =>
   `name: m\n${settings}nodes:\n  - name: grow\n    language: python\n    run: |\n${code.replace(/^/gm, '      ')}\n`
@@ -30,7 +29,7 @@ test('NODE_MEMORY_LIMIT node grow: an allocation bomb stops at settings.run_memo
 test('temporary files count against the limit: a loop writing /tmp ends as NODE_MEMORY_LIMIT, not an unbounded worker', async () => {
   // A workspace of its own: the interpreter's /tmp (MEMFS) is then not the host's, which the default workspace (the
   // agent file's folder, /tmp here) would be.
-  const ws = mkdtempSync(join(tmpdir(), 'tea-python-tmp-'))
+  const ws = tempDir('tea-python-tmp-')
   try {
     const bomb = 'i = 0\nwhile True:\n    open(f"/tmp/f{i}", "wb").write(b"x" * 10**7)\n    i += 1'
     const r = await run(agent(bomb, `settings:\n  run_memory_mb: 96\n  workspace: ${ws}\n`))

@@ -3,19 +3,19 @@
  * `state`, `variables`, `json`, `datetime` in scope; code with `return` is a function body, otherwise its variables
  * are the update; standard library only, with clear errors for what TEA had beyond it.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { PythonEngine, type PythonOutcome } from '../../src/python/engine.ts'
 import { runtimeFiles } from '../../src/sea/runtime-files.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const t = suite<{ py: PythonEngine; dir: string }>('Python engine')
 t.before(async (c) => {
   const [loader] = runtimeFiles('python', ['pyodide.cjs'], 'pyodide/pyodide.js')
   c.py = await PythonEngine.start({ loader: loader! })
-  c.dir = mkdtempSync(join(tmpdir(), 'tea-python-'))
+  c.dir = tempDir('tea-python-')
 })
 t.after((c) => rmSync(c.dir, { recursive: true, force: true }))
 

@@ -5,13 +5,13 @@
  * `pyodide.ffi`, `run_js`, `_pyodide_core` made again through `_imp`, JsProxy objects found through `gc`) end at the
  * gate (src/python/gate.ts) even where a Python-level refusal is bypassed.
  */
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { PythonEngine, type PythonOutcome } from '../../src/python/engine.ts'
 import { runtimeFiles } from '../../src/sea/runtime-files.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const SECRET = `tea-secret-${process.pid}`
 const t = suite<{ py: PythonEngine; ws: string; out: string }>('Python: no path to the host')
@@ -19,8 +19,8 @@ t.before(async (c) => {
   process.env.TEA_SECRET_TEST = SECRET
   const [loader] = runtimeFiles('python', ['pyodide.cjs'], 'pyodide/pyodide.js')
   c.py = await PythonEngine.start({ loader: loader! })
-  c.ws = mkdtempSync(join(tmpdir(), 'tea-python-ws-'))
-  c.out = mkdtempSync(join(tmpdir(), 'tea-python-outside-'))
+  c.ws = tempDir('tea-python-ws-')
+  c.out = tempDir('tea-python-outside-')
 })
 t.after((c) => {
   delete process.env.TEA_SECRET_TEST

@@ -4,8 +4,7 @@
  * (one worker's), sees the original `json.dumps`, no global, and no trace of A's workspace — neither mounted nor
  * reachable by its absolute path.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -13,10 +12,11 @@ import { errorMessage } from '../../src/core/errors.ts'
 import { PythonEngine } from '../../src/python/engine.ts'
 import { runtimeFiles } from '../../src/sea/runtime-files.ts'
 import { run } from '../engine/harness.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const t = suite<{ root: string }>('Python: nothing carried between runs')
 t.before.each((c) => {
-  c.root = mkdtempSync(join(tmpdir(), 'tea-python-iso-'))
+  c.root = tempDir('tea-python-iso-')
   mkdirSync(join(c.root, 'a'))
   mkdirSync(join(c.root, 'b'))
 })

@@ -5,19 +5,19 @@
  * holds the version in package.json to them. A restored interpreter keeps the str hash seed of the one the
  * snapshot came from, which is how a test tells a restored start from a fresh one.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { PythonEngine, type PythonOutcome } from '../../src/python/engine.ts'
 import { snapshotFile } from '../../src/python/snapshot.ts'
 import { runtimeFiles } from '../../src/sea/runtime-files.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const t = suite<{ cache: string; loader: string; env: Record<string, string | undefined> }>('Python snapshot')
 t.before((c) => {
-  c.cache = mkdtempSync(join(tmpdir(), 'tea-python-snapshot-'))
+  c.cache = tempDir('tea-python-snapshot-')
   c.loader = runtimeFiles('python', ['pyodide.cjs'], 'pyodide/pyodide.js')[0]!
   c.env = { TEA_CACHE_DIR: process.env.TEA_CACHE_DIR, TEA_PYTHON_SNAPSHOT: process.env.TEA_PYTHON_SNAPSHOT }
   process.env.TEA_CACHE_DIR = c.cache

@@ -6,13 +6,13 @@
  * nothing is created, appended or read outside.
  */
 import { spawn } from 'node:child_process'
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { PythonEngine, type PythonOutcome } from '../../src/python/engine.ts'
 import { runtimeFiles } from '../../src/sea/runtime-files.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const t = suite<{ py: PythonEngine; root: string; ws: string; out: string }>('Python files: the workspace only')
 t.before(async (c) => {
@@ -20,7 +20,7 @@ t.before(async (c) => {
   c.py = await PythonEngine.start({ loader: loader! })
 })
 t.before.each((c) => {
-  c.root = mkdtempSync(join(tmpdir(), 'tea-python-fs-'))
+  c.root = tempDir('tea-python-fs-')
   c.ws = join(c.root, 'ws')
   c.out = join(c.root, 'outside')
   mkdirSync(c.ws)

@@ -4,9 +4,7 @@
  * possible tool, plus a few test tools that count their calls.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
+import { rmSync } from 'node:fs'
 import { suite } from 'uvu'
 import * as v from 'valibot'
 import { defineAction, type Action } from '../../src/actions/types.ts'
@@ -17,6 +15,7 @@ import type { LlmClient } from '../../src/llm/types.ts'
 import type { Store } from '../../src/store/types.ts'
 import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.ts'
 import { run, testActions, type Ran } from '../engine/harness.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 /** Calls of the test tools, by tool name, with their parameters. */
 export const toolCalls: Array<{ tool: string; params: Record<string, unknown> }> = []
@@ -62,7 +61,7 @@ export async function bench(): Promise<Bench> {
   const server = await startFakeModelServer()
   // The fake server answers any number of calls at once; saying so keeps the call scheduler from sending one at a time.
   const llm = createLlmClient({ env: { OLLAMA_HOST: server.url, OLLAMA_NUM_PARALLEL: '8' }, backoffBaseMs: 1 })
-  const workspace = mkdtempSync(path.join(tmpdir(), 'tea-reasoning-'))
+  const workspace = tempDir('tea-reasoning-')
   toolCalls.length = 0
   const registry = () => buildRegistry([...testActions(), ...reasoningTestTools()])
   return {

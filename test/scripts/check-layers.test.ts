@@ -1,15 +1,15 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 // @ts-expect-error: a plain .mjs script without types
 import { check } from '../../scripts/check-layers.mjs'
+import { tempDir } from '../support/temp-dir.ts'
 
 const root = join(dirname(new URL(import.meta.url).pathname), '..', '..')
 
 function tree(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-layers-'))
+  const dir = tempDir('tea-layers-')
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true })
     writeFileSync(join(dir, path), text)

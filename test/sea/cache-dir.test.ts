@@ -1,13 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { isTeaError } from '../../src/core/errors.ts'
 import { cacheDir, isNoexec, mountOptions } from '../../src/sea/cache-dir.ts'
 import { materialise } from '../../src/sea/materialise.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
-const tmp = mkdtempSync(join(tmpdir(), 'tea-cache-test-'))
+const tmp = tempDir('tea-cache-test-')
 test.after(() => rmSync(tmp, { recursive: true, force: true }))
 
 test('cache dir: TEA_CACHE_DIR wins over XDG_CACHE_HOME and HOME', () => {

@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { isTeaError } from '../../src/core/errors.ts'
 import type { LocateContext } from '../../src/sea/lmdb-addon.ts'
 import { explainLoadFailure, loadLmdbAddon, locateLmdbAddon, pickPrebuild } from '../../src/sea/lmdb-addon.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
-const tmp = mkdtempSync(join(tmpdir(), 'tea-addon-test-'))
+const tmp = tempDir('tea-addon-test-')
 test.after(() => rmSync(tmp, { recursive: true, force: true }))
 const repoFile = resolve('package.json')
 

@@ -1,11 +1,11 @@
-import { appendFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { appendFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 // @ts-expect-error plain JavaScript build script without type declarations
 import { composeBundle, loaderOf, PROGRAM_MARK as BUILD_MARK } from '../../scripts/build/program.mjs'
 import { isVersionOnly, PROGRAM_MARK, programOf, readTail, tailOf } from '../../src/sea/loader.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 // The build writes the bundle file (scripts/build/program.mjs) and the loader reads it back (src/sea/loader.ts):
 // the two must agree byte for byte, or V8 would be handed another program than the one its code cache was made of.
@@ -57,7 +57,7 @@ test('a character outside ASCII in the program (which would double its size in m
 })
 
 // An executable's tail (issue 14): the program and its code cache after the SEA's bytes, found from the file's end.
-const tmp = mkdtempSync(join(tmpdir(), 'tea-tail-test-'))
+const tmp = tempDir('tea-tail-test-')
 test.after(() => rmSync(tmp, { recursive: true, force: true }))
 
 test('a tail appended to a file comes back whole: program, code cache and line, whatever precedes it', () => {

@@ -2,16 +2,15 @@
  * Issue 9 point 2: each checkpoint record carries a CRC-32, so a byte flipped inside a stored value is
  * CHECKPOINT_CORRUPT on resume, never a silently different state; records from before checksums still read.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { _openRawDb, openLmdbStore } from '../../src/store/lmdb-store.ts'
 import { rejects } from '../support/expect.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 async function withRun(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-crc-'))
+  const dir = tempDir('tea-crc-')
   try {
     const store = openLmdbStore(dir)
     await store.createRun({

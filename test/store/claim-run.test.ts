@@ -4,14 +4,13 @@
  */
 
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { openLmdbStore } from '../../src/store/lmdb-store.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
 import type { RunRecord, Store } from '../../src/store/types.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const RUN: RunRecord = {
   id: 'r',
@@ -27,7 +26,7 @@ const RUN: RunRecord = {
 }
 
 async function race(mode: 'claim' | 'read-then-write', racers: number): Promise<number> {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-claim-'))
+  const dir = tempDir('tea-claim-')
   try {
     const store = openLmdbStore(dir)
     await store.createRun(RUN)
@@ -66,7 +65,7 @@ test('(control) check-then-write lets more than one through, so the race above i
 
 for (const [name, open] of [
   ['memory', () => createMemoryStore()],
-  ['lmdb', () => openLmdbStore(mkdtempSync(join(tmpdir(), 'tea-claim-')))],
+  ['lmdb', () => openLmdbStore(tempDir('tea-claim-'))],
 ] as Array<[string, () => Store]>) {
   test(`${name}: a refused claim writes nothing; an accepted one writes what take returned`, async () => {
     const store = open()

@@ -1,6 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { open } from 'lmdb'
@@ -11,10 +10,11 @@ import { isTeaError, type TeaError } from '../../src/core/errors.ts'
 import { _openRawDb, openLmdbStore } from '../../src/store/lmdb-store.ts'
 import type { Store } from '../../src/store/types.ts'
 import { run } from './contract.ts'
+import { tempDir as newTempDir } from '../support/temp-dir.ts'
 
 const dirs: string[] = []
 function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-lmdb-'))
+  const dir = newTempDir('tea-lmdb-')
   dirs.push(dir)
   return dir
 }
@@ -243,7 +243,7 @@ skipIf(
   asRoot && !canMount() && 'cannot mount a read-only tmpfs here',
   'STORE_NOT_WRITABLE for a read-only data dir, a coded error, never a stack',
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tea-ro-'))
+    const dir = newTempDir('tea-ro-')
     if (asRoot) execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,ro', 'tmpfs', dir])
     else chmodSync(dir, 0o555)
     try {
@@ -260,7 +260,7 @@ skipIf(
 )
 
 function canMount(): boolean {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-ro-probe-'))
+  const dir = newTempDir('tea-ro-probe-')
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' })
     execFileSync('umount', [dir], { stdio: 'ignore' })

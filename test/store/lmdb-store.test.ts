@@ -1,14 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { openLmdbStore } from '../../src/store/lmdb-store.ts'
 import { storeContract } from './contract.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const dirs: string[] = []
 
 storeContract('lmdb', {
   open(options) {
-    const dir = mkdtempSync(join(tmpdir(), 'tea-store-'))
+    const dir = tempDir('tea-store-')
     dirs.push(dir)
     return openLmdbStore(dir, options)
   },

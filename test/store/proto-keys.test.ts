@@ -2,13 +2,12 @@
  * Issue 9 point 7: a `__proto__` key is data, kept through a checkpoint (msgpackr's decoder renamed it to
  * `__proto_`): escaped on the way into LMDB and restored on the way out, never a prototype.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { openLmdbStore } from '../../src/store/lmdb-store.ts'
 import { escapeProtoKeys, restoreProtoKeys } from '../../src/store/proto-keys.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
 const withProto = (): Record<string, unknown> =>
   JSON.parse('{"a": 1, "__proto__": {"polluted": true}, "list": [{"__proto__": 2}], "__proto_": "x", "__proto__\\u0000": "nul"}')
@@ -32,7 +31,7 @@ test('values without such keys are returned as they are (no copy)', () => {
 })
 
 test('a __proto__ state key survives a checkpoint round trip through LMDB', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-proto-'))
+  const dir = tempDir('tea-proto-')
   try {
     const store = openLmdbStore(dir)
     const state = withProto()

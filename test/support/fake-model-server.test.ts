@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createLlmClient } from '../../src/llm/client.ts'
 import { startFakeModelServer } from './fake-model-server.ts'
+import { tempDir } from './temp-dir.ts'
 
 const SERVER = fileURLToPath(new URL('./fake-model-server.ts', import.meta.url))
 
@@ -54,7 +54,7 @@ test('/api/generate answers with `response` fields', async () => {
 })
 
 test('runs standalone: prints its URL first, follows the script file, logs requests, stops on SIGTERM', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'tea-fake-server-'))
+  const dir = tempDir('tea-fake-server-')
   const script = join(dir, 'script.json')
   const requests = join(dir, 'requests.jsonl')
   writeFileSync(

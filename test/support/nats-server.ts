@@ -6,12 +6,11 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { Test } from 'uvu'
 import { commandMissing } from './skip.ts'
+import { tempDir } from './temp-dir.ts'
 
 export interface NatsServer {
   url: string
@@ -41,7 +40,7 @@ async function freePort(): Promise<number> {
 
 export async function startNatsServer(args: string[] = []): Promise<NatsServer> {
   const port = await freePort()
-  const storeDir = mkdtempSync(join(tmpdir(), 'tea-nats-'))
+  const storeDir = tempDir('tea-nats-')
   let child: ChildProcess | undefined
   const launch = (): Promise<void> =>
     new Promise((resolve, reject) => {

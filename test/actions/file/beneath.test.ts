@@ -4,13 +4,13 @@
  * workspace while held is refused).
  */
 
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { inFolder, locateInWorkspace } from '../../../src/actions/file/beneath.ts'
 import { rejectsWith } from './run-file-action.ts'
+import { tempDir } from '../../support/temp-dir.ts'
 
 interface Ctx {
   base: string
@@ -21,7 +21,7 @@ interface Ctx {
 const beneath = suite<Ctx>('file.* descriptor walk')
 
 beneath.before.each((c) => {
-  c.base = mkdtempSync(path.join(tmpdir(), 'tea-beneath-'))
+  c.base = tempDir('tea-beneath-')
   c.ws = path.join(c.base, 'ws')
   c.outside = path.join(c.base, 'outside')
   mkdirSync(path.join(c.ws, 'd'), { recursive: true })

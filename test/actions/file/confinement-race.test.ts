@@ -6,8 +6,7 @@
  * timing and is only reported (TEA_TEST_VERBOSE=1), never asserted.
  */
 
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { test } from 'uvu'
@@ -15,6 +14,7 @@ import * as assert from 'uvu/assert'
 import { isTeaError } from '../../../src/core/errors.ts'
 import { testContext } from '../context.ts'
 import { runFileAction } from './run-file-action.ts'
+import { tempDir } from '../../support/temp-dir.ts'
 
 const SWAPPER = `
 const { workerData } = require('node:worker_threads')
@@ -37,7 +37,7 @@ const APPENDS = 1500
 const READS = 1000
 
 test('file.write and file.read never reach outside while a folder is swapped for a symlink (D4)', async () => {
-  const base = mkdtempSync(path.join(tmpdir(), 'tea-race-'))
+  const base = tempDir('tea-race-')
   const ws = path.join(base, 'ws')
   const outside = path.join(base, 'outside')
   mkdirSync(path.join(ws, 'realdir'), { recursive: true })

@@ -5,25 +5,13 @@
  */
 
 import { execFileSync } from 'node:child_process'
-import {
-  closeSync,
-  constants,
-  linkSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { closeSync, constants, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { testContext, type TestContext } from '../context.ts'
 import { expectOk, rejectsWith, runFileAction as run } from './run-file-action.ts'
+import { tempDir } from '../../support/temp-dir.ts'
 
 interface Ctx {
   ctx: TestContext
@@ -34,7 +22,7 @@ const confinement = suite<Ctx>('file.* confinement')
 
 confinement.before.each((c) => {
   c.ctx = testContext()
-  c.outside = mkdtempSync(path.join(tmpdir(), 'tea-outside-'))
+  c.outside = tempDir('tea-outside-')
   writeFileSync(path.join(c.outside, 'target.txt'), 'outside original\n')
 })
 

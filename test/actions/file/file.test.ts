@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -10,6 +9,7 @@ import type { Action } from '../../../src/actions/types.ts'
 import { fileActions } from '../../../src/actions/file/index.ts'
 import { testContext, type TestContext } from '../context.ts'
 import { rejects } from '../../support/expect.ts'
+import { tempDir } from '../../support/temp-dir.ts'
 
 const byName = (name: string): Action => fileActions.find((a) => a.name === name)!
 
@@ -28,7 +28,7 @@ const files = suite<Ctx>('file actions')
 
 files.before.each((c) => {
   c.ctx = testContext()
-  c.outside = mkdtempSync(path.join(tmpdir(), 'tea-outside-'))
+  c.outside = tempDir('tea-outside-')
   writeFileSync(path.join(c.outside, 'secret.txt'), 'top secret')
 })
 

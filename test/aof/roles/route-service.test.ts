@@ -8,7 +8,6 @@
 
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -21,12 +20,13 @@ import { memoryIo } from '../../../src/cli/io.ts'
 import { main } from '../../../src/cli/main.ts'
 import { type NatsServer, natsServerMissing, startNatsServer } from '../../support/nats-server.ts'
 import { skipIf } from '../../support/skip.ts'
+import { tempDir } from '../../support/temp-dir.ts'
 
 const ROOT = join(__dirname, '..', '..', '..')
 const BIN = join(ROOT, 'src', 'cli', 'bin.ts')
 const missing = natsServerMissing()
 let server: NatsServer | undefined
-const dir = mkdtempSync(join(tmpdir(), 'tea-route-service-'))
+const dir = tempDir('tea-route-service-')
 const procs: Proc[] = []
 let projects = 0
 

@@ -3,8 +3,7 @@
  * go to the fake model server over real HTTP, as they would to Ollama.
  */
 
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -12,6 +11,7 @@ import { clockCheck, dataDirCheck, glibcCheck, memoryCheck } from '../../../src/
 import { memoryIo } from '../../../src/cli/io.ts'
 import { main } from '../../../src/cli/main.ts'
 import { startFakeModelServer } from '../../support/fake-model-server.ts'
+import { tempDir } from '../../support/temp-dir.ts'
 
 const AGENT = (model: string) => `name: asker
 settings:
@@ -23,7 +23,7 @@ nodes:
 `
 
 function dir(): string {
-  return mkdtempSync(join(tmpdir(), 'tea-doctor-'))
+  return tempDir('tea-doctor-')
 }
 
 async function doctor(args: string[], env: NodeJS.ProcessEnv, cwd: string) {

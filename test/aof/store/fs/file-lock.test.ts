@@ -1,13 +1,14 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync, utimesSync } from 'node:fs'
-import { hostname, tmpdir } from 'node:os'
+import { existsSync, rmSync, writeFileSync, utimesSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { withFileLock } from '../../../../src/aof/index.ts'
+import { tempDir } from '../../../support/temp-dir.ts'
 
 function tmp() {
-  return mkdtempSync(join(tmpdir(), 'tea-lock-'))
+  return tempDir('tea-lock-')
 }
 
 test('the lock serialises critical sections and is removed afterwards', async () => {

@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { aofContext } from '../../../../src/aof/index.ts'
 import { fsTaskStore } from '../../../../src/aof/store/fs/store.ts'
 import type { StoreHandle } from '../store-contract.ts'
+import { tempDir } from '../../../support/temp-dir.ts'
 
 /**
  * The filesystem side of a contract suite (store-contract.ts, route-contract.ts, bdd-contract.ts): each test gets a
@@ -11,7 +10,7 @@ import type { StoreHandle } from '../store-contract.ts'
  */
 export function fsStores(prefix: string): () => Promise<StoreHandle> {
   return async () => {
-    const dir = mkdtempSync(join(tmpdir(), prefix))
+    const dir = tempDir(prefix)
     const open = () => fsTaskStore(aofContext(dir, { lock: { timeoutMs: 10_000 } }))
     return {
       store: open(),

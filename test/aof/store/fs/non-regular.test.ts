@@ -9,9 +9,8 @@
  */
 
 import { spawnSync } from 'node:child_process'
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -21,6 +20,7 @@ import { readHandoffInputs } from '../../../../src/aof/store/fs/handoff-inputs.t
 import { isTeaError } from '../../../../src/core/errors.ts'
 import { skipIf } from '../../../support/skip.ts'
 import { T1, T2, T3, type Fixture, makeTask, withFixture } from '../../helpers.ts'
+import { tempDir } from '../../../support/temp-dir.ts'
 
 const SCRIPT = join(import.meta.dirname, 'fixtures', 'aof-op.ts')
 const NOW = '2026-02-10T10:00:00.000Z'
@@ -180,7 +180,7 @@ test(
   'a task file that is a symlink is refused, never followed, and what it points to is never quoted',
   withFixture(async (f) => {
     await makeTask(f.ctx, { id: T1, status: 'ready' })
-    const outside = mkdtempSync(join(tmpdir(), 'tea-aof-outside-'))
+    const outside = tempDir('tea-aof-outside-')
     try {
       const secret = join(outside, 'passwd')
       writeFileSync(secret, `${CANARY}\n`)
@@ -293,7 +293,7 @@ test(
   'a companion folder that is a symlink: the worker reads no handoff through it, lint names it',
   withFixture(async (f) => {
     const task = await makeTask(f.ctx, { id: T1, status: 'ready' })
-    const outside = mkdtempSync(join(tmpdir(), 'tea-aof-outside-'))
+    const outside = tempDir('tea-aof-outside-')
     try {
       mkdirSync(join(outside, 'inputs'))
       writeFileSync(join(outside, 'inputs', 'handoff.json'), JSON.stringify({ secret: CANARY }))

@@ -8,8 +8,7 @@
  */
 
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -27,6 +26,7 @@ import {
 import { isTeaError } from '../../../../src/core/errors.ts'
 import { skipIf } from '../../../support/skip.ts'
 import { MISSING, T1 } from '../../helpers.ts'
+import { tempDir } from '../../../support/temp-dir.ts'
 
 const NOW = () => new Date('2026-02-10T10:00:00.000Z')
 
@@ -38,7 +38,7 @@ function run(cmd: string, args: string[]): string | undefined {
 
 /** Whether this machine lets the test mount a tmpfs (the reason it does not, else false). */
 function cannotMount(): string | false {
-  const probe = mkdtempSync(join(tmpdir(), 'tea-aof-ro-probe-'))
+  const probe = tempDir('tea-aof-ro-probe-')
   try {
     const failed = run('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe])
     if (failed) return `cannot mount a tmpfs to make a read-only data dir (${failed})`
@@ -50,7 +50,7 @@ function cannotMount(): string | false {
 }
 
 const skip = cannotMount()
-const mountPoint = mkdtempSync(join(tmpdir(), 'tea-aof-ro-'))
+const mountPoint = tempDir('tea-aof-ro-')
 let ctx: AofContext
 
 test.before(async () => {

@@ -4,8 +4,7 @@
  * a companion file above it must go to the object store behind a `{"$ref"}` and read back whole.
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -16,9 +15,10 @@ import type { TaskStore } from '../../../../src/aof/store/port.ts'
 import { type NatsServer, natsServerMissing, startNatsServer } from '../../../support/nats-server.ts'
 import { skipIf } from '../../../support/skip.ts'
 import { statusUpdate } from '../../helpers.ts'
+import { tempDir } from '../../../support/temp-dir.ts'
 
 const missing = natsServerMissing()
-const dir = mkdtempSync(join(tmpdir(), 'tea-nats-payload-'))
+const dir = tempDir('tea-nats-payload-')
 let server: NatsServer | undefined
 let store: TaskStore | undefined
 const project = `big${process.pid}`
