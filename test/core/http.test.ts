@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { httpFetch, replyWith } from '../../src/core/http.ts'
+import { waitFor } from '../support/wait.ts'
 
 const Http = suite('httpFetch: fetch for http: URLs over node:http')
 
@@ -164,8 +165,7 @@ Http("an abort in the middle of the body errors the stream with the signal's rea
   controller.abort(new Error('the attempt is over'))
   const e = (await rejection(reader.read())) as Error
   assert.is(e.message, 'the attempt is over')
-  await new Promise((r) => setTimeout(r, 50))
-  assert.ok(closed, 'the server still holds the connection')
+  await waitFor(() => closed, 'the server to see the connection closed (it still holds it)')
 })
 
 Http('cancelling the body closes the connection; a body read to its end leaves it for the next request', async () => {
@@ -184,8 +184,7 @@ Http('cancelling the body closes the connection; a body read to its end leaves i
   assert.is(s.connections, 1, 'the second request opened a connection of its own')
   const endless = await httpFetch(`${s.url}/endless`)
   await endless.body!.cancel()
-  await new Promise((r) => setTimeout(r, 50))
-  assert.ok(closed >= 1)
+  await waitFor(() => closed >= 1, 'the server to see the connection of the cancelled body closed')
 })
 
 Http("a URL that is not http: goes to Node's fetch (here a data: URL, which node:http cannot open)", async () => {

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { processAlive, selfIdentity } from '../../src/core/process.ts'
+import { waitFor } from '../support/wait.ts'
 
 test('this process is alive, with and without its start time', () => {
   const me = selfIdentity()
@@ -27,7 +29,7 @@ test('an unreaped zombie is not alive, although kill(pid, 0) still succeeds on i
   const parent = spawn('sh', ['-c', 'sleep 0.05 & echo $!; exec sleep 3'])
   try {
     const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d) => resolve(String(d)))))
-    await new Promise((r) => setTimeout(r, 300))
+    await waitFor(() => /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8')), `pid ${pid} to become a zombie`)
     assert.not.throws(() => process.kill(pid, 0), 'the zombie still has its pid')
     assert.not.ok(processAlive(pid))
   } finally {

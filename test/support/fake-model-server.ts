@@ -173,7 +173,7 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
         })),
       })
     if (received.path === '/api/ps') return json(res, 200, { models: sim?.resident() ?? [] })
-    if (received.path === '/_simulation') return json(res, 200, sim?.stats() ?? { loads: [], served: [] })
+    if (received.path === '/_simulation') return json(res, 200, sim?.stats() ?? { loads: [], served: [], mostBusy: 0 })
     const api = ROUTES[received.path]
     if (!api || received.method !== 'POST')
       return json(res, 404, { error: `fake model server: no route ${received.method} ${received.path}` })
@@ -323,7 +323,7 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
     script: (...steps) => void queue.push(...steps),
     fallback: (step) => void (fallbackStep = step),
     pending: () => queue.length,
-    simulation: () => sim?.stats() ?? { loads: [], served: [] },
+    simulation: () => sim?.stats() ?? { loads: [], served: [], mostBusy: 0 },
     close: () =>
       new Promise<void>((done) => {
         sim?.close()

@@ -29,6 +29,8 @@ export interface SimulatorStats {
   loads: string[]
   /** Requests served, with the time each waited in the server before generating. */
   served: Array<{ model: string; queuedMs: number }>
+  /** The most requests generating at the same time (over all models): side by side, not one after the other. */
+  mostBusy: number
 }
 
 interface Resident {
@@ -66,7 +68,7 @@ export interface Simulator {
 export function createSimulator(config: SimulatorConfig): Simulator {
   const models = new Map<string, Resident>()
   const queue: Pending[] = []
-  const stats: SimulatorStats = { loads: [], served: [] }
+  const stats: SimulatorStats = { loads: [], served: [], mostBusy: 0 }
   const timers = new Set<NodeJS.Timeout>()
   const defaultKeepAlive = config.defaultKeepAliveMs ?? 5 * 60_000
   const loadMs = (model: string): number =>
@@ -116,6 +118,10 @@ export function createSimulator(config: SimulatorConfig): Simulator {
       if (m?.state === 'ready' && m.busy < config.slots) {
         queue.shift()
         m.busy++
+        stats.mostBusy = Math.max(
+          stats.mostBusy,
+          [...models.values()].reduce((n, r) => n + r.busy, 0),
+        )
         if (m.expiry) clearTimeout(m.expiry)
         m.expiry = undefined
         stats.served.push({ model: head.model, queuedMs: Date.now() - head.at })
@@ -179,7 +185,7 @@ export function createSimulator(config: SimulatorConfig): Simulator {
           expires_at: new Date(Number.isFinite(m.expiresAt) ? m.expiresAt : 8.64e15).toISOString(),
           size_vram: 0,
         })),
-    stats: () => ({ loads: [...stats.loads], served: stats.served.map((s) => ({ ...s })) }),
+    stats: () => ({ loads: [...stats.loads], served: stats.served.map((s) => ({ ...s })), mostBusy: stats.mostBusy }),
     close() {
       for (const t of timers) clearTimeout(t)
       for (const m of models.values()) if (m.expiry) clearTimeout(m.expiry)
