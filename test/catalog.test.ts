@@ -15,12 +15,27 @@ import { scan } from '../scripts/check-layers.mjs'
 import { tempDir } from './support/temp-dir.ts'
 
 const names = (r: { list(): { name: string }[] }): string[] => r.list().map((a) => a.name)
+/** Every action of this build: the registry of features.ts, loaded whole. */
+const whole = async (): Promise<string[]> => {
+  const r = buildRegistry()
+  await r.load()
+  return names(r)
+}
 
 test('loaded whole, the lazy registry has exactly the actions of the registry built at once', async () => {
   const lazy = lazyRegistry()
   assert.equal(names(lazy), [], 'nothing is loaded before it is asked for')
   await lazy.load()
-  assert.equal(names(lazy), names(buildRegistry()))
+  assert.equal(names(lazy), await whole())
+})
+
+test("the library's registry has the core's actions at once and a feature's once loaded", async () => {
+  const r = buildRegistry()
+  assert.ok(r.get('json.transform'), 'a core action needs no load')
+  assert.is(r.get('plan.execute'), undefined)
+  assert.ok(isTeaError(r.unknown('plan.execute'), 'INTERNAL'), 'asking before the load says so, not that the build lacks planning')
+  await r.load(['plan.execute'])
+  assert.is(r.require('plan.execute').name, 'plan.execute')
 })
 
 test('each core group loads only actions named with one of its prefixes, and no two groups share a prefix', async () => {
@@ -44,7 +59,7 @@ test('an action that runs others by name (flow.map, tools.list, plan.execute) lo
   for (const name of ['flow.map', 'tools.list', 'retry.loop', 'plan.execute']) {
     const r = lazyRegistry()
     await r.load([name])
-    assert.equal(names(r), names(buildRegistry()), name)
+    assert.equal(names(r), await whole(), name)
   }
 })
 
@@ -52,7 +67,7 @@ test('an unknown name loads every group, so that its error names the closest act
   for (const name of ['json.transfrom', 'nope.x']) {
     const r = lazyRegistry()
     await r.load([name])
-    assert.equal(names(r), names(buildRegistry()))
+    assert.equal(names(r), await whole())
   }
   const r = lazyRegistry()
   await r.load(['json.transfrom'])
@@ -118,7 +133,7 @@ test("requireAgentLoading loads every action for run: code that uses ctx, and fo
     for (const file of [withCtx, teaSteps]) {
       const r = lazyRegistry()
       await requireAgentLoading(file.path, r)
-      assert.equal(names(r), names(buildRegistry()), file.path)
+      assert.equal(names(r), await whole(), file.path)
     }
   } finally {
     withCtx.done()

@@ -182,6 +182,9 @@ export const teaActions = once(
   (): Readonly<Record<string, TeaFeature>> => ({
     'llm.call': supported('a model call'),
     'llm.stream': supported('a streamed model call'),
+    'llm.tools': supported(
+      "a model call with tools (native tool calling), each tool's action run on the model's arguments, round after round; TEA's result shape",
+    ),
     'llm.chat': supported('= llm.call, with tokens_used'),
     'llm.embed': supported("embeddings (Ollama's /api/embed, OpenAI's /v1/embeddings)"),
     'plan.*': supported('planning: decompose, execute, replan, status'),

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert'
 import { loadAgentText } from '../../src/agent/load.ts'
 import { formatProblem, invalidAgent } from '../../src/agent/problems.ts'
 import { errorMessage } from '../../src/core/errors.ts'
-import { createRegistry, unknownAction } from '../../src/actions/registry.ts'
+import { createRegistry } from '../../src/actions/registry.ts'
 import { testRegistry } from '../engine/harness.ts'
 
 const load = (yaml: string) => loadAgentText(yaml, '/tmp/a.yaml', testRegistry())
@@ -70,12 +70,8 @@ test('unknown key suggests the key that was meant', () => {
 })
 
 test('an agent using plan.* in a build without planning says which feature is missing', () => {
-  const e = unknownAction(
-    'plan.decompose',
-    createRegistry([])
-      .list()
-      .map((a) => a.name),
-  )
+  const lacking = (name: string) => (name.startsWith('plan.') ? 'planning' : undefined)
+  const e = createRegistry([], lacking).unknown('plan.decompose')
   assert.is(e.code, 'UNKNOWN_ACTION')
   assert.match(e.message, /lacks the 'planning' feature/)
 })

@@ -54,12 +54,19 @@ export const llmFields = v.object({
   ),
   response_format: v.optional(
     v.pipe(
-      v.object({
-        type: v.picklist(['text', 'json_object', 'json_schema']),
-        json_schema: v.optional(v.object({ schema: v.optional(v.record(v.string(), v.unknown())) })),
-      }),
+      v.union([
+        v.object({
+          type: v.picklist(['text', 'json_object', 'json_schema']),
+          json_schema: v.optional(v.object({ schema: v.optional(v.record(v.string(), v.unknown())) })),
+        }),
+        // The type alone (`response_format: json_object`), as some TEA files write it.
+        v.pipe(
+          v.picklist(['text', 'json_object']),
+          v.transform((type) => ({ type, json_schema: undefined })),
+        ),
+      ]),
       v.description(
-        "OpenAI's spelling of `format`: `{type: json_object}` is `format: json`, `{type: json_schema, json_schema: {schema}}` a schema.",
+        "OpenAI's spelling of `format`: `{type: json_object}` (or `json_object` alone) is `format: json`, `{type: json_schema, json_schema: {schema}}` a schema.",
       ),
     ),
   ),
