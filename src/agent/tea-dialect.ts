@@ -50,6 +50,11 @@ export const teaKeys = once(
     nodes: supported('the nodes'),
     edges: supported('edges, including conditional ones'),
     imports: absent('Python modules of actions'),
+    input_schema: absent(
+      "TEA's check of the run's input (type, required, default, ranges, pattern, choices), answered with a 422-style event; tea does not check the input",
+    ),
+    output_schema: absent("the response shape of TEA's HTTP endpoint; tea's result is the final state"),
+    endpoint: absent("TEA's HTTP endpoint for the agent (path, method, auth); tea serve has its own routes"),
     data: absent('inline data for Python actions'),
     secrets: planned('secrets from the environment or a vault'),
     extraction_schema: supported("validate.extraction's structural schema"),
@@ -62,6 +67,7 @@ export const teaKeys = once(
     'config.interrupt_after': supported('interrupts after nodes'),
     'config.raise_exceptions': accepted('tea always stops a run on a node error'),
     'config.checkpoint_dir': accepted('tea checkpoints every step into its store (--data-dir)'),
+    'config.checkpoint': absent("resuming from one of TEA's checkpoint files when the file loads; tea resumes a run with tea resume <run-id>"),
     'config.max_execution_time': supported('a time limit for the run, ms (RUN_TIMEOUT)'),
     'settings.llm': supported('model defaults'),
     'settings.llm.model': mapped("TEA's model names and provider: forms"),
@@ -122,12 +128,18 @@ export const teaKeys = once(
     ),
     'settings.firestore': absent('Firestore (a cloud service)'),
     'settings.error_handling': planned('a run-wide on_error'),
+    'settings.auth': absent("authentication for TEA's HTTP endpoint (Firebase, JWT, API key); tea serve has its own"),
     'nodes.*.name': supported('the node name'),
     'nodes.*.description': supported('free text'),
     'nodes.*.uses': supported('the action'),
     'nodes.*.action': supported('= uses'),
     'nodes.*.with': supported("the action's parameters"),
-    'nodes.*.params': absent("TEA's examples write it for with:, but neither TEA runtime reads it; write with:"),
+    'nodes.*.params': ignored(
+      "neither TEA runtime reads it (yaml_nodes.py gives the action with:, and the Rust runtime's node has with: only), so the action gets no parameters from it; write with:",
+    ),
+    'nodes.*.output_key': mapped('= output: on an action node (yaml_nodes.py reads output, else output_key)'),
+    'nodes.*.input': planned('the input mapping of a dynamic_parallel subgraph:'),
+    'nodes.*.__delete__': absent("TEA's overlay marker (tea run --overlay deletes the node); tea has no overlays"),
     'nodes.*.output': supported('where the result goes'),
     'nodes.*.run': supported(
       'run: code: JavaScript, Prolog, Lua or Python (language:, run: {type, code}, a % prolog / -- lua first line, settings.run_language; unmarked, Python or Lua when the code is not JavaScript and reads as one, and the other unmarked bodies of its file follow); run: {type: expression} is Python',
@@ -158,7 +170,9 @@ export const teaKeys = once(
     'nodes.*.max_iterations': mapped('while_loop bound (1–1000)'),
     'nodes.*.body': mapped('while_loop body'),
     'nodes.*.next': mapped('= goto, with condition for if'),
-    'nodes.*.paths': planned("TEA's condition/paths routing; write goto: with if/to rules"),
+    'nodes.*.paths': ignored(
+      "neither TEA runtime reads a node's paths: (nor its condition: outside a while_loop); route with goto: rules or edges with when:",
+    ),
     'nodes.*.streams': absent("TEA's stream channels between nodes"),
     'nodes.*.outputs': absent("TEA's named outputs; use output:"),
     'nodes.*._render_items': absent('an internal flag of one TEA example'),
@@ -172,7 +186,10 @@ export const teaKeys = once(
     'edges.*.parallel_strategy': mapped(
       'thread (and process): branches run concurrently, as tea runs them; remote: a warning, and the branches run in this process',
     ),
-    'edges.*.parallel': planned("TEA's parallel edge flag; write {from, to: [...], fan_in}"),
+    'edges.*.parallel': mapped(
+      "parallel: true with fan_in: is a parallel edge, as TEA's reference documents it (navigation.md), = type: parallel",
+    ),
+    'edges.*.__delete__': absent("TEA's overlay marker (tea run --overlay deletes the edge); tea has no overlays"),
     'edges.*.stream_mode': absent("TEA's stream channels"),
   }),
 )
@@ -182,10 +199,10 @@ export const teaActions = once(
   (): Readonly<Record<string, TeaFeature>> => ({
     'llm.call': supported('a model call'),
     'llm.stream': supported('a streamed model call'),
+    'llm.chat': supported('= llm.call, with tokens_used'),
     'llm.tools': supported(
       "a model call with tools (native tool calling), each tool's action run on the model's arguments, round after round; TEA's result shape",
     ),
-    'llm.chat': supported('= llm.call, with tokens_used'),
     'llm.embed': supported("embeddings (Ollama's /api/embed, OpenAI's /v1/embeddings)"),
     'plan.*': supported('planning: decompose, execute, replan, status'),
     'retry.loop': supported('validate, correct through a node of the agent, validate again (validate_args re-rendered each time)'),
@@ -216,7 +233,9 @@ export const teaActions = once(
     'agent.*': supported(
       "dispatch, parallel, sequential, coordinate: sub-agent model calls through tea's clients, TEA's result shapes; answered calls are kept until the node ends, so a resumed run does not repeat them",
     ),
-    'agent.crewai_delegate': absent('CrewAI (a Python library)'),
+    'agent.crewai_delegate': mapped(
+      "TEA's native path, as TEA runs it without CrewAI (a Python library): agent.sequential, or agent.coordinate when hierarchical",
+    ),
     'session.*': absent(
       "TEA's session lifecycle (create, end, archive, restore, get, list) over its LTM; session.load, save, delete and exists are in tea",
     ),

@@ -265,6 +265,31 @@ ${SETTINGS}nodes:
   assert.equal(await store.memoryList('agent.calls:r1:all'), [])
 })
 
+t('agent.crewai_delegate runs TEA’s native path: hierarchical is agent.coordinate with the first agent leading', async ({ b }) => {
+  b.server.script(
+    { match: 'Break down this task', content: '["a"]' },
+    { match: 'You research.', content: 'done a' },
+    { match: 'Aggregate these worker responses', content: 'all done' },
+  )
+  const r = await b.go(
+    `name: c
+${SETTINGS}nodes:
+  - name: crew
+    uses: agent.crewai_delegate
+    with: { agents: [analyst, researcher], task: "Do {{ state.x }}", process: hierarchical, backend: crewai }
+    output: crew
+`,
+    { input: { x: 'it' } },
+  )
+  assert.is(r.status, 'completed', JSON.stringify(r.error))
+  const crew = r.state.crew as Record<string, unknown>
+  assert.is(crew.result, 'all done')
+  assert.is(crew.leader, 'analyst')
+  assert.match(bodies(b)[0]!.messages.at(-1)!.content, 'Task: Do it')
+  assert.is(bodies(b)[0]!.model, 'big')
+  assert.ok(r.events.some((e) => e.type === 'log' && e.message.includes('CrewAI is a Python library')))
+})
+
 t('settings.agents is checked when the file loads', async ({ b }) => {
   let failed: unknown
   try {
