@@ -1,53 +1,122 @@
 // `npm test`: typecheck; the layer check (scripts/check-layers.mjs), the unused-code check (knip) and the format
-// check (biome: `npm run format` fixes it); build the bundle the end-to-end tests drive; then every uvu test file
-// under c8.
+// check (biome: `npm run format` fixes it); build what the tests run (the x64 bundle the end-to-end tests drive and,
+// when test/e2e/sea.test.ts is selected, each target's single executable); then every uvu test file under c8.
+// The checks and the build are independent and run side by side; each prints its output as one block when it ends.
 //
 // Each test file runs in its own process (as uvu's own suite does): a file that loads a second copy of a native
-// addon, leaves a handle open or crashes cannot take the others down with it. uvu's exit code is not trusted
-// alone: each file's summary is read (uvu's Total leaves skipped tests out: Passed = Total, and a file ran something or
-// skipped something), and a plain closing line
+// addon, leaves a handle open or crashes cannot take the others down with it. Files run concurrently, at most
+// TEA_TEST_JOBS at a time (default 4: on 2 cores most files spend their time waiting on subprocesses, servers,
+// qemu and timers). TEA_TEST_JOBS=1 runs them one after another. The slowest files start first: each file's last duration is kept in
+// node_modules/.cache/tea-test-times.json; a file never timed here is placed by its folder (SLOW below). Each
+// file's output is printed as one block when it ends, never interleaved with another's.
+//
+// Built artefacts are built once, before any test file starts, and shared: the files only read them
+// (TEA_TEST_ARTEFACTS=built tells test/e2e/sea-harness.ts not to rebuild an executable). A file never builds into
+// dist/ itself: one that did would rewrite the bundle another file is running.
+//
+// uvu's exit code is not trusted alone: each file's summary is read (uvu's Total leaves skipped tests out: Passed
+// = Total, and a file ran something or skipped something), and a plain closing line
 // "N passed, N failed, N skipped" is printed for CI. A test that cannot run here (no qemu, no mount) is skipped
 // with a `SKIP <reason>` line (test/support/skip.ts); the reasons are repeated at the end, and under CI (CI=true,
-// where .ci/run installs everything) any skip fails the run.
+// where .ci/run installs everything) any skip fails the run. Coverage: c8 collects NODE_V8_COVERAGE from every
+// child process, concurrent or not, and prints one merged summary.
 //
-//   npm test                 everything
-//   npm test -- engine       only test files whose path contains "engine"
-import { spawn, spawnSync } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+//   npm test                                  everything
+//   npm test -- engine                        only test files whose path contains "engine"
+//   node scripts/test.mjs --suites engine     those files alone: no checks, no coverage (builds the executables
+//                                             first when sea.test.ts is among them, not the bundle)
+//   TEA_TEST_JOBS=1 npm test                  one file at a time
+//   TEA_TEST_FILE_TIMEOUT_MS=…                a file still running after this is killed and counted as failed
+import { spawn } from 'node:child_process'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+const self = fileURLToPath(import.meta.url)
 const bin = (name) => join(root, 'node_modules', '.bin', name)
 // A file that has not exited after this long is killed and counted as failed (a handle left open keeps a process
 // alive after its tests have passed; that must fail loudly, not hang CI).
 const FILE_TIMEOUT_MS = Number(process.env.TEA_TEST_FILE_TIMEOUT_MS ?? 20 * 60_000)
+const JOBS = Math.max(1, Number(process.env.TEA_TEST_JOBS) || 4)
+const TIMES = join(root, 'node_modules', '.cache', 'tea-test-times.json')
+// Where a file never timed on this machine starts: seconds it is guessed to take, by path (first match). From a
+// serial run on 2 cores: the executables under qemu take minutes, the corpus and the end-to-end files tens of
+// seconds, the language engines several; most unit files under a second.
+const SLOW = [
+  [/^e2e\/sea\.test/, 400],
+  [/^compat\//, 60],
+  [/^e2e\/(fleet|serve-page|agent-start)/, 40],
+  [/^e2e\//, 15],
+  [/^(python|prolog|lua)\//, 8],
+  [/^(aof\/store\/nats|cli|pool|planning|build)\//, 5],
+  [/./, 1],
+]
 
-if (process.argv[2] === '--suites') await runSuites(process.argv[3] ?? '')
-else main(process.argv[2] ?? '')
+const mode = process.argv[2]
+if (mode === '--suites') await runSuites(process.argv[3] ?? '')
+else if (mode === '--artefacts') await buildArtefacts(process.argv[3] === 'sea')
+else await main(mode ?? '')
 
-function main(filter) {
-  step('typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.'])
-  step('layers (scripts/check-layers.mjs)', process.execPath, ['scripts/check-layers.mjs'])
-  step('unused files, exports and dependencies (knip)', bin('knip'), ['--no-progress'])
-  step('format (biome format; `npm run format` rewrites)', bin('biome'), ['format', '.'])
-  step('build dist/linux-x64/tea.cjs', process.execPath, ['build.mjs', '--target', 'linux-x64', '--quiet'])
-  console.error('\n> test files under c8, one process each')
-  const c8 = ['--reporter=text-summary', '--src', 'src', '-x', 'test/**', '-x', 'bench/**', '-x', 'dist/**', '-x', 'scripts/**']
-  const r = spawnSync(bin('c8'), [...c8, process.execPath, fileURLToPath(import.meta.url), '--suites', filter], {
-    cwd: root,
-    stdio: 'inherit',
-  })
-  process.exit(r.status ?? 1)
-}
-
-function step(title, cmd, args) {
-  console.error(`\n> ${title}`)
-  const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit' })
-  if (r.status !== 0) {
-    console.error(`\n${title} failed (exit ${r.status ?? r.signal})`)
+async function main(filter) {
+  const files = selected(filter)
+  const sea = files.some(needsSea)
+  const steps = [
+    ['typecheck (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.']],
+    ['layers (scripts/check-layers.mjs)', process.execPath, ['scripts/check-layers.mjs']],
+    ['unused files, exports and dependencies (knip)', bin('knip'), ['--no-progress']],
+    ['format (biome format; `npm run format` rewrites)', bin('biome'), ['format', '.']],
+    [
+      sea ? 'build dist/linux-x64/tea.cjs and each target’s single executable' : 'build dist/linux-x64/tea.cjs',
+      process.execPath,
+      [self, '--artefacts', sea ? 'sea' : 'bundle'],
+    ],
+  ]
+  const t0 = Date.now()
+  const results = await Promise.all(
+    steps.map(async ([title, cmd, args]) => {
+      const r = await run(cmd, args)
+      process.stdout.write(`\n> ${title} (${secs(r.ms)})\n${r.all}`)
+      return { title, ...r }
+    }),
+  )
+  console.log(`\nchecks and build: ${secs(Date.now() - t0)}`)
+  const bad = results.filter((r) => r.code !== 0)
+  if (bad.length) {
+    for (const r of bad) console.error(`\n${r.title} failed (exit ${r.code ?? r.signal})`)
     process.exit(1)
   }
+  console.log(`\n> test files under c8, one process each, ${JOBS} at a time`)
+  const c8 = ['--reporter=text-summary', '--src', 'src', '-x', 'test/**', '-x', 'bench/**', '-x', 'dist/**', '-x', 'scripts/**']
+  const child = spawn(bin('c8'), [...c8, process.execPath, self, '--suites', filter], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, TEA_TEST_ARTEFACTS: 'built' },
+  })
+  child.on('close', (code) => process.exit(code ?? 1))
+}
+
+/** Builds what the test files run, once: the x64 bundle, and with `sea` each runnable target's executable. */
+async function buildArtefacts(sea) {
+  const { buildTarget } = await import('../build.mjs')
+  if (!sea || process.env.TEA_SKIP_SEA === '1') {
+    await buildTarget('linux-x64', { quiet: true })
+    return
+  }
+  const { seaTarget } = await import('./sea.mjs')
+  const { missingTools } = await import('./build/qemu.mjs')
+  const { listTargets, loadTarget } = await import('./build/targets.mjs')
+  // linux-x64's executable is built from dist/linux-x64/tea.cjs, which seaTarget builds first. A target whose
+  // emulator is missing is left to sea.test.ts, which reports it skipped.
+  for (const name of listTargets(root)) {
+    if (name !== 'linux-x64' && missingTools(loadTarget(root, name).arch).length) continue
+    const r = await seaTarget(name, { quiet: true })
+    if (r.rebuilt) console.log(`  ${name}: built ${relative(root, r.file)}`)
+  }
+}
+
+function needsSea(file) {
+  return readFileSync(file, 'utf8').includes('ensureSea(')
 }
 
 function testFiles(dir) {
@@ -56,45 +125,89 @@ function testFiles(dir) {
     .flatMap((e) => (e.isDirectory() ? testFiles(join(dir, e.name)) : e.name.endsWith('.test.ts') ? [join(dir, e.name)] : []))
 }
 
+function selected(filter) {
+  return testFiles(join(root, 'test')).filter((f) => relative(root, f).includes(filter))
+}
+
+function readTimes() {
+  try {
+    return JSON.parse(readFileSync(TIMES, 'utf8'))
+  } catch {
+    return {}
+  }
+}
+
+function guess(name, times) {
+  return times[name] ?? SLOW.find(([re]) => re.test(name))[1] * 1000
+}
+
 async function runSuites(filter) {
-  const files = testFiles(join(root, 'test')).filter((f) => relative(root, f).includes(filter))
+  const files = selected(filter)
+  if (process.env.TEA_TEST_ARTEFACTS !== 'built' && files.some(needsSea)) {
+    process.stdout.write('> build each target’s single executable (sea.test.ts runs them)\n')
+    const r = await run(process.execPath, [self, '--artefacts', 'sea'])
+    process.stdout.write(r.all)
+    if (r.code !== 0) process.exit(1)
+    process.env.TEA_TEST_ARTEFACTS = 'built'
+  }
+  const times = readTimes()
+  const queue = files
+    .map((file) => ({ file, name: relative(join(root, 'test'), file) }))
+    .sort((a, b) => guess(b.name, times) - guess(a.name, times))
   let passed = 0
   let failed = 0
   let skipped = 0
+  let done = 0
   const broken = []
   const skips = []
   const started = Date.now()
-  for (const file of files) {
-    const name = relative(join(root, 'test'), file)
-    const t0 = Date.now()
-    const { code, out } = await run(process.execPath, [
-      join(root, 'node_modules/uvu/bin.js'),
-      '-r',
-      'tsx',
-      '-r',
-      join(root, 'test/support/uvu-details.ts'),
-      dirname(file),
-      `^${escape(file.slice(dirname(file).length + 1))}$`,
-    ])
-    const plain = out.replace(/\x1b\[[0-9;]*m/g, '')
+  const runOne = async ({ file, name }) => {
+    const r = await run(
+      process.execPath,
+      [
+        join(root, 'node_modules/uvu/bin.js'),
+        '-r',
+        'tsx',
+        '-r',
+        join(root, 'test/support/uvu-details.ts'),
+        dirname(file),
+        `^${escape(file.slice(dirname(file).length + 1))}$`,
+      ],
+      name,
+    )
+    const plain = r.out.replace(/\x1b\[[0-9;]*m/g, '')
     const num = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? NaN)
     const total = num('Total')
     const ok = num('Passed')
     const skip = num('Skipped') || 0
     for (const m of plain.matchAll(/^SKIP (.+)$/gm)) skips.push(`test/${name}: ${m[1]}`)
     const empty = Number.isNaN(total) || total + skip === 0
-    if (empty || code !== 0 || ok !== total) {
+    let tail = ''
+    if (empty || r.code !== 0 || ok !== total) {
       broken.push(name)
       failed += empty ? 1 : Math.max(1, total - ok)
-      if (Number.isNaN(total)) process.stdout.write(`\n${name}: no summary (exit ${code}): the file did not run to the end\n`)
+      if (Number.isNaN(total)) tail = `\n${name}: no summary (exit ${r.code ?? r.signal}): the file did not run to the end\n`
     }
     passed += Number.isNaN(ok) ? 0 : ok
     skipped += skip
-    process.stderr.write(`  ${name} (${((Date.now() - t0) / 1000).toFixed(1)}s)\n`)
+    times[name] = r.ms
+    done++
+    process.stdout.write(`${r.all}${tail}  ${name} (${secs(r.ms)}; ${done}/${queue.length})\n`)
   }
-  const secs = ((Date.now() - started) / 1000).toFixed(0)
+  const next = { i: 0 }
+  await Promise.all(
+    Array.from({ length: Math.min(JOBS, queue.length) }, async () => {
+      while (next.i < queue.length) await runOne(queue[next.i++])
+    }),
+  )
+  try {
+    mkdirSync(dirname(TIMES), { recursive: true })
+    writeFileSync(TIMES, `${JSON.stringify({ ...readTimes(), ...times }, null, 1)}\n`)
+  } catch {
+    // Only the order of the next run depends on it.
+  }
   if (broken.length) console.log(`\nfailing files:\n${broken.map((b) => `  test/${b}`).join('\n')}`)
-  console.log(`\n${files.length} files in ${secs}s`)
+  console.log(`\n${files.length} files in ${secs(Date.now() - started)}, ${JOBS} at a time`)
   if (skips.length) console.log(`\nskipped (not run on this machine):\n${skips.map((s) => `  ${s}`).join('\n')}`)
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
   const ci = process.env.CI === 'true' || process.env.CI === '1'
@@ -105,24 +218,42 @@ async function runSuites(filter) {
   process.exitCode = failed === 0 && files.length > 0 && !(ci && skipped) ? 0 : 1
 }
 
-function run(cmd, args) {
+/**
+ * Runs `cmd` with its output collected: `out` is its stdout (where uvu's summary and SKIP lines go), `all` its
+ * stdout and stderr as they came, printed by the caller as one block. `name` is set for a test file, which is
+ * killed after FILE_TIMEOUT_MS.
+ */
+function run(cmd, args, name) {
   return new Promise((done) => {
+    const t0 = Date.now()
     const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
-    const timer = setTimeout(() => {
-      process.stdout.write(`\n${args.at(-1)}: still running after ${FILE_TIMEOUT_MS / 1000}s; killed\n`)
-      child.kill('SIGKILL')
-    }, FILE_TIMEOUT_MS)
     let out = ''
-    child.stdout.on('data', (d) => {
+    let all = ''
+    const timer =
+      name &&
+      setTimeout(() => {
+        all += `\n${name}: still running after ${FILE_TIMEOUT_MS / 1000}s; killed\n`
+        child.kill('SIGKILL')
+      }, FILE_TIMEOUT_MS)
+    child.stdout.setEncoding('utf8').on('data', (d) => {
       out += d
-      process.stdout.write(d)
+      all += d
     })
-    child.stderr.on('data', (d) => process.stderr.write(d))
-    child.on('close', (code) => {
-      clearTimeout(timer)
-      done({ code, out })
+    child.stderr.setEncoding('utf8').on('data', (d) => {
+      all += d
+    })
+    child.on('error', (e) => {
+      all += `${e.message}\n`
+    })
+    child.on('close', (code, signal) => {
+      if (timer) clearTimeout(timer)
+      done({ code, signal, out, all, ms: Date.now() - t0 })
     })
   })
+}
+
+function secs(ms) {
+  return `${(ms / 1000).toFixed(1)}s`
 }
 
 function escape(s) {

@@ -4,7 +4,8 @@
  * process started here is ended by the caller or by the `timeoutMs` safety net.
  */
 import { spawn } from 'node:child_process'
-import { resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 // @ts-expect-error plain JavaScript build script without type declarations
 import { seaTarget } from '../../scripts/sea.mjs'
 // @ts-expect-error plain JavaScript build script without type declarations
@@ -28,8 +29,16 @@ export function targets(): Target[] {
   return (listTargets(ROOT) as string[]).map((n) => loadTarget(ROOT, n) as Target)
 }
 
+/**
+ * The target's executable. Under `npm test` (TEA_TEST_ARTEFACTS=built) scripts/test.mjs built it before any file
+ * started, and it is only read here: rebuilding would rewrite dist/linux-x64/tea.cjs while other files run it.
+ * Run alone, the file builds it (or reuses it, cached by the bundle's hash).
+ */
 export async function ensureSea(name: string): Promise<{ file: string; rebuilt: boolean; timings: Record<string, number> }> {
-  return seaTarget(name, { quiet: true })
+  if (process.env.TEA_TEST_ARTEFACTS !== 'built') return seaTarget(name, { quiet: true })
+  const file = join(ROOT, 'dist', name, 'tea')
+  if (!existsSync(file)) throw new Error(`${file} is missing: scripts/test.mjs builds it before the test files start`)
+  return { file, rebuilt: false, timings: {} }
 }
 
 export interface RunResult {
