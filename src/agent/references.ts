@@ -11,7 +11,7 @@ import { buildInfo } from '../core/build-info.ts'
 import { errorMessage, isTeaError } from '../core/errors.ts'
 import type { Where } from '../core/issues.ts'
 import { closest, isPlainObject } from '../core/util.ts'
-import { paramIssues, unknownAction, type Registry } from '../actions/registry.ts'
+import { paramIssues, type Registry } from '../actions/registry.ts'
 import {
   compileCondition,
   compileTemplate,
@@ -152,16 +152,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
         const message = teaMessage(`action '${actionName}'`, tea.feature)
         at(path, 'TEA_UNSUPPORTED', message, node)
         unsupported.set(i, message)
-      } else
-        failed(
-          path,
-          'UNKNOWN_ACTION',
-          unknownAction(
-            actionName,
-            registry.list().map((a) => a.name),
-            node,
-          ),
-        )
+      } else failed(path, 'UNKNOWN_ACTION', registry.unknown(actionName, node))
     }
     const withValue = isPlainObject(n.with) ? withoutKeys(n.with, action?.raw) : n.with
     if (action?.raw?.length && isPlainObject(n.with)) {
@@ -196,15 +187,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
             at([...here, 'with', ...path], 'TEA_UNSUPPORTED', message, node)
             if (!unsupported.has(i)) unsupported.set(i, message)
           } else {
-            failed(
-              [...here, 'with', ...path],
-              'UNKNOWN_ACTION',
-              unknownAction(
-                name,
-                registry.list().map((a) => a.name),
-                { node: label, field: `with.${path.join('.')}` },
-              ),
-            )
+            failed([...here, 'with', ...path], 'UNKNOWN_ACTION', registry.unknown(name, { node: label, field: `with.${path.join('.')}` }))
           }
         }
       }
