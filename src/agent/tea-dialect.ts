@@ -101,6 +101,7 @@ export const teaKeys = once(
     'settings.parallel.remote': absent("the hosts of TEA's remote strategy (branches over SSH)"),
     'settings.auto_trace': mapped('with trace_exporter: file, every run event goes to trace_file as NDJSON (as --trace)'),
     'settings.trace_exporter': mapped("file: the trace file; console: tea's progress lines on stderr"),
+    'settings.parallel.streams': absent("TEA's stream channels between nodes (Unix pipes under the process strategy)"),
     'settings.trace_file': mapped('where the trace goes (default <name>.trace.jsonl beside the agent)'),
     'settings.auto_trace_llm_payloads': accepted("accepted and ignored: tea's trace holds run events, not model payloads"),
     'settings.opik': absent('Opik tracing (a cloud service)'),

@@ -41,7 +41,7 @@ nodes:
   assert.equal(warnings(yaml), [
     "3:3 TEA_UNSUPPORTED 'settings.a2a' is a TEA feature that tea does not provide: TEA's agent-to-agent messaging; tea agents coordinate through AOF/1",
     "4:3 TEA_UNSUPPORTED 'settings.opik' is a TEA feature that tea does not provide: Opik tracing (a cloud service)",
-    "8:5 TEA_UNSUPPORTED 'nodes.0.params' is a TEA feature that tea does not provide: TEA's examples write it for with:, but neither TEA runtime reads it; write with:",
+    "8:5 TEA_UNSUPPORTED 'nodes.0.params' is not read by TEA's runtime either; tea sets it aside: neither TEA runtime reads it (yaml_nodes.py gives the action with:, and the Rust runtime's node has with: only), so the action gets no parameters from it; write with:",
   ])
 })
 
@@ -77,7 +77,7 @@ test('a node that needs a TEA feature tea lacks fails when the run reaches it, w
     warnings.map((w) => w.message),
     [
       "action 'reason.dspy.cot' is a TEA feature that tea does not provide: DSPy (a Python library)",
-      "'nodes.2.type: dynamic_parallel' is a TEA feature that tea does not provide yet: dynamic_parallel with subgraph: (with action: or steps: it runs as flow.map)",
+      "'nodes.2.type: dynamic_parallel' is a TEA feature that tea does not provide yet: dynamic_parallel with a subgraph: tea does not take: a URL, a path out of the agent's folder or a missing file, or a sub-agent that routes (conditions, goto, parallel edges) or has node kinds (with action:, steps: or any other subgraph: it runs as flow.map)",
     ],
   )
   const llm = createLlmClient({ env: {} })
