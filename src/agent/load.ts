@@ -17,7 +17,6 @@ import { type AgentParse, parseAgentYaml } from './parse-cache.ts'
 import { formatProblem, invalidAgent, type Problem } from './problems.ts'
 import { AgentSchema, keysAt, LlmSettingsSchema, type ShellProviderSchema, type AgentFile } from './schema.ts'
 import { teaKey, teaMessage, UNSUPPORTED } from './tea-dialect.ts'
-import { lowerTeaSpellings } from './tea-spellings.ts'
 import { extractionPrompt, parseExtractionSchema } from '../actions/validate/extraction.ts'
 import { ltmBackendUnsupported } from '../actions/ltm/index.ts'
 import { DEFAULT_RUN_MEMORY_MB, type AgentSettingsView } from '../actions/types.ts'
@@ -134,8 +133,7 @@ function draftAgent(text: string, file: string, options: LoadOptions = {}): Agen
   }
   const backend = localBackend(parsed.data)
   const expanded = expandSettingsEnv(parsed.data, parsed, options.env ?? process.env)
-  lowerTeaSpellings(parsed.data)
-  const languages = lowerTeaNodes(parsed.data, options.runLanguages)
+  const languages = lowerTeaNodes(parsed.data, options.runLanguages, file)
   return { ...draft, expanded, languages, ...(backend !== undefined && { backend }) }
 }
 

@@ -101,7 +101,6 @@ export const teaKeys = once(
     'settings.parallel.remote': absent("the hosts of TEA's remote strategy (branches over SSH)"),
     'settings.auto_trace': mapped('with trace_exporter: file, every run event goes to trace_file as NDJSON (as --trace)'),
     'settings.trace_exporter': mapped("file: the trace file; console: tea's progress lines on stderr"),
-    'settings.parallel.streams': absent("TEA's stream channels between nodes (Unix pipes under the process strategy)"),
     'settings.trace_file': mapped('where the trace goes (default <name>.trace.jsonl beside the agent)'),
     'settings.auto_trace_llm_payloads': accepted("accepted and ignored: tea's trace holds run events, not model payloads"),
     'settings.opik': absent('Opik tracing (a cloud service)'),
@@ -139,7 +138,7 @@ export const teaKeys = once(
       "neither TEA runtime reads it (yaml_nodes.py gives the action with:, and the Rust runtime's node has with: only), so the action gets no parameters from it; write with:",
     ),
     'nodes.*.output_key': mapped('= output: on an action node (yaml_nodes.py reads output, else output_key)'),
-    'nodes.*.input': planned('the input mapping of a dynamic_parallel subgraph:'),
+    'nodes.*.input': mapped("a dynamic_parallel subgraph:'s input mapping: the sub-agent's starting state, rendered per item"),
     'nodes.*.__delete__': absent("TEA's overlay marker (tea run --overlay deletes the node); tea has no overlays"),
     'nodes.*.output': supported('where the result goes'),
     'nodes.*.run': supported(
@@ -153,7 +152,7 @@ export const teaKeys = once(
     'nodes.*.on_error': supported('retry, continue or fall back'),
     'nodes.*.fan_in': accepted("marks the node that joins TEA's parallel edges; tea reads the join from the edges"),
     'nodes.*.type': mapped(
-      "dynamic_parallel with action: or steps: (flow.map, items checkpointed one by one, each result as TEA's ParallelFlowResult), while_loop (flow.while); subgraph: is planned",
+      "dynamic_parallel with action:, steps: or subgraph: (flow.map, items checkpointed one by one, each result as TEA's ParallelFlowResult; a subgraph's nodes run as each item's steps), while_loop (flow.while)",
     ),
     'nodes.*.steps': mapped('sequential sub-steps (flow.steps)'),
     'nodes.*.items': mapped('dynamic_parallel items'),
@@ -161,7 +160,9 @@ export const teaKeys = once(
     'nodes.*.index_var': mapped('dynamic_parallel index variable'),
     'nodes.*.max_concurrency': mapped('dynamic_parallel concurrency (default 4)'),
     'nodes.*.fail_fast': mapped('dynamic_parallel failure policy (default false, as in TEA)'),
-    'nodes.*.subgraph': planned('dynamic_parallel subgraph'),
+    'nodes.*.subgraph': mapped(
+      "dynamic_parallel's sub-agent file, in the agent's folder, run per item from input: (its nodes as the item's steps, in file order or one chain of edges)",
+    ),
     'nodes.*.condition': mapped('while_loop condition (on another node TEA ignores it, and tea warns and sets it aside)'),
     'nodes.*.interrupt_after': ignored('TEA reads interrupt: after on a node, or config.interrupt_after'),
     'nodes.*.interrupt_before': ignored('TEA reads interrupt: before on a node, or config.interrupt_before'),
@@ -311,10 +312,12 @@ export const teaActions = once(
   }),
 )
 
-/** TEA's node kinds (`type:`). dynamic_parallel is lowered (agent/tea-nodes.ts) unless it uses `subgraph:`. */
+/** TEA's node kinds (`type:`). dynamic_parallel is lowered (agent/tea-nodes.ts) unless its `subgraph:` cannot be. */
 export const teaNodeTypes = once(
   (): Readonly<Record<string, TeaFeature>> => ({
-    dynamic_parallel: planned('dynamic_parallel with subgraph: (with action: or steps: it runs as flow.map)'),
+    dynamic_parallel: planned(
+      "dynamic_parallel with a subgraph: tea does not take: a URL, a path out of the agent's folder or a missing file, or a sub-agent that routes (conditions, goto, parallel edges) or has node kinds (with action:, steps: or any other subgraph: it runs as flow.map)",
+    ),
     while_loop: mapped('a bounded loop (flow.while)'),
   }),
 )

@@ -18,6 +18,7 @@
 
 import { isPlainObject } from '../core/util.ts'
 import { chooseLanguage, type LanguageChooser, languageChooser, type RunLanguage } from './run-language.ts'
+import { readSubAgent, type SubAgent } from './tea-subgraph.ts'
 
 const MAP_KEYS = ['items', 'item_var', 'index_var', 'max_concurrency', 'fail_fast'] as const
 /** What the lowering consumes; any other key stays on the node, so the loader still reports what it does not know. */
@@ -25,9 +26,10 @@ const CONSUMED = new Set<string>([...MAP_KEYS, 'type', 'action', 'steps', 'fan_i
 
 /**
  * Rewrites, in place, the TEA node kinds of `data.nodes` that tea runs, and returns the language each unmarked
- * `run:` body was given (run-language.ts); `recorded` are the languages a resumed run started with.
+ * `run:` body was given (run-language.ts); `recorded` are the languages a resumed run started with, `file` the
+ * agent's path (a `subgraph:` is read from beside it).
  */
-export function lowerTeaNodes(data: Record<string, unknown>, recorded?: Readonly<Record<string, string>>): RunLanguage[] {
+export function lowerTeaNodes(data: Record<string, unknown>, recorded?: Readonly<Record<string, string>>, file?: string): RunLanguage[] {
   if (!Array.isArray(data.nodes)) return []
   const edgeSources = new Set((Array.isArray(data.edges) ? data.edges : []).filter(isPlainObject).map((e) => e.from))
   const pinned = isPlainObject(data.settings) && typeof data.settings.run_language === 'string' ? data.settings.run_language : undefined
@@ -36,6 +38,17 @@ export function lowerTeaNodes(data: Record<string, unknown>, recorded?: Readonly
     if (!isPlainObject(n)) return n
     if (n.type === 'dynamic_parallel' && n.subgraph === undefined && (isPlainObject(n.action) || Array.isArray(n.steps)))
       return dynamicParallel(n, edgeSources, chooser)
+    if (
+      n.type === 'dynamic_parallel' &&
+      typeof n.subgraph === 'string' &&
+      file !== undefined &&
+      n.action === undefined &&
+      n.steps === undefined
+    ) {
+      // A sub-agent tea cannot take as steps stays as written: the loader names `subgraph:` as a TEA feature.
+      const sub = readSubAgent(n.subgraph, file)
+      if (typeof sub !== 'string') return dynamicParallel(n, edgeSources, chooser, sub)
+    }
     if (n.type === 'while_loop' && Array.isArray(n.body)) return whileLoop(n)
     if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n, chooser)
     if ((n.uses ?? n.action) === 'reflection.loop') return reflectionCode(n, chooser)
@@ -73,7 +86,12 @@ function marked(code: string): string | undefined {
   return undefined
 }
 
-function dynamicParallel(n: Record<string, unknown>, edgeSources: Set<unknown>, chooser: LanguageChooser): Record<string, unknown> {
+function dynamicParallel(
+  n: Record<string, unknown>,
+  edgeSources: Set<unknown>,
+  chooser: LanguageChooser,
+  sub?: SubAgent,
+): Record<string, unknown> {
   const out = unconsumed(n)
   const args: Record<string, unknown> = {}
   for (const k of MAP_KEYS) if (n[k] !== undefined) args[k] = n[k]
@@ -85,6 +103,12 @@ function dynamicParallel(n: Record<string, unknown>, edgeSources: Set<unknown>, 
   if (isPlainObject(n.action)) {
     const { uses, action, with: params, output } = n.action
     args.action = { uses: uses ?? action, ...(params !== undefined && { with: params }), ...(output !== undefined && { output }) }
+  } else if (sub) {
+    delete out.subgraph
+    delete out.input
+    // TEA's sub-agent starts from the `input:` mapping rendered for the item, not from this agent's state.
+    args.input = isPlainObject(n.input) ? n.input : {}
+    args.steps = subAgentSteps(String(n.name), sub, chooser)
   } else args.steps = stepsOnEngines(n, chooser)
   out.uses = 'flow.map'
   out.with = args
@@ -188,6 +212,21 @@ function steps(n: Record<string, unknown>, chooser: LanguageChooser): Record<str
     with: { steps: stepsOnEngines(n, chooser) },
     ...(n.output !== undefined && { output: n.output }),
   }
+}
+
+/**
+ * A sub-agent's nodes as steps, each in its engine's language: the sub-agent's unmarked bodies are chosen among
+ * themselves (it is its own file), and the choices are recorded under `<node>.subgraph.<its node>`.
+ */
+function subAgentSteps(node: string, sub: SubAgent, chooser: LanguageChooser): unknown[] {
+  const prefix = `${node}.subgraph.`
+  const recorded = chooser.recorded
+    ? Object.fromEntries(Object.entries(chooser.recorded).flatMap(([k, l]) => (k.startsWith(prefix) ? [[k.slice(prefix.length), l]] : [])))
+    : undefined
+  const own = languageChooser(unmarkedBodies(sub.nodes), sub.runLanguage, recorded)
+  const steps = sub.nodes.map((s) => stepOnEngine(s, own, String(s.name), undefined))
+  for (const c of own.choices) chooser.choices.push({ ...c, key: `${prefix}${c.key}` })
+  return steps
 }
 
 /** A node's steps, each in its engine's language: the step's, else the node's, else the one chosen for it. */

@@ -11,6 +11,10 @@
  * `dynamic_parallel` hands its fan-in node, and what TEA's agents read): `{branch: "<node>[i]", index, success,
  * state, error, error_type, timing_ms}`, `state` being what the item's action or steps set plus the item and index
  * variables. A failed item (with `fail_fast: false`) is `success: false` with the error's message and code.
+ *
+ * `input` (TEA's `subgraph:` mode, whose sub-agent's nodes the loader gives as `steps`) starts each item's steps from
+ * that mapping, rendered for the item, instead of from the node's state; the item's `state` is then the mapping plus
+ * what the steps set, as TEA's sub-agent's final state is.
  */
 
 import * as v from 'valibot'
@@ -39,6 +43,12 @@ const params = v.pipe(
       ),
     ),
     steps: v.optional(v.pipe(v.array(stepSchema), v.description('Or: steps each item runs in order on a copy of the state.'))),
+    input: v.optional(
+      v.pipe(
+        v.record(v.string(), v.unknown()),
+        v.description("With steps: the state each item's steps start from, rendered per item (a TEA sub-agent's input)."),
+      ),
+    ),
     results: v.optional(
       v.pipe(
         v.picklist(['values', 'branches']),
@@ -48,6 +58,7 @@ const params = v.pipe(
     ),
   }),
   v.check((p) => (p.action === undefined) !== (p.steps === undefined), 'give exactly one of `action` or `steps`'),
+  v.check((p) => p.input === undefined || p.steps !== undefined, '`input` goes with `steps`'),
 )
 
 type Params = v.InferOutput<typeof params>
@@ -57,7 +68,7 @@ export const flowMap = defineAction({
   description:
     'Runs an action, or steps, for each item of a list, several at a time; returns the results in item order. Each finished item is checkpointed.',
   params,
-  raw: ['action', 'steps'],
+  raw: ['action', 'steps', 'input'],
   run: (p, ctx) => map(p, ctx),
 })
 
@@ -77,8 +88,10 @@ async function map(p: Params, ctx: ActionContext): Promise<State> {
       const extra = { [p.item_var]: p.items[next], [p.index_var]: next }
       const started = Date.now()
       try {
-        const value = await runItem(p, ctx, extra)
-        results[next] = p.results === 'branches' ? branch(ctx, next, started, { ...asState(value), ...extra }) : value
+        const start = p.input && asState(ctx.render(p.input, extra, 'input'))
+        const value = await runItem(p, ctx, extra, start)
+        const state = start ? { ...start, ...asState(value) } : { ...asState(value), ...extra }
+        results[next] = p.results === 'branches' ? branch(ctx, next, started, state) : value
       } catch (e) {
         if (p.fail_fast || !isTeaError(e)) {
           failure ??= e
@@ -103,13 +116,13 @@ async function map(p: Params, ctx: ActionContext): Promise<State> {
   return { result: results }
 }
 
-async function runItem(p: Params, ctx: ActionContext, extra: Record<string, unknown>): Promise<unknown> {
+async function runItem(p: Params, ctx: ActionContext, extra: Record<string, unknown>, start?: State): Promise<unknown> {
   if (p.action) {
     const params = ctx.render(p.action.with ?? {}, extra, 'action.with')
     const result = await ctx.invoke(p.action.uses, params)
     return p.action.output === undefined ? result : { [p.action.output]: result }
   }
-  return runSteps(p.steps as Step[], ctx, ctx.state as State, extra, 'steps')
+  return runSteps(p.steps as Step[], ctx, start ?? (ctx.state as State), extra, 'steps')
 }
 
 /** One item's result as TEA's ParallelFlowResult (its JSON form; TEA's Python view is src/python/glue.ts). */

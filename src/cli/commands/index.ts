@@ -5,7 +5,6 @@
  */
 
 import { versionLine } from '../../core/build-info.ts'
-import { enabledFeatures } from '../../feature-list.ts'
 import { type Command, defineCommand, resolveCommand, unknownCommand } from '../command.ts'
 import { EXIT } from '../exit.ts'
 import { renderHelp } from '../help.ts'
@@ -18,7 +17,7 @@ import { doctor, serve } from './serve.ts'
 import { worker } from './worker.ts'
 
 function printVersion(io: Io): number {
-  io.out(`${versionLine(enabledFeatures())}\n`)
+  io.out(`${versionLine()}\n`)
   return EXIT.ok
 }
 
