@@ -1,11 +1,11 @@
 // Build-time feature flags, replaced by esbuild `define` from targets/<name>.json (see build.mjs). When running
-// from source (tests, tsx) they are undefined and src/features.ts treats every feature as on.
+// from source (tests, tsx) they are undefined and src/feature-list.ts treats every feature as on. Only that list reads them.
 declare const __FEATURE_PLANNING__: boolean | undefined
 declare const __FEATURE_REASONING__: boolean | undefined
 declare const __FEATURE_PROLOG__: boolean | undefined
 declare const __FEATURE_LUA__: boolean | undefined
 declare const __FEATURE_PYTHON__: boolean | undefined
-/** The NATS fleet store (`--nats`); false only where the target file says `"fleet": false`. */
+/** The fleet feature: the NATS task store (`--nats`). */
 declare const __FEATURE_FLEET__: boolean | undefined
 declare const __TEA_TARGET__: string | undefined
 /** The target's enabled feature flags, by name (the same target file as the __FEATURE_*__ flags). */

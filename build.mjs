@@ -8,6 +8,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bundle } from './scripts/build/bundle.mjs'
+import { readFeatureList } from './scripts/build/features.mjs'
 import { FLAGS, listTargets, loadTarget } from './scripts/build/targets.mjs'
 
 const root = dirname(fileURLToPath(import.meta.url))
@@ -59,8 +60,6 @@ export async function buildTarget(name, opts = {}) {
   }
   for (const f of FLAGS) define[`__FEATURE_${f.toUpperCase()}__`] = String(target.features[f])
   define.__TEA_FEATURES__ = JSON.stringify(FLAGS.filter((f) => target.features[f]))
-  // The NATS client for `--nats` (docs/fleet.md): on unless the target says `"fleet": false` (the core target).
-  define.__FEATURE_FLEET__ = String(target.fleet !== false)
   const result = await bundle({
     root,
     entry: entrySource(),
@@ -91,20 +90,17 @@ export function engineFiles(target) {
   const files = {}
   // A CommonJS loader (`.js` in its package) is carried as `.cjs`, so that it stays CommonJS wherever the build is
   // put (src/sea/runtime-files.ts).
-  const add = (feature, packageFile, names) => {
-    if (!target.features[feature]) return
-    const dir = dirname(createRequire(join(root, 'package.json')).resolve(packageFile))
-    for (const f of names) files[`${feature}/${f}`] = join(dir, f.replace(/\.cjs$/, '.js'))
+  for (const { name, files: carried } of readFeatureList(root)) {
+    if (!carried || !target.features[name]) continue
+    const dir = dirname(createRequire(join(root, 'package.json')).resolve(carried.package))
+    for (const f of carried.names) files[`${name}/${f}`] = join(dir, f.replace(/\.cjs$/, '.js'))
   }
-  add('prolog', 'swipl-wasm/dist/swipl/swipl-web.js', ['swipl-web.js', 'swipl-web.wasm', 'swipl-web.data'])
-  add('lua', 'wasmoon/dist/glue.wasm', ['index.cjs', 'glue.wasm'])
-  add('python', 'pyodide/pyodide.js', ['pyodide.cjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'])
   return files
 }
 
 /** Puts the engine files beside the bundle (src/prolog/files.ts reads them there), and removes those of a feature now off. */
 function copyEngineFiles(target, dir) {
-  for (const feature of ['prolog', 'lua', 'python']) rmSync(join(dir, feature), { recursive: true, force: true })
+  for (const { name, files } of readFeatureList(root)) if (files) rmSync(join(dir, name), { recursive: true, force: true })
   for (const [name, from] of Object.entries(engineFiles(target))) {
     mkdirSync(dirname(join(dir, name)), { recursive: true })
     copyFileSync(from, join(dir, name))

@@ -30,6 +30,9 @@ import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { benchContext, instantPool } from './bench-context.ts'
 
+/** Holds a worker 20 ms, so that `threads` of them at once start every thread (the product's worker runs no probe tasks). */
+const WARM_UP = { kind: 'code', selfTimed: true, code: 'const t = Date.now()\nwhile (Date.now() - t < 20) {}\nreturn null', args: {} }
+
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name)
   return i > 0 ? process.argv[i + 1] : undefined
@@ -159,7 +162,7 @@ async function timePlan(
 
 async function startPool(s: Src, threads: number): Promise<BenchPool> {
   const pool = s.createPool({ maxThreads: threads })
-  await Promise.all(Array.from({ length: threads }, () => pool.run({ kind: 'probe', probe: 'sleep', ms: 20 })))
+  await Promise.all(Array.from({ length: threads }, () => pool.run(WARM_UP)))
   return pool
 }
 

@@ -1,8 +1,9 @@
 // The layer check (docs/architecture.md): every import in src/ points down the layer order, no two folders import
 // each other through any chain (no cycle between folders), no file imports itself back through other files (no
-// cycle between files, type-only imports included), and inside src/aof/ every import keeps to the rooms' rules
-// (`AOF_ROOMS`). Part of `npm test`; `node scripts/check-layers.mjs` alone prints
-// every violation and exits 1 when there is one.
+// cycle between files, type-only imports included), inside src/aof/ every import keeps to the rooms' rules
+// (`AOF_ROOMS`), and an optional feature is named in one place: its entry in src/feature-list.ts, the only module
+// that imports a feature's folder from outside it or writes a `__FEATURE_*__` flag (`featureRules`). Part of
+// `npm test`; `node scripts/check-layers.mjs` alone prints every violation and exits 1 when there is one.
 //
 // Imports are read with a small scanner rather than a full parser: static `import … from`, `export … from`,
 // `import('…')` and `import type`, which is every form src/ uses. Comments and strings that merely look like
@@ -13,7 +14,9 @@ import { fileURLToPath } from 'node:url'
 
 /**
  * The layers, lowest first. A module may import its own layer's folder and anything listed in its `uses`. The
- * root modules (src/*.ts: the composition root and the public API) sit above every feature and below the CLI.
+ * root modules (src/*.ts: the feature list, the registries, the pool's worker entry and the public API) sit above
+ * every feature and below the CLI. A feature whose entry is a folder of its own at the top of src/ (src/lua/) is a
+ * layer of `FEATURE_USES`, from the feature list; it needs no line here.
  */
 export const LAYERS = {
   core: [],
@@ -27,30 +30,31 @@ export const LAYERS = {
   actions: ['core', 'template', 'code', 'llm', 'store', 'pool', 'aof'],
   agent: ['core', 'template', 'code', 'actions', 'llm'],
   engine: ['core', 'template', 'code', 'actions', 'agent', 'llm', 'store'],
-  planning: ['core', 'template', 'code', 'actions', 'llm', 'store', 'pool'],
-  reasoning: ['core', 'template', 'code', 'actions', 'llm', 'store', 'pool'],
-  prolog: ['core', 'actions', 'pool', 'sea'],
-  lua: ['core', 'actions', 'pool', 'sea'],
-  python: ['core', 'actions', 'pool', 'sea'],
-  '(root)': [
-    'core',
-    'template',
-    'store',
-    'llm',
-    'pool',
-    'aof',
-    'code',
-    'sea',
-    'actions',
-    'agent',
-    'engine',
-    'planning',
-    'reasoning',
-    'prolog',
-    'lua',
-    'python',
-  ],
+  '(root)': ['core', 'template', 'store', 'llm', 'pool', 'aof', 'code', 'sea', 'actions', 'agent', 'engine'],
   cli: ['core', 'template', 'store', 'llm', 'pool', 'aof', 'code', 'sea', 'actions', 'agent', 'engine', '(root)'],
+}
+
+/** What a feature's own folder may import: the layers an action and a pool task handler are written over. */
+export const FEATURE_USES = ['core', 'template', 'code', 'actions', 'llm', 'store', 'pool', 'sea']
+
+/** The one module that names the optional features (src/feature-list.ts). */
+export const FEATURE_LIST = 'src/feature-list.ts'
+
+/**
+ * The features of src/feature-list.ts: each entry's `name` and the folder of the module its `load` imports
+ * (`planning` for `import('./planning/index.ts')`, `aof/store/nats` for the fleet's store), relative to src/.
+ */
+export function readFeatures(root) {
+  let text
+  try {
+    text = stripComments(readFileSync(join(root, FEATURE_LIST), 'utf8'))
+  } catch {
+    return []
+  }
+  const features = []
+  for (const m of text.matchAll(/\bname:\s*'([^']+)'[\s\S]*?\bimport\(\s*'\.\/([^']+)'\s*\)/g))
+    features.push({ name: m[1], folder: dirname(m[2]), entry: m[2] })
+  return features
 }
 
 /**
@@ -80,10 +84,6 @@ function aofRoom(relPath) {
   return undefined
 }
 
-/** Only the composition root may import an optional feature (SPEC §2). */
-const FEATURE_IMPORTERS = new Set(['src/features.ts', 'src/catalog.ts'])
-const FEATURES = new Set(['planning', 'reasoning', 'prolog', 'lua', 'python'])
-
 const IMPORT = /(?:^|[;\n}])\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g
 
 export function scan(srcDir) {
@@ -108,18 +108,24 @@ export function check(root) {
     const parts = relative(srcDir, f).split('/')
     return parts.length === 1 ? '(root)' : parts[0]
   }
+  const features = readFeatures(root)
+  const layers = { ...LAYERS }
+  for (const { folder } of features)
+    if (!folder.includes('/') && !(folder in LAYERS)) {
+      layers[folder] = FEATURE_USES
+      layers['(root)'] = [...layers['(root)'], folder]
+    }
   const problems = []
   for (const f of files)
-    if (!(layerOf(f) in LAYERS))
+    if (!(layerOf(f) in layers))
       problems.push(`${rel(f)}: folder '${layerOf(f)}' is in no layer (add it to scripts/check-layers.mjs and docs/architecture.md)`)
   for (const e of edges) {
     const from = layerOf(e.from)
     const to = layerOf(e.to)
-    if (from === to || !(from in LAYERS)) continue
-    if (!LAYERS[from].includes(to)) problems.push(`${rel(e.from)} imports ${rel(e.to)}: ${from} may not import ${to}`)
-    if (FEATURES.has(to) && !FEATURES.has(from) && !FEATURE_IMPORTERS.has(rel(e.from)))
-      problems.push(`${rel(e.from)} imports the optional feature ${to}: only src/features.ts and src/catalog.ts may`)
+    if (from === to || !(from in layers)) continue
+    if (!layers[from].includes(to)) problems.push(`${rel(e.from)} imports ${rel(e.to)}: ${from} may not import ${to}`)
   }
+  problems.push(...featureRules(root, files, edges, features))
   const aofDir = join(srcDir, 'aof')
   const roomOf = (f) => aofRoom(relative(aofDir, f))
   for (const f of files)
@@ -136,6 +142,33 @@ export function check(root) {
     problems.push(`folder cycle: ${cycle.join(' → ')}`)
   for (const cycle of cycles(edges.map((e) => [rel(e.from), rel(e.to)]))) problems.push(`file cycle: ${cycle.join(' → ')}`)
   return { problems, files: files.length, imports: edges.length }
+}
+
+/**
+ * A feature is named once (issue 34): no module but the feature list imports a feature's folder from outside it
+ * (type-only imports included: a type names the feature too), and no module but the list writes a build flag
+ * (`__FEATURE_<NAME>__`), so that the flag's literal stands where esbuild can drop the feature whole.
+ */
+function featureRules(root, files, edges, features) {
+  const rel = (f) => relative(root, f)
+  const folderOf = (f) => {
+    const r = relative(join(root, 'src'), f)
+    return features.find(({ folder }) => r.startsWith(`${folder}/`))
+  }
+  const problems = []
+  for (const e of edges) {
+    const to = folderOf(e.to)
+    if (!to || rel(e.from) === FEATURE_LIST || folderOf(e.from) === to) continue
+    problems.push(
+      `${rel(e.from)} imports ${rel(e.to)} of the optional feature ${to.name}: only ${FEATURE_LIST} may (add what it needs to the feature's entry there)`,
+    )
+  }
+  for (const f of files) {
+    if (rel(f) === FEATURE_LIST) continue
+    const flag = /\b__FEATURE_[A-Z0-9_]+__/.exec(stripComments(readFileSync(f, 'utf8')))
+    if (flag) problems.push(`${rel(f)} reads the build flag ${flag[0]}: only ${FEATURE_LIST} may (give the feature's entry what it needs)`)
+  }
+  return problems
 }
 
 /** Every strongly connected component with more than one member, as a cycle path (Tarjan). */

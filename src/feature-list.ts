@@ -1,42 +1,147 @@
 /**
- * The composition root of the actions: the core built-ins plus the optional features this build has (SPEC §2). It
- * is the one place optional features join the core. Each feature is guarded by a build flag that esbuild replaces
- * with a literal, so a target built with the flag off drops the branch and every module only it imported. Nothing
- * else in src/ imports planning/, reasoning/, prolog/, lua/ or python/; the CLI and the pool's worker entry (src/worker.ts) build their
- * registries here.
+ * The optional features, declared once (SPEC §2, issue 34). Each entry is everything the rest of tea knows of a
+ * feature: its name (which is also its build flag, `__FEATURE_<NAME>__`, and its key in a target file's
+ * `features`), the action namespaces it adds, the pool task kinds its workers handle, the `run:` language it runs,
+ * the files it reads beside the bundle, the commands it adds, and its entry module. The build (build.mjs,
+ * scripts/build/features.mjs), the registries (catalog.ts, features.ts), the pool's worker (worker.ts), `tea --version` and
+ * `tea doctor`, and the layer check (scripts/check-layers.mjs) all read this list; nothing else in src/ names a
+ * feature or imports its folder, and the layer check holds that.
+ *
+ * A new feature is its folder, whose `index.ts` exports what `FeatureCode` says, plus one entry here. Its `load`
+ * must be written as the others are: the flag's literal in the condition itself, so that esbuild folds it and, in a
+ * target with the flag off, drops the `import()` and every module only it reached. From source (no defines) every
+ * feature is on. `load` is an `import()` so that a process evaluates a feature's modules only when it first needs
+ * one of its actions or tasks (`tea run` of a `run:`-only agent evaluates none; bench/RESULTS.md, issue 14).
  */
 
-import { builtinActions } from './actions/builtins.ts'
-import { createRegistry, type Registry } from './actions/registry.ts'
+import type { ActionGroup } from './actions/registry.ts'
 import type { Action } from './actions/types.ts'
-import { planningActions } from './planning/index.ts'
+import type { openNatsStore } from './aof/store/nats/store.ts'
 import type { TaskHandler } from './pool/protocol.ts'
-import { luaActions, luaTaskHandlers } from './lua/index.ts'
-import { prologActions, prologTaskHandlers } from './prolog/index.ts'
-import { pythonActions, pythonTaskHandlers } from './python/index.ts'
-import { reasoningActions } from './reasoning/index.ts'
 
-/** The registry of this build: core built-ins plus the enabled features' actions, and any `extra` (library use, tests). */
-export function buildRegistry(extra: readonly Action[] = []): Registry {
-  return createRegistry([...builtinActions(), ...featureActions(), ...extra])
+/** What a feature's entry module exports (each part it has). */
+export interface FeatureCode {
+  actions?(): readonly Action[]
+  taskHandlers?: Readonly<Record<string, TaskHandler>>
+  openNatsStore?: typeof openNatsStore
 }
 
-/** Actions contributed by the features this build has. */
-function featureActions(): Action[] {
-  const actions: Action[] = []
-  if (typeof __FEATURE_PLANNING__ === 'undefined' || __FEATURE_PLANNING__) actions.push(...planningActions())
-  if (typeof __FEATURE_REASONING__ === 'undefined' || __FEATURE_REASONING__) actions.push(...reasoningActions())
-  if (typeof __FEATURE_PROLOG__ === 'undefined' || __FEATURE_PROLOG__) actions.push(...prologActions())
-  if (typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__) actions.push(...luaActions())
-  if (typeof __FEATURE_PYTHON__ === 'undefined' || __FEATURE_PYTHON__) actions.push(...pythonActions())
-  return actions
+export interface Feature {
+  name: string
+  summary: string
+  /** The action namespaces it adds (`plan` for `plan.*`). */
+  actions?: readonly string[]
+  /** Its actions run or list other actions by name, so loading them loads every action (registry.ts). */
+  dispatches?: boolean
+  /** The pool task kinds its `taskHandlers` handle, on the pool's workers. */
+  tasks?: readonly string[]
+  /** The `run:` language it runs (its `<language>.run` action). */
+  language?: string
+  /** Files it reads at run time, copied by the build beside the bundle under `<name>/` (src/sea/runtime-files.ts). */
+  files?: { package: string; names: readonly string[] }
+  /** The commands or flags it adds, for docs/architecture.md and `tea doctor`. */
+  commands?: readonly string[]
+  /** Its entry module, when this build has it. */
+  load?: () => Promise<FeatureCode>
 }
 
-/** Pool task handlers contributed by the features this build has (src/worker.ts adds them to the core's). */
+export const FEATURES: readonly Feature[] = [
+  {
+    name: 'planning',
+    summary: 'plan.* : an LLM splits a goal into a DAG of subtasks run on the pool',
+    actions: ['plan'],
+    dispatches: true,
+    load: typeof __FEATURE_PLANNING__ === 'undefined' || __FEATURE_PLANNING__ ? () => import('./planning/index.ts') : undefined,
+  },
+  {
+    name: 'reasoning',
+    summary: 'reason.* and reflection.loop: chain of thought, ReAct with tools, self-correction',
+    actions: ['reason', 'reflection'],
+    dispatches: true,
+    load: typeof __FEATURE_REASONING__ === 'undefined' || __FEATURE_REASONING__ ? () => import('./reasoning/index.ts') : undefined,
+  },
+  {
+    name: 'prolog',
+    summary: 'SWI-Prolog in WebAssembly: run: in Prolog, prolog.query',
+    actions: ['prolog'],
+    tasks: ['prolog'],
+    language: 'prolog',
+    files: { package: 'swipl-wasm/dist/swipl/swipl-web.js', names: ['swipl-web.js', 'swipl-web.wasm', 'swipl-web.data'] },
+    load: typeof __FEATURE_PROLOG__ === 'undefined' || __FEATURE_PROLOG__ ? () => import('./prolog/index.ts') : undefined,
+  },
+  {
+    name: 'lua',
+    summary: 'Lua 5.4 in WebAssembly: run: in Lua',
+    actions: ['lua'],
+    tasks: ['lua'],
+    language: 'lua',
+    files: { package: 'wasmoon/dist/glue.wasm', names: ['index.cjs', 'glue.wasm'] },
+    load: typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__ ? () => import('./lua/index.ts') : undefined,
+  },
+  {
+    name: 'python',
+    summary: 'CPython in WebAssembly (Pyodide): run: in Python',
+    actions: ['python'],
+    tasks: ['python'],
+    language: 'python',
+    files: {
+      package: 'pyodide/pyodide.js',
+      names: ['pyodide.cjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'],
+    },
+    load: typeof __FEATURE_PYTHON__ === 'undefined' || __FEATURE_PYTHON__ ? () => import('./python/index.ts') : undefined,
+  },
+  {
+    // The NATS JetStream task store and its client (docs/fleet.md). Its entry is the store's module; the fleet's
+    // roles (worker, scheduler, router) are the AOF protocol's and run on the folder store in every build.
+    name: 'fleet',
+    summary: 'the NATS JetStream task store for a fleet of boards',
+    commands: ['--nats on tea aof …, tea worker --aof', 'tea aof route serve'],
+    load: typeof __FEATURE_FLEET__ === 'undefined' || __FEATURE_FLEET__ ? () => import('./aof/store/nats/store.ts') : undefined,
+  },
+]
+
+/** The features this build has (`tea --version` lists them). */
+export function enabledFeatures(): string[] {
+  return FEATURES.filter((f) => f.load).map((f) => f.name)
+}
+
+/** The feature whose actions `name` would be (`planning` for `plan.decompose`), whether this build has it or not. */
+export function featureForAction(name: string): string | undefined {
+  return FEATURES.find((f) => f.actions?.some((p) => name.startsWith(`${p}.`)))?.name
+}
+
+/** The feature that would have action `name`, when this build lacks it (UNKNOWN_ACTION then names it). */
+export function lackingFeature(name: string): string | undefined {
+  const f = FEATURES.find((f) => f.actions?.some((p) => name.startsWith(`${p}.`)))
+  return f && !f.load ? f.name : undefined
+}
+
+/** The features by name, for what reaches one (the fleet's store). */
+export function feature(name: string): Feature | undefined {
+  return FEATURES.find((f) => f.name === name)
+}
+
+/** Each feature of this build that adds actions, as a group of the registry its entry module loads on first use. */
+export function featureGroups(): ActionGroup[] {
+  return FEATURES.flatMap(({ actions, dispatches, load }) =>
+    actions && load ? [{ prefixes: actions, ...(dispatches && { dispatches }), load: async () => (await load()).actions?.() ?? [] }] : [],
+  )
+}
+
+/**
+ * The pool task handlers of this build's features (src/worker.ts adds them to the core's): each loads its feature's
+ * entry with its first task, so a worker that runs no Lua never evaluates the Lua feature's modules.
+ */
 export function featureTaskHandlers(): Record<string, TaskHandler> {
   const handlers: Record<string, TaskHandler> = {}
-  if (typeof __FEATURE_PROLOG__ === 'undefined' || __FEATURE_PROLOG__) Object.assign(handlers, prologTaskHandlers)
-  if (typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__) Object.assign(handlers, luaTaskHandlers)
-  if (typeof __FEATURE_PYTHON__ === 'undefined' || __FEATURE_PYTHON__) Object.assign(handlers, pythonTaskHandlers)
+  for (const { name, tasks, load } of FEATURES) {
+    if (!load) continue
+    for (const kind of tasks ?? [])
+      handlers[kind] = async (task, host) => {
+        const handler = (await load()).taskHandlers?.[kind]
+        if (!handler) throw new Error(`the ${name} feature declares pool tasks '${kind}' but its entry has no handler for them`)
+        return handler(task, host)
+      }
+  }
   return handlers
 }

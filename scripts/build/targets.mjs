@@ -2,8 +2,10 @@
 // and which lmdb prebuild package carries the native addon for that arch.
 import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { readFeatureList } from './features.mjs'
 
-export const FLAGS = ['planning', 'reasoning', 'prolog', 'lua', 'python']
+/** The feature flags, one per feature of src/feature-list.ts. */
+export const FLAGS = readFeatureList().map((f) => f.name)
 
 const ARCHES = ['x64', 'arm64', 'arm']
 
@@ -29,7 +31,6 @@ export function loadTarget(root, name) {
   const unknown = Object.keys(features).filter((f) => !FLAGS.includes(f))
   if (missing.length) throw new Error(`target ${name}: feature flag(s) not set: ${missing.join(', ')} (each must be true or false)`)
   if (unknown.length) throw new Error(`target ${name}: unknown feature flag(s): ${unknown.join(', ')} (known: ${FLAGS.join(', ')})`)
-  if (target.fleet !== undefined && typeof target.fleet !== 'boolean') throw new Error(`target ${name}: fleet must be true or false`)
   if (!ARCHES.includes(target.arch)) throw new Error(`target ${name}: arch '${target.arch}' is not one of ${ARCHES.join(', ')}`)
   if (!/^\d+\.\d+\.\d+$/.test(target.node ?? ''))
     throw new Error(`target ${name}: node must be an exact version like 24.21.0, got ${JSON.stringify(target.node)}`)

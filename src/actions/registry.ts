@@ -1,7 +1,7 @@
 /**
- * name → action. Built once per process from the core built-ins plus the build's features (src/features.ts),
- * then read-only; or, for the commands that load an agent (`tea run`, `validate`, `serve` …), filled on first use,
- * a group of actions at a time (`createLazyRegistry`, src/catalog.ts), so that a run evaluates only the action
+ * name → action: one implementation for a registry built whole (`createRegistry`: the library, tests) and one filled
+ * on first use, a group of actions at a time (`createLazyRegistry`: src/catalog.ts for `tea run`, `validate`,
+ * `serve` …; src/features.ts, whose core actions are there from the start), so that a run evaluates only the action
  * modules its agent names.
  * `validateParams` is the one place parameters are checked, so every caller (the engine, a worker thread,
  * `ctx.invoke`) reports the same INVALID_PARAMS error listing every issue with its path.
@@ -11,7 +11,6 @@ import * as v from 'valibot'
 import { TeaError } from '../core/errors.ts'
 import { toIssues, type Issue, type Where } from '../core/issues.ts'
 import { closest } from '../core/util.ts'
-import { featureForAction } from '../core/build-info.ts'
 import type { Action } from './types.ts'
 
 export interface Registry {
@@ -25,6 +24,8 @@ export interface Registry {
    * name, loads them all).
    */
   load(names?: Iterable<string>): Promise<void>
+  /** The UNKNOWN_ACTION error for `name`, named at `where`: the closest known names, or the feature this build lacks. */
+  unknown(name: string, where?: Where): TeaError
 }
 
 /**
@@ -38,71 +39,85 @@ export interface ActionGroup {
   load(): Promise<readonly Action[]>
 }
 
-export function createRegistry(actions: readonly Action[]): Registry {
-  const byName = new Map<string, Action>()
-  for (const a of actions) {
-    if (byName.has(a.name)) throw new TeaError('INTERNAL', `action ${a.name} registered twice`)
-    byName.set(a.name, a)
-  }
-  return {
-    get: (name) => byName.get(name),
-    require(name) {
-      const action = byName.get(name)
-      if (action) return action
-      throw unknownAction(name, byName.keys())
-    },
-    list: () => [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)),
-    load: () => Promise.resolve(),
-  }
+/** The optional feature this build lacks that would have action `name` (src/feature-list.ts), if any. */
+export type LackingFeature = (name: string) => string | undefined
+
+export function createRegistry(actions: readonly Action[], lacking?: LackingFeature): Registry {
+  return createLazyRegistry([], actions, lacking)
 }
 
 /**
  * A registry of `groups` (and `extra` actions, there from the start) that loads a group's modules when one of its
- * actions is asked for with `load`. get, require and list see only what is loaded: load before them.
+ * actions is asked for with `load`. get, require and list see only what is loaded: load before them. A group may
+ * hold actions that are among `extra` already (the same objects): they are not added twice.
  */
-export function createLazyRegistry(groups: readonly ActionGroup[], extra: readonly Action[] = []): Registry {
+export function createLazyRegistry(groups: readonly ActionGroup[], extra: readonly Action[] = [], lacking?: LackingFeature): Registry {
   const byName = new Map<string, Action>()
   const add = (a: Action): void => {
-    if (byName.has(a.name)) throw new TeaError('INTERNAL', `action ${a.name} registered twice`)
+    const had = byName.get(a.name)
+    if (had === a) return
+    if (had) throw new TeaError('INTERNAL', `action ${a.name} registered twice`)
     byName.set(a.name, a)
   }
   for (const a of extra) add(a)
   const loading = new Map<ActionGroup, Promise<void>>()
+  const loaded = new Set<ActionGroup>()
   const loadGroup = (g: ActionGroup): Promise<void> => {
     let p = loading.get(g)
-    if (!p) loading.set(g, (p = g.load().then((actions) => actions.forEach(add))))
+    if (!p)
+      loading.set(
+        g,
+        (p = g.load().then((actions) => {
+          actions.forEach(add)
+          loaded.add(g)
+        })),
+      )
     return p
   }
   const groupOf = (name: string): ActionGroup | undefined => groups.find((g) => g.prefixes.some((p) => name.startsWith(`${p}.`)))
   const loadAll = async (): Promise<void> => {
     await Promise.all(groups.map(loadGroup))
   }
+  const unknown = (name: string, where?: Where): TeaError => {
+    const g = groupOf(name)
+    if (g && !loaded.has(g))
+      return new TeaError('INTERNAL', `action '${name}' is not loaded: await registry.load() (or load(['${name}'])) before asking for it`, {
+        where,
+      })
+    return unknownAction(name, byName.keys(), where, lacking)
+  }
   return {
     get: (name) => byName.get(name),
     require(name) {
       const action = byName.get(name)
       if (action) return action
-      throw unknownAction(name, byName.keys())
+      throw unknown(name)
     },
     list: () => [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)),
     async load(names) {
       if (names === undefined) return loadAll()
-      const wanted = [...names].filter((n) => !byName.has(n))
+      const all = [...names]
+      // An action that runs others by name needs them all, whether it is loaded already (a core one) or not.
+      if (all.some((n) => groupOf(n)?.dispatches)) return loadAll()
+      const wanted = all.filter((n) => !byName.has(n))
       const found = wanted.map(groupOf)
-      if (found.some((g) => g === undefined || g.dispatches)) return loadAll()
+      if (found.some((g) => g === undefined)) return loadAll()
       await Promise.all(found.map((g) => loadGroup(g!)))
       // A name its group lacks is unknown: every group, so that the error names the closest actions.
       if (wanted.some((n) => !byName.has(n))) return loadAll()
     },
+    unknown,
   }
 }
 
-/** UNKNOWN_ACTION naming the closest actions, or the build feature that has it; `where` is the place that named it. */
-export function unknownAction(name: string, known: Iterable<string>, where?: Where): TeaError {
+/**
+ * UNKNOWN_ACTION naming the closest actions, or the feature this build lacks that has it (`lacking`); `where` is the
+ * place that named it.
+ */
+export function unknownAction(name: string, known: Iterable<string>, where?: Where, lacking?: LackingFeature): TeaError {
   const names = [...known]
-  const feature = featureForAction(name)
-  // The build lacks the feature when it has none of the feature's actions (else the name is a typo in it).
-  if (feature && !names.some((n) => featureForAction(n) === feature)) {
+  const feature = lacking?.(name)
+  if (feature) {
     return new TeaError('UNKNOWN_ACTION', `unknown action '${name}': this build lacks the '${feature}' feature`, {
       where,
       hint: `use a tea build with the ${feature} feature (e.g. the full linux-x64 or linux-arm64 target)`,

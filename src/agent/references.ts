@@ -11,7 +11,7 @@ import { buildInfo } from '../core/build-info.ts'
 import { errorMessage, isTeaError } from '../core/errors.ts'
 import type { Where } from '../core/issues.ts'
 import { closest, isPlainObject } from '../core/util.ts'
-import { paramIssues, unknownAction, type Registry } from '../actions/registry.ts'
+import { paramIssues, type Registry } from '../actions/registry.ts'
 import {
   compileCondition,
   compileTemplate,
@@ -152,16 +152,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
         const message = teaMessage(`action '${actionName}'`, tea.feature)
         at(path, 'TEA_UNSUPPORTED', message, node)
         unsupported.set(i, message)
-      } else
-        failed(
-          path,
-          'UNKNOWN_ACTION',
-          unknownAction(
-            actionName,
-            registry.list().map((a) => a.name),
-            node,
-          ),
-        )
+      } else failed(path, 'UNKNOWN_ACTION', registry.unknown(actionName, node))
     }
     const withValue = isPlainObject(n.with) ? withoutKeys(n.with, action?.raw) : n.with
     if (action?.raw?.length && isPlainObject(n.with)) {
@@ -196,15 +187,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
             at([...here, 'with', ...path], 'TEA_UNSUPPORTED', message, node)
             if (!unsupported.has(i)) unsupported.set(i, message)
           } else {
-            failed(
-              [...here, 'with', ...path],
-              'UNKNOWN_ACTION',
-              unknownAction(
-                name,
-                registry.list().map((a) => a.name),
-                { node: label, field: `with.${path.join('.')}` },
-              ),
-            )
+            failed([...here, 'with', ...path], 'UNKNOWN_ACTION', registry.unknown(name, { node: label, field: `with.${path.join('.')}` }))
           }
         }
       }
@@ -260,6 +243,15 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
         'TEA_UNSUPPORTED',
         "'parallel_strategy: remote' (branches on other hosts over SSH) is a TEA feature that tea does not provide: tea runs the branches concurrently in this process",
       )
+    if (Array.isArray(e.to) && e.to.some(isPlainObject)) {
+      // TEA's Python fails to build such an edge (the list is not a node name) and its Rust runtime has no such form.
+      at(
+        ['edges', i, 'to'],
+        'AGENT_INVALID',
+        "to: is a list of mappings ({target, condition}), which no TEA runtime reads (TEA's loader fails on it too): write one edge per target with when: or condition:, or goto: rules on the node",
+      )
+      return
+    }
     if (Array.isArray(e.to)) {
       e.to.forEach((t, j) => target(['edges', i, 'to', j], t, 'parallel branch', false))
       if (e.fan_in === undefined)
@@ -397,14 +389,6 @@ function templates(value: unknown, path: Path, node: string, field: string, prob
       const inside = isTeaError(e) ? e.where : undefined
       problems.push({
         code: 'TEMPLATE_SYNTAX',
-/**
- * Whether the file's templates follow TEA's rule for a missing key (none, not undefined): a file that declares
- * TEA's `state_schema`, a key only TEA's runtimes read, was written for them.
- */
-function teaTemplates(data: Record<string, unknown>): boolean {
-  return data.state_schema !== undefined
-}
-
         message: isTeaError(e) ? e.message : String(e),
         where: { ...parsed.locate(path), ...inside },
       })
@@ -420,6 +404,14 @@ function templatedPaths(value: unknown, path: Path): Path[] {
   if (Array.isArray(value)) return value.flatMap((v, i) => templatedPaths(v, [...path, i]))
   if (isPlainObject(value)) return Object.entries(value).flatMap(([k, v]) => templatedPaths(v, [...path, k]))
   return []
+}
+
+/**
+ * Whether the file's templates follow TEA's rule for a missing key (none, not undefined): a file that declares
+ * TEA's `state_schema`, a key only TEA's runtimes read, was written for them.
+ */
+function teaTemplates(data: Record<string, unknown>): boolean {
+  return data.state_schema !== undefined
 }
 
 function startsWith(path: Path, prefix: Path): boolean {

@@ -7,12 +7,15 @@
  */
 
 import { TeaError } from '../core/errors.ts'
-import type { NatsTaskStore } from '../aof/store/nats/store.ts'
+import type { RouterQueue, RouterQueueOptions, TaskStore } from '../aof/store/port.ts'
 import { serveRouter } from '../aof/roles/route-service.ts'
 import { type StoreFlags, withStore } from './aof-store.ts'
 import { EXIT } from './exit.ts'
 import type { Io } from './io.ts'
 import { stopOnSignals } from './signals.ts'
+
+/** The NATS store (the fleet feature's) has the router queue; --nats above makes withStore open that one. */
+type QueueStore = TaskStore & { routerQueue(options?: RouterQueueOptions): Promise<RouterQueue> }
 
 interface RouteFlags extends StoreFlags {
   once: boolean
@@ -28,7 +31,7 @@ export async function routeCommand({ flags }: { flags: RouteFlags }, io: Io): Pr
     )
   }
   return withStore(flags, io, async (store) => {
-    const queue = await (store as NatsTaskStore).routerQueue({ ackWaitMs: flags['ack-wait-ms'], maxDeliver: flags['max-deliver'] })
+    const queue = await (store as QueueStore).routerQueue({ ackWaitMs: flags['ack-wait-ms'], maxDeliver: flags['max-deliver'] })
     const p = io.env.TEA_NATS_PROJECT || 'tea'
     const label = 'tea aof route'
     const how = `consumer ${queue.consumer}, ack wait ${queue.ackWaitMs} ms, max deliver ${queue.maxDeliver}`

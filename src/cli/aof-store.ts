@@ -8,6 +8,7 @@ import { resolve } from 'node:path'
 import { withNodeCache } from '../core/builtin.ts'
 import { TeaError } from '../core/errors.ts'
 import { fsTaskStore } from '../aof/store/fs/store.ts'
+import { feature } from '../feature-list.ts'
 import type { TaskStore } from '../aof/store/port.ts'
 import { contextOf } from './aof-common.ts'
 import { type StoreFlags, strayNatsFlag } from './store-flags.ts'
@@ -22,9 +23,9 @@ export async function storeOf(flags: StoreFlags, io: Io): Promise<TaskStore> {
     return fsTaskStore(contextOf(flags['data-dir'], io))
   }
   const credsFile = flags['nats-creds'] ?? (io.env.TEA_NATS_CREDS || undefined)
-  // A target built without the fleet (the core one, docs/fleet.md) carries no NATS client: esbuild folds the
-  // condition to `undefined` and drops the import with it (a throw before the import would not drop it).
-  const load = typeof __FEATURE_FLEET__ === 'undefined' || __FEATURE_FLEET__ ? () => import('../aof/store/nats/store.ts') : undefined
+  // A target built without the fleet feature (the core one, docs/fleet.md) carries no NATS client: its entry in
+  // src/feature-list.ts has no `load`.
+  const load = feature('fleet')?.load
   if (!load) {
     const target = typeof __TEA_TARGET__ === 'string' ? __TEA_TARGET__ : 'tea'
     throw new TeaError('USAGE', `this build (${target}) has no NATS fleet store; use a full target for --nats`)
@@ -33,6 +34,7 @@ export async function storeOf(flags: StoreFlags, io: Io): Promise<TaskStore> {
   // CACHED_BUILTINS); its nuid reads the `crypto` global, whose first read loads Node's web crypto: here, with it too.
   withNodeCache(() => globalThis.crypto)
   const { openNatsStore } = await load()
+  if (!openNatsStore) throw new TeaError('INTERNAL', 'the fleet feature has no openNatsStore')
   const file = (flag: 'nats-tls-ca' | 'nats-tls-cert' | 'nats-tls-key', env: string) => {
     const f = flags[flag] ?? (io.env[env] || undefined)
     return f === undefined ? undefined : resolve(io.cwd, f)

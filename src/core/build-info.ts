@@ -1,42 +1,30 @@
 /**
- * What this build is: version, target and features, from the build-time defines (build.mjs). Kept apart from
- * src/features.ts so that asking for them (`tea --version`, error hints) loads no feature code. The feature list
- * comes from `__TEA_FEATURES__`, which build.mjs derives from the same target file as the `__FEATURE_*__` flags
- * src/features.ts branches on (there the literal must stand in the `if` itself: esbuild drops a disabled feature's
- * modules only when the branch is dead where it is written, not through a constant imported from elsewhere). From
- * source (no defines) every feature is on.
+ * What this build is: version, target and features, from the build-time defines (build.mjs). The core knows no
+ * feature by name: the list is src/feature-list.ts, from which build.mjs derives `__TEA_FEATURES__`; from source
+ * (no defines) the caller that knows the list passes the features (`tea --version`: enabledFeatures()).
  */
 
-export const FEATURES = ['planning', 'reasoning', 'prolog', 'lua', 'python'] as const
-export type Feature = (typeof FEATURES)[number]
-
-/** The features this build has (`tea --version` lists them). */
-export function enabledFeatures(): Feature[] {
-  const on: readonly string[] = typeof __TEA_FEATURES__ === 'undefined' ? FEATURES : __TEA_FEATURES__
-  return FEATURES.filter((f) => on.includes(f))
-}
-
-/** Which feature provides an action namespace, so UNKNOWN_ACTION can say what the build lacks. */
-export function featureForAction(name: string): Feature | undefined {
-  if (name.startsWith('plan.')) return 'planning'
-  if (name.startsWith('reason.') || name === 'reflection.loop') return 'reasoning'
-  if (name.startsWith('prolog.')) return 'prolog'
-  if (name.startsWith('lua.')) return 'lua'
-  if (name.startsWith('python.')) return 'python'
-  return undefined
+/** The features this build has, as the build named them; none from source unless `features` says. */
+function builtFeatures(): readonly string[] {
+  return typeof __TEA_FEATURES__ === 'undefined' ? [] : __TEA_FEATURES__
 }
 
 /** What `tea --version` prints (without the newline); the bundle's loader prints it too, before loading the rest. */
-export function versionLine(): string {
-  const v = buildInfo()
+export function versionLine(features: readonly string[] = builtFeatures()): string {
+  const v = buildInfo(features)
   return `tea ${v.version} (${v.target}; features: ${v.features.join(', ') || 'none'}; node ${v.node})`
 }
 
-export function buildInfo(): { version: string; target: string; features: Feature[]; node: string } {
+export function buildInfo(features: readonly string[] = builtFeatures()): {
+  version: string
+  target: string
+  features: string[]
+  node: string
+} {
   return {
     version: typeof __TEA_VERSION__ === 'undefined' ? 'dev' : __TEA_VERSION__,
     target: typeof __TEA_TARGET__ === 'undefined' ? 'source' : __TEA_TARGET__,
-    features: enabledFeatures(),
+    features: [...features],
     node: process.version,
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The Lua feature (build flag `lua`; docs/agents.md, "run: in Lua"): Lua 5.4 in WebAssembly for `run:` code in Lua.
- * Only src/features.ts imports this, behind the FEATURE_LUA flag, so a build without it carries neither the code
- * nor the engine.
+ * Only src/feature-list.ts imports this (its entry there, behind the build flag), so a build without it carries
+ * neither the code nor the engine.
  */
 
 import type { Action } from '../actions/types.ts'
@@ -9,10 +9,10 @@ import type { TaskHandler } from '../pool/protocol.ts'
 import { luaEval, luaRun } from './actions.ts'
 import { runLuaTask, type LuaTask } from './task.ts'
 
-export function luaActions(): Action[] {
+export function actions(): Action[] {
   return [luaRun, luaEval] as Action[]
 }
 
-export const luaTaskHandlers: Readonly<Record<string, TaskHandler>> = {
+export const taskHandlers: Readonly<Record<string, TaskHandler>> = {
   lua: (task: LuaTask, host) => runLuaTask(task, host),
 }

@@ -1,8 +1,8 @@
 /**
  * The Python feature (build flag `python`; docs/agents.md, "run: in Python"): CPython in WebAssembly (Pyodide) with
- * its standard library, for `run:` code in Python. Only src/features.ts imports this, behind the FEATURE_PYTHON
- * flag, so a build without it carries neither the code nor the interpreter; an agent without Python code never
- * starts it.
+ * its standard library, for `run:` code in Python. Only src/feature-list.ts imports this (its entry there, behind
+ * the build flag), so a build without it carries neither the code nor the interpreter; an agent without Python code
+ * never starts it.
  */
 
 import type { Action } from '../actions/types.ts'
@@ -10,10 +10,10 @@ import type { TaskHandler } from '../pool/protocol.ts'
 import { pythonRun } from './actions.ts'
 import { runPythonTask, type PythonTask } from './task.ts'
 
-export function pythonActions(): Action[] {
+export function actions(): Action[] {
   return [pythonRun] as Action[]
 }
 
-export const pythonTaskHandlers: Readonly<Record<string, TaskHandler>> = {
+export const taskHandlers: Readonly<Record<string, TaskHandler>> = {
   python: (task: PythonTask, host) => runPythonTask(task, host),
 }

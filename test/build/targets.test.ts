@@ -25,28 +25,31 @@ function refusal(name: string): string {
 }
 
 test('a complete target loads', () => {
-  write('good', { ...base, features: { planning: true, reasoning: false, prolog: true, lua: false, python: false } })
+  write('good', { ...base, features: { planning: true, reasoning: false, prolog: true, lua: false, python: false, fleet: true } })
   const t = loadTarget(root, 'good')
   assert.is(t.name, 'good')
-  assert.equal(t.features, { planning: true, reasoning: false, prolog: true, lua: false, python: false })
+  assert.equal(t.features, { planning: true, reasoning: false, prolog: true, lua: false, python: false, fleet: true })
 })
 
 test('a target that leaves a feature flag unset is refused, naming the flag', () => {
   write('partial', { ...base, features: { planning: true } })
-  assert.match(refusal('partial'), /feature flag\(s\) not set: reasoning, prolog, lua, python/)
+  assert.match(refusal('partial'), /feature flag\(s\) not set: reasoning, prolog, lua, python, fleet/)
   write('none', { ...base })
-  assert.match(refusal('none'), /planning, reasoning, prolog, lua, python/)
+  assert.match(refusal('none'), /planning, reasoning, prolog, lua, python, fleet/)
 })
 
 test('a target that names an unknown feature flag is refused', () => {
-  write('extra', { ...base, features: { planning: true, reasoning: true, prolog: true, lua: true, python: true, telepathy: true } })
+  write('extra', {
+    ...base,
+    features: { planning: true, reasoning: true, prolog: true, lua: true, python: true, fleet: true, telepathy: true },
+  })
   assert.match(refusal('extra'), /unknown feature flag\(s\): telepathy/)
 })
 
 test('a flag must be a boolean, the arch known and the node version exact', () => {
   write('str', { ...base, features: { planning: 'yes', reasoning: true } })
   assert.match(refusal('str'), /not set: planning/)
-  const all = { planning: true, reasoning: true, prolog: true, lua: true, python: true }
+  const all = { planning: true, reasoning: true, prolog: true, lua: true, python: true, fleet: true }
   write('arch', { ...base, arch: 'mips', features: all })
   assert.match(refusal('arch'), /arch 'mips'/)
   write('ver', { ...base, node: '24', features: all })
@@ -57,7 +60,7 @@ test('an unknown target is refused with the known names', () => {
   assert.match(refusal('linux-sparc'), /unknown target 'linux-sparc' \(known: .*good/)
 })
 
-test('the repository targets: x64/arm64 on Node 24.21.0 with SEA assets, armv7 on 20.11.0 without (and without Python), core has every feature off', () => {
+test('the repository targets: x64/arm64 on Node 24.21.0 with SEA assets, armv7 on 20.11.0 without (and without Python), core has every feature off (the fleet too)', () => {
   const repo = resolve('.')
   assert.equal(listTargets(repo), ['linux-arm64', 'linux-arm64-core', 'linux-armv7', 'linux-x64'])
   const t = Object.fromEntries(listTargets(repo).map((n: string) => [n, loadTarget(repo, n)]))
@@ -65,9 +68,10 @@ test('the repository targets: x64/arm64 on Node 24.21.0 with SEA assets, armv7 o
   assert.is(t['linux-arm64'].node, '24.21.0')
   assert.is(t['linux-armv7'].node, '20.11.0')
   assert.is(t['linux-armv7'].arch, 'arm')
-  assert.equal(t['linux-arm64-core'].features, { planning: false, reasoning: false, prolog: false, lua: false, python: false })
-  assert.equal(t['linux-armv7'].features, { planning: true, reasoning: true, prolog: true, lua: true, python: false })
-  assert.equal(t['linux-x64'].features, { planning: true, reasoning: true, prolog: true, lua: true, python: true })
+  const off = { planning: false, reasoning: false, prolog: false, lua: false, python: false, fleet: false }
+  assert.equal(t['linux-arm64-core'].features, off)
+  assert.equal(t['linux-armv7'].features, { planning: true, reasoning: true, prolog: true, lua: true, python: false, fleet: true })
+  assert.equal(t['linux-x64'].features, { planning: true, reasoning: true, prolog: true, lua: true, python: true, fleet: true })
   assert.is(hasSeaAssets(t['linux-x64']), true)
   assert.is(hasSeaAssets(t['linux-armv7']), false)
 })

@@ -5,7 +5,7 @@
 
 import { builtinActions } from '../../src/actions/builtins.ts'
 import type { LlmClient, LlmRequest, LlmResult } from '../../src/llm/types.ts'
-import { planningActions } from '../../src/planning/index.ts'
+import { actions as planningActions } from '../../src/planning/index.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
 import type { Store } from '../../src/store/types.ts'
 import { newSubtask } from '../../src/planning/types.ts'

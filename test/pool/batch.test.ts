@@ -11,6 +11,9 @@ import type { CodeTask } from '../../src/code/task.ts'
 import type { BatchMember, BatchOptions } from '../../src/pool/batch.ts'
 import { createPool } from '../../src/pool/pool.ts'
 import type { Pool } from '../../src/pool/pool.ts'
+import { useProbeWorker } from '../support/probe-pool.ts'
+
+useProbeWorker() // probe tasks: test/support/probe-worker.ts
 
 let pool: Pool
 test.before(() => {

@@ -5,6 +5,9 @@ import { isControlSignal } from '../../src/core/signals.ts'
 import { createPool } from '../../src/pool/pool.ts'
 import type { Pool } from '../../src/pool/pool.ts'
 import type { CodeTask } from '../../src/code/task.ts'
+import { useProbeWorker } from '../support/probe-pool.ts'
+
+useProbeWorker() // probe tasks: test/support/probe-worker.ts
 
 let pool: Pool
 test.before(() => {

@@ -11,6 +11,9 @@ import type { LlmRequest } from '../../src/llm/types.ts'
 import { createPool } from '../../src/pool/pool.ts'
 import type { Pool } from '../../src/pool/pool.ts'
 import type { CodeTask } from '../../src/code/task.ts'
+import { useProbeWorker } from '../support/probe-pool.ts'
+
+useProbeWorker() // probe tasks: test/support/probe-worker.ts
 
 let pool: Pool
 test.before(() => {

@@ -8,7 +8,6 @@ import type { AgentReply } from './agents.ts'
 import { replyText } from './call.ts'
 
 export const AGGREGATIONS = ['collect', 'vote', 'first', 'consensus'] as const
-export type Aggregation = (typeof AGGREGATIONS)[number]
 
 /** Every answer; a failed call is shown as its failure. */
 export function collect(results: readonly AgentReply[]): Record<string, unknown> {

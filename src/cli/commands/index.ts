@@ -5,6 +5,7 @@
  */
 
 import { versionLine } from '../../core/build-info.ts'
+import { enabledFeatures } from '../../feature-list.ts'
 import { type Command, defineCommand, resolveCommand, unknownCommand } from '../command.ts'
 import { EXIT } from '../exit.ts'
 import { renderHelp } from '../help.ts'
@@ -17,7 +18,7 @@ import { doctor, serve } from './serve.ts'
 import { worker } from './worker.ts'
 
 function printVersion(io: Io): number {
-  io.out(`${versionLine()}\n`)
+  io.out(`${versionLine(enabledFeatures())}\n`)
   return EXIT.ok
 }
 

@@ -6,7 +6,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import type { AgentSpec } from '../../agent/types.ts'
-import { enabledFeatures, featureForAction, type Feature } from '../../core/build-info.ts'
+import { enabledFeatures, featureForAction } from '../../feature-list.ts'
 import { errorMessage, isTeaError } from '../../core/errors.ts'
 import { httpFetch } from '../../core/http.ts'
 import { resolveModel } from '../../llm/model-spec.ts'
@@ -225,7 +225,7 @@ export function clockCheck(dataDir: string, now = Date.now()): CheckResult {
 export function agentCheck(
   file: string,
   load: () => AgentSpec,
-  features: readonly Feature[] = enabledFeatures(),
+  features: readonly string[] = enabledFeatures(),
 ): { check: CheckResult; spec?: AgentSpec } {
   const name = `agent ${file}`
   let spec: AgentSpec
@@ -241,7 +241,7 @@ export function agentCheck(
       },
     }
   }
-  const needs = new Set<Feature>()
+  const needs = new Set<string>()
   // `run:` in Lua, Prolog or Python is lowered onto those features' actions, so the actions tell it all.
   for (const node of spec.nodes) {
     const f = node.uses ? featureForAction(node.uses) : undefined

@@ -11,6 +11,7 @@ import { aofContext, listTasks, TASK_STATUSES } from '../../aof/index.ts'
 import type { Registry } from '../../actions/registry.ts'
 import { requireAgentLoading } from '../../agent/load.ts'
 import { buildInfo } from '../../core/build-info.ts'
+import { enabledFeatures } from '../../feature-list.ts'
 import { TeaError } from '../../core/errors.ts'
 import { sortableId } from '../../core/ids.ts'
 import { toIssues } from '../../core/issues.ts'
@@ -82,7 +83,7 @@ async function handle(opts: AppOptions, req: IncomingMessage, res: ServerRespons
   const id = parts[2] ?? ''
   switch (route) {
     case 'GET /api/health':
-      return sendJson(res, 200, { ok: true, version: buildInfo().version, features: buildInfo().features, ...opts.manager.counts })
+      return sendJson(res, 200, { ok: true, version: buildInfo().version, features: enabledFeatures(), ...opts.manager.counts })
     case 'GET /api/agents':
       return sendJson(res, 200, listAgents(opts.agentsDir))
     case 'GET /api/runs':

@@ -13,7 +13,7 @@
 
 import { userInfo } from 'node:os'
 import { DEFAULT_RUN_MEMORY_MB } from '../../actions/types.ts'
-import { enabledFeatures } from '../../core/build-info.ts'
+import { enabledFeatures } from '../../feature-list.ts'
 import { cacheDir } from '../../sea/cache-dir.ts'
 import type { Io } from '../io.ts'
 
