@@ -6,8 +6,7 @@
 
 import * as v from 'valibot'
 import { allowEntryProblem } from '../core/http-policy.ts'
-import { agentsSettingsSchema } from '../actions/agent/agents.ts'
-import { sessionSettingsSchema } from '../actions/session/settings.ts'
+import { agentsSettingsSchema, sessionSettingsSchema } from '../actions/tea-sections.ts'
 
 const name = v.pipe(v.string(), v.minLength(1, 'must not be empty'))
 const seconds = v.pipe(v.number(), v.minValue(0, 'must be ≥ 0'))

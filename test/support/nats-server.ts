@@ -39,7 +39,7 @@ async function freePort(): Promise<number> {
 }
 
 export async function startNatsServer(args: string[] = []): Promise<NatsServer> {
-  const port = await freePort()
+  let port = await freePort()
   const storeDir = tempDir('tea-nats-')
   let child: ChildProcess | undefined
   const launch = (): Promise<void> =>
@@ -70,7 +70,17 @@ export async function startNatsServer(args: string[] = []): Promise<NatsServer> 
     await exited
     clearTimeout(timer)
   }
-  await launch()
+  // The free port is free when asked, not necessarily when nats-server binds it: another test file running beside
+  // this one may take it in between. Then the first start fails, and another port is tried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await launch()
+      break
+    } catch (e) {
+      if (attempt === 3 || !/address already in use/i.test(String(e))) throw e
+      port = await freePort()
+    }
+  }
   return {
     url: `nats://127.0.0.1:${port}`,
     port,

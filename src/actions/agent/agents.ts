@@ -5,40 +5,10 @@
  */
 
 import * as v from 'valibot'
+import { agentsSettingsSchema } from '../tea-sections.ts'
 import { TeaError } from '../../core/errors.ts'
 import type { LlmSettings, LlmUsage } from '../../llm/types.ts'
 import type { ActionContext } from '../types.ts'
-
-/** Most agents one file may define, and one action may name: each is a model call, often several. */
-export const MAX_AGENTS = 64
-
-const seconds = v.pipe(v.number(), v.gtValue(0, 'must be > 0'), v.maxValue(3600, 'must be ≤ 3600 seconds'))
-
-const agentShape = v.looseObject({
-  model: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'))),
-  /** tea's own: which server a bare model name goes to (else settings.llm.provider). */
-  provider: v.optional(v.string()),
-  system_prompt: v.optional(v.pipe(v.string(), v.maxLength(1_000_000, 'must be at most 1,000,000 characters'))),
-  temperature: v.optional(v.pipe(v.number(), v.minValue(0, 'must be between 0.0 and 2.0'), v.maxValue(2, 'must be between 0.0 and 2.0'))),
-  max_tokens: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
-  /** TEA lists tool names here and never hands them to the model (its dispatch calls llm.call without tools). */
-  tools: v.optional(v.array(v.string())),
-  timeout: v.optional(seconds),
-  retry: v.optional(
-    v.looseObject({
-      max_attempts: v.optional(
-        v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'), v.maxValue(10, 'must be ≤ 10')),
-      ),
-      backoff: v.optional(v.pipe(v.number(), v.minValue(1, 'must be ≥ 1'), v.maxValue(10, 'must be ≤ 10'))),
-    }),
-  ),
-})
-
-/** `settings.agents` as the loader checks it. */
-export const agentsSettingsSchema = v.pipe(
-  v.record(v.pipe(v.string(), v.minLength(1, 'an agent name must not be empty')), agentShape),
-  v.check((m) => Object.keys(m).length <= MAX_AGENTS, `at most ${MAX_AGENTS} agents`),
-)
 
 export interface AgentConfig {
   name: string

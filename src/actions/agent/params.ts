@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { MAX_AGENTS } from './agents.ts'
+import { MAX_AGENTS } from '../tea-sections.ts'
 
 const MAX_TASK = 1_000_000
 

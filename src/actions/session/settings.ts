@@ -6,17 +6,8 @@
  */
 
 import * as v from 'valibot'
+import { sessionSettingsSchema } from '../tea-sections.ts'
 import type { ActionContext } from '../types.ts'
-
-export const sessionSettingsSchema = v.looseObject({
-  backend: v.optional(
-    v.picklist(['memory', 'firestore'], "backend must be 'memory' or 'firestore' (tea keeps sessions in its store either way)"),
-  ),
-  collection: v.optional(v.string()),
-  auto_save: v.optional(v.boolean()),
-  ttl: v.optional(v.pipe(v.number(), v.integer('must be a whole number of seconds'), v.minValue(0, 'must be ≥ 0 (0: never expires)'))),
-  persist_fields: v.optional(v.union([v.string(), v.array(v.string())])),
-})
 
 export interface SessionSettings {
   ttl: number
