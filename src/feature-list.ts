@@ -28,7 +28,6 @@ export interface FeatureCode {
 
 export interface Feature {
   name: string
-  summary: string
   /** The action namespaces it adds (`plan` for `plan.*`). */
   actions?: readonly string[]
   /** Its actions run or list other actions by name, so loading them loads every action (registry.ts). */
@@ -47,22 +46,22 @@ export interface Feature {
 
 export const FEATURES: readonly Feature[] = [
   {
+    // plan.*: an LLM splits a goal into a DAG of subtasks run on the pool
     name: 'planning',
-    summary: 'plan.* : an LLM splits a goal into a DAG of subtasks run on the pool',
     actions: ['plan'],
     dispatches: true,
     load: typeof __FEATURE_PLANNING__ === 'undefined' || __FEATURE_PLANNING__ ? () => import('./planning/index.ts') : undefined,
   },
   {
+    // reason.* and reflection.loop: chain of thought, ReAct with tools, self-correction
     name: 'reasoning',
-    summary: 'reason.* and reflection.loop: chain of thought, ReAct with tools, self-correction',
     actions: ['reason', 'reflection'],
     dispatches: true,
     load: typeof __FEATURE_REASONING__ === 'undefined' || __FEATURE_REASONING__ ? () => import('./reasoning/index.ts') : undefined,
   },
   {
+    // SWI-Prolog in WebAssembly: run: in Prolog, prolog.query
     name: 'prolog',
-    summary: 'SWI-Prolog in WebAssembly: run: in Prolog, prolog.query',
     actions: ['prolog'],
     tasks: ['prolog'],
     language: 'prolog',
@@ -70,8 +69,8 @@ export const FEATURES: readonly Feature[] = [
     load: typeof __FEATURE_PROLOG__ === 'undefined' || __FEATURE_PROLOG__ ? () => import('./prolog/index.ts') : undefined,
   },
   {
+    // Lua 5.4 in WebAssembly: run: in Lua
     name: 'lua',
-    summary: 'Lua 5.4 in WebAssembly: run: in Lua',
     actions: ['lua'],
     tasks: ['lua'],
     language: 'lua',
@@ -79,8 +78,8 @@ export const FEATURES: readonly Feature[] = [
     load: typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__ ? () => import('./lua/index.ts') : undefined,
   },
   {
+    // CPython in WebAssembly (Pyodide): run: in Python
     name: 'python',
-    summary: 'CPython in WebAssembly (Pyodide): run: in Python',
     actions: ['python'],
     tasks: ['python'],
     language: 'python',
@@ -94,7 +93,6 @@ export const FEATURES: readonly Feature[] = [
     // The NATS JetStream task store and its client (docs/fleet.md). Its entry is the store's module; the fleet's
     // roles (worker, scheduler, router) are the AOF protocol's and run on the folder store in every build.
     name: 'fleet',
-    summary: 'the NATS JetStream task store for a fleet of boards',
     commands: ['--nats on tea aof …, tea worker --aof', 'tea aof route serve'],
     load: typeof __FEATURE_FLEET__ === 'undefined' || __FEATURE_FLEET__ ? () => import('./aof/store/nats/store.ts') : undefined,
   },
