@@ -19,6 +19,8 @@
 const DICT_METHODS = ['get', 'items', 'keys', 'values', 'setdefault', 'update', 'pop', 'copy'] as const
 const PY_CONSTANTS = ['True', 'False', 'None'] as const
 
+const MAY_SIGN = /\bstate\s*\??\.\s*(get|items|keys|values|setdefault|update|pop|copy)\s*\(|\b(True|False|None)\b/
+
 /** Words after which the test gives no evidence: each can make a sign not throw, or hides code from the reading. */
 const UNREADABLE =
   /=>|\b(function|class|let|const|var|try|catch|typeof|with|eval|Function|arguments|this|globalThis|Object|Reflect|Proxy|__proto__|prototype|delete|import|require)\b|\bstate\s*(=(?!=)|\[(?!""\])[^\]]*\]\s*=(?!=))/
@@ -28,6 +30,8 @@ const UNREADABLE =
  * function`), or undefined when nothing does; `others` are the file's other unmarked bodies.
  */
 export function javascriptOnlyFails(code: string, others: readonly string[] = []): string | undefined {
+  // Most bodies have no sign at all: a regular expression over the text spares them the reading.
+  if (!MAY_SIGN.test(code)) return undefined
   const text = codeOnly(code)
   if (text === undefined || UNREADABLE.test(text)) return undefined
   for (const m of DICT_METHODS) {

@@ -10,9 +10,13 @@ import { loadAgentText } from '../../src/agent/load.ts'
 import { describeLanguage, type RunLanguage } from '../../src/agent/run-language.ts'
 import { testRegistry } from '../engine/harness.ts'
 
+// The engines' actions load on first use: loaded once here, as the CLI loads those a file names.
+const registry = testRegistry()
+test.before(() => registry.load())
+
 function choices(bodies: string[]): RunLanguage[] {
   const nodes = bodies.map((b, i) => `  - name: n${i}\n    run: ${JSON.stringify(b)}\n`).join('')
-  const { spec, problems } = loadAgentText(`name: e\nnodes:\n${nodes}`, '/tmp/e.yaml', testRegistry())
+  const { spec, problems } = loadAgentText(`name: e\nnodes:\n${nodes}`, '/tmp/e.yaml', registry)
   assert.equal(problems, [])
   return spec!.runLanguages ?? []
 }

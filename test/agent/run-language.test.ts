@@ -9,6 +9,10 @@ import { loadAgentText } from '../../src/agent/load.ts'
 import { decisiveLanguage, type RunLanguage } from '../../src/agent/run-language.ts'
 import { testRegistry } from '../engine/harness.ts'
 
+// The engines' actions load on first use: loaded once here, as the CLI loads those a file names.
+const registry = testRegistry()
+test.before(() => registry.load())
+
 const PYTHON = '# TEA Python\nx = state.get("a", 0)\nreturn {"b": x + 1}'
 const LUA = 'local n = state.a or 0\nif n > 1 then\n  n = n * 2\nend\nreturn { b = n }'
 /** Valid JavaScript and valid Python alike. */
@@ -22,13 +26,13 @@ function agent(bodies: Array<{ name: string; run: string | Record<string, string
 }
 
 function languages(yaml: string, runLanguages?: Record<string, string>): Record<string, [string, string]> {
-  const { spec, problems } = loadAgentText(yaml, '/tmp/l.yaml', testRegistry(), runLanguages && { runLanguages })
+  const { spec, problems } = loadAgentText(yaml, '/tmp/l.yaml', registry, runLanguages && { runLanguages })
   assert.equal(problems, [])
   return Object.fromEntries((spec!.runLanguages ?? []).map((c: RunLanguage) => [c.key, [c.language, c.reason]]))
 }
 
 function uses(yaml: string): Record<string, string | undefined> {
-  const { spec } = loadAgentText(yaml, '/tmp/l.yaml', testRegistry())
+  const { spec } = loadAgentText(yaml, '/tmp/l.yaml', registry)
   return Object.fromEntries(spec!.nodes.map((n) => [n.name, n.uses ?? (n.run !== undefined ? 'run' : undefined)]))
 }
 
