@@ -9,6 +9,8 @@ import { toolDefinition, toolDefs, toolName, type ToolDef } from './tool-defs.ts
 
 /** The most of one tool result the model is shown (the whole result stays in tool_results). */
 const RESULT_CHARS = 16_000
+/** The most tool calls one reply may make: each runs an action, and the reply is the model's (hostile input). */
+const MAX_CALLS_PER_ROUND = 32
 
 const { format: _format, ...fields } = llmFields.entries
 const params = v.pipe(
@@ -64,6 +66,11 @@ export const llmTools = defineAction({
       })
       if (!reply.tool_calls?.length) return { content: reply.content, tool_calls: calls, tool_results: results, rounds }
       rounds++
+      if (reply.tool_calls.length > MAX_CALLS_PER_ROUND)
+        throw new TeaError(
+          'LLM_BAD_RESPONSE',
+          `llm.tools: the model called ${reply.tool_calls.length} tools in one reply; at most ${MAX_CALLS_PER_ROUND} are run`,
+        )
       const these = reply.tool_calls.map((c, i) => ({ id: `call_${rounds}_${i + 1}`, name: c.name, arguments: c.arguments }))
       calls.push(...these)
       messages.push({ role: 'assistant', content: reply.content || JSON.stringify({ tool_calls: these }) })

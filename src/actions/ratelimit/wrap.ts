@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { errorMessage, isTeaError } from '../../core/errors.ts'
+import { errorMessage, isTeaError, TeaError } from '../../core/errors.ts'
 import { isPlainObject } from '../../core/util.ts'
 import { defineAction, type ActionContext } from '../types.ts'
 import { intervalMs, limiter, reserve } from './limiters.ts'
@@ -33,6 +33,9 @@ export const ratelimitWrap = defineAction({
     const meta = (waited: number): Record<string, unknown> => ({ _ratelimit_waited_ms: waited, _ratelimit_limiter: p.limiter })
     if (p.action === 'ratelimit.wrap')
       return { success: false, error: 'ratelimit.wrap cannot wrap itself', error_type: 'action_error', ...meta(0) }
+    // The group loads every action (it dispatches), so the wrapped one is listed when it exists.
+    if (!ctx.settings.allow_inline_code && ctx.listActions().find((a) => a.name === p.action)?.runsCode)
+      throw new TeaError('INLINE_CODE_FORBIDDEN', `ratelimit.wrap: ${p.action} runs code, which settings.allow_inline_code: false forbids`)
     const configured = configuredRate(ctx, p.limiter)
     const interval = Math.min(intervalMs(configured?.rpm ?? p.rpm, configured?.rps ?? p.rps), MAX_INTERVAL_MS)
     const l = limiter(p.limiter, interval)

@@ -22,20 +22,24 @@ export function mergeAll(schemas: readonly Json[]): Json {
   return result === null || result === undefined ? {} : result
 }
 
+/** Deeper than any schema; a deeper one (hostile input) is refused rather than walked to a stack overflow. */
+const MAX_DEPTH = 128
+
 /** `overlay` over `base`; `key` is the name the value sits under (which says how a list merges). */
-export function merge(base: Json, overlay: Json, key: string): Json {
+export function merge(base: Json, overlay: Json, key: string, depth = 0): Json {
+  if (depth > MAX_DEPTH) throw new Error(`the schemas nest deeper than ${MAX_DEPTH} levels`)
   if (overlay === null) return null
   if (base === null || base === undefined) return clone(overlay)
   if (Array.isArray(base) && Array.isArray(overlay)) {
     const keys = LIST_KEYS[key]
-    return keys ? mergeByKey(base, overlay, keys) : clone(overlay)
+    return keys ? mergeByKey(base, overlay, keys, depth) : clone(overlay)
   }
   if (!isMapping(base) || !isMapping(overlay)) return clone(overlay)
   const result: Record<string, Json> = { ...base }
   for (const [k, v] of Object.entries(overlay)) {
     if (k === DELETE) continue
     // Defined, not assigned: a key `__proto__` (JSON.parse and YAML make it an own key) must stay a key.
-    const value = Object.hasOwn(result, k) ? merge(result[k], v, k) : clone(v)
+    const value = Object.hasOwn(result, k) ? merge(result[k], v, k, depth + 1) : clone(v)
     Object.defineProperty(result, k, { value, enumerable: true, writable: true, configurable: true })
   }
   return result
@@ -46,7 +50,7 @@ function identity(element: Json, keys: readonly string[]): string | undefined {
   return JSON.stringify(keys.map((k) => element[k]))
 }
 
-function mergeByKey(base: readonly Json[], overlay: readonly Json[], keys: readonly string[]): Json[] {
+function mergeByKey(base: readonly Json[], overlay: readonly Json[], keys: readonly string[], depth: number): Json[] {
   const result: Json[] = base.map((e) => clone(e))
   const at = new Map<string, number>()
   base.forEach((e, i) => {
@@ -61,7 +65,7 @@ function mergeByKey(base: readonly Json[], overlay: readonly Json[], keys: reado
       continue
     }
     const i = id === undefined ? undefined : at.get(id)
-    if (i !== undefined) result[i] = merge(result[i], e, '')
+    if (i !== undefined) result[i] = merge(result[i], e, '', depth + 1)
     else {
       result.push(clone(e))
       if (id !== undefined) at.set(id, result.length - 1)

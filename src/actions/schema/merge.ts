@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { parseDocument } from 'yaml'
-import { errorMessage } from '../../core/errors.ts'
+import { errorMessage, TeaError } from '../../core/errors.ts'
 import { parseJson } from '../../core/json.ts'
 import { fileRead } from '../file/read.ts'
 import { defineAction, type ActionContext } from '../types.ts'
@@ -46,7 +46,12 @@ export const schemaMerge = defineAction({
     if (errors.length) return { success: false, error: 'Failed to load schemas', errors }
     const present = loaded.filter((s) => s !== null && s !== undefined)
     if (present.length === 0) return { success: false, error: 'No schemas provided' }
-    const merged = mergeAll(present)
+    let merged: unknown
+    try {
+      merged = mergeAll(present)
+    } catch (e) {
+      throw new TeaError('INVALID_PARAMS', `schema.merge: ${errorMessage(e)}`)
+    }
     const result: Record<string, unknown> = { success: true, [p.output_key]: merged }
     if (p.validate) {
       const problems = schemaProblems(merged)

@@ -156,4 +156,13 @@ t('tool definitions are checked when parameters are: bad names and duplicates ar
   )
 })
 
+t('a reply calling more than 32 tools is refused before any of them runs', async ({ server, ctx, invoked }) => {
+  const many = Array.from({ length: 33 }, () => ({ name: 'parse_json', arguments: { text: '1' } }))
+  server.script({ content: '', toolCalls: many })
+  const e = await rejection(run({ prompt: 'go', tools: TOOLS }, ctx))
+  assert.ok(isTeaError(e, 'LLM_BAD_RESPONSE'))
+  assert.match(e.message, 'the model called 33 tools in one reply; at most 32 are run')
+  assert.equal(invoked, ['tools.list'])
+})
+
 t.run()

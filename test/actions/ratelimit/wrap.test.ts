@@ -1,6 +1,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { TeaError } from '../../../src/core/errors.ts'
+import { isTeaError, TeaError } from '../../../src/core/errors.ts'
+import { rejection } from '../../support/expect.ts'
 import { validateParams } from '../../../src/actions/registry.ts'
 import { ratelimitWrap } from '../../../src/actions/ratelimit/wrap.ts'
 import { intervalMs, limiter, reserve } from '../../../src/actions/ratelimit/limiters.ts'
@@ -8,7 +9,7 @@ import type { State } from '../../../src/core/util.ts'
 import { testContext, type TestContext } from '../context.ts'
 
 function context(invoke: (name: string, params: unknown) => Promise<State>, sections = {}): TestContext {
-  return testContext({ invoke: (name, params) => invoke(name, params), settings: { sections } })
+  return testContext({ invoke: (name, params) => invoke(name, params), listActions: () => [], settings: { sections } })
 }
 
 async function run(ctx: TestContext, params: unknown): Promise<Record<string, unknown>> {
@@ -84,6 +85,22 @@ test('a failing or unknown action is success: false with its error_type, as in T
     // The wrapped action's own success: false is the result's success.
     const inner = await run(ctx, { action: 'memory.get', limiter: 'errors-test', rps: 1000 })
     assert.equal([inner.success, inner.result], [false, { success: false, error: 'inner' }])
+  } finally {
+    ctx.cleanup()
+  }
+})
+
+test('wrapping an action that runs code is refused when settings.allow_inline_code is false', async () => {
+  const ran: string[] = []
+  const ctx = testContext({
+    invoke: async (name) => (ran.push(name), {}),
+    listActions: () => [{ ...ratelimitWrap, name: 'python.run', runsCode: true }],
+    settings: { allow_inline_code: false },
+  })
+  try {
+    const e = await rejection(run(ctx, { action: 'python.run', args: { code: 'x = 1' }, limiter: 'code-test', rps: 1000 }))
+    assert.ok(isTeaError(e, 'INLINE_CODE_FORBIDDEN'))
+    assert.equal(ran, [])
   } finally {
     ctx.cleanup()
   }

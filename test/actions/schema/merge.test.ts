@@ -128,4 +128,13 @@ test('schema.merge refuses a schema list past its bound and a file past 1 MiB', 
   })
 })
 
+test('schemas nested past 128 levels are refused with INVALID_PARAMS, not a stack overflow', async () => {
+  let deep: Record<string, unknown> = {}
+  const top = deep
+  for (let i = 0; i < 200; i++) deep = (deep.a = {}) as Record<string, unknown>
+  const e = await rejection(withContext((ctx) => run(ctx, { schemas: [{ inline: top }, { inline: top }] })))
+  assert.ok(isTeaError(e, 'INVALID_PARAMS'))
+  assert.match(e.message, 'schema.merge: the schemas nest deeper than 128 levels')
+})
+
 test.run()
