@@ -8,7 +8,7 @@ import * as v from 'valibot'
 import { agentsSettingsSchema } from '../tea-sections.ts'
 import { TeaError } from '../../core/errors.ts'
 import type { LlmSettings, LlmUsage } from '../../llm/types.ts'
-import type { ActionContext } from '../types.ts'
+import type { ActionContext, VerifyContext } from '../types.ts'
 
 export interface AgentConfig {
   name: string
@@ -67,4 +67,23 @@ export function agentsOf(ctx: ActionContext): Map<string, AgentConfig> {
 /** TEA's message for a name that is not among the agents. */
 export function notFound(name: string, agents: Map<string, AgentConfig>): string {
   return `Agent '${name}' not found. Available agents: ${[...agents.keys()].join(', ') || '(none)'}`
+}
+
+/**
+ * `tea validate`'s check of the agent names a node gives as written (`keys`: its parameters that name one agent
+ * or a list of them). A name written as a template is checked when it runs. TEA finds a missing agent only then.
+ */
+export function verifyNames(keys: readonly string[]) {
+  return async (params: Readonly<Record<string, unknown>>, ctx: VerifyContext): Promise<string[]> => {
+    const defined = ctx.settings.sections.agents ?? {}
+    const known = Object.keys(defined)
+    const found: string[] = []
+    for (const key of keys) {
+      const value = params[key]
+      for (const name of Array.isArray(value) ? value : [value])
+        if (typeof name === 'string' && !name.includes('{') && !Object.hasOwn(defined, name))
+          found.push(`${key}: '${name}' is not an agent of settings.agents (${known.length ? known.join(', ') : 'none defined'})`)
+    }
+    return found
+  }
 }

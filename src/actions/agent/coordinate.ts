@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { monotonicMs } from '../../core/util.ts'
 import { defineAction } from '../types.ts'
-import { type AgentConfig, type AgentReply, agentsOf, notFound } from './agents.ts'
+import { type AgentConfig, type AgentReply, agentsOf, notFound, verifyNames } from './agents.ts'
 import { type CallSite, callAgent, extraSettings, pooled } from './call.ts'
 import { CallJournal } from './journal.ts'
 import { agentName, agentNames, taskText } from './params.ts'
@@ -35,6 +35,7 @@ export const agentCoordinate = defineAction({
     ),
     parallel_workers: v.optional(v.pipe(v.boolean(), v.description('Ask the workers at once (default) or one after another.')), true),
   }),
+  verify: verifyNames(['leader', 'workers']),
   async run(p, ctx) {
     const start = monotonicMs()
     const known = agentsOf(ctx)

@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import { defineAction } from '../types.ts'
 import { agentCoordinate } from './coordinate.ts'
+import { verifyNames } from './agents.ts'
 import { agentNames } from './params.ts'
 import { agentSequential } from './sequential.ts'
 
@@ -27,6 +28,7 @@ export const agentCrewaiDelegate = defineAction({
   }),
   // Rendered once, by the action it becomes (agent.sequential renders per agent).
   raw: ['task'],
+  verify: verifyNames(['agents']),
   async run(p, ctx) {
     if (p.backend === 'crewai') {
       if (!p.fallback_to_native)

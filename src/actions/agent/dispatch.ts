@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { monotonicMs, sleep } from '../../core/util.ts'
 import { defineAction } from '../types.ts'
-import { type AgentReply, agentsOf, notFound } from './agents.ts'
+import { type AgentReply, agentsOf, notFound, verifyNames } from './agents.ts'
 import { callAgent, extraSettings } from './call.ts'
 import { CallJournal } from './journal.ts'
 import { agentName, taskText } from './params.ts'
@@ -38,6 +38,7 @@ export const agentDispatch = defineAction({
       ),
     ),
   }),
+  verify: verifyNames(['agent']),
   async run(p, ctx) {
     const start = monotonicMs()
     const elapsed = (): number => monotonicMs() - start

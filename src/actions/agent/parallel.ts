@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { monotonicMs } from '../../core/util.ts'
 import { defineAction } from '../types.ts'
-import { type AgentConfig, agentsOf, notFound } from './agents.ts'
+import { type AgentConfig, agentsOf, notFound, verifyNames } from './agents.ts'
 import { AGGREGATIONS, collect, consensus, first, vote } from './aggregate.ts'
 import { callAgent, extraSettings, pooled } from './call.ts'
 import { CallJournal } from './journal.ts'
@@ -51,6 +51,7 @@ export const agentParallel = defineAction({
     /** The spelling in TEA's reference; its source reads consensus_max_rounds. */
     consensus_max_retries: v.optional(rounds),
   }),
+  verify: verifyNames(['agents']),
   async run(p, ctx) {
     const start = monotonicMs()
     const known = agentsOf(ctx)

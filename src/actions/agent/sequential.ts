@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { isTeaError } from '../../core/errors.ts'
 import { monotonicMs, type State } from '../../core/util.ts'
 import { defineAction, type ActionContext } from '../types.ts'
-import { type AgentConfig, agentsOf, notFound } from './agents.ts'
+import { type AgentConfig, agentsOf, notFound, verifyNames } from './agents.ts'
 import { callAgent, extraSettings } from './call.ts'
 import { CallJournal } from './journal.ts'
 import { agentNames } from './params.ts'
@@ -36,6 +36,7 @@ export const agentSequential = defineAction({
     ),
   }),
   raw: ['task', 'tasks', 'transform'],
+  verify: verifyNames(['agents']),
   async run(p, ctx) {
     const start = monotonicMs()
     const elapsed = (): number => monotonicMs() - start

@@ -5,7 +5,9 @@
  */
 
 import * as assert from 'uvu/assert'
+import { verifyAgent } from '../../../src/agent/verify.ts'
 import { createMemoryStore } from '../../../src/store/memory-store.ts'
+import { load, testRegistry } from '../../engine/harness.ts'
 import { benchSuite } from '../../reasoning/harness.ts'
 
 const t = benchSuite('agent.*')
@@ -288,6 +290,30 @@ ${SETTINGS}nodes:
   assert.match(bodies(b)[0]!.messages.at(-1)!.content, 'Task: Do it')
   assert.is(bodies(b)[0]!.model, 'big')
   assert.ok(r.events.some((e) => e.type === 'log' && e.message.includes('CrewAI is a Python library')))
+})
+
+t('tea validate names an agent a node asks for that settings.agents does not define', async () => {
+  const registry = testRegistry()
+  const spec = load(
+    `name: v
+${SETTINGS}nodes:
+  - name: one
+    uses: agent.dispatch
+    with: { agent: reseacher, task: x }
+  - name: many
+    uses: agent.coordinate
+    with: { leader: analyst, workers: [critic, "{{ state.w }}", ghost], task: x }
+`,
+    registry,
+  )
+  const found = await verifyAgent(spec, registry)
+  assert.equal(
+    found.map((f) => `${f.node}: ${f.message}`),
+    [
+      "one: agent: 'reseacher' is not an agent of settings.agents (researcher, analyst, critic)",
+      "many: workers: 'ghost' is not an agent of settings.agents (researcher, analyst, critic)",
+    ],
+  )
 })
 
 t('settings.agents is checked when the file loads', async ({ b }) => {
