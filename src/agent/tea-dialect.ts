@@ -239,7 +239,7 @@ export const teaActions = once(
       "TEA's native path, as TEA runs it without CrewAI (a Python library): agent.sequential, or agent.coordinate when hierarchical",
     ),
     'session.*': absent(
-      "TEA's session lifecycle (create, end, archive, restore, get, list) over its LTM; session.load, save, delete and exists are in tea",
+      "TEA's session lifecycle (create, end, archive, restore, get, list) on Firestore and Cloud Storage (cloud services); session.load, save, delete and exists are in tea",
     ),
     'session.load': supported("a saved session from tea's store (settings.session)"),
     'session.save': supported("the state, or some keys of it, into tea's store for ttl seconds (settings.session)"),
