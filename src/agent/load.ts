@@ -15,8 +15,9 @@ import type { Registry } from '../actions/registry.ts'
 import type { Parsed } from './parse.ts'
 import { type AgentParse, parseAgentYaml } from './parse-cache.ts'
 import { formatProblem, invalidAgent, type Problem } from './problems.ts'
-import { AgentSchema, keysAt, LlmSettingsSchema, type ShellProviderSchema, type AgentFile } from './schema.ts'
+import { AgentSchema, keysAt, LlmSettingsSchema, type OnErrorSchema, type ShellProviderSchema, type AgentFile } from './schema.ts'
 import { teaKey, teaMessage, UNSUPPORTED } from './tea-dialect.ts'
+import { lowerTeaSpellings } from './tea-spellings.ts'
 import { extractionPrompt, parseExtractionSchema } from '../actions/validate/extraction.ts'
 import { ltmBackendUnsupported } from '../actions/ltm/index.ts'
 import { DEFAULT_RUN_MEMORY_MB, type AgentSettingsView } from '../actions/types.ts'
@@ -133,6 +134,7 @@ function draftAgent(text: string, file: string, options: LoadOptions = {}): Agen
   }
   const backend = localBackend(parsed.data)
   const expanded = expandSettingsEnv(parsed.data, parsed, options.env ?? process.env)
+  lowerTeaSpellings(parsed.data)
   const languages = lowerTeaNodes(parsed.data, options.runLanguages, file)
   return { ...draft, expanded, languages, ...(backend !== undefined && { backend }) }
 }
@@ -291,6 +293,23 @@ function unknownKeys(parent: Array<string | number>, parsed: Parsed): Problem[] 
   return problems.some((p) => p.code === 'TEA_UNSUPPORTED') ? problems : [...problems, ...teaParts]
 }
 
+/**
+ * A node's on_error, each field falling back to TEA's run-wide `settings.error_handling` (error_handling/settings.py
+ * merges them so), then to tea's defaults; TEA's `graceful` is `continue`.
+ */
+function onErrorOf(own: OnError | undefined, run: OnError | undefined): NodeSpec['onError'] {
+  const raw = own?.mode ?? run?.mode ?? 'raise'
+  const mode = raw === 'graceful' ? 'continue' : raw
+  return {
+    mode,
+    maxRetries: own?.max_retries ?? run?.max_retries ?? (mode === 'retry' ? 2 : 0),
+    retryDelay: own?.retry_delay ?? run?.retry_delay ?? 0.5,
+    ...(own?.fallback !== undefined && { fallback: own.fallback }),
+  }
+}
+
+type OnError = Omit<v.InferOutput<typeof OnErrorSchema>, 'fallback'> & { fallback?: string }
+
 function normalise(agent: AgentFile, parsed: Parsed, file: string, hash: string, references: References): AgentSpec {
   const { compiled, routes } = references
   const settings = agent.settings ?? {}
@@ -314,12 +333,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, hash: string,
       goto: (n.goto ?? nextAsGoto(n.next) ?? routes.get(n.name))!,
     }),
     ...(n.goto === undefined && n.next === undefined && routes.has(n.name) && { routedByEdges: true }),
-    onError: {
-      mode: n.on_error?.mode ?? 'raise',
-      maxRetries: n.on_error?.max_retries ?? (n.on_error?.mode === 'retry' ? 2 : 0),
-      retryDelay: n.on_error?.retry_delay ?? 0.5,
-      ...(n.on_error?.fallback !== undefined && { fallback: n.on_error.fallback }),
-    },
+    onError: onErrorOf(n.on_error, settings.error_handling),
     ...(n.interrupt !== undefined && { interrupt: n.interrupt }),
     ...(n.timeout !== undefined && { timeout: n.timeout }),
     line: parsed.locate(['nodes', index]).line,

@@ -15,8 +15,11 @@ const count = v.pipe(v.number(), v.integer('must be a whole number'), v.minValue
 export const GotoRuleSchema = v.strictObject({ if: v.optional(v.string()), to: name })
 export const GotoSchema = v.union([name, v.array(GotoRuleSchema)], 'must be a node name or a list of {if, to} rules')
 
+/** `graceful` is TEA's name for `continue` (its error_handling/settings.py). */
+const errorMode = v.picklist(['raise', 'continue', 'graceful', 'retry'])
+
 export const OnErrorSchema = v.strictObject({
-  mode: v.optional(v.picklist(['raise', 'continue', 'retry'])),
+  mode: v.optional(errorMode),
   max_retries: v.optional(count),
   /** Seconds before the first retry; doubles each time. */
   retry_delay: v.optional(seconds),
@@ -191,6 +194,10 @@ export const SettingsSchema = v.strictObject({
   agents: v.optional(agentsSettingsSchema),
   /** TEA's session store, for its session.* actions (actions/session): kept in tea's store. */
   session: v.optional(sessionSettingsSchema),
+  /** TEA's run-wide on_error: each node's on_error falls back to it field by field (agent/load.ts). */
+  error_handling: v.optional(
+    v.strictObject({ mode: v.optional(errorMode), max_retries: v.optional(count), retry_delay: v.optional(seconds) }),
+  ),
 })
 
 export const ConfigSchema = v.strictObject({

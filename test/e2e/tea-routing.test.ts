@@ -176,4 +176,31 @@ edges:
   },
 )
 
+Tea(
+  "settings.error_handling is the run-wide on_error, a node's on_error overriding it; graceful is continue (error_handling/settings.py)",
+  async () => {
+    const s = scratch({
+      'a.yaml': `name: eh
+settings:
+  error_handling:
+    mode: graceful
+nodes:
+  - name: boom
+    run: "throw new Error('no')"
+  - name: after
+    run: "return { reached: true }"
+  - name: strict
+    on_error:
+      mode: raise
+    run: "throw new Error('stop')"
+`,
+    })
+    const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data')])
+    assert.is(r.code, 1, r.stderr)
+    assert.match(r.stderr, '✓ after')
+    assert.match(r.stderr, "[CODE_ERROR] node 'strict'")
+    s.cleanup()
+  },
+)
+
 Tea.run()
