@@ -117,7 +117,7 @@ test('requireAgentLoading loads no action for a run:-only agent, and the actions
     assert.equal(names(r1), [])
     const r2 = lazyRegistry()
     assert.is((await requireAgentLoading(withLlm.path, r2)).nodes[1]?.uses, 'llm.call')
-    assert.equal(names(r2), ['llm.call', 'llm.chat', 'llm.embed', 'llm.stream', 'llm.tools'])
+    assert.equal(names(r2), ['llm.call', 'llm.chat', 'llm.embed', 'llm.retry', 'llm.stream', 'llm.tools'])
   } finally {
     runOnly.done()
     withLlm.done()

@@ -293,7 +293,7 @@ export const teaActions = once(
     'http.respond': absent("the HTTP response of TEA's server mode; tea serve answers with the run's state"),
     'firestore.*': absent('Firestore (a cloud service)'),
     'json.stringify': planned('a value as JSON text; a template with | tojson does it today'),
-    'llm.retry': planned('llm.call with its own retry schedule; llm.call retries transient failures (settings.llm.max_retries)'),
+    'llm.retry': supported("= llm.call with max_retries (default 3), as TEA's deprecated llm.retry is; tea's backoff, not base_delay/max_delay"),
     'memory.summarize': planned("summarising the conversation in memory with a model"),
     'memory.cloud_store': absent('Firebase agent memory (a cloud service)'),
     'memory.cloud_retrieve': absent('Firebase agent memory (a cloud service)'),
