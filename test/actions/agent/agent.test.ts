@@ -5,6 +5,7 @@
  */
 
 import * as assert from 'uvu/assert'
+import { journalNamespace } from '../../../src/actions/agent/journal.ts'
 import { verifyAgent } from '../../../src/agent/verify.ts'
 import { createMemoryStore } from '../../../src/store/memory-store.ts'
 import { load, testRegistry } from '../../engine/harness.ts'
@@ -258,13 +259,16 @@ ${SETTINGS}nodes:
   const first = await b.go(yaml, { store, runId: 'r1', signal: ctrl.signal } as never)
   assert.is.not(first.status, 'completed')
   assert.is(bodies(b).length, 3)
+  // The two answers are on record, under the run, the node and the state it started from.
+  const journal = journalNamespace('r1', 'all', {})
+  assert.equal((await store.memoryList(journal)).sort(), ['1.0', '1.1'])
   b.server.script({ match: 'You criticise.', content: 'C' })
   const again = await b.go(yaml, { store, runId: 'r1', resume: true })
   assert.is(again.status, 'completed', JSON.stringify(again.error))
   assert.equal((again.state.all as Record<string, unknown>).responses, ['R', 'A', 'C'])
   assert.is(bodies(b).length, 4, 'an agent that had answered was asked again')
   // The node's records are gone once it finished.
-  assert.equal(await store.memoryList('agent.calls:r1:all'), [])
+  assert.equal(await store.memoryList(journal), [])
 })
 
 t('agent.crewai_delegate runs TEA’s native path: hierarchical is agent.coordinate with the first agent leading', async ({ b }) => {
