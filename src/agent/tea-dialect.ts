@@ -260,7 +260,7 @@ export const teaActions = once(
       "TEA's execution.run (TEA-RALPHY-001.6): shell commands in git worktrees; tea's sandboxes run no shell, and TEA's runtime registers no execution.run either",
     ),
     'code.execute': mapped(
-      "Python run as written in tea's Python sandbox under allow_inline_code, run_memory_mb and a time limit; TEA's result shape, printed lines in the run's log",
+      "Python run as written in tea's Python sandbox under allow_inline_code, run_memory_mb and a time limit; TEA's result shape with what it printed",
     ),
     'lua.*': supported('lua.eval: Lua code given state (the lua feature)'),
     'prolog.*': supported("prolog.query: a goal's solutions over clauses and facts (the prolog feature)"),

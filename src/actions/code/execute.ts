@@ -4,9 +4,12 @@
  * RestrictedPython inside its own process, and only when the embedding program enables it (its CLI never does).
  * tea runs it as `run:` Python code (python.run's reflection contract: code as written, `state` and `variables` in
  * scope): in the Python sandbox, under `settings.allow_inline_code`, `settings.run_memory_mb` and a time limit.
- * A failure of the code is a result with `success: false`, as in TEA; tea's limits stop the node.
+ * A failure of the code is a result with `success: false`, as in TEA; tea's memory limit stops the node.
  *
- * What the code prints goes to the run's log (as for every run: code) and not into `stdout`, which is empty.
+ * What the code prints is caught as TEA catches it: the code runs inside a few lines of Python (`wrapped`) that
+ * point sys.stdout and sys.stderr at buffers, cut each to `max_output_bytes` as TEA does, and hand them back
+ * beside the value. The code goes into those lines as a string literal, and is compiled under python.run's file
+ * name, so an error's line is the line of the code as written.
  */
 
 import * as v from 'valibot'
@@ -15,6 +18,27 @@ import { monotonicMs } from '../../core/util.ts'
 import { defineAction } from '../types.ts'
 
 const MAX_CODE = 1_000_000
+
+/** TEA's default `max_output_bytes`. */
+const MAX_OUTPUT = 65_536
+
+/** The Python that runs `code` (a JSON string is a Python string literal) and catches what it prints. */
+function wrapped(code: string, maxOutput: number): string {
+  return [
+    'import io as _tea_io, sys as _tea_sys',
+    'def _tea_cut(text, limit):',
+    "    data = text.encode('utf-8')",
+    "    return text if len(data) <= limit else data[:limit].decode('utf-8', errors='ignore') + '\\n... [output truncated]'",
+    '_tea_streams = (_tea_sys.stdout, _tea_sys.stderr)',
+    '_tea_sys.stdout, _tea_sys.stderr = _tea_io.StringIO(), _tea_io.StringIO()',
+    'try:',
+    `    exec(compile(${JSON.stringify(code)}, '<run>', 'exec'), globals())`,
+    '    _tea_printed = (_tea_sys.stdout.getvalue(), _tea_sys.stderr.getvalue())',
+    'finally:',
+    '    _tea_sys.stdout, _tea_sys.stderr = _tea_streams',
+    `result = {'value': globals().get('result'), 'stdout': _tea_cut(_tea_printed[0], ${maxOutput}), 'stderr': _tea_cut(_tea_printed[1], ${maxOutput})}`,
+  ].join('\n')
+}
 
 export const codeExecute = defineAction({
   name: 'code.execute',
@@ -56,15 +80,23 @@ export const codeExecute = defineAction({
     }
     const timeout = p.timeout ?? ctx.settings.run_timeout
     const start = monotonicMs()
-    const shape = (x: { success: boolean; return_value: unknown; error: string | null }) => ({
-      ...x,
+    const shape = (x: { success: boolean; return_value: unknown; error: string | null; stdout?: string; stderr?: string }) => ({
       stdout: '',
       stderr: '',
+      ...x,
       execution_time_ms: monotonicMs() - start,
     })
     try {
-      const out = await ctx.invoke('python.run', { code: p.code, contract: 'reflection', output: null, timeout })
-      return shape({ success: true, return_value: out.result ?? null, error: null })
+      const code = wrapped(p.code, p.max_output_bytes ?? MAX_OUTPUT)
+      const out = await ctx.invoke('python.run', { code, contract: 'reflection', output: null, timeout })
+      const got = (out.result ?? {}) as { value?: unknown; stdout?: unknown; stderr?: unknown }
+      return shape({
+        success: true,
+        return_value: got.value ?? null,
+        error: null,
+        stdout: String(got.stdout ?? ''),
+        stderr: String(got.stderr ?? ''),
+      })
     } catch (e) {
       if (isTeaError(e, 'CODE_ERROR')) return shape({ success: false, return_value: null, error: e.message })
       if (isTeaError(e, 'NODE_TIMEOUT') && !ctx.signal.aborted)

@@ -20,11 +20,25 @@ test('code.execute returns the variable result in TEA’s shape, with the state 
   assert.is(out.success, true)
   assert.equal(out.return_value, { n: 42, x: { a: [1, 2] } })
   assert.is(out.error, null)
-  assert.is(out.stdout, '')
+  assert.is(out.stdout, 'hello\n')
   assert.is(out.stderr, '')
   assert.type(out.execution_time_ms, 'number')
-  // What it printed is in the run's log.
-  assert.ok(r.events.some((e) => e.type === 'log' && e.message === 'hello'))
+})
+
+test('what the code prints is cut at max_output_bytes as TEA cuts it; an error names the line as written', async () => {
+  const r = await run(
+    agent('import sys\nprint("é" * 10)\nprint("oops", file=sys.stderr)\nresult = None', '', '      max_output_bytes: 5\n'),
+  )
+  assert.is(r.status, 'completed', errorMessage(r.error))
+  const out = r.state.out as Record<string, unknown>
+  assert.is(out.stdout, 'éé\n... [output truncated]')
+  assert.is(out.stderr, 'oops\n')
+  assert.is(out.return_value, null)
+  const bad = await run(agent('x = 1\ny = 2\nraise ValueError("no " + "{{ x }}")'), { runId: 'bad' })
+  const failed = bad.state.out as Record<string, unknown>
+  assert.is(failed.success, false)
+  assert.match(String(failed.error), 'line 3')
+  assert.match(String(failed.error), 'ValueError: no {{ x }}')
 })
 
 test('code that raises is a result with success: false and the error, and the run goes on', async () => {
