@@ -116,6 +116,8 @@ interface AgentDraft {
   backend?: string
   /** The language each `run:` body runs in (run-language.ts). */
   languages: RunLanguage[]
+  /** TEA parameters set aside because TEA's action does not read them (tea-spellings.ts): warnings. */
+  aside?: Problem[]
   failed?: LoadResult
 }
 
@@ -134,9 +136,11 @@ function draftAgent(text: string, file: string, options: LoadOptions = {}): Agen
   }
   const backend = localBackend(parsed.data)
   const expanded = expandSettingsEnv(parsed.data, parsed, options.env ?? process.env)
-  lowerTeaSpellings(parsed.data)
+  const aside = lowerTeaSpellings(parsed.data).map(
+    (a): Problem => ({ code: 'TEA_UNSUPPORTED', message: a.message, where: parsed.locate(a.path, true) }),
+  )
   const languages = lowerTeaNodes(parsed.data, options.runLanguages, file)
-  return { ...draft, expanded, languages, ...(backend !== undefined && { backend }) }
+  return { ...draft, expanded, languages, aside, ...(backend !== undefined && { backend }) }
 }
 
 /**
@@ -181,7 +185,7 @@ function loadAgentDraft(draft: AgentDraft, registry: Registry): LoadResult {
   for (const p of references.problems) (p.code === 'TEA_UNSUPPORTED' ? warnings : problems).push(p)
   warnings.push(...references.warnings)
   if (ltmMessage) warnings.push({ code: 'TEA_UNSUPPORTED', message: ltmMessage, where: parsed.locate(['settings', 'ltm', 'backend']) })
-  warnings.push(...shellWarnings(parsed))
+  warnings.push(...shellWarnings(parsed), ...(draft.aside ?? []))
   const byPlace = (a: Problem, b: Problem) => a.where.line - b.where.line || a.where.col - b.where.col
   problems.sort(byPlace)
   warnings.sort(byPlace)

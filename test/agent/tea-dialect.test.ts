@@ -41,7 +41,7 @@ nodes:
   assert.equal(warnings(yaml), [
     "3:3 TEA_UNSUPPORTED 'settings.a2a' is a TEA feature that tea does not provide: TEA's agent-to-agent messaging; tea agents coordinate through AOF/1",
     "4:3 TEA_UNSUPPORTED 'settings.opik' is a TEA feature that tea does not provide: Opik tracing (a cloud service)",
-    "8:5 TEA_UNSUPPORTED 'nodes.0.params' is a TEA feature that tea does not provide: TEA's examples write it for with:, but neither TEA runtime reads it; write with:",
+    "8:5 TEA_UNSUPPORTED 'nodes.0.params' is not read by TEA's runtime either; tea sets it aside: neither TEA runtime reads it (yaml_nodes.py gives the action with:, and the Rust runtime's node has with: only), so the action gets no parameters from it; write with:",
   ])
 })
 
@@ -157,7 +157,7 @@ test('a file with two YAML documents gets a message for an agent author', () => 
 })
 
 test('the table answers by path pattern and by action family', () => {
-  assert.is(teaKey(['nodes', 3, 'params'])?.feature.status, 'not in tea')
+  assert.is(teaKey(['nodes', 3, 'params'])?.feature.status, 'ignored')
   assert.is(teaKey(['nodes', 3, 'language'])?.feature.status, 'supported')
   assert.is(teaKey(['settings', 'llm', 'backend'])?.feature.status, 'not in tea')
   assert.is(teaAction('ltm.store')?.key, 'ltm.*')
