@@ -34,20 +34,36 @@ async function race(mode: 'claim' | 'read-then-write', racers: number): Promise<
     const children = Array.from({ length: racers }, () => {
       const child = spawn(process.execPath, ['--import', 'tsx', new URL('./claim-child.ts', import.meta.url).pathname, dir, mode])
       let out = ''
-      let ready: () => void
-      const isReady = new Promise<void>((resolve) => (ready = resolve))
-      child.stdout.on('data', (d) => {
-        out += d
-        if (out.includes('ready\n')) ready()
-      })
+      child.stdout.on('data', (d) => (out += d))
       child.stderr.on('data', (d) => process.stderr.write(d))
-      const closed = new Promise<string>((resolve) => child.on('close', () => resolve(out)))
-      return { child, isReady, closed }
+      const closed = new Promise<void>((resolve) => child.on('close', () => resolve()))
+      /** Resolves once the child has printed the line `line`; fails if it ends without. */
+      const said = (line: string) =>
+        new Promise<void>((resolve, reject) => {
+          const check = () => {
+            if (!out.split('\n').includes(line)) return
+            child.stdout.off('data', check)
+            resolve()
+          }
+          child.stdout.on('data', check)
+          check()
+          void closed.then(() => reject(new Error(`a racer ended without saying '${line}': ${out}`)))
+        })
+      const answer = () => Promise.race([said('won').then(() => 'won'), said('lost').then(() => 'lost')])
+      return { child, said, answer, closed }
     })
-    await Promise.all(children.map((c) => c.isReady))
-    for (const { child } of children) child.stdin.end('go\n')
-    const outputs = await Promise.all(children.map((c) => c.closed))
-    return outputs.filter((o) => o.endsWith('won')).length
+    const all = (line: string) => Promise.all(children.map((c) => c.said(line)))
+    await all('ready')
+    for (const { child } of children) child.stdin.write('go\n')
+    if (mode === 'read-then-write') {
+      await all('read')
+      for (const { child } of children) child.stdin.write('write\n')
+    }
+    // Every racer stays alive (a live owner to the others) until all have answered.
+    const answers = await Promise.all(children.map((c) => c.answer()))
+    for (const { child } of children) child.stdin.end('end\n')
+    await Promise.all(children.map((c) => c.closed))
+    return answers.filter((a) => a === 'won').length
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
