@@ -40,6 +40,8 @@ export interface Feature {
   files?: { package: string; names: readonly string[] }
   /** The commands or flags it adds, for docs/architecture.md and `tea doctor`. */
   commands?: readonly string[]
+  /** Its entry module, relative to src/: what `load` imports (features.ts requires it where it may not wait). */
+  entry: string
   /** Its entry module, when this build has it. */
   load?: () => Promise<FeatureCode>
 }
@@ -50,6 +52,7 @@ export const FEATURES: readonly Feature[] = [
     name: 'planning',
     actions: ['plan'],
     dispatches: true,
+    entry: './planning/index.ts',
     load: typeof __FEATURE_PLANNING__ === 'undefined' || __FEATURE_PLANNING__ ? () => import('./planning/index.ts') : undefined,
   },
   {
@@ -57,6 +60,7 @@ export const FEATURES: readonly Feature[] = [
     name: 'reasoning',
     actions: ['reason', 'reflection'],
     dispatches: true,
+    entry: './reasoning/index.ts',
     load: typeof __FEATURE_REASONING__ === 'undefined' || __FEATURE_REASONING__ ? () => import('./reasoning/index.ts') : undefined,
   },
   {
@@ -66,6 +70,7 @@ export const FEATURES: readonly Feature[] = [
     tasks: ['prolog'],
     language: 'prolog',
     files: { package: 'swipl-wasm/dist/swipl/swipl-web.js', names: ['swipl-web.js', 'swipl-web.wasm', 'swipl-web.data'] },
+    entry: './prolog/index.ts',
     load: typeof __FEATURE_PROLOG__ === 'undefined' || __FEATURE_PROLOG__ ? () => import('./prolog/index.ts') : undefined,
   },
   {
@@ -75,6 +80,7 @@ export const FEATURES: readonly Feature[] = [
     tasks: ['lua'],
     language: 'lua',
     files: { package: 'wasmoon/dist/glue.wasm', names: ['index.cjs', 'glue.wasm'] },
+    entry: './lua/index.ts',
     load: typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__ ? () => import('./lua/index.ts') : undefined,
   },
   {
@@ -87,6 +93,7 @@ export const FEATURES: readonly Feature[] = [
       package: 'pyodide/pyodide.js',
       names: ['pyodide.cjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'],
     },
+    entry: './python/index.ts',
     load: typeof __FEATURE_PYTHON__ === 'undefined' || __FEATURE_PYTHON__ ? () => import('./python/index.ts') : undefined,
   },
   {
@@ -94,6 +101,7 @@ export const FEATURES: readonly Feature[] = [
     // roles (worker, scheduler, router) are the AOF protocol's and run on the folder store in every build.
     name: 'fleet',
     commands: ['--nats on tea aof …, tea worker --aof', 'tea aof route serve'],
+    entry: './aof/store/nats/store.ts',
     load: typeof __FEATURE_FLEET__ === 'undefined' || __FEATURE_FLEET__ ? () => import('./aof/store/nats/store.ts') : undefined,
   },
 ]

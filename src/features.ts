@@ -1,16 +1,29 @@
 /**
- * The registry of the library, the pool's workers, `tea actions`, `tea doctor` and the tests: the core's built-ins
- * (and `extra`) there from the start, so that an agent using only those loads synchronously; the features' actions
- * (feature-list.ts) join on `load`, as in catalog.ts, which loading an agent does for the actions it names
- * (`await registry.load()` loads them all).
+ * The registry of the library (src/index.ts) and of the tests: every action of this build there from the start, so
+ * that an agent loads synchronously (loadAgentText, requireAgent). It requires each feature's entry
+ * (feature-list.ts) when first built, which is why nothing the CLI bundles imports it: the CLI, the pool's workers,
+ * `tea actions` and `tea doctor` build catalog.ts's registry, which loads an action's group with `import()` on first
+ * use, so that a disabled feature's modules leave the bundle and a run evaluates only what its agent names.
  */
 
 import { builtinActions } from './actions/builtins.ts'
-import { createLazyRegistry, type Registry } from './actions/registry.ts'
+import { createRegistry, type Registry } from './actions/registry.ts'
 import type { Action } from './actions/types.ts'
-import { lackingFeature, featureGroups } from './feature-list.ts'
+import { TeaError } from './core/errors.ts'
+import { FEATURES, type FeatureCode, lackingFeature } from './feature-list.ts'
 
-/** The registry of this build: core built-ins, the enabled features' actions on `load`, and any `extra` (library use, tests). */
+/** The registry of this build: core built-ins, the enabled features' actions, and any `extra` (library use, tests). */
 export function buildRegistry(extra: readonly Action[] = []): Registry {
-  return createLazyRegistry(featureGroups(), [...builtinActions(), ...extra], lackingFeature)
+  return createRegistry([...builtinActions(), ...featureActions(), ...extra], lackingFeature)
+}
+
+let loaded: readonly Action[] | undefined
+
+/** The actions of the enabled features (the fleet has none: its NATS client stays unloaded until a store opens). */
+function featureActions(): readonly Action[] {
+  // tea runs from source as CommonJS (tsx), where `require` loads the same module `import()` would.
+  if (typeof require !== 'function')
+    throw new TeaError('INTERNAL', 'buildRegistry loads the features with require: run src/ as CommonJS, or use lazyRegistry and load()')
+  loaded ??= FEATURES.filter((f) => f.actions && f.load).flatMap((f) => (require(f.entry) as FeatureCode).actions?.() ?? [])
+  return loaded
 }

@@ -9,19 +9,19 @@
 import { remoteContext, runActionTask, type ActionTask, type TaskContext } from './actions/remote.ts'
 import type { Registry } from './actions/registry.ts'
 import { runCodeTask, type CodeTask } from './code/task.ts'
+import { lazyRegistry } from './catalog.ts'
 import { featureTaskHandlers } from './feature-list.ts'
-import { buildRegistry } from './features.ts'
 import type { PoolTask, TaskHandler, TaskReply } from './pool/protocol.ts'
 import { dispatchTask } from './pool/worker.ts'
 
 let registry: Registry | undefined
-const registryOf = (): Registry => (registry ??= buildRegistry())
+const registryOf = (): Registry => (registry ??= lazyRegistry())
 
 /** The handlers of every task kind this build's workers run (test/support/probe-worker.ts adds its own to them). */
 export const workerHandlers: Readonly<Record<string, TaskHandler>> = {
   action: async (task: ActionTask, host) => {
     const r = registryOf()
-    await r.load([task.action]) // a feature's actions join the registry on first use
+    await r.load([task.action]) // its group, on first use; ctx.invoke loads what the action runs
     return runActionTask(task, host, r)
   },
   code: (task: CodeTask, host) =>

@@ -1,7 +1,6 @@
 /** What `tea validate`, `tea graph` and `tea actions` do (definitions, flags and help: commands/inspect.ts). */
 
 import { lazyRegistry } from '../catalog.ts'
-import { buildRegistry } from '../features.ts'
 import { jsonSchemaOf } from '../actions/json-schema.ts'
 import { loadAgentFileLoading, requireAgentLoading } from '../agent/load.ts'
 import { formatProblem } from '../agent/problems.ts'
@@ -47,7 +46,9 @@ export async function graphCommand(input: { args: { agent: string }; flags: { fo
 }
 
 export async function actionsCommand({ flags }: { flags: { json: boolean } }, io: Io): Promise<number> {
-  const actions = buildRegistry().list()
+  const registry = lazyRegistry()
+  await registry.load() // every action of this build
+  const actions = registry.list()
   if (flags.json) {
     const out = actions.map((a) => ({ name: a.name, description: a.description, params: jsonSchemaOf(a.params) }))
     io.out(`${JSON.stringify(out, null, 2)}\n`)

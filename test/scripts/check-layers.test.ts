@@ -37,14 +37,15 @@ test('a type-only file cycle and a dynamic import of a feature are reported; com
     'src/engine/a.ts': "import type { B } from './b.ts'\n// import { c } from '../cli/c.ts'\nexport type A = 1\n",
     'src/engine/b.ts': "import type { A } from './a.ts'\nexport type B = 2\nexport const f = () => import('../planning/p.ts')\n",
     'src/planning/p.ts': 'export const p = 1\n',
-    'src/feature-list.ts': "export const FEATURES = [{ name: 'planning', load: () => import('./planning/p.ts') }]\n",
+    'src/feature-list.ts':
+      "export const FEATURES = [{ name: 'planning', entry: './planning/p.ts', load: () => import('./planning/p.ts') }]\n",
   })
   try {
     const { problems } = check(dir)
     assert.ok(problems.includes('src/engine/b.ts imports src/planning/p.ts: engine may not import planning'), problems.join('\n'))
     assert.ok(
       problems.includes(
-        'src/engine/b.ts imports src/planning/p.ts of the optional feature planning: only src/feature-list.ts may (add what it needs to the feature\'s entry there)',
+        "src/engine/b.ts imports src/planning/p.ts of the optional feature planning: only src/feature-list.ts may (add what it needs to the feature's entry there)",
       ),
     )
     assert.ok(problems.includes('file cycle: src/engine/a.ts → src/engine/b.ts → src/engine/a.ts'))
@@ -54,23 +55,25 @@ test('a type-only file cycle and a dynamic import of a feature are reported; com
   }
 })
 
-test('a feature is named once: only the feature list imports its folder (a nested one too) or reads its build flag', () => {
+test('a feature is named once: only the feature list imports its folder (a nested one too) or reads its build flag; its entry is what it loads', () => {
   const dir = tree({
     'src/feature-list.ts': [
-      "export const FEATURES = [",
-      "  { name: 'lua', load: typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__ ? () => import('./lua/index.ts') : undefined },",
-      "  { name: 'fleet', load: () => import('./aof/store/nats/store.ts') },",
+      'export const FEATURES = [',
+      "  { name: 'lua', entry: './lua/index.ts', load: typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__ ? () => import('./lua/index.ts') : undefined },",
+      "  { name: 'fleet', entry: './aof/store/nats/index.ts', load: () => import('./aof/store/nats/store.ts') },",
       ']',
     ].join('\n'),
     'src/lua/index.ts': "import { run } from './run.ts'\nexport const actions = () => [run]\n",
     'src/lua/run.ts': 'export const run = 1\n',
     'src/aof/store/nats/store.ts': 'export const openNatsStore = 1\n',
-    'src/actions/x.ts': "import type { run } from '../lua/run.ts'\nexport const on = __FEATURE_LUA__\n// __FEATURE_PYTHON__ in a comment names nothing\n",
+    'src/actions/x.ts':
+      "import type { run } from '../lua/run.ts'\nexport const on = __FEATURE_LUA__\n// __FEATURE_PYTHON__ in a comment names nothing\n",
     'src/cli/y.ts': "export const load = () => import('../aof/store/nats/store.ts')\n",
   })
   try {
     assert.equal(check(dir).problems, [
       'src/actions/x.ts imports src/lua/run.ts: actions may not import lua',
+      'src/feature-list.ts: the feature fleet imports ./aof/store/nats/store.ts but its entry says aof/store/nats/index.ts',
       "src/actions/x.ts imports src/lua/run.ts of the optional feature lua: only src/feature-list.ts may (add what it needs to the feature's entry there)",
       "src/cli/y.ts imports src/aof/store/nats/store.ts of the optional feature fleet: only src/feature-list.ts may (add what it needs to the feature's entry there)",
       "src/actions/x.ts reads the build flag __FEATURE_LUA__: only src/feature-list.ts may (give the feature's entry what it needs)",

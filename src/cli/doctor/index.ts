@@ -6,7 +6,7 @@
 import { resolve } from 'node:path'
 import { requireAgent } from '../../agent/load.ts'
 import { resolveOllamaUrl } from '../../llm/base-url.ts'
-import { buildRegistry } from '../../features.ts'
+import { lazyRegistry } from '../../catalog.ts'
 import { dataDirOf } from '../data-dir.ts'
 import { EXIT } from '../exit.ts'
 import type { Io } from '../io.ts'
@@ -28,7 +28,8 @@ export async function doctorCommand(
   { args, flags }: { args: { agents: string[] }; flags: { 'data-dir'?: string; json: boolean } },
   io: Io,
 ): Promise<number> {
-  const registry = buildRegistry()
+  const registry = lazyRegistry()
+  await registry.load() // the agents are loaded synchronously below, each inside its check
   const dataDir = dataDirOf(flags['data-dir'], io)
   const agents = args.agents.map((file) => agentCheck(file, () => requireAgent(resolve(io.cwd, file), registry)))
   const wanted = [...new Set(agents.flatMap((a) => (a.spec ? ollamaModels(a.spec, io.env) : [])))]
