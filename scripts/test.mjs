@@ -8,7 +8,8 @@
 // TEA_TEST_JOBS at a time (default 4: on 2 cores most files spend their time waiting on subprocesses, servers,
 // qemu and timers). TEA_TEST_JOBS=1 runs them one after another. The slowest files start first: each file's last duration is kept in
 // node_modules/.cache/tea-test-times.json; a file never timed here is placed by its folder (SLOW below). Each
-// file's output is printed as one block when it ends, never interleaved with another's.
+// file's output is printed as one block when it ends, never interleaved with another's. test/e2e/sea.test.ts runs
+// once per target (TEA_SEA_TARGET), each a process of its own: a target under qemu takes minutes.
 //
 // Built artefacts are built once, before any test file starts, and shared: the files only read them
 // (TEA_TEST_ARTEFACTS=built tells test/e2e/sea-harness.ts not to rebuild an executable). A file never builds into
@@ -44,7 +45,7 @@ const TIMES = join(root, 'node_modules', '.cache', 'tea-test-times.json')
 // serial run on 2 cores: the executables under qemu take minutes, the corpus and the end-to-end files tens of
 // seconds, the language engines several; most unit files under a second.
 const SLOW = [
-  [/^e2e\/sea\.test/, 400],
+  [/^e2e\/sea\.test/, 150],
   [/^compat\//, 60],
   [/^e2e\/(fleet|serve-page|agent-start)/, 40],
   [/^e2e\//, 15],
@@ -151,8 +152,15 @@ async function runSuites(filter) {
     process.env.TEA_TEST_ARTEFACTS = 'built'
   }
   const times = readTimes()
+  // A file that runs the executables (sea.test.ts) runs once per target, each in its own process
+  // (TEA_SEA_TARGET): one target under qemu takes minutes, and the four side by side finish far sooner.
+  const { listTargets } = await import('./build/targets.mjs')
   const queue = files
-    .map((file) => ({ file, name: relative(join(root, 'test'), file) }))
+    .flatMap((file) => {
+      const name = relative(join(root, 'test'), file)
+      if (!needsSea(file)) return [{ file, name }]
+      return listTargets(root).map((target) => ({ file, name: `${name} ${target}`, env: { TEA_SEA_TARGET: target } }))
+    })
     .sort((a, b) => guess(b.name, times) - guess(a.name, times))
   let passed = 0
   let failed = 0
@@ -161,7 +169,7 @@ async function runSuites(filter) {
   const broken = []
   const skips = []
   const started = Date.now()
-  const runOne = async ({ file, name }) => {
+  const runOne = async ({ file, name, env }) => {
     const r = await run(
       process.execPath,
       [
@@ -174,6 +182,7 @@ async function runSuites(filter) {
         `^${escape(file.slice(dirname(file).length + 1))}$`,
       ],
       name,
+      env,
     )
     const plain = r.out.replace(/\x1b\[[0-9;]*m/g, '')
     const num = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? NaN)
@@ -207,7 +216,7 @@ async function runSuites(filter) {
     // Only the order of the next run depends on it.
   }
   if (broken.length) console.log(`\nfailing files:\n${broken.map((b) => `  test/${b}`).join('\n')}`)
-  console.log(`\n${files.length} files in ${secs(Date.now() - started)}, ${JOBS} at a time`)
+  console.log(`\n${files.length} files (${queue.length} processes) in ${secs(Date.now() - started)}, ${JOBS} at a time`)
   if (skips.length) console.log(`\nskipped (not run on this machine):\n${skips.map((s) => `  ${s}`).join('\n')}`)
   console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
   const ci = process.env.CI === 'true' || process.env.CI === '1'
@@ -221,12 +230,12 @@ async function runSuites(filter) {
 /**
  * Runs `cmd` with its output collected: `out` is its stdout (where uvu's summary and SKIP lines go), `all` its
  * stdout and stderr as they came, printed by the caller as one block. `name` is set for a test file, which is
- * killed after FILE_TIMEOUT_MS.
+ * killed after FILE_TIMEOUT_MS; `env` is added to the environment.
  */
-function run(cmd, args, name) {
+function run(cmd, args, name, env) {
   return new Promise((done) => {
     const t0 = Date.now()
-    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
     let out = ''
     let all = ''
     const timer =

@@ -144,8 +144,11 @@ const watchdog = setTimeout(() => {
 watchdog.unref()
 
 // A target whose emulator or cross libraries are missing here is reported skipped (a failure under CI=true, which
-// installs them); TEA_SKIP_SEA=1 skips every target the same way.
+// installs them); TEA_SKIP_SEA=1 skips every target the same way. TEA_SEA_TARGET=NAME runs that target alone
+// (scripts/test.mjs runs each target in a process of its own, side by side).
+const only = process.env.TEA_SEA_TARGET
 const runnable = targets().filter((target) => {
+  if (only && target.name !== only) return false
   const missing = process.env.TEA_SKIP_SEA === '1' ? ['TEA_SKIP_SEA=1'] : missingTools(target.arch)
   if (!missing.length) return true
   const t = suite(`sea ${target.name}`)
