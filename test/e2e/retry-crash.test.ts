@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { collect, scratch, spawnTea, tea } from './cli.ts'
+import { waitFor } from '../support/wait.ts'
 
 const AGENT = `name: retry-crash
 initial_state:
@@ -18,6 +19,8 @@ nodes:
       validate: flow.steps
       validate_args:
         steps:
+          - uses: file.write
+            with: { path: validating.txt, content: "validating {{ state._retry_count }}\\n", append: true }
           - run: "if (state._retry_count > 0) await new Promise((r) => setTimeout(r, 1500)); return {}"
           - uses: file.write
             with: { path: log.txt, content: "validated {{ state._retry_count }}\\n", append: true }
@@ -46,13 +49,13 @@ test('retry.loop killed between the correction and the next validation resumes t
     const child = spawnTea(['run', s.path('agent.yaml'), '--data-dir', s.path('data'), '--run-id', 'rc', '-q'])
     const ended = collect(child)
     const log = s.path('log.txt')
-    const deadline = Date.now() + 20_000
-    while (!(existsSync(log) && readFileSync(log, 'utf8').includes('fixed')) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 20))
-    // "fixed" is written inside the correction, before its record commits; killed at once, a loaded machine could
-    // stop the run before that commit, and the correction would rightly run again. The next validation waits 1.5 s
-    // before it writes, so 500 ms later the kill still falls between the two.
-    await new Promise((r) => setTimeout(r, 500))
+    // "fixed" is written inside the correction, before its record commits; killed then, the correction would rightly
+    // run again. The next validation starts after that commit and says so first (validating.txt), then waits 1.5 s
+    // before it writes to log.txt: the kill falls between the two.
+    const started = s.path('validating.txt')
+    await waitFor(() => existsSync(started) && readFileSync(started, 'utf8').includes('validating 1'), 'the second validation to start', {
+      timeoutMs: 20_000,
+    })
     child.kill('SIGKILL')
     const killed = await ended
     assert.is(killed.signal, 'SIGKILL', killed.stderr)
