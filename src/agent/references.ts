@@ -435,7 +435,7 @@ function edgeCondition(
     if (isPlainObject(condition) && condition.type !== 'expression')
       throw new Error(`unknown condition type '${String(condition.type)}' (TEA knows only 'expression')`)
     if (typeof expr !== 'string') throw new Error('condition must be an expression string or {type: expression, value}')
-    const test = compileCondition(expr, site, limits)
+    const test = conditionOf(expr, site, limits)
     const wanted = when === undefined ? true : flag(when)
     if (wanted === undefined) throw new Error(`with condition:, when: must be true or false, not '${String(when)}'`)
     return wanted ? test : (scope) => !test(scope)
@@ -444,9 +444,20 @@ function edgeCondition(
   const constant = flag(when)
   if (constant !== undefined) return constant ? undefined : () => false
   if (typeof when !== 'string') throw new Error('when: must be true, false or a condition')
-  const text = when.trim()
+  return conditionOf(when, site, limits)
+}
+
+const LITERALS = new Set(['True', 'False', 'None', 'true', 'false', 'none'])
+
+/**
+ * TEA's `evaluate_condition` (yaml_templates.py), which reads `when:` and `condition:` alike: `flag` and `!flag`
+ * name a state key; anything else is an expression or a template.
+ */
+function conditionOf(expr: string, site: { node: string; field: string }, limits: TemplateLimits): Condition {
+  const text = expr.trim()
   const bare = /^(!)?\s*([A-Za-z_][A-Za-z0-9_]*)$/.exec(text)
-  if (bare) return compileCondition(`${bare[1] ? 'not ' : ''}state.${bare[2]}`, site, limits)
+  if (bare && (bare[1] !== undefined || !LITERALS.has(bare[2]!)))
+    return compileCondition(`${bare[1] ? 'not ' : ''}state.${bare[2]}`, site, limits)
   return compileCondition(text, site, limits)
 }
 

@@ -52,6 +52,24 @@ test("10-2 when: '!flag' and 'flag' read a state key; true/false are constants",
   assert.is((await run(constant)).state.path, 'classify,big,')
 })
 
+test("29 yaml_templates.py evaluate_condition: condition: 'flag' and '!flag' name a state key, as when: does", async () => {
+  const yaml = agent(`  - from: classify
+    to: small
+    condition: "!parsed"
+  - from: classify
+    to: big
+    condition: parsed`)
+  assert.is((await run(yaml, { input: { parsed: false } })).state.path, 'classify,small,')
+  assert.is((await run(yaml, { input: { parsed: true } })).state.path, 'classify,big,')
+  const literal = agent(`  - from: classify
+    to: small
+    condition: "False"
+  - from: classify
+    to: big
+    condition: "True"`)
+  assert.is((await run(literal)).state.path, 'classify,big,')
+})
+
 test('10-2 condition: {type: expression, value} with when: true/false, and condition: as a template string', async () => {
   const yaml = agent(`  - from: classify
     to: small
