@@ -9,6 +9,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { collect, scratch, spawnTea, tea } from './cli.ts'
+import { waitFor } from '../support/wait.ts'
 
 const t = suite('shell providers end to end')
 
@@ -81,8 +82,11 @@ t("28-9 G: Ctrl-C twice ends tea at once, and the CLI's process group with it, e
     void done.then(() => (exited = true))
     while (!pids(s.dir) && !exited) await new Promise((r) => setTimeout(r, 20))
     if (!pids(s.dir)) assert.unreachable(`claude was never started: ${(await done).stderr}`)
+    // The second Ctrl-C once tea has taken the first (two sent at once may arrive as one signal).
+    let err = ''
+    child.stderr!.on('data', (d) => (err += d))
     child.kill('SIGINT')
-    await new Promise((r) => setTimeout(r, 200))
+    await waitFor(() => err.includes('SIGINT: stopping'), 'tea to take the first Ctrl-C')
     child.kill('SIGINT')
     const r = await done
     assert.is(r.code, 130, `exit ${r.code}: ${r.stderr}`)
