@@ -3,8 +3,8 @@
  * first task and kept (src/pool/engine-call.ts tells how the limit and the worker's end work).
  */
 
-import { engineOnWorker } from '../pool/engine-call.ts'
-import type { HostCaller, PoolTask, TaskResult } from '../pool/protocol.ts'
+import { engineTask } from '../pool/engine-call.ts'
+import type { PoolTask } from '../pool/protocol.ts'
 import { LuaEngine, type LuaFiles } from './engine.ts'
 
 /** `memoryMb`: the run's memory limit (settings.run_memory_mb). */
@@ -16,10 +16,7 @@ export interface LuaTask extends PoolTask {
   work: LuaOp
 }
 
-const engine = engineOnWorker((files: LuaFiles) => LuaEngine.start(files))
-
-export async function runLuaTask(task: LuaTask, host: HostCaller | undefined): Promise<TaskResult> {
-  const e = await engine(task.files, host)
-  const w = task.work
-  return { value: w.op === 'run' ? e.run(w.code, w.state, w.memoryMb) : (e.check(w.code) ?? null) }
-}
+export const runLuaTask = engineTask(
+  (files: LuaFiles) => LuaEngine.start(files),
+  (e, w: LuaOp) => (w.op === 'run' ? e.run(w.code, w.state, w.memoryMb) : (e.check(w.code) ?? null)),
+)

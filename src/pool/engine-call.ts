@@ -10,7 +10,7 @@
 import { TeaError } from '../core/errors.ts'
 import type { Where } from '../core/issues.ts'
 import { createPool, defaultConcurrency, type Pool } from './pool.ts'
-import type { HostCaller, PoolTask } from './protocol.ts'
+import type { HostCaller, PoolTask, TaskResult } from './protocol.ts'
 
 export interface EngineCall {
   signal: AbortSignal
@@ -64,22 +64,31 @@ export async function callEngine(task: PoolTask, call: EngineCall): Promise<unkn
 }
 
 /**
- * The worker's side: one engine per worker thread, started by the first task that needs it and kept for the next
- * (a start that fails is tried again by the next task). Each call tells the caller the engine is ready, so the
- * code's clock starts then.
+ * The worker's side of a language feature's pool task (src/{prolog,lua,python}/task.ts): one engine per worker
+ * thread, started by the first task that needs it and kept for the next (a start that fails is tried again by the
+ * next task). Each task tells the caller when the engine is ready (after `prepare`, when the engine has more to
+ * make ready for each task), so the code's clock starts then; `run` does the task's work on it. An engine that
+ * says it is `spent` after a task is dropped, and the next task starts a fresh one.
  */
-export function engineOnWorker<Files, Engine>(
+export function engineTask<Files, Engine, Work>(
   start: (files: Files) => Promise<Engine>,
-): (files: Files, host: HostCaller | undefined) => Promise<Engine> {
+  run: (engine: Engine, work: Work) => unknown,
+  options: { prepare?: (engine: Engine) => Promise<void>; spent?: (engine: Engine) => boolean } = {},
+): (task: PoolTask & { files: Files; work: Work }, host: HostCaller | undefined) => Promise<TaskResult> {
   let engine: Promise<Engine> | undefined
-  return async (files, host) => {
-    engine ??= start(files).catch((e: unknown) => {
+  return async (task, host) => {
+    engine ??= start(task.files).catch((e: unknown) => {
       engine = undefined
       throw e
     })
     const ready = await engine
+    await options.prepare?.(ready)
     host?.notify('ready')
     await host?.drain()
-    return ready
+    try {
+      return { value: await run(ready, task.work) }
+    } finally {
+      if (options.spent?.(ready)) engine = undefined
+    }
   }
 }

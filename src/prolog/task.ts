@@ -6,8 +6,8 @@
  * code's: starting the engine (seconds on a small board) does not count against it.
  */
 
-import { engineOnWorker } from '../pool/engine-call.ts'
-import type { HostCaller, PoolTask, TaskResult } from '../pool/protocol.ts'
+import { engineTask } from '../pool/engine-call.ts'
+import type { PoolTask } from '../pool/protocol.ts'
 import { PrologEngine } from './engine.ts'
 import type { PrologFiles } from './files.ts'
 
@@ -23,18 +23,13 @@ export interface PrologTask extends PoolTask {
   work: PrologOp
 }
 
-const start = (files: PrologFiles): Promise<PrologEngine> => PrologEngine.start(files)
-let engine = engineOnWorker(start)
-
-export async function runPrologTask(task: PrologTask, host: HostCaller | undefined): Promise<TaskResult> {
-  const e = await engine(task.files, host)
-  const w = task.work
-  try {
-    if (w.op === 'run') return { value: e.run(w.code, w.state, w.memoryMb) }
-    if (w.op === 'check') return { value: e.check(w.code) ?? null }
-    return { value: e.query(w.program, w.facts, w.goal, w.max, w.memoryMb) }
-  } finally {
-    // An engine whose heap met a run's cap is dropped whole (engine.ts): the next task starts another.
-    if (e.spent) engine = engineOnWorker(start)
-  }
-}
+export const runPrologTask = engineTask(
+  (files: PrologFiles) => PrologEngine.start(files),
+  (e, w: PrologOp) => {
+    if (w.op === 'run') return e.run(w.code, w.state, w.memoryMb)
+    if (w.op === 'check') return e.check(w.code) ?? null
+    return e.query(w.program, w.facts, w.goal, w.max, w.memoryMb)
+  },
+  // An engine whose heap met a run's cap is dropped whole (engine.ts): the next task starts another.
+  { spent: (e) => e.spent },
+)

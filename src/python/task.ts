@@ -5,7 +5,8 @@
  * the code's time limit does not pay for an interpreter still restoring.
  */
 
-import type { HostCaller, PoolTask, TaskResult } from '../pool/protocol.ts'
+import { engineTask } from '../pool/engine-call.ts'
+import type { PoolTask } from '../pool/protocol.ts'
 import { PythonEngine, type PythonFiles } from './engine.ts'
 
 export type PythonOp =
@@ -27,18 +28,11 @@ export interface PythonTask extends PoolTask {
   work: PythonOp
 }
 
-let engine: Promise<PythonEngine> | undefined
-
-export async function runPythonTask(task: PythonTask, host: HostCaller | undefined): Promise<TaskResult> {
-  engine ??= PythonEngine.start(task.files).catch((e: unknown) => {
-    engine = undefined // a start that failed is tried again by the next task
-    throw e
-  })
-  const e = await engine
-  await e.ready()
-  host?.notify('ready')
-  await host?.drain()
-  const w = task.work
-  if (w.op === 'check') return { value: (await e.check(w.code, w.asIs)) ?? null }
-  return { value: await e.run(w.code, w.state, w.variables, w.workspace, w.memoryMb, w.reflection) }
-}
+export const runPythonTask = engineTask(
+  (files: PythonFiles) => PythonEngine.start(files),
+  async (e, w: PythonOp) =>
+    w.op === 'check'
+      ? ((await e.check(w.code, w.asIs)) ?? null)
+      : e.run(w.code, w.state, w.variables, w.workspace, w.memoryMb, w.reflection),
+  { prepare: (e) => e.ready() },
+)
