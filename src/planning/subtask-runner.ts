@@ -11,6 +11,7 @@
 import type { ActionContext } from '../actions/types.ts'
 import { unknownAction } from '../actions/registry.ts'
 import { hostMethods, taskContext, type ActionTask } from '../actions/remote.ts'
+import { compileCodeValue } from '../code/compile.ts'
 import type { CodeTask } from '../code/task.ts'
 import { TeaError, errorMessage, isTeaError } from '../core/errors.ts'
 import type { MemberOutcome, Pool, PoolTask } from '../pool/index.ts'
@@ -149,11 +150,8 @@ function renderWith(
  */
 function checkExecutor(ctx: ActionContext, executor: ExecutorParams | undefined, action: string): readonly string[] {
   if (executor?.run !== undefined) {
-    try {
-      new AsyncFunction('state', 'subtask', 'dependency_results', 'variables', 'ctx', 'console', executor.run)
-    } catch (e) {
-      throw new TeaError('CODE_ERROR', `the code does not compile: ${errorMessage(e)}`, { where: { field: 'subtask_executor.run' } })
-    }
+    // The compile the worker makes (code/task.ts), so that what passes here compiles there.
+    compileCodeValue(executor.run, { field: 'subtask_executor.run' }, { names: SUBTASK_NAMES })
     return []
   }
   const actions = ctx.listActions()
@@ -167,7 +165,8 @@ function checkExecutor(ctx: ActionContext, executor: ExecutorParams | undefined,
   return found.raw ?? []
 }
 
-const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => unknown
+/** The names a subtask's `run:` code sees beside state, variables, ctx and console (its task's args). */
+const SUBTASK_NAMES = ['subtask', 'dependency_results']
 
 function positive(n: unknown): number | undefined {
   return typeof n === 'number' && n > 0 ? n : undefined

@@ -87,7 +87,7 @@ test('with two workers toast and eggs are in flight together before coffee start
 test('a misspelt executor action or run: code that does not compile fails before any subtask runs', async () => {
   for (const [executor, code, text] of [
     [{ action: 'llm.cal' }, 'UNKNOWN_ACTION', "did you mean 'llm.call'"],
-    [{ run: 'return {' }, 'CODE_ERROR', 'subtask_executor.run: the code does not compile'],
+    [{ run: 'return {' }, 'CODE_ERROR', 'subtask_executor.run: run: code has a syntax error at line'],
   ] as const) {
     const llm = scriptedLlm([])
     try {
