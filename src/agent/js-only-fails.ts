@@ -10,9 +10,11 @@
  *   ReferenceError.
  * The test reads the code as JavaScript does, with strings, comments and regular expressions set aside, and gives no
  * evidence rather than guess: a body with a template literal or a regular expression, one that declares, assigns or
- * shadows `state` (or reaches it through `arguments`), defines functions, catches errors (`try`), or asks what a
- * name is (`typeof`), and a file whose bodies write a key or global of the same name (`get: …`, `True = …`), are
- * not read for it. None of these are in a body that is both JavaScript and Python, so Python loses nothing.
+ * shadows `state` (or reaches it through `arguments` or a computed `state[k]`), defines functions, catches errors
+ * (`try`), or asks what a name is (`typeof`), and a file whose bodies name the method other than by calling it
+ * (`get: …`, `{get}`, `"get"`), build keys (`[k]: …`, `Object.…`) or assign the global (`True = …`), are not read
+ * for it. Few of these are in a body that is both JavaScript and Python, so Python loses little. The reading is
+ * linear in the code's length (a hostile body cannot make the load slow).
  */
 
 /** Python's dict methods, none of which a plain object has. */
@@ -23,7 +25,7 @@ const MAY_SIGN = /\bstate\s*\??\.\s*(get|items|keys|values|setdefault|update|pop
 
 /** Words after which the test gives no evidence: each can make a sign not throw, or hides code from the reading. */
 const UNREADABLE =
-  /=>|\b(function|class|let|const|var|try|catch|typeof|with|eval|Function|arguments|this|globalThis|Object|Reflect|Proxy|__proto__|prototype|delete|import|require)\b|\bstate\s*(=(?!=)|\[(?!""\])[^\]]*\]\s*=(?!=))/
+  /=>|\b(function|class|let|const|var|try|catch|typeof|with|eval|Function|arguments|this|globalThis|Object|Reflect|Proxy|__proto__|prototype|delete|import|require)\b|\bstate\s*(=(?!=)|\[(?!""\]))/
 
 /**
  * What makes `code`'s JavaScript reading certain to fail, as `tea validate` prints it (`state.get(…) is not a
@@ -36,9 +38,12 @@ export function javascriptOnlyFails(code: string, others: readonly string[] = []
   if (text === undefined || UNREADABLE.test(text)) return undefined
   for (const m of DICT_METHODS) {
     if (!new RegExp(`(^|[^.\\w$])state\\s*\\??\\.\\s*${m}\\s*\\(`).test(text)) continue
-    // A key `get` written anywhere in the file (`get: …`, `state.get = …`, `state[k] = …`, `[k]: …`) could put a
-    // function under it, in one process before a checkpoint.
-    const writes = new RegExp(`\\b${m}['"]?\\s*:|\\bstate\\s*(\\.\\s*${m}|\\[[^\\]]*\\])\\s*=(?!=)|\\]\\s*:`)
+    // State holds data; the one way a function gets under `get` in one process, before a checkpoint, is code that
+    // writes that key. Any body of the file naming it other than as a method call (`get: …`, `{get}`, `"get"`,
+    // `state.get = …`), building keys (`[k]: …`, `state[k]`, Object.fromEntries) voids the sign.
+    const writes = new RegExp(
+      `(^|[^.\\w$])${m}\\b|['"]${m}['"]|\\.\\s*${m}\\s*=(?!=)|\\]\\s*:|\\bstate\\s*\\[\\s*[^'"\\s]|\\b(Object|Reflect)\\b`,
+    )
     if ([code, ...others].some((b) => writes.test(b))) continue
     return `state.${m}(…) is not a function on tea's state`
   }
@@ -56,35 +61,40 @@ export function javascriptOnlyFails(code: string, others: readonly string[] = []
  * when it has a template literal or a regular expression (told from a division only by a parser).
  */
 function codeOnly(code: string): string | undefined {
-  let out = ''
+  const parts: string[] = []
+  const special = /[`"'/]/g
   let i = 0
   while (i < code.length) {
-    const c = code[i]!
+    special.lastIndex = i
+    const at = special.exec(code)?.index ?? code.length
+    parts.push(code.slice(i, at))
+    i = at
+    const c = code[i]
+    if (c === undefined) break
     if (c === '`') return undefined
     if (c === '"' || c === "'") {
       let j = i + 1
       while (j < code.length && code[j] !== c && code[j] !== '\n') j += code[j] === '\\' ? 2 : 1
       if (code[j] !== c) return undefined
-      out += '""'
+      parts.push('""')
       i = j + 1
-    } else if (c === '/' && code[i + 1] === '/') {
+    } else if (code[i + 1] === '/') {
       const end = code.indexOf('\n', i)
       i = end < 0 ? code.length : end
-      out += ' '
-    } else if (c === '/' && code[i + 1] === '*') {
+      parts.push(' ')
+    } else if (code[i + 1] === '*') {
       const end = code.indexOf('*/', i + 2)
       if (end < 0) return undefined
       i = end + 2
-      out += ' '
-    } else if (c === '/') {
-      // A division follows a value: a name, a number, a closing bracket or a string.
-      if (!/[\w$)\]"]\s*$/.test(out) || /\b(return|in|of|case|do|else|void|new|yield|await)\s*$/.test(out)) return undefined
-      out += c
-      i++
+      parts.push(' ')
     } else {
-      out += c
+      // A division follows a value: a name, a number, a closing bracket or a string. The few characters before it
+      // decide, so the reading stays linear in the code's length.
+      const before = code.slice(Math.max(0, i - 16), i)
+      if (!/[\w$)\]"']\s*$/.test(before) || /\b(return|in|of|case|do|else|void|new|yield|await)\s*$/.test(before)) return undefined
+      parts.push('/')
       i++
     }
   }
-  return out
+  return parts.join('')
 }

@@ -64,6 +64,13 @@ test("29 tea's own JavaScript is not taken for Python", () => {
 test('29 nothing in the file may make the sign succeed: a body that writes the key or the global voids it', () => {
   assert.is(javascriptOnlyFails('return {"r": state.get("a")}', ['return { get: Math.max }']), undefined)
   assert.is(javascriptOnlyFails('return {"r": state.get("a")}', ['state["get"] = 1']), undefined)
+  assert.is(javascriptOnlyFails('return {"r": state.get("a")}', ['const get = Math.max; return { get }']), undefined)
+  assert.is(javascriptOnlyFails('return {"r": state.get("a")}', ['return Object.fromEntries([[state.k, Math.max]])']), undefined)
+  assert.is(javascriptOnlyFails('return {"r": state[key].x, "s": state.get("a")}'), undefined)
+  assert.ok(
+    javascriptOnlyFails('return {"r": state.get("a")}', ['return {"x": state["y"].get("z")}']),
+    "another body's dict read voids nothing",
+  )
   assert.is(javascriptOnlyFails('return {"r": None}', ['None = 0; return {}']), undefined)
   assert.is(javascriptOnlyFails('state = new Map(); return {"r": state.get("a")}'), undefined)
   const cs = choices(['return { get: Math.max }', 'return { r: state.get(1, 2) }'])
