@@ -41,7 +41,10 @@ export function readSubAgent(path: string, parentFile: string): SubAgent | strin
   try {
     if (outside(base, full) || outside(realpathSync(base), realpathSync(full)))
       return `the subgraph '${path}' is outside the agent's folder`
-    if (statSync(full).size > MAX_BYTES) return `the subgraph '${path}' is over ${MAX_BYTES} bytes`
+    const stat = statSync(full)
+    // Not a FIFO or a device, whose read would block or never end.
+    if (!stat.isFile()) return `the subgraph '${path}' is not a regular file`
+    if (stat.size > MAX_BYTES) return `the subgraph '${path}' is over ${MAX_BYTES} bytes`
     text = readFileSync(full, 'utf8')
   } catch (e) {
     return `cannot read the subgraph '${path}': ${(e as NodeJS.ErrnoException).code ?? String(e)}`

@@ -4,6 +4,7 @@
  * sub-agent's nodes to flow.map as each item's steps; what steps cannot be, and a path out of the agent's folder,
  * stay a TEA feature tea names.
  */
+import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -71,7 +72,15 @@ test("29 subgraph: the sub-agent's bodies get their languages among themselves, 
 test("29 subgraph: a path out of the agent's folder, a URL or a missing file is not read, and the node is named a TEA feature", () => {
   writeFileSync(join(root, 'outside.yaml'), SUB)
   symlinkSync(join(root, 'outside.yaml'), join(dir, 'link.yaml'))
-  for (const path of ['../outside.yaml', join(root, 'outside.yaml'), 'https://example.com/sub.yaml', './link.yaml', './missing.yaml']) {
+  spawnSync('mkfifo', [join(dir, 'fifo.yaml')])
+  for (const path of [
+    '../outside.yaml',
+    join(root, 'outside.yaml'),
+    'https://example.com/sub.yaml',
+    './link.yaml',
+    './missing.yaml',
+    './fifo.yaml',
+  ]) {
     const loaded = load(parent(path))
     assert.equal(loaded.problems, [], path)
     assert.equal(
