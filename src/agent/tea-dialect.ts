@@ -125,7 +125,7 @@ export const teaKeys = once(
     'settings.secrets': planned('secrets from the environment or a vault'),
     'settings.rate_limiters': supported('named rate limiters ({rpm} or {rps}) for ratelimit.wrap'),
     'settings.session': mapped(
-      "sessions kept in tea's store (the data dir) whatever backend names, with ttl and persist_fields; auto_save is not done: save with session.save",
+      "sessions kept in tea's store (the data dir) whatever backend names, with ttl and persist_fields; a run given a session_id starts from it, and auto_save saves a completed run",
     ),
     'settings.firestore': absent('Firestore (a cloud service)'),
     'settings.error_handling': supported(

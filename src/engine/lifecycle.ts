@@ -80,7 +80,12 @@ export async function startRun(agent: AgentSpec, services: RunServices, opts: { 
         details: { runId: opts.runId, status: existing.status },
       })
     }
-    const start = await createRunRecord(services.store, opts.runId, spec, firstStart(spec, opts.input))
+    const start = await createRunRecord(
+      services.store,
+      opts.runId,
+      spec,
+      await withSession(spec, services.store, firstStart(spec, opts.input)),
+    )
     return await execute(spec, llm.client, services, opts.runId, start)
   } finally {
     await llm.release()
@@ -136,7 +141,7 @@ export async function continueRun(agent: AgentSpec, services: RunServices, opts:
   const llm = clientFor(spec, services)
   try {
     if (existing && checkpoint) return await resumeLoaded(spec, llm.client, services, await claim(store, opts.runId))
-    const first = firstStart(spec, opts.input)
+    const first = await withSession(spec, store, firstStart(spec, opts.input))
     const start = existing ? first : await createRunRecord(store, opts.runId, spec, first)
     return await execute(spec, llm.client, services, opts.runId, start)
   } finally {
@@ -235,8 +240,22 @@ async function execute(spec: AgentSpec, llm: LlmClient, services: RunServices, r
   const rt: Runtime = { spec, agent, services: context, store, runId, emit, signal, ...(deadline && { deadline }) }
   context.runNode = nodeRunner(rt)
   const outcome = await runAgent(rt, start)
+  if (outcome.status === 'completed' && spec.settings.sections.session) {
+    const { autoSaveSession } = await import('../actions/session/auto.ts')
+    await autoSaveSession(spec.settings, context.store, outcome.state)
+  }
   await store.flush()
   return { ...outcome, runId, spec }
+}
+
+/**
+ * TEA's session around a run (actions/session/auto.ts): with `settings.session`, a starting state with a
+ * `session_id` goes over that session's saved data. The module is loaded only for an agent that has sessions.
+ */
+async function withSession(spec: AgentSpec, store: RunServices['store'], start: RunStart): Promise<RunStart> {
+  if (!spec.settings.sections.session) return start
+  const { injectSession } = await import('../actions/session/auto.ts')
+  return { ...start, state: await injectSession(spec.settings, actionStore(store), start.state) }
 }
 
 /** Where a new run starts: the agent's initial state with the input over it, at its entry node. */

@@ -8,7 +8,7 @@
 import * as v from 'valibot'
 import { isPlainObject, type State } from '../../core/util.ts'
 import { defineAction, type ActionContext } from '../types.ts'
-import { NO_BACKEND, SESSION_NAMESPACE, sessionSettings } from './settings.ts'
+import { NO_BACKEND, SESSION_NAMESPACE, sessionData, sessionSettings } from './settings.ts'
 
 const MAX_ID = 512
 
@@ -71,11 +71,7 @@ export const sessionSave = defineAction({
     }
     const id = idOf(p.session_id, ctx)
     if (!id) return { success: false, error: 'session_id is required' }
-    const fields = p.fields ?? settings.persist_fields
-    const state = ctx.state
-    const data = fields
-      ? Object.fromEntries(fields.filter((k) => Object.hasOwn(state, k)).map((k) => [k, state[k]]))
-      : Object.fromEntries(Object.entries(state).filter(([k]) => !k.startsWith('_')))
+    const data = sessionData(ctx.state, p.fields ?? settings.persist_fields)
     const ttl = p.ttl ?? (settings.ttl > 0 ? settings.ttl : undefined)
     await ctx.store.memoryPut(SESSION_NAMESPACE, id, data, ttl ? ttl * 1000 : undefined)
     return { success: true, session_id: id }

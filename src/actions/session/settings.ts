@@ -6,21 +6,36 @@
  */
 
 import * as v from 'valibot'
+import { TeaError } from '../../core/errors.ts'
+import type { State } from '../../core/util.ts'
 import { sessionSettingsSchema } from '../tea-sections.ts'
-import type { ActionContext } from '../types.ts'
+import type { ActionContext, AgentSettingsView } from '../types.ts'
 
 export interface SessionSettings {
   ttl: number
+  auto_save: boolean
   persist_fields?: string[]
 }
 
 /** The file's `settings.session`, or undefined when it has none (TEA then has no session backend). */
-export function sessionSettings(ctx: ActionContext): SessionSettings | undefined {
-  const raw = ctx.settings.sections.session
+export function sessionSettingsOf(settings: AgentSettingsView): SessionSettings | undefined {
+  const raw = settings.sections.session
   if (raw === undefined) return undefined
-  const s = v.parse(sessionSettingsSchema, raw)
+  // Checked when the file loaded; a spec built by hand may still hold anything.
+  const parsed = v.safeParse(sessionSettingsSchema, raw)
+  if (!parsed.success) throw new TeaError('AGENT_INVALID', `settings.session: ${parsed.issues[0].message}`)
+  const s = parsed.output
   const fields = typeof s.persist_fields === 'string' ? [s.persist_fields] : s.persist_fields
-  return { ttl: s.ttl ?? 0, ...(fields && { persist_fields: fields }) }
+  return { ttl: s.ttl ?? 0, auto_save: s.auto_save ?? false, ...(fields && { persist_fields: fields }) }
+}
+
+export const sessionSettings = (ctx: ActionContext): SessionSettings | undefined => sessionSettingsOf(ctx.settings)
+
+/** What a session keeps of `state`: `fields`, or every key but those starting with `_` (TEA's rule). */
+export function sessionData(state: State, fields: readonly string[] | undefined): State {
+  return fields
+    ? Object.fromEntries(fields.filter((k) => Object.hasOwn(state, k)).map((k) => [k, state[k]]))
+    : Object.fromEntries(Object.entries(state).filter(([k]) => !k.startsWith('_')))
 }
 
 /** The store namespace of TEA's sessions: one for every agent of the data dir, as TEA's backend is one per engine. */

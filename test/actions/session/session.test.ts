@@ -8,6 +8,9 @@ import * as assert from 'uvu/assert'
 import { createMemoryStore } from '../../../src/store/memory-store.ts'
 import { run } from '../../engine/harness.ts'
 
+/** Values made by run: code come from its sandbox's realm; compared as plain JSON. */
+const plain = (x: unknown): unknown => JSON.parse(JSON.stringify(x))
+
 const NODES = `nodes:
   - name: save
     uses: session.save
@@ -114,6 +117,49 @@ nodes:
     output: saved
 `)
   assert.equal(r.state.saved, { success: false, error: 'session_id is required' })
+})
+
+test('with settings.session, a run given a session_id starts from the session; auto_save saves the completed state', async () => {
+  const store = createMemoryStore()
+  const yaml = `name: chat
+settings:
+  session: { auto_save: true, persist_fields: [history, session_id] }
+nodes:
+  - name: turn
+    run: |
+      return { history: [...(state.history ?? []), state.message], turns: (state.turns ?? 0) + 1 }
+`
+  const first = await run(yaml, { store, runId: 'a', input: { session_id: 's1', message: 'hi' } })
+  assert.is(first.status, 'completed', JSON.stringify(first.error))
+  assert.equal(plain((await store.memoryGet('tea.session', 's1')).value), { history: ['hi'], session_id: 's1' })
+  const second = await run(yaml, { store, runId: 'b', input: { session_id: 's1', message: 'again' } })
+  assert.is(second.status, 'completed', JSON.stringify(second.error))
+  assert.equal(plain(second.state.history), ['hi', 'again'])
+  // Only persist_fields were kept: turns starts over.
+  assert.is(second.state.turns, 1)
+  // The starting state wins over the session's data.
+  const third = await run(yaml, { store, runId: 'c', input: { session_id: 's1', message: 'x', history: [] } })
+  assert.equal(plain(third.state.history), ['x'])
+  // Without auto_save nothing is saved at the end, but the session is still read at the start.
+  const reader = yaml.replace('auto_save: true', 'auto_save: false')
+  const fourth = await run(reader, { store, runId: 'd', input: { session_id: 's1', message: 'y' } })
+  assert.equal(plain(fourth.state.history), ['x', 'y'])
+  assert.equal(plain((await store.memoryGet('tea.session', 's1')).value), { history: ['x'], session_id: 's1' })
+})
+
+test('without settings.session a session_id in the input is only a key', async () => {
+  const store = createMemoryStore()
+  await store.memoryPut('tea.session', 's2', { history: ['old'] })
+  const r = await run(
+    `name: plain
+nodes:
+  - name: n
+    run: |
+      return { seen: state.history ?? null }
+`,
+    { store, input: { session_id: 's2' } },
+  )
+  assert.is(r.state.seen, null)
 })
 
 test('settings.session is checked when the file loads', async () => {
