@@ -69,6 +69,16 @@ test("29 subgraph: the sub-agent's bodies get their languages among themselves, 
   )
 })
 
+test("29 subgraph: a resumed run keeps the languages its sub-agent's bodies started with", () => {
+  const { spec, problems } = loadAgentText(parent('sub.yaml'), join(dir, 'parent.yaml'), testRegistry(), {
+    runLanguages: { 'fan.subgraph.first': 'python' },
+  })
+  assert.equal(problems, [])
+  const chosen = Object.fromEntries((spec!.runLanguages ?? []).map((c) => [c.key, [c.language, c.reason]]))
+  assert.equal(chosen['fan.subgraph.first'], ['python', 'recorded'])
+  assert.equal(chosen['fan.subgraph.second'], ['javascript', 'default'])
+})
+
 test("29 subgraph: a path out of the agent's folder, a URL or a missing file is not read, and the node is named a TEA feature", () => {
   writeFileSync(join(root, 'outside.yaml'), SUB)
   symlinkSync(join(root, 'outside.yaml'), join(dir, 'link.yaml'))
