@@ -154,7 +154,7 @@ function compiled(services: ContextServices, value: unknown, node: string, field
   let cache = byServices.get(services)
   if (!cache) byServices.set(services, (cache = { objects: new WeakMap(), strings: new Map() }))
   const site = `${node}\u0000${field}`
-  const limits = { maxBytes: services.settings.max_template_bytes }
+  const limits = { maxBytes: services.settings.max_template_bytes, missingIsNone: services.settings.missing_is_none === true }
   if (typeof value === 'object' && value !== null) {
     let sites = cache.objects.get(value)
     if (!sites) cache.objects.set(value, (sites = new Map()))
@@ -191,7 +191,11 @@ function compiledCode(
   let c = cache.get(key)
   if (!c) {
     if (cache.size >= MAX_CACHED_STRINGS) cache.clear()
-    const limits = { maxBytes: services.settings.max_template_bytes, output: outputFor(source) }
+    const limits = {
+      maxBytes: services.settings.max_template_bytes,
+      output: outputFor(source),
+      missingIsNone: services.settings.missing_is_none === true,
+    }
     cache.set(key, (c = compileTemplate(source, { node, field }, limits)))
   }
   return c

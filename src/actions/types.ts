@@ -49,6 +49,11 @@ export interface AgentSettingsView {
   /** Most text one template render may build (`settings.max_template_bytes`). */
   max_template_bytes: number
   /**
+   * A file written for TEA (it declares `state_schema`): a key missing from a dict reads as none in its templates,
+   * as TEA's DotDict gives it (template/compile-template.ts `missingIsNone`; docs/agents.md).
+   */
+  missing_is_none?: true
+  /**
    * Settings sections the core does not interpret, by key (e.g. `planner`, read by the planning feature), so the
    * core names no feature.
    */

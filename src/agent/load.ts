@@ -378,6 +378,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, hash: string,
       http_allow: settings.http?.allow ?? [],
       checkpoint_keep: settings.checkpoint?.keep ?? 3,
       max_template_bytes: settings.max_template_bytes ?? DEFAULT_MAX_TEMPLATE_BYTES,
+      ...(agent.state_schema !== undefined && { missing_is_none: true as const }),
       sections: {
         ...(settings.planner && { planner: settings.planner }),
         ...(settings.rate_limiters && { rate_limiters: settings.rate_limiters }),

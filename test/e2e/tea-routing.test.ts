@@ -203,4 +203,31 @@ nodes:
   },
 )
 
+Tea(
+  "DotDict in templates an action renders itself (dynamic_parallel's action:, reason.*'s prompts): self-correcting-code-gen.yaml",
+  async () => {
+    const s = scratch({
+      'a.yaml': `name: raw
+state_schema:
+  cfg: dict
+nodes:
+  - name: fan
+    type: dynamic_parallel
+    items: "{{ [1] }}"
+    action:
+      uses: json.parse
+      with:
+        text: "{{ state.cfg.missing | tojson }}"
+    fan_in: done
+  - name: done
+    run: "return { got: state.parallel_results[0].state.data }"
+`,
+    })
+    const r = await tea(['run', s.path('a.yaml'), '--data-dir', s.path('data'), '-i', '{"cfg": {}}', '-q'])
+    assert.is(r.code, 0, r.stderr)
+    assert.is(JSON.parse(r.stdout).got, null)
+    s.cleanup()
+  },
+)
+
 Tea.run()
