@@ -45,10 +45,19 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   })
 }
 
-/** Exponential backoff with full jitter: a random delay in [base·factor^attempt / 2, base·factor^attempt]. */
-export function backoffDelay(attempt: number, baseMs: number, factor = 2, maxMs = 30_000): number {
+/**
+ * The one backoff (node retries, model calls, plan subtasks, the router's redeliveries, agent.dispatch): the delay
+ * before retry number `attempt` (0-based) is base·factor^attempt, at most `maxMs`; with `jitter` (the default) a
+ * random delay in [half of that, that], so that many clients failing together do not come back together. A caller
+ * whose delays a spec or a user fixes exactly (plan.execute's retry_delay × backoff_factor^n) turns jitter off.
+ */
+export function backoffDelay(
+  attempt: number,
+  baseMs: number,
+  { factor = 2, maxMs = 30_000, jitter = true }: { factor?: number; maxMs?: number; jitter?: boolean } = {},
+): number {
   const ceiling = Math.min(maxMs, baseMs * factor ** attempt)
-  return ceiling / 2 + Math.random() * (ceiling / 2)
+  return jitter ? ceiling / 2 + Math.random() * (ceiling / 2) : ceiling
 }
 
 /** Levenshtein distance, for "did you mean" suggestions. */

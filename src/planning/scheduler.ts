@@ -33,7 +33,7 @@
 
 import { errorMessage, isTeaError } from '../core/errors.ts'
 import { cancelled, isControlSignal } from '../core/signals.ts'
-import { monotonicMs } from '../core/util.ts'
+import { backoffDelay, monotonicMs } from '../core/util.ts'
 import { CommitQueue } from '../store/commit-queue.ts'
 import type { Attempt, SlotOwner } from './batch-slot.ts'
 import { BatchSlot } from './batch-slot.ts'
@@ -455,7 +455,8 @@ export class PlanRun {
     if (this.opts.onFailure !== 'retry' || a >= this.opts.maxRetries) return { ok: false, error: e, attempts: a + 1 }
     this.hooks.emit(s, this.plan, { ...this.progress }, { retrying: true, attempt: a + 1, error: errorMessage(e) })
     try {
-      await this.hooks.sleep(this.opts.retryDelayMs * this.opts.backoffFactor ** a)
+      // retry_delay × backoff_factor^a exactly, as the planning spec's retries are (no jitter, no cap but the user's).
+      await this.hooks.sleep(backoffDelay(a, this.opts.retryDelayMs, { factor: this.opts.backoffFactor, maxMs: Infinity, jitter: false }))
     } catch (e) {
       // the run was stopped during the backoff: the subtask is in flight, unrecorded, and runs again on resume
       return { signal: isControlSignal(e) ? e : cancelled() }

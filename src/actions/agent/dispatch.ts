@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { monotonicMs, sleep } from '../../core/util.ts'
+import { backoffDelay, monotonicMs, sleep } from '../../core/util.ts'
 import { defineAction } from '../types.ts'
 import { type AgentReply, agentsOf, notFound, verifyNames } from './agents.ts'
 import { callAgent, extraSettings } from './call.ts'
@@ -50,15 +50,14 @@ export const agentDispatch = defineAction({
     const journal = await CallJournal.open(ctx)
     const site = { ctx, journal, extra: extraSettings(p, OWN, ctx, 'agent.dispatch') }
     let reply: AgentReply | undefined
-    let delay = 1000
     let n = 0
     while (n < attempts) {
       n++
       reply = await callAgent(site, agent, p.task, `${n}`)
       if (reply.success) break
       if (n < attempts) {
-        await sleep(delay, ctx.signal)
-        delay = Math.min(delay * agent.retry.backoff, 30_000)
+        // TEA's: 1 s, then times the backoff (capped at 30 s)
+        await sleep(backoffDelay(n - 1, 1000, { factor: agent.retry.backoff, jitter: false }), ctx.signal)
       }
     }
     await journal.clear()

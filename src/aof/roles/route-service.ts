@@ -19,7 +19,7 @@
  */
 
 import { errorMessage } from '../../core/errors.ts'
-import { sleep } from '../../core/util.ts'
+import { backoffDelay, sleep } from '../../core/util.ts'
 import type { QueuedMessage, RouterQueue } from '../store/port.ts'
 import type { RouteOutcome } from '../protocol/route-outcome.ts'
 import { routeRecorded } from './router.ts'
@@ -147,7 +147,8 @@ async function failed(
   options: RouteServiceOptions,
 ): Promise<RoutedLine | { backInMs: number }> {
   if (m.delivery < m.maxDeliver) {
-    const delayMs = Math.min(1_000 * 2 ** (m.delivery - 1), 30_000)
+    // A fixed delay, so that the note line says when the message comes back.
+    const delayMs = backoffDelay(m.delivery - 1, 1_000, { jitter: false })
     options.onNote(`#${m.seq} ${m.subject}: ${error}; delivery ${m.delivery} of ${m.maxDeliver}, trying again in ${delayMs} ms`)
     m.nak(delayMs)
     return { backInMs: delayMs }
