@@ -2,6 +2,10 @@
  * The command tree: `tea` and every command under it, as definitions (../command.ts). This module and the ones it
  * imports hold no implementation, so `tea --version` and any `--help` load nothing else; each command's `run`
  * imports its body when it runs (cold start is a quality bar, SPEC §4).
+ *
+ * One layout for every command: its definition (name, args, flags, help) in `cli/commands/<group>.ts`, listed here;
+ * its body, the function `run` imports, in `cli/<command>.ts` (`run.ts`, `serve.ts`, `aof-task.ts`); what only that
+ * body needs, when it is more than one file, in the folder of the same name (`cli/serve/`, `cli/doctor/`).
  */
 
 import { versionLine } from '../../core/build-info.ts'

@@ -1,4 +1,4 @@
-/** `tea serve` and `tea doctor` (../serve/index.ts, ../doctor/index.ts, loaded on use). */
+/** `tea serve` and `tea doctor` (../serve.ts, ../doctor.ts, loaded on use). */
 
 import { defineCommand } from '../command.ts'
 import { DATA_DIR } from './flags.ts'
@@ -44,7 +44,7 @@ export const serve = defineCommand({
     'print-systemd': { type: 'boolean', description: 'print a systemd unit for these flags and exit' },
   },
   notes: 'Exit codes: 0 stopped by SIGTERM/SIGINT, 1 another tea serve owns the data dir, 2 bad usage or an address it cannot listen on.',
-  run: async (input, io) => (await import('../serve/index.ts')).serveCommand(input, io),
+  run: async (input, io) => (await import('../serve.ts')).serveCommand(input, io),
 })
 
 export const doctor = defineCommand({
@@ -55,5 +55,5 @@ has the features they use, that every Ollama model they name is pulled, and that
   args: [{ name: 'agents', value: 'agent.yaml', description: 'agents to check for', variadic: true }],
   flags: { 'data-dir': DATA_DIR, json: { type: 'boolean', description: 'print {ok, checks: [{name, ok, detail, fix?}]} as JSON' } },
   notes: 'Exit codes: 0 every check passed, 1 one or more failed, 2 bad usage. Environment: OLLAMA_HOST, TEA_CACHE_DIR.',
-  run: async (input, io) => (await import('../doctor/index.ts')).doctorCommand(input, io),
+  run: async (input, io) => (await import('../doctor.ts')).doctorCommand(input, io),
 })

@@ -7,22 +7,22 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { resolve } from 'node:path'
-import { builtin } from '../../core/builtin.ts'
-import { TeaError } from '../../core/errors.ts'
-import { markServeListener } from '../../core/http-policy.ts'
-import { lazyRegistry } from '../../catalog.ts'
-import { dataDirOf } from '../data-dir.ts'
-import { EXIT } from '../exit.ts'
-import type { Io } from '../io.ts'
-import { openStore } from '../run-output.ts'
-import { createApp } from './app.ts'
-import { DEFAULT_RESUME_LIMIT } from './auto-resume.ts'
-import { readServeConfig } from './config.ts'
-import { tokenMatcher } from './http-kit.ts'
-import { DEFAULT_LISTEN, parseListen, readToken, requireTokenOffLoopback } from './listen.ts'
-import { takeServeLock } from './lock.ts'
-import { checkAllowHosts, requestGuard } from './request-guard.ts'
-import { RunManager } from './run-manager.ts'
+import { builtin } from '../core/builtin.ts'
+import { TeaError } from '../core/errors.ts'
+import { markServeListener } from '../core/http-policy.ts'
+import { lazyRegistry } from '../catalog.ts'
+import { dataDirOf } from './data-dir.ts'
+import { EXIT } from './exit.ts'
+import type { Io } from './io.ts'
+import { openStore } from './run-output.ts'
+import { createApp } from './serve/app.ts'
+import { DEFAULT_RESUME_LIMIT } from './serve/auto-resume.ts'
+import { readServeConfig } from './serve/config.ts'
+import { tokenMatcher } from './serve/http-kit.ts'
+import { DEFAULT_LISTEN, parseListen, readToken, requireTokenOffLoopback } from './serve/listen.ts'
+import { takeServeLock } from './serve/lock.ts'
+import { checkAllowHosts, requestGuard } from './serve/request-guard.ts'
+import { RunManager } from './serve/run-manager.ts'
 
 export interface ServeFlags {
   'data-dir'?: string
@@ -56,7 +56,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   const resumeLimit = flags['resume-limit'] ?? config?.resume_limit ?? DEFAULT_RESUME_LIMIT
   checkAllowHosts(allowHosts)
   if (flags['print-systemd']) {
-    const { systemdUnit } = await import('./systemd.ts')
+    const { systemdUnit } = await import('./serve/systemd.ts')
     io.out(
       systemdUnit({
         io,
@@ -73,7 +73,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
     return EXIT.ok
   }
 
-  const schedulesModule = config?.schedules.length ? await import('./schedules.ts') : undefined
+  const schedulesModule = config?.schedules.length ? await import('./serve/schedules.ts') : undefined
   schedulesModule?.checkSchedules(config!.schedules) // a bad expression is a start-up error, before anything is taken
   const lock = takeServeLock(dataDir, listenText)
   const log = (line: string) => io.err(`${new Date().toISOString()} ${line}\n`)

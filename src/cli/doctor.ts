@@ -4,12 +4,12 @@
  */
 
 import { resolve } from 'node:path'
-import { requireAgent } from '../../agent/load.ts'
-import { resolveOllamaUrl } from '../../llm/base-url.ts'
-import { lazyRegistry } from '../../catalog.ts'
-import { dataDirOf } from '../data-dir.ts'
-import { EXIT } from '../exit.ts'
-import type { Io } from '../io.ts'
+import { requireAgent } from '../agent/load.ts'
+import { resolveOllamaUrl } from '../llm/base-url.ts'
+import { lazyRegistry } from '../catalog.ts'
+import { dataDirOf } from './data-dir.ts'
+import { EXIT } from './exit.ts'
+import type { Io } from './io.ts'
 import {
   agentCheck,
   askModelServer,
@@ -22,7 +22,7 @@ import {
   modelServerCheck,
   modelsPulledCheck,
   ollamaModels,
-} from './checks.ts'
+} from './doctor/checks.ts'
 
 export async function doctorCommand(
   { args, flags }: { args: { agents: string[] }; flags: { 'data-dir'?: string; json: boolean } },
