@@ -1,45 +1,16 @@
-/** The core actions every build has (SPEC §3.4). Feature actions join them in src/features.ts. */
+/**
+ * The core's actions at once (SPEC §3.4), for a registry built whole (src/features.ts: the library and the tests):
+ * the families of catalog.ts, each module required as it is listed there. Nothing the CLI bundles imports this: the
+ * CLI's registry loads a family with its `import()` on first use (src/catalog.ts).
+ */
 
+import { TeaError } from '../core/errors.ts'
+import { BUILTIN_GROUPS } from './catalog.ts'
 import type { Action } from './types.ts'
-import { fileActions } from './file/index.ts'
-import { flowActions } from './flow/index.ts'
-import { retryLoop } from './retry/loop.ts'
-import { generatePrompt, validateExtraction } from './validate/extraction.ts'
-import { httpActions } from './http/index.ts'
-import { jsonActions } from './json/index.ts'
-import { llmActions } from './llm/index.ts'
-import { memoryActions } from './memory/index.ts'
-import { ltmActions } from './ltm/index.ts'
-import { toolsActions } from './tools/index.ts'
-import { aofActions } from './aof/index.ts'
-import { webActions } from './web/index.ts'
-import { agentActions } from './agent/index.ts'
-import { sessionActions } from './session/index.ts'
-import { codeActions } from './code/index.ts'
-import { schemaActions } from './schema/index.ts'
-import { traceActions } from './trace/index.ts'
-import { ratelimitActions } from './ratelimit/index.ts'
 
 export function builtinActions(): Action[] {
-  return [
-    ...llmActions,
-    ...jsonActions,
-    ...memoryActions,
-    ...ltmActions,
-    ...httpActions,
-    ...webActions,
-    ...fileActions,
-    ...toolsActions,
-    ...aofActions,
-    ...schemaActions,
-    ...traceActions,
-    ...ratelimitActions,
-    ...agentActions,
-    ...sessionActions,
-    ...codeActions,
-    ...flowActions,
-    retryLoop,
-    validateExtraction,
-    generatePrompt,
-  ]
+  // tea runs from source as CommonJS (tsx), where `require` loads the same module `import()` would.
+  if (typeof require !== 'function')
+    throw new TeaError('INTERNAL', 'builtinActions loads the actions with require: run src/ as CommonJS, or use lazyRegistry and load()')
+  return BUILTIN_GROUPS.flatMap((f) => [...f.pick(require(f.entry) as never)])
 }
