@@ -153,7 +153,7 @@ export const teaKeys = once(
     'nodes.*.__delete__': absent("TEA's overlay marker (tea run --overlay deletes the node); tea has no overlays"),
     'nodes.*.output': supported('where the result goes'),
     'nodes.*.run': supported(
-      'run: code: JavaScript, Prolog, Lua or Python (language:, run: {type, code}, a % prolog / -- lua first line, settings.run_language; unmarked, Python or Lua when the code is not JavaScript and reads as one, and the other unmarked bodies of its file follow); run: {type: expression} is Python',
+      'run: code: JavaScript, Prolog, Lua or Python (language:, run: {type, code}, a % prolog / -- lua first line, settings.run_language; unmarked, Python or Lua when the code is not JavaScript and reads as one, Python when JavaScript can only fail on it (state.get(…), a free True/False/None), and the other unmarked bodies of its file follow); run: {type: expression} is Python',
     ),
     'nodes.*.language': supported('javascript, prolog, lua, python (each engine a build feature)'),
     'nodes.*.script': mapped('= run: (a language: says which)'),
