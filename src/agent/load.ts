@@ -186,6 +186,7 @@ function loadAgentDraft(draft: AgentDraft, registry: Registry): LoadResult {
   warnings.push(...references.warnings)
   if (ltmMessage) warnings.push({ code: 'TEA_UNSUPPORTED', message: ltmMessage, where: parsed.locate(['settings', 'ltm', 'backend']) })
   warnings.push(...shellWarnings(parsed), ...(draft.aside ?? []))
+  paramsAside(problems, warnings, parsed.data)
   const byPlace = (a: Problem, b: Problem) => a.where.line - b.where.line || a.where.col - b.where.col
   problems.sort(byPlace)
   warnings.sort(byPlace)
@@ -207,6 +208,22 @@ function localBackend(data: Record<string, unknown>): string | undefined {
   const llm = isPlainObject(data.settings) ? data.settings.llm : undefined
   // `auto` falls back to the API model TEA is given, so only `local` means the bundled model.
   return isPlainObject(llm) && llm.backend === 'local' ? llm.backend : undefined
+}
+
+/**
+ * A node whose parameters TEA's examples wrote under `params:` (set aside: no TEA runtime reads it) lacks them; its
+ * INVALID_PARAMS says why and what to write.
+ */
+function paramsAside(problems: Problem[], warnings: Problem[], data: Record<string, unknown>): void {
+  const nodes = Array.isArray(data.nodes) ? data.nodes : []
+  const names = new Set(
+    warnings
+      .filter((w) => w.path?.length === 3 && w.path[0] === 'nodes' && w.path[2] === 'params')
+      .map((w) => (isPlainObject(nodes[w.path![1] as number]) ? (nodes[w.path![1] as number] as { name?: unknown }).name : undefined)),
+  )
+  for (const p of problems)
+    if (p.code === 'INVALID_PARAMS' && names.has(p.where.node))
+      p.message += "; its parameters are under params:, which no TEA runtime reads (TEA's action gets none either): write them under with:"
 }
 
 /** Marks (as Problem.expected, while loading) a TEA key that TEA's runtime ignores too: set aside, the node kept. */

@@ -62,4 +62,17 @@ test('another action keeps refusing an unknown parameter', () => {
   )
 })
 
+test('multi-agent/sequential-pipeline.yaml: params: is set aside (no TEA runtime reads it), and the missing parameter says where they were', () => {
+  const { problems, warnings } = load('name: x\nnodes:\n  - name: a\n    uses: json.parse\n    params: { text: "{}" }\n')
+  assert.ok(warnings.some((w) => w.message.includes("'nodes.0.params' is not read by TEA's runtime either")))
+  assert.equal(
+    problems.map((p) => p.code),
+    ['INVALID_PARAMS'],
+  )
+  assert.match(
+    problems[0]!.message,
+    "its parameters are under params:, which no TEA runtime reads (TEA's action gets none either): write them under with:",
+  )
+})
+
 test.run()
