@@ -52,10 +52,8 @@ export function readFeatures(root) {
     return []
   }
   const features = []
-  for (const m of text.matchAll(/\bname:\s*'([^']+)'[\s\S]*?\bimport\(\s*'\.\/([^']+)'\s*\)/g)) {
-    const entry = /\bentry:\s*'\.\/([^']+)'/.exec(m[0])?.[1]
-    features.push({ name: m[1], folder: dirname(m[2]), entry: m[2], ...(entry !== m[2] && { named: entry ?? '(none)' }) })
-  }
+  for (const m of text.matchAll(/\bname:\s*'([^']+)'[\s\S]*?\bimport\(\s*'\.\/([^']+)'\s*\)/g))
+    features.push({ name: m[1], folder: dirname(m[2]), entry: m[2] })
   return features
 }
 
@@ -158,8 +156,6 @@ function featureRules(root, files, edges, features) {
     return features.find(({ folder }) => r.startsWith(`${folder}/`))
   }
   const problems = []
-  for (const f of features)
-    if (f.named) problems.push(`${FEATURE_LIST}: the feature ${f.name} imports ./${f.entry} but its entry says ${f.named}`)
   for (const e of edges) {
     const to = folderOf(e.to)
     if (!to || rel(e.from) === FEATURE_LIST || folderOf(e.from) === to) continue

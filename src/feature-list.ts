@@ -40,11 +40,16 @@ export interface Feature {
   files?: { package: string; names: readonly string[] }
   /** The commands or flags it adds, for docs/architecture.md and `tea doctor`. */
   commands?: readonly string[]
-  /** Its entry module, relative to src/: what `load` imports (features.ts requires it where it may not wait). */
-  entry: string
   /** Its entry module, when this build has it. */
   load?: () => Promise<FeatureCode>
 }
+
+/**
+ * What only the build and the docs read (`files`, `language`, `commands`) is written under this: true in the build's
+ * reading of the list and from source, false in a bundle (build.mjs defines `__TEA_TARGET__`), where esbuild then
+ * drops it.
+ */
+const BUILD_ONLY = typeof __TEA_TARGET__ === 'undefined'
 
 export const FEATURES: readonly Feature[] = [
   {
@@ -52,7 +57,6 @@ export const FEATURES: readonly Feature[] = [
     name: 'planning',
     actions: ['plan'],
     dispatches: true,
-    entry: './planning/index.ts',
     load: typeof __FEATURE_PLANNING__ === 'undefined' || __FEATURE_PLANNING__ ? () => import('./planning/index.ts') : undefined,
   },
   {
@@ -60,7 +64,6 @@ export const FEATURES: readonly Feature[] = [
     name: 'reasoning',
     actions: ['reason', 'reflection'],
     dispatches: true,
-    entry: './reasoning/index.ts',
     load: typeof __FEATURE_REASONING__ === 'undefined' || __FEATURE_REASONING__ ? () => import('./reasoning/index.ts') : undefined,
   },
   {
@@ -68,9 +71,10 @@ export const FEATURES: readonly Feature[] = [
     name: 'prolog',
     actions: ['prolog'],
     tasks: ['prolog'],
-    language: 'prolog',
-    files: { package: 'swipl-wasm/dist/swipl/swipl-web.js', names: ['swipl-web.js', 'swipl-web.wasm', 'swipl-web.data'] },
-    entry: './prolog/index.ts',
+    ...(BUILD_ONLY && {
+      language: 'prolog',
+      files: { package: 'swipl-wasm/dist/swipl/swipl-web.js', names: ['swipl-web.js', 'swipl-web.wasm', 'swipl-web.data'] },
+    }),
     load: typeof __FEATURE_PROLOG__ === 'undefined' || __FEATURE_PROLOG__ ? () => import('./prolog/index.ts') : undefined,
   },
   {
@@ -78,9 +82,7 @@ export const FEATURES: readonly Feature[] = [
     name: 'lua',
     actions: ['lua'],
     tasks: ['lua'],
-    language: 'lua',
-    files: { package: 'wasmoon/dist/glue.wasm', names: ['index.cjs', 'glue.wasm'] },
-    entry: './lua/index.ts',
+    ...(BUILD_ONLY && { language: 'lua', files: { package: 'wasmoon/dist/glue.wasm', names: ['index.cjs', 'glue.wasm'] } }),
     load: typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__ ? () => import('./lua/index.ts') : undefined,
   },
   {
@@ -88,20 +90,20 @@ export const FEATURES: readonly Feature[] = [
     name: 'python',
     actions: ['python'],
     tasks: ['python'],
-    language: 'python',
-    files: {
-      package: 'pyodide/pyodide.js',
-      names: ['pyodide.cjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'],
-    },
-    entry: './python/index.ts',
+    ...(BUILD_ONLY && {
+      language: 'python',
+      files: {
+        package: 'pyodide/pyodide.js',
+        names: ['pyodide.cjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'],
+      },
+    }),
     load: typeof __FEATURE_PYTHON__ === 'undefined' || __FEATURE_PYTHON__ ? () => import('./python/index.ts') : undefined,
   },
   {
     // The NATS JetStream task store and its client (docs/fleet.md). Its entry is the store's module; the fleet's
     // roles (worker, scheduler, router) are the AOF protocol's and run on the folder store in every build.
     name: 'fleet',
-    commands: ['--nats on tea aof …, tea worker --aof', 'tea aof route serve'],
-    entry: './aof/store/nats/store.ts',
+    ...(BUILD_ONLY && { commands: ['--nats on tea aof …, tea worker --aof', 'tea aof route serve'] }),
     load: typeof __FEATURE_FLEET__ === 'undefined' || __FEATURE_FLEET__ ? () => import('./aof/store/nats/store.ts') : undefined,
   },
 ]
@@ -140,13 +142,12 @@ export function featureGroups(): ActionGroup[] {
  */
 export function featureTaskHandlers(): Record<string, TaskHandler> {
   const handlers: Record<string, TaskHandler> = {}
-  for (const { name, tasks, load } of FEATURES) {
+  for (const { tasks, load } of FEATURES) {
     if (!load) continue
     for (const kind of tasks ?? [])
       handlers[kind] = async (task, host) => {
-        const handler = (await load()).taskHandlers?.[kind]
-        if (!handler) throw new Error(`the ${name} feature declares pool tasks '${kind}' but its entry has no handler for them`)
-        return handler(task, host)
+        // A kind in `tasks` is one the entry's taskHandlers has (test/features.test.ts).
+        return (await load()).taskHandlers![kind]!(task, host)
       }
   }
   return handlers

@@ -1,7 +1,7 @@
 /**
  * The registry of the library (src/index.ts) and of the tests: every action of this build there from the start, so
  * that an agent loads synchronously (loadAgentText, requireAgent). It requires each feature's entry
- * (feature-list.ts) when first built, which is why nothing the CLI bundles imports it: the CLI, the pool's workers,
+ * (feature-list.ts; core/require-import.ts) when first built, which is why nothing the CLI bundles imports it: the CLI, the pool's workers,
  * `tea actions` and `tea doctor` build catalog.ts's registry, which loads an action's group with `import()` on first
  * use, so that a disabled feature's modules leave the bundle and a run evaluates only what its agent names.
  */
@@ -9,7 +9,7 @@
 import { builtinActions } from './actions/builtins.ts'
 import { createRegistry, type Registry } from './actions/registry.ts'
 import type { Action } from './actions/types.ts'
-import { TeaError } from './core/errors.ts'
+import { requireImport } from './core/require-import.ts'
 import { FEATURES, type FeatureCode, lackingFeature } from './feature-list.ts'
 
 /** The registry of this build: core built-ins, the enabled features' actions, and any `extra` (library use, tests). */
@@ -21,9 +21,7 @@ let loaded: readonly Action[] | undefined
 
 /** The actions of the enabled features (the fleet has none: its NATS client stays unloaded until a store opens). */
 function featureActions(): readonly Action[] {
-  // tea runs from source as CommonJS (tsx), where `require` loads the same module `import()` would.
-  if (typeof require !== 'function')
-    throw new TeaError('INTERNAL', 'buildRegistry loads the features with require: run src/ as CommonJS, or use lazyRegistry and load()')
-  loaded ??= FEATURES.filter((f) => f.actions && f.load).flatMap((f) => (require(f.entry) as FeatureCode).actions?.() ?? [])
+  const req = typeof require === 'function' ? require : undefined
+  loaded ??= FEATURES.flatMap(({ actions, load }) => (actions && load ? ((requireImport(load, req) as FeatureCode).actions?.() ?? []) : []))
   return loaded
 }

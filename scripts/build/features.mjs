@@ -14,5 +14,6 @@ export function readFeatureList(root = ROOT) {
   const { code } = transformSync(readFileSync(join(root, 'src', 'feature-list.ts'), 'utf8'), { loader: 'ts', format: 'cjs' })
   const module = { exports: {} }
   runInNewContext(code, { module, exports: module.exports, require: () => ({}) })
-  return module.exports.FEATURES.map(({ name, files }) => ({ name, ...(files && { files }) }))
+  // As plain data of this realm (the list was built in the vm's, whose arrays other code does not take for arrays).
+  return JSON.parse(JSON.stringify(module.exports.FEATURES.map(({ name, files }) => ({ name, ...(files && { files }) }))))
 }

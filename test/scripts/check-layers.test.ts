@@ -37,8 +37,7 @@ test('a type-only file cycle and a dynamic import of a feature are reported; com
     'src/engine/a.ts': "import type { B } from './b.ts'\n// import { c } from '../cli/c.ts'\nexport type A = 1\n",
     'src/engine/b.ts': "import type { A } from './a.ts'\nexport type B = 2\nexport const f = () => import('../planning/p.ts')\n",
     'src/planning/p.ts': 'export const p = 1\n',
-    'src/feature-list.ts':
-      "export const FEATURES = [{ name: 'planning', entry: './planning/p.ts', load: () => import('./planning/p.ts') }]\n",
+    'src/feature-list.ts': "export const FEATURES = [{ name: 'planning', load: () => import('./planning/p.ts') }]\n",
   })
   try {
     const { problems } = check(dir)
@@ -55,12 +54,12 @@ test('a type-only file cycle and a dynamic import of a feature are reported; com
   }
 })
 
-test('a feature is named once: only the feature list imports its folder (a nested one too) or reads its build flag; its entry is what it loads', () => {
+test('a feature is named once: only the feature list imports its folder (a nested one too) or reads its build flag', () => {
   const dir = tree({
     'src/feature-list.ts': [
       'export const FEATURES = [',
-      "  { name: 'lua', entry: './lua/index.ts', load: typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__ ? () => import('./lua/index.ts') : undefined },",
-      "  { name: 'fleet', entry: './aof/store/nats/index.ts', load: () => import('./aof/store/nats/store.ts') },",
+      "  { name: 'lua', load: typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__ ? () => import('./lua/index.ts') : undefined },",
+      "  { name: 'fleet', load: () => import('./aof/store/nats/store.ts') },",
       ']',
     ].join('\n'),
     'src/lua/index.ts': "import { run } from './run.ts'\nexport const actions = () => [run]\n",
@@ -73,7 +72,6 @@ test('a feature is named once: only the feature list imports its folder (a neste
   try {
     assert.equal(check(dir).problems, [
       'src/actions/x.ts imports src/lua/run.ts: actions may not import lua',
-      'src/feature-list.ts: the feature fleet imports ./aof/store/nats/store.ts but its entry says aof/store/nats/index.ts',
       "src/actions/x.ts imports src/lua/run.ts of the optional feature lua: only src/feature-list.ts may (add what it needs to the feature's entry there)",
       "src/cli/y.ts imports src/aof/store/nats/store.ts of the optional feature fleet: only src/feature-list.ts may (add what it needs to the feature's entry there)",
       "src/actions/x.ts reads the build flag __FEATURE_LUA__: only src/feature-list.ts may (give the feature's entry what it needs)",
