@@ -187,7 +187,7 @@ export const teaKeys = once(
       "neither TEA runtime reads a node's paths: (nor its condition: outside a while_loop); route with goto: rules or edges with when:",
     ),
     'nodes.*.streams': absent("TEA's stream channels between nodes"),
-    'nodes.*.outputs': absent("TEA's named outputs; use output:"),
+    'nodes.*.outputs': ignored("neither TEA runtime reads a node's outputs: (yaml_nodes.py reads output:); write output:"),
     'nodes.*._render_items': absent('an internal flag of one TEA example'),
     'nodes.*.edges': absent('edges inside a node'),
     'edges.*.from': supported('the source node'),
