@@ -103,7 +103,7 @@ test('the core bundle is measurably smaller than the full one (at least 5%)', ()
 
 test('each bundle reports its own target and features, with any Node on the host', () => {
   for (const [name, b, features] of [
-    ['linux-arm64', built.full!, 'planning, reasoning, prolog, lua, python'],
+    ['linux-arm64', built.full!, 'planning, reasoning, prolog, lua, python, fleet'],
     ['linux-arm64-core', built.core!, 'none'],
   ] as const) {
     const r = spawnSync(process.execPath, [b.file, '--version'], { encoding: 'utf8', timeout: 30_000 })
