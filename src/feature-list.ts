@@ -3,9 +3,9 @@
  * feature: its name (which is also its build flag, `__FEATURE_<NAME>__`, and its key in a target file's
  * `features`), the action namespaces it adds, the pool task kinds its workers handle, the `run:` language it runs,
  * the files it reads beside the bundle, the commands it adds, and its entry module. The build (build.mjs,
- * scripts/build/features.mjs), the registries (catalog.ts, features.ts), the pool's worker (worker.ts), `tea --version` and
- * `tea doctor`, and the layer check (scripts/check-layers.mjs) all read this list; nothing else in src/ names a
- * feature or imports its folder, and the layer check holds that.
+ * scripts/build/features.mjs), the registries (catalog.ts, features.ts), the pool's worker (worker.ts),
+ * `tea --version`, `tea doctor` and the layer check (scripts/check-layers.mjs) all read this list; nothing else in
+ * src/ imports a feature's folder or reads its flag, and the layer check holds that.
  *
  * A new feature is its folder, whose `index.ts` exports what `FeatureCode` says, plus one entry here. Its `load`
  * must be written as the others are: the flag's literal in the condition itself, so that esbuild folds it and, in a
@@ -38,7 +38,7 @@ export interface Feature {
   language?: string
   /** Files it reads at run time, copied by the build beside the bundle under `<name>/` (src/sea/runtime-files.ts). */
   files?: { package: string; names: readonly string[] }
-  /** The commands or flags it adds, for docs/architecture.md and `tea doctor`. */
+  /** The commands or flags it adds (for the reader: docs/architecture.md). */
   commands?: readonly string[]
   /** Its entry module, when this build has it. */
   load?: () => Promise<FeatureCode>
@@ -103,7 +103,7 @@ export const FEATURES: readonly Feature[] = [
     // The NATS JetStream task store and its client (docs/fleet.md). Its entry is the store's module; the fleet's
     // roles (worker, scheduler, router) are the AOF protocol's and run on the folder store in every build.
     name: 'fleet',
-    ...(BUILD_ONLY && { commands: ['--nats on tea aof …, tea worker --aof', 'tea aof route serve'] }),
+    ...(BUILD_ONLY && { commands: ['--nats on tea aof … and tea worker', 'tea aof route'] }),
     load: typeof __FEATURE_FLEET__ === 'undefined' || __FEATURE_FLEET__ ? () => import('./aof/store/nats/store.ts') : undefined,
   },
 ]
@@ -115,13 +115,17 @@ export function enabledFeatures(): string[] {
 
 /** The feature whose actions `name` would be (`planning` for `plan.decompose`), whether this build has it or not. */
 export function featureForAction(name: string): string | undefined {
-  return FEATURES.find((f) => f.actions?.some((p) => name.startsWith(`${p}.`)))?.name
+  return withAction(name)?.name
 }
 
 /** The feature that would have action `name`, when this build lacks it (UNKNOWN_ACTION then names it). */
 export function lackingFeature(name: string): string | undefined {
-  const f = FEATURES.find((f) => f.actions?.some((p) => name.startsWith(`${p}.`)))
+  const f = withAction(name)
   return f && !f.load ? f.name : undefined
+}
+
+function withAction(name: string): Feature | undefined {
+  return FEATURES.find((f) => f.actions?.some((p) => name.startsWith(`${p}.`)))
 }
 
 /** The features by name, for what reaches one (the fleet's store). */
