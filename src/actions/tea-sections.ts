@@ -47,3 +47,36 @@ export const sessionSettingsSchema = v.looseObject({
   ttl: v.optional(v.pipe(v.number(), v.integer('must be a whole number of seconds'), v.minValue(0, 'must be ≥ 0 (0: never expires)'))),
   persist_fields: v.optional(v.union([v.string(), v.array(v.string())])),
 })
+
+/** An MCP server's name in `settings.mcp.servers`: a tool of it is `mcp.<server>.<tool>`, so no dot. */
+export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/
+
+const mcpTimeout = v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'), v.maxValue(3600, 'must be ≤ 3600 seconds')))
+
+/** One MCP server: a program tea starts and talks to over its stdin and stdout, or a streamable HTTP endpoint. */
+export const mcpServerSchema = v.union(
+  [
+    v.strictObject({
+      command: v.pipe(v.string(), v.minLength(1, 'must not be empty')),
+      args: v.optional(v.array(v.string())),
+      env: v.optional(v.record(v.string(), v.string())),
+      cwd: v.optional(v.string()),
+      timeout: mcpTimeout,
+    }),
+    v.strictObject({
+      url: v.pipe(v.string(), v.url('must be an http:// or https:// URL'), v.regex(/^https?:\/\//i, 'must be an http:// or https:// URL')),
+      headers: v.optional(v.record(v.string(), v.string())),
+      timeout: mcpTimeout,
+    }),
+  ],
+  'must be {command, args?, env?, cwd?} (a program over stdio) or {url, headers?} (streamable HTTP)',
+)
+
+/** tea's `settings.mcp`: the MCP servers an agent uses, by name, and the default time limit of a call, seconds. */
+export const mcpSettingsSchema = v.strictObject({
+  servers: v.pipe(
+    v.record(v.pipe(v.string(), v.regex(MCP_SERVER_NAME, 'a server name is letters, digits, _ and - (at most 64)')), mcpServerSchema),
+    v.check((m) => Object.keys(m).length <= 32, 'at most 32 servers'),
+  ),
+  timeout: mcpTimeout,
+})

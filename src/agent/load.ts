@@ -402,6 +402,8 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, hash: string,
         ...(settings.ltm && { ltm: settings.ltm }),
         ...(settings.agents && { agents: settings.agents }),
         ...(settings.session && { session: settings.session }),
+        ...(settings.mqtt && { mqtt: settings.mqtt }),
+        ...(settings.mcp && { mcp: settings.mcp }),
         ...(agent.extraction_schema && { extraction_schema: agent.extraction_schema }),
         ...(agent.semantic_probes && {
           semantic_probes: Array.isArray(agent.semantic_probes) ? { probes: agent.semantic_probes } : agent.semantic_probes,

@@ -71,6 +71,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     else at(path, 'AGENT_INVALID', e instanceof Error ? e.message : String(e))
   }
   const nodes = Array.isArray(data.nodes) ? data.nodes : []
+  const mcpServers: unknown = isPlainObject(data.settings) && isPlainObject(data.settings.mcp) ? data.settings.mcp.servers : undefined
   const names = new Map<string, number>()
   nodes.forEach((n, i) => {
     if (!isPlainObject(n) || typeof n.name !== 'string') return
@@ -180,6 +181,11 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
         const names = Array.isArray(value) ? value.map((name, i) => [name, [key, i]] as const) : [[value, [key]] as const]
         for (const [name, path] of names) {
           if (typeof name !== 'string' || /\{[{%]/.test(name) || registry.get(name)) continue
+          if (name.startsWith('mcp.')) {
+            const problem = mcpToolProblem(name, mcpServers)
+            if (problem) at([...here, 'with', ...path], 'UNKNOWN_ACTION', `${action.name} ${key}: ${problem}`, node)
+            continue
+          }
           const tea = teaAction(name)
           if (tea && (tea.feature.status === 'planned' || tea.feature.status === 'not in tea')) {
             // A TEA action tea lacks, as a tool: the node fails when it runs, naming it.
@@ -412,6 +418,17 @@ function templatedPaths(value: unknown, path: Path): Path[] {
  */
 function teaTemplates(data: Record<string, unknown>): boolean {
   return data.state_schema !== undefined
+}
+
+/**
+ * Why `name` (`mcp.<server>.<tool>` or `mcp.<server>`) cannot be a tool of the agent's MCP servers, if it cannot:
+ * its server must be in settings.mcp.servers. Its tools are known only once it runs.
+ */
+function mcpToolProblem(name: string, servers: unknown): string | undefined {
+  const server = name.split('.')[1] ?? ''
+  if (isPlainObject(servers) && isPlainObject(servers[server])) return undefined
+  const known = isPlainObject(servers) ? Object.keys(servers) : []
+  return `'${name}' names MCP server '${server}', which settings.mcp.servers does not have${known.length ? ` (it has: ${known.join(', ')})` : ''}`
 }
 
 function startsWith(path: Path, prefix: Path): boolean {

@@ -6,7 +6,8 @@
 
 import * as v from 'valibot'
 import { allowEntryProblem } from '../core/http-policy.ts'
-import { agentsSettingsSchema, sessionSettingsSchema } from '../actions/tea-sections.ts'
+import { mqttSettingsSchema } from '../actions/mqtt-settings.ts'
+import { agentsSettingsSchema, mcpSettingsSchema, sessionSettingsSchema } from '../actions/tea-sections.ts'
 
 const name = v.pipe(v.string(), v.minLength(1, 'must not be empty'))
 const seconds = v.pipe(v.number(), v.minValue(0, 'must be ≥ 0'))
@@ -194,6 +195,10 @@ export const SettingsSchema = v.strictObject({
   agents: v.optional(agentsSettingsSchema),
   /** TEA's session store, for its session.* actions (actions/session): kept in tea's store. */
   session: v.optional(sessionSettingsSchema),
+  /** The MQTT broker of mqtt.publish (actions/mqtt): url, username, password or password_file, TLS files. */
+  mqtt: v.optional(mqttSettingsSchema),
+  /** The MCP servers whose tools the agent uses (tools.mcp, reason.react's mcp.<server>.<tool>; docs/integrations.md). */
+  mcp: v.optional(mcpSettingsSchema),
   /** TEA's run-wide on_error: each node's on_error falls back to it field by field (agent/load.ts). */
   error_handling: v.optional(
     v.strictObject({ mode: v.optional(errorMode), max_retries: v.optional(count), retry_delay: v.optional(seconds) }),

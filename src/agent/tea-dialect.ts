@@ -308,7 +308,9 @@ export const teaActions = once(
     'storage.*': absent('fsspec storage (S3, GCS, Azure: cloud services; a Python library); file.* reads and writes the workspace'),
     'tools.crewai': absent('CrewAI tools (a Python library)'),
     'tools.langchain': absent('LangChain tools (a Python library)'),
-    'tools.mcp': absent("an MCP server's tools (another program); tea's tools are its own actions"),
+    'tools.mcp': supported(
+      "an MCP server's tool, TEA's with: and result; a server named in tea's settings.mcp.servers (stdio or streamable HTTP), or written out; reason.react offers them as mcp.<server>.<tool> (docs/integrations.md)",
+    ),
     'tools.discover': absent('discovering CrewAI, LangChain and MCP tools (Python libraries, other programs); tools.list lists tea\'s'),
     'validate.input': planned('validating input against a schema'),
     'validate.schema': planned('a reusable input validator'),

@@ -11,6 +11,7 @@
  * with its stack, except Node's system errors (ENOSPC, EACCES …), which are the machine's doing, not tea's.
  */
 
+import { endCommand } from '../core/command-end.ts'
 import { errorMessage, exitKind, isTeaError } from '../core/errors.ts'
 import { parseArgv } from './argv.ts'
 import { type Command, resolveCommand, unknownCommand } from './command.ts'
@@ -44,6 +45,9 @@ export async function runMain(root: Command, argv: readonly string[], io: Io): P
     return await command.run(parsed.input, io)
   } catch (e) {
     return report(e, label, io)
+  } finally {
+    // What the command's runs started to last beyond one of them (MCP servers) lasts as long as the command.
+    await endCommand()
   }
 }
 

@@ -84,7 +84,7 @@ export const reactAction = defineAction({
 })
 
 async function react(p: Params, ctx: ActionContext): Promise<State> {
-  const toolbox = new Toolbox(ctx, p.tools)
+  const toolbox = await Toolbox.open(ctx, p.tools)
   const checkpoints = new StepCheckpoints(ctx)
   const saved = await checkpoints.load()
   const steps = saved.map((s) => s.record)
@@ -120,7 +120,7 @@ async function react(p: Params, ctx: ActionContext): Promise<State> {
       if (!lookup.ok) observation = `Error: ${lookup.reason}`
       else {
         await checkpoint // step n-1 is on disk before step n changes anything
-        const r = await toolbox.run(ctx, lookup.action, read.step.action_input, ctx.state, p.tool_timeout * 1000)
+        const r = await toolbox.run(ctx, lookup.tool, read.step.action_input, ctx.state, p.tool_timeout * 1000)
         observation = r.ok ? observationText(r.value, observationLimit) : `Error: ${String(r.value)}`
       }
       record = { step: n, ...stepFields(read.step), reply: reply.content, observation }

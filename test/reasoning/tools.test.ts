@@ -31,9 +31,9 @@ test('001.4R-UNIT-026 a registered action is found by name', () => {
   throwsCode(() => registry.require('no.such'), 'UNKNOWN_ACTION')
 })
 
-test('001.4R-UNIT-027 an action with typed parameters {input: string, config: Config} has a JSON Schema with its properties', () => {
+test('001.4R-UNIT-027 an action with typed parameters {input: string, config: Config} has a JSON Schema with its properties', async () => {
   const ctx = testContext({ listActions: () => [configured] })
-  const { tools } = toolsList.run({ names: ['text.render'] }, ctx) as { tools: Array<{ name: string; parameters: any }> }
+  const { tools } = (await toolsList.run({ names: ['text.render'] }, ctx)) as { tools: Array<{ name: string; parameters: any }> }
   const schema = tools[0]!.parameters
   assert.is(schema.type, 'object')
   assert.equal(schema.required, ['input', 'config'])
@@ -44,7 +44,7 @@ test('001.4R-UNIT-027 an action with typed parameters {input: string, config: Co
   ctx.cleanup()
 })
 
-test('001.4R-UNIT-028 tools.list over 3 registered actions gives 3 tools with names, descriptions and schemas', () => {
+test('001.4R-UNIT-028 tools.list over 3 registered actions gives 3 tools with names, descriptions and schemas', async () => {
   const three = createRegistry([
     configured,
     ...buildRegistry()
@@ -52,13 +52,13 @@ test('001.4R-UNIT-028 tools.list over 3 registered actions gives 3 tools with na
       .filter((a) => ['json.parse', 'memory.store'].includes(a.name)),
   ])
   const ctx = testContext({ listActions: () => three.list() })
-  const { tools } = toolsList.run({}, ctx) as { tools: Array<{ name: string; description: string; parameters: unknown }> }
+  const { tools } = (await toolsList.run({}, ctx)) as { tools: Array<{ name: string; description: string; parameters: unknown }> }
   assert.equal(tools.map((t) => t.name).sort(), ['json.parse', 'memory.store', 'text.render'])
   for (const t of tools) {
     assert.ok(t.description.length > 0)
     assert.is((t.parameters as { type: string }).type, 'object')
   }
-  const openai = toolsList.run({ format: 'openai' }, ctx) as { tools: Array<{ type: string; function: { name: string } }> }
+  const openai = (await toolsList.run({ format: 'openai' }, ctx)) as { tools: Array<{ type: string; function: { name: string } }> }
   assert.equal(openai.tools[0]!.type, 'function')
   assert.equal(openai.tools.map((t) => t.function.name).sort(), ['json.parse', 'memory.store', 'text.render'])
   ctx.cleanup()
