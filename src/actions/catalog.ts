@@ -34,6 +34,8 @@ export const BUILTIN_GROUPS: readonly ActionFamily<never>[] = [
   family({ prefixes: ['json'], load: () => import('./json/index.ts'), pick: (m) => m.jsonActions }),
   family({ prefixes: ['memory'], load: () => import('./memory/index.ts'), pick: (m) => m.memoryActions }),
   family({ prefixes: ['ltm'], load: () => import('./ltm/index.ts'), pick: (m) => m.ltmActions }),
+  family({ prefixes: ['vector', 'embedding'], load: () => import('./vector/index.ts'), pick: (m) => m.vectorActions }),
+  family({ prefixes: ['text'], load: () => import('./text/index.ts'), pick: (m) => m.textActions }),
   family({ prefixes: ['http'], load: () => import('./http/index.ts'), pick: (m) => m.httpActions }),
   family({ prefixes: ['web'], load: () => import('./web/index.ts'), pick: (m) => m.webActions }),
   family({ prefixes: ['file'], load: () => import('./file/index.ts'), pick: (m) => m.fileActions }),
@@ -60,6 +62,12 @@ export const BUILTIN_GROUPS: readonly ActionFamily<never>[] = [
     dispatches: true,
     load: () => import('./ratelimit/index.ts'),
     pick: (m) => m.ratelimitActions,
+  }),
+  family({
+    prefixes: ['cache'],
+    dispatches: true,
+    load: () => import('./cache/index.ts'),
+    pick: (m) => m.cacheActions,
   }),
   family({
     prefixes: ['flow'],

@@ -15,7 +15,7 @@ import type { OutputHook } from '../template/index.ts'
 export type { OutputHook }
 
 /**
- * The part of the store actions may use: memory and plan records. Runs and checkpoints belong to the engine. A
+ * The part of the store actions may use: memory, plan records and collections. Runs and checkpoints belong to the engine. A
  * worker thread reaches these methods through host calls, so this list is also what crosses the thread boundary.
  */
 export const ACTION_STORE_METHODS = [
@@ -26,6 +26,15 @@ export const ACTION_STORE_METHODS = [
   'putPlanHeader',
   'putSubtask',
   'getPlan',
+  'collectionPut',
+  'collectionGet',
+  'collectionDelete',
+  'collectionQuery',
+  'collectionSearch',
+  'collectionList',
+  'collectionInfo',
+  'embeddingCacheGet',
+  'embeddingCachePut',
 ] as const
 export type ActionStore = Pick<Store, (typeof ACTION_STORE_METHODS)[number]>
 

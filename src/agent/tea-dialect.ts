@@ -235,7 +235,7 @@ export const teaActions = once(
     'memory.store': supported('memory on the LMDB store (memory.get, memory.list, memory.delete too)'),
     'memory.mem0.*': absent('mem0 (a cloud service)'),
     'ltm.*': supported(
-      "store, retrieve, delete, search on tea's store (LMDB), with TEA's result shapes; search matches words, not FTS5 syntax",
+      "store, retrieve, delete, search on tea's store (LMDB), with TEA's result shapes; search ranks by BM25 over an inverted index (higher scores first), not FTS5 syntax",
     ),
     'graph.*': absent("TEA's graph database"),
     'rag.llamaindex.*': absent('LlamaIndex (a Python library)'),
@@ -276,7 +276,7 @@ export const teaActions = once(
     // it meets what it is rather than an unknown action; test/actions/tea-actions-known.test.ts holds the list.
     'actions.*': planned("TEA's second spelling of every action (actions.file_read = file.read); write the dotted name"),
     'auth.*': absent("authentication of TEA's HTTP server (Firebase Auth, JWT: cloud services)"),
-    'cache.*': planned('cache.wrap, cache.get, cache.invalidate: action results cached in long-term memory'),
+    'cache.*': supported("cache.wrap, cache.get, cache.invalidate: action results cached in long-term memory (tea's store), TEA's keys and TTLs"),
     'catalog.*': absent("DuckLake catalog tables (a database)"),
     'checkpoint.*': absent("TEA's checkpoint files; tea checkpoints every step into its store (tea resume)"),
     'code.sandbox': absent("TEA's persistent RestrictedPython sandbox sessions (a Python library)"),
@@ -286,8 +286,10 @@ export const teaActions = once(
     'data.filter': planned('filtering a list with predicates'),
     'data.*': absent('tabular tables queried with SQL (DuckDB, a database)'),
     'duckdb.*': absent('DuckDB in the browser (TEA\'s WebAssembly build)'),
-    'embedding.create': planned('= llm.embed with TEA\'s result shape'),
-    'vector.*': planned('a vector store over embeddings (llm.embed makes them)'),
+    'embedding.create': supported("TEA's result shapes; embeddings cached in tea's store by model and text"),
+    'vector.*': supported(
+      "vector.store, vector.query (exact cosine, TEA's filter operators), vector.index_files (tea adds vector.delete): collections in tea's store (docs/memory.md)",
+    ),
     'error.*': planned("inspecting and clearing the last node error (TEA's error_handling settings); on_error: handles errors today"),
     'error.respond': absent("an HTTP error response of TEA's server mode; tea serve answers with the run's state"),
     'http.respond': absent("the HTTP response of TEA's server mode; tea serve answers with the run's state"),

@@ -15,6 +15,8 @@ import * as lmdb from 'lmdb'
 import { open, type Database, type RootDatabase } from 'lmdb'
 import { TeaError, isTeaError } from '../core/errors.ts'
 import { once } from '../core/util.ts'
+import { createCollectionTable } from './collections/index.ts'
+import type { CollectionDb, CollectionDbs } from './collections/db.ts'
 import { checkRoomToOpen, diskFull, quietLmdbCommitErrors, storeFull } from './full-disk.ts'
 import type { Key, Kv } from './kv.ts'
 import { createCheckpointLog } from './lmdb-checkpoints.ts'
@@ -41,7 +43,10 @@ const LAZY_DBS: ReadonlySet<DbName> = new Set(['plans', 'memory'])
  * Batching is lmdb-js's event-turn batching: every write queued in one turn (parallel subtasks, a snapshot with its
  * retention deletes) commits in one transaction with one fsync.
  */
-const ENV_OPTIONS = { overlappingSync: false, noMetaSync: true, compression: false, maxDbs: 8 } as const
+const ENV_OPTIONS = { overlappingSync: false, noMetaSync: true, compression: false, maxDbs: 128 } as const
+
+/** Collections a store may hold (each is a named database: `maxDbs` bounds them all). */
+const MAX_COLLECTIONS = 100
 
 export interface LmdbStoreOptions extends StoreOptions {}
 
@@ -54,6 +59,7 @@ export function openLmdbStore(dataDir: string, options: LmdbStoreOptions = {}): 
   const runs = createRunTable(kvs.runs)
   const plans = createPlanTable(kvs.plans)
   const memory = createMemoryTable(kvs.memory, options.now ?? Date.now)
+  const collections = createCollectionTable(collectionDbs(env, dataDir), options.now ?? Date.now)
   let closed: Promise<void> | undefined
 
   /** Runs `fn` with errors mapped to TeaErrors; a closed store refuses. */
@@ -112,6 +118,19 @@ export function openLmdbStore(dataDir: string, options: LmdbStoreOptions = {}): 
     memoryGet: (ns, key) => guard(`memory get ${ns}/${key}`, () => memory.memoryGet(ns, key)),
     memoryDelete: (ns, key) => guard(`memory delete ${ns}/${key}`, () => memory.memoryDelete(ns, key)),
     memoryList: (ns, prefix) => guard(`memory list ${ns}`, () => memory.memoryList(ns, prefix)),
+
+    collectionPut: (name, docs, model) => guard(`writing to collection ${name}`, () => collections.collectionPut(name, docs, model)),
+    collectionGet: (name, ids) => guard(`reading collection ${name}`, () => collections.collectionGet(name, ids)),
+    collectionDelete: (name, ids) => guard(`deleting from collection ${name}`, () => collections.collectionDelete(name, ids)),
+    collectionQuery: (name, vector, k, filter, model) =>
+      guard(`querying collection ${name}`, () => collections.collectionQuery(name, vector, k, filter, model)),
+    collectionSearch: (name, query, k, filter) =>
+      guard(`searching collection ${name}`, () => collections.collectionSearch(name, query, k, filter)),
+    collectionList: (name, k, filter) => guard(`listing collection ${name}`, () => collections.collectionList(name, k, filter)),
+    collectionInfo: (name) => guard(`reading collection ${name}`, () => collections.collectionInfo(name)),
+    embeddingCacheGet: (model, texts) => guard('reading the embedding cache', () => collections.embeddingCacheGet(model, texts)),
+    embeddingCachePut: (model, texts, vectors) =>
+      guard('writing the embedding cache', () => collections.embeddingCachePut(model, texts, vectors)),
 
     flush: () => guard('flush', async () => void (await env.flushed)),
     close() {
@@ -367,6 +386,51 @@ function kvOf(env: RootDatabase, name: DbName, lazy = false): Kv {
       })
     },
     keyBytes: (key) => (lmdb as unknown as { keyValueToBuffer(k: Key): Uint8Array }).keyValueToBuffer(key).length,
+  }
+}
+
+/**
+ * Collections' databases (collections/db.ts), opened at their first use. A missing one is not created by a read
+ * (`openDB` with `create: false`), so a query naming a hundred made-up collections cannot fill the environment's
+ * table of databases. Records are msgpack without shared structures: a collection is written inside synchronous
+ * transactions, where lmdb saving new structures of its own would join (or race) the caller's.
+ */
+function collectionDbs(env: RootDatabase, dataDir: string): CollectionDbs {
+  const opened = new Map<string, CollectionDb>()
+  return {
+    open(name, create) {
+      const known = opened.get(name)
+      if (known) return known
+      const exists = env.openDB({ name, encoding: 'binary', create: false } as never) as Database<Uint8Array, Key> | undefined
+      if (!exists && !create) return undefined
+      if (!exists && name.startsWith('c:')) {
+        let count = 0
+        for (const key of env.getKeys()) if (typeof key === 'string' && key.startsWith('c:')) count++
+        if (count >= MAX_COLLECTIONS) {
+          throw new TeaError('DOCUMENT_INVALID', `the store in ${dataDir} holds ${count} collections, as many as it may`, {
+            hint: 'store into an existing collection (metadata and filters keep documents apart)',
+          })
+        }
+      }
+      const raw = exists ?? (env.openDB({ name, encoding: 'binary' }) as Database<Uint8Array, Key>)
+      const records = env.openDB({ name, encoding: 'msgpack' }) as Database<unknown, Key>
+      const db: CollectionDb = {
+        get: (key) => records.get(key),
+        getBytes: (key) => raw.get(key),
+        range: (start, end) => records.getRange({ start, end }),
+        rangeBytes: (start, end) => raw.getRange({ start, end }),
+        write: (writes) =>
+          raw.transactionSync(() =>
+            writes({
+              put: (key, record) => void records.putSync(key, record),
+              putBytes: (key, bytes) => void raw.putSync(key, bytes),
+              remove: (key) => void raw.removeSync(key),
+            }),
+          ),
+      }
+      opened.set(name, db)
+      return db
+    },
   }
 }
 

@@ -16,6 +16,8 @@ import {
   type CheckpointRecord,
   type CheckpointStats,
 } from './records.ts'
+import { createCollectionTable } from './collections/index.ts'
+import { memoryCollectionDbs } from './collections/memory-db.ts'
 import type { RunRecord, Store, StoreOptions } from './types.ts'
 
 interface RunLog {
@@ -207,10 +209,24 @@ export function createMemoryStore(options: StoreOptions = {}): Store {
       return keys.sort()
     },
 
+    ...whileOpen(createCollectionTable(memoryCollectionDbs(), now), open),
+
     async flush() {},
     async close() {
       closed = true
     },
   }
   return store
+}
+
+/** The table's methods, each refusing once the store is closed, as the store's own do. */
+function whileOpen<T extends object>(table: T, open: () => void): T {
+  const wrapped = {} as Record<string, unknown>
+  for (const [name, fn] of Object.entries(table)) {
+    wrapped[name] = async (...args: unknown[]) => {
+      open()
+      return (fn as (...a: unknown[]) => unknown)(...args)
+    }
+  }
+  return wrapped as T
 }

@@ -1,5 +1,5 @@
 /**
- * The store port: runs, checkpoints, plans and memory. Two implementations honour it, `memory-store.ts` (tests,
+ * The store port: runs, checkpoints, plans, memory and collections (collections/index.ts). Two implementations honour it, `memory-store.ts` (tests,
  * `--data-dir` unset in library use) and `lmdb-store.ts` (everything the CLI does), and one contract suite runs
  * against both (test/store/contract.ts).
  *
@@ -9,6 +9,7 @@
  */
 
 import type { State } from '../core/util.ts'
+import type { CollectionTable } from './collections/index.ts'
 
 export type RunStatus = 'running' | 'interrupted' | 'failed' | 'completed' | 'cancelled'
 
@@ -74,7 +75,7 @@ export interface LoadedCheckpoint {
   cursor: Cursor
 }
 
-export interface Store {
+export interface Store extends CollectionTable {
   // runs
   /**
    * Creates a run; RUN_EXISTS when the id is taken. With `first`, the run's first snapshot is written in the same

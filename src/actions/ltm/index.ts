@@ -1,23 +1,25 @@
 /**
  * TEA's long-term memory (`ltm.store`, `ltm.retrieve`, `ltm.delete`, `ltm.search`) on tea's own store: the entries
- * live in the memory of the store (`--data-dir`, LMDB), in a namespace of their own, so they outlast the run and
- * the process as TEA's do. Results have TEA's shapes (`{success, stored, key, created}`, `{success, value, found,
- * metadata}`, `{success, deleted, key}`, `{success, results: [{key, value, metadata, score}], count}`).
+ * are documents of the collection `tea.ltm` (store/collections), so they outlast the run and the process as TEA's
+ * do, and `ltm.search` ranks them by full text (BM25 over the collection's inverted index, over the key and the
+ * value) as TEA's sqlite backend does with FTS5. Results have TEA's shapes (`{success, stored, key, created}`,
+ * `{success, value, found, metadata}`, `{success, deleted, key}`, `{success, results: [{key, value, metadata,
+ * score}], count}`); tea's scores are BM25's, higher is better (sqlite's bm25() is negated, lower is better). Without
+ * a query, search lists the entries its filter keeps, newest first, with score 0, as TEA does.
  *
  * `settings.ltm.backend` picks where TEA keeps them: the local ones (`sqlite`, `duckdb`, and tea's `lmdb`, `memory`)
  * all mean tea's store (their `path` is not used: the store is where --data-dir says); the backends that need a
  * service (`hierarchical`, `firestore`, `postgres`, `turso`, `d1`, `litestream`, `blob-sqlite`…) are not in tea: the
- * loader warns, and an `ltm.*` node fails with TEA_UNSUPPORTED. Search is a scan with TEA's semantics kept simple:
- * every word of `query` must appear in the entry (its key, value and metadata as JSON, ignoring case), `score` is
- * the share of the text's words that match; `metadata_filter` keeps entries whose metadata has those values.
+ * loader warns, and an `ltm.*` node fails with TEA_UNSUPPORTED.
  */
 
 import * as v from 'valibot'
-import { TeaError } from '../../core/errors.ts'
+import { TeaError, isTeaError } from '../../core/errors.ts'
+import type { MetadataFilter } from '../../store/collections/index.ts'
 import { defineAction, type Action, type ActionContext } from '../types.ts'
 
-/** The memory namespace of TEA's long-term memory in tea's store. */
-const NAMESPACE = 'tea.ltm'
+/** The collection of TEA's long-term memory in tea's store. */
+const COLLECTION = 'tea.ltm'
 
 /** `settings.ltm.backend` values that mean a local store: tea keeps these entries in its own. */
 const LOCAL_BACKENDS = ['sqlite', 'duckdb', 'lmdb', 'memory']
@@ -33,12 +35,63 @@ function checkBackend(ctx: ActionContext): void {
   if (message) throw new TeaError('TEA_UNSUPPORTED', message)
 }
 
-interface Entry {
+export interface LtmEntry {
+  key: string
   value: unknown
   metadata: Record<string, unknown> | null
+  score: number
 }
 
-const key = v.pipe(v.string(), v.minLength(1, 'key must not be empty'), v.description('The entry key.'))
+/** Stores an entry (one transaction); whether the key was new. */
+export async function ltmPut(ctx: ActionContext, key: string, value: unknown, metadata: Record<string, unknown> | null): Promise<boolean> {
+  const text = `${key}\n${typeof value === 'string' ? value : JSON.stringify(value)}`
+  const { created } = await ctx.store.collectionPut(COLLECTION, [{ id: key, text, value: { v: value }, metadata: metadata ?? {} }])
+  return created === 1
+}
+
+export async function ltmGet(ctx: ActionContext, key: string): Promise<LtmEntry | undefined> {
+  const [doc] = await orNone(ctx.store.collectionGet(COLLECTION, [key]), [null])
+  return doc ? entry(doc, 0) : undefined
+}
+
+export async function ltmDelete(ctx: ActionContext, keys: string[]): Promise<number> {
+  return orNone(ctx.store.collectionDelete(COLLECTION, keys), 0)
+}
+
+/** Entries ranked by BM25 over `query`, or (no query) the newest, among those `filter` keeps (TEA's operators). */
+export async function ltmFind(
+  ctx: ActionContext,
+  query: string | undefined,
+  filter: MetadataFilter | undefined,
+  limit: number,
+): Promise<LtmEntry[]> {
+  const hits = query?.trim()
+    ? await orNone(ctx.store.collectionSearch(COLLECTION, query, limit, filter), [])
+    : await ctx.store.collectionList(COLLECTION, limit, filter)
+  return hits.map((h) => entry(h, h.score))
+}
+
+function entry(doc: { id: string; value?: unknown; metadata: Record<string, unknown> }, score: number): LtmEntry {
+  const value = (doc.value as { v?: unknown } | undefined)?.v ?? null
+  return { key: doc.id, value, metadata: Object.keys(doc.metadata).length ? doc.metadata : null, score }
+}
+
+/** Nothing stored yet is an empty memory, not an error. */
+async function orNone<T>(p: Promise<T>, none: T): Promise<T> {
+  try {
+    return await p
+  } catch (e) {
+    if (isTeaError(e, 'COLLECTION_NOT_FOUND')) return none
+    throw e
+  }
+}
+
+const key = v.pipe(
+  v.string(),
+  v.minLength(1, 'key must not be empty'),
+  v.maxLength(256, 'key must be at most 256 characters'),
+  v.description('The entry key.'),
+)
 
 const ltmStore = defineAction({
   name: 'ltm.store',
@@ -54,10 +107,8 @@ const ltmStore = defineAction({
   }),
   async run(p, ctx) {
     checkBackend(ctx)
-    const before = await ctx.store.memoryGet(NAMESPACE, p.key)
-    const entry: Entry = { value: p.value, metadata: p.metadata ?? null }
-    await ctx.store.memoryPut(NAMESPACE, p.key, entry)
-    return { success: true, stored: true, key: p.key, created: !before.found }
+    const created = await ltmPut(ctx, p.key, p.value, p.metadata ?? null)
+    return { success: true, stored: true, key: p.key, created }
   },
 })
 
@@ -70,59 +121,44 @@ const ltmRetrieve = defineAction({
   }),
   async run(p, ctx) {
     checkBackend(ctx)
-    const got = await ctx.store.memoryGet(NAMESPACE, p.key)
-    if (!got.found) return { success: true, value: p.default ?? null, found: false, metadata: null }
-    const entry = got.value as Entry
-    return { success: true, value: entry.value, found: true, metadata: entry.metadata }
+    const got = await ltmGet(ctx, p.key)
+    if (!got) return { success: true, value: p.default ?? null, found: false, metadata: null }
+    return { success: true, value: got.value, found: true, metadata: got.metadata }
   },
 })
 
-const ltmDelete = defineAction({
+const ltmDeleteAction = defineAction({
   name: 'ltm.delete',
   description: "TEA's long-term memory: deletes a key; returns {success, deleted, key}.",
   params: v.object({ key }),
   async run(p, ctx) {
     checkBackend(ctx)
-    return { success: true, deleted: await ctx.store.memoryDelete(NAMESPACE, p.key), key: p.key }
+    return { success: true, deleted: (await ltmDelete(ctx, [p.key])) === 1, key: p.key }
   },
 })
 
 const ltmSearch = defineAction({
   name: 'ltm.search',
   description:
-    "TEA's long-term memory: entries whose text holds every word of `query` and whose metadata matches `metadata_filter`; returns {success, results: [{key, value, metadata, score}], count}.",
+    "TEA's long-term memory: entries ranked by full text (BM25) over `query`, among those whose metadata passes `metadata_filter`; returns {success, results: [{key, value, metadata, score}], count}.",
   params: v.object({
-    query: v.optional(v.pipe(v.string(), v.description('Words that must all appear (case is ignored).'))),
-    metadata_filter: v.optional(v.pipe(v.record(v.string(), v.unknown()), v.description('Metadata fields and the values they must have.'))),
-    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.description('The most results (default 10).')), 10),
+    query: v.optional(v.pipe(v.string(), v.maxLength(4096), v.description('Words to rank by (any of them; case is ignored).'))),
+    metadata_filter: v.optional(
+      v.pipe(
+        v.record(v.string(), v.unknown()),
+        v.description('Metadata fields and the values they must have (and field_gte, _lte, _gt, _lt, _ne, _in).'),
+      ),
+    ),
+    limit: v.optional(
+      v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1000), v.description('The most results (default 10).')),
+      10,
+    ),
   }),
   async run(p, ctx) {
     checkBackend(ctx)
-    const words: string[] = (p.query ?? '').toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []
-    const results: Array<{ key: string; value: unknown; metadata: Record<string, unknown> | null; score: number }> = []
-    for (const k of await ctx.store.memoryList(NAMESPACE)) {
-      const got = await ctx.store.memoryGet(NAMESPACE, k)
-      if (!got.found) continue
-      const entry = got.value as Entry
-      if (p.metadata_filter && !matches(entry.metadata, p.metadata_filter)) continue
-      let score = 1
-      if (words.length) {
-        const text = (JSON.stringify([k, entry.value, entry.metadata])
-          .toLowerCase()
-          .match(/[\p{L}\p{N}_]+/gu) ?? []) as string[]
-        if (!words.every((w) => text.includes(w))) continue
-        score = text.filter((t) => words.includes(t)).length / text.length
-      }
-      results.push({ key: k, value: entry.value, metadata: entry.metadata, score })
-    }
-    results.sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : 1))
-    const kept = results.slice(0, p.limit)
-    return { success: true, results: kept, count: kept.length }
+    const results = await ltmFind(ctx, p.query, p.metadata_filter, p.limit)
+    return { success: true, results, count: results.length }
   },
 })
 
-function matches(metadata: Record<string, unknown> | null, filter: Record<string, unknown>): boolean {
-  return Object.entries(filter).every(([k, want]) => metadata !== null && JSON.stringify(metadata[k]) === JSON.stringify(want))
-}
-
-export const ltmActions: Action[] = [ltmStore, ltmRetrieve, ltmDelete, ltmSearch]
+export const ltmActions: Action[] = [ltmStore, ltmRetrieve, ltmDeleteAction, ltmSearch]
