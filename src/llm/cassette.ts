@@ -7,6 +7,10 @@
  *    "response": {"content": "…", "usage": {"prompt_tokens": 12, "completion_tokens": 40}},
  *    "tokens"?: ["…", "…"]}
  * `tokens` is present when the call was streamed; replay feeds them to the token callback in order.
+ * An embeddings call is a line of its own:
+ *   {"embed": {"model": "ollama:nomic-embed-text", "input": ["…", …], "embeddings": [[0.1, …], …]}}
+ * replayed text by text (the key is the bare model and the text), so a run that batches its texts differently
+ * from the recording still finds each one.
  *
  * Matching key: a SHA-256 of the bare model name (the part after `provider:`, so a cassette recorded through
  * `ollama:` also answers `openai:` or `replay:` with the same model), the messages (role and content) and the
@@ -26,6 +30,13 @@ export interface CassetteEntry {
   request: { model: string; messages: ChatMessage[]; format?: 'json' | JsonSchema; temperature?: number; tools?: string[] }
   response: { content: string; usage: LlmUsage; tool_calls?: ToolCall[] }
   tokens?: string[]
+}
+
+/** One recorded embeddings call: a vector per input text. */
+export interface EmbedEntry {
+  model: string
+  input: string[]
+  embeddings: number[][]
 }
 
 export interface LoadedEntry {
@@ -58,6 +69,27 @@ export function bareModel(model: string): string {
 }
 
 export function readCassette(path: string): LoadedEntry[] {
+  return readCassetteLines(path).entries
+}
+
+/** The vector of each recorded (bare model, text), from a cassette's embed lines. */
+export function readCassetteEmbeddings(path: string): Map<string, number[]> {
+  const vectors = new Map<string, number[]>()
+  for (const e of readCassetteLines(path).embeds) e.input.forEach((text, i) => vectors.set(embedKey(e.model, text), e.embeddings[i]!))
+  return vectors
+}
+
+export function embedKey(model: string, text: string): string {
+  return createHash('sha256')
+    .update(canonicalJson([bareModel(model), text]))
+    .digest('hex')
+}
+
+export function formatEmbedEntry(entry: EmbedEntry): string {
+  return `${JSON.stringify({ embed: entry })}\n`
+}
+
+function readCassetteLines(path: string): { entries: LoadedEntry[]; embeds: EmbedEntry[] } {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
@@ -68,8 +100,13 @@ export function readCassette(path: string): LoadedEntry[] {
     })
   }
   const entries: LoadedEntry[] = []
+  const embeds: EmbedEntry[] = []
   text.split('\n').forEach((raw, i) => {
     if (raw.trim() === '') return
+    if (raw.startsWith('{"embed":')) {
+      embeds.push(parseEmbed(raw, `${path}:${i + 1}`))
+      return
+    }
     const entry = parseEntry(raw, `${path}:${i + 1}`)
     entries.push({
       entry,
@@ -77,7 +114,27 @@ export function readCassette(path: string): LoadedEntry[] {
       key: cassetteKey(entry.request.model, entry.request.messages, entry.request.format, entry.request.tools),
     })
   })
-  return entries
+  return { entries, embeds }
+}
+
+function parseEmbed(raw: string, where: string): EmbedEntry {
+  let value: unknown
+  try {
+    value = parseJson(raw, 'the line')
+  } catch (e) {
+    throw invalid(where, errorMessage(e))
+  }
+  const embed = isPlainObject(value) ? value.embed : undefined
+  const ok =
+    isPlainObject(embed) &&
+    typeof embed.model === 'string' &&
+    Array.isArray(embed.input) &&
+    embed.input.every((t) => typeof t === 'string') &&
+    Array.isArray(embed.embeddings) &&
+    embed.embeddings.length === embed.input.length &&
+    embed.embeddings.every((v) => Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isFinite(x)))
+  if (!ok) throw invalid(where, 'expected {"embed": {"model", "input": [texts], "embeddings": [one list of numbers per text]}}')
+  return { model: embed.model as string, input: embed.input as string[], embeddings: embed.embeddings as number[][] }
 }
 
 export function parseEntry(raw: string, where: string): CassetteEntry {

@@ -9,37 +9,45 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { TeaError, errorMessage } from '../core/errors.ts'
-import type { CassetteEntry } from './cassette.ts'
-import { formatEntry } from './cassette.ts'
+import type { CassetteEntry, EmbedEntry } from './cassette.ts'
+import { formatEmbedEntry, formatEntry } from './cassette.ts'
 import type { LlmProvider } from './types.ts'
 
 export interface CassetteWriter {
   append(entry: CassetteEntry): void
+  appendEmbed(entry: EmbedEntry): void
 }
 
 export function createCassetteWriter(path: string): CassetteWriter {
   let started = false
-  return {
-    append(entry) {
-      try {
-        if (!started) {
-          mkdirSync(dirname(path), { recursive: true })
-          writeFileSync(path, '')
-          started = true
-        }
-        appendFileSync(path, formatEntry(entry))
-      } catch (e) {
-        throw new TeaError('FILE_ERROR', `cannot write cassette ${path}: ${errorMessage(e)}`, { details: { path } })
+  const write = (line: string): void => {
+    try {
+      if (!started) {
+        mkdirSync(dirname(path), { recursive: true })
+        writeFileSync(path, '')
+        started = true
       }
-    },
+      appendFileSync(path, line)
+    } catch (e) {
+      throw new TeaError('FILE_ERROR', `cannot write cassette ${path}: ${errorMessage(e)}`, { details: { path } })
+    }
+  }
+  return {
+    append: (entry) => write(formatEntry(entry)),
+    appendEmbed: (entry) => write(formatEmbedEntry(entry)),
   }
 }
 
 export function recordingProvider(inner: LlmProvider, writer: CassetteWriter): LlmProvider {
   return {
     name: inner.name,
-    // Embeddings pass through unrecorded: a cassette holds chat replies.
-    ...(inner.embed && { embed: inner.embed }),
+    ...(inner.embed && {
+      async embed(request) {
+        const embeddings = await inner.embed!(request)
+        writer.appendEmbed({ model: `${inner.name}:${request.model}`, input: request.input, embeddings })
+        return embeddings
+      },
+    }),
     async chat(request) {
       const tokens: string[] = []
       const onToken = request.onToken

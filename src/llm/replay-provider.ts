@@ -4,12 +4,13 @@
  * up the last one answers again (so a loop that repeats an identical prompt keeps working). No entry with the key
  * is a `CASSETTE_MISS`. `max_reply_bytes` holds here as it does against a server: a streamed reply's tokens are
  * passed on until the one that would pass the cap, and a recorded reply over it fails with LLM_REPLY_TOO_LARGE.
+ * Embeddings are answered text by text from the cassette's embed lines; a text it lacks is a CASSETTE_MISS.
  */
 
 import { TeaError } from '../core/errors.ts'
 import { cancelled } from '../core/signals.ts'
 import type { LoadedEntry } from './cassette.ts'
-import { bareModel, cassetteKey, readCassette } from './cassette.ts'
+import { bareModel, cassetteKey, embedKey, readCassette, readCassetteEmbeddings } from './cassette.ts'
 import { REPLY_CAP_HINT, formatBytes } from './failure.ts'
 import type { LlmProvider, ProviderReply, ProviderRequest } from './types.ts'
 
@@ -21,8 +22,25 @@ export function createReplayProvider(path: string): LlmProvider {
     else byKey.set(loaded.key, [loaded])
   }
   const used = new Map<string, number>()
+  const vectors = readCassetteEmbeddings(path)
   return {
     name: 'replay',
+    async embed(request) {
+      if (request.signal?.aborted) throw cancelled('embeddings call cancelled')
+      return request.input.map((text) => {
+        const vector = vectors.get(embedKey(request.model, text))
+        if (vector) return [...vector]
+        const excerpt = text.length > 200 ? `${text.slice(0, 200)}…` : text
+        throw new TeaError(
+          'CASSETTE_MISS',
+          `no recorded embedding in ${path} for model ${request.model} and text ${JSON.stringify(excerpt)}`,
+          {
+            details: { path, model: request.model, text: excerpt },
+            hint: `re-record it with --record ${path} against a running server, or check what changed in the texts`,
+          },
+        )
+      })
+    },
     async chat(request) {
       if (request.signal?.aborted) throw cancelled('LLM call cancelled')
       const key = cassetteKey(

@@ -108,6 +108,8 @@ export interface FakeServerOptions {
   onRequest?: (req: ReceivedRequest) => void
   /** Behave like a model server with limited memory and slots (model-server-sim.ts). */
   simulate?: SimulatorConfig
+  /** The vector of a text for /api/embed and /v1/embeddings (default fakeEmbedding). */
+  embed?: (text: string) => number[]
 }
 
 const ROUTES: Record<string, Api> = {
@@ -157,7 +159,7 @@ export async function startFakeModelServer(options: FakeServerOptions = {}): Pro
       const input: unknown = received.body?.input
       const texts = (Array.isArray(input) ? input : [input]).map(String)
       const model = typeof received.body?.model === 'string' ? received.body.model : 'fake'
-      const vectors = texts.map(fakeEmbedding)
+      const vectors = texts.map(options.embed ?? fakeEmbedding)
       return received.path === '/api/embed'
         ? json(res, 200, { model, embeddings: vectors })
         : json(res, 200, { object: 'list', model, data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })) })
