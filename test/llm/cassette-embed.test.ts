@@ -26,7 +26,11 @@ test('embeddings recorded through the real client replay with the server closed,
   const replayer = createLlmClient({ env: {}, replay: path })
   const one = await replayer.embed!({ model: 'ollama:nomic-embed-text', input: ['boiler'] })
   assert.equal(one, { embeddings: [fakeEmbedding('boiler')], model: 'ollama:nomic-embed-text' })
-  await rejects(() => replayer.embed!({ model: 'ollama:nomic-embed-text', input: ['boiler', 'never recorded'] }), 'CASSETTE_MISS', 'never recorded')
+  await rejects(
+    () => replayer.embed!({ model: 'ollama:nomic-embed-text', input: ['boiler', 'never recorded'] }),
+    'CASSETTE_MISS',
+    'never recorded',
+  )
   await rejects(() => replayer.embed!({ model: 'ollama:other', input: ['boiler'] }), 'CASSETTE_MISS', 'other')
   await replayer.close()
 })
