@@ -186,7 +186,7 @@ function loadAgentDraft(draft: AgentDraft, registry: Registry): LoadResult {
   warnings.push(...references.warnings)
   if (ltmMessage) warnings.push({ code: 'TEA_UNSUPPORTED', message: ltmMessage, where: parsed.locate(['settings', 'ltm', 'backend']) })
   warnings.push(...shellWarnings(parsed), ...(draft.aside ?? []))
-  paramsAside(problems, warnings, parsed.data)
+  paramsAside(problems, warnings, parsed.data, references.unsupported)
   const byPlace = (a: Problem, b: Problem) => a.where.line - b.where.line || a.where.col - b.where.col
   problems.sort(byPlace)
   warnings.sort(byPlace)
@@ -211,19 +211,26 @@ function localBackend(data: Record<string, unknown>): string | undefined {
 }
 
 /**
- * A node whose parameters TEA's examples wrote under `params:` (set aside: no TEA runtime reads it) lacks them; its
- * INVALID_PARAMS says why and what to write.
+ * A node whose parameters TEA's examples wrote under `params:` (set aside: no TEA runtime reads it) lacks them. TEA
+ * loads such a file and fails at that node when it runs (its action gets no parameters), and so does tea: the
+ * node's INVALID_PARAMS become warnings that say why, and the node fails with them when the run reaches it.
  */
-function paramsAside(problems: Problem[], warnings: Problem[], data: Record<string, unknown>): void {
+function paramsAside(problems: Problem[], warnings: Problem[], data: Record<string, unknown>, unsupported: Map<number, string>): void {
   const nodes = Array.isArray(data.nodes) ? data.nodes : []
-  const names = new Set(
-    warnings
-      .filter((w) => w.path?.length === 3 && w.path[0] === 'nodes' && w.path[2] === 'params')
-      .map((w) => (isPlainObject(nodes[w.path![1] as number]) ? (nodes[w.path![1] as number] as { name?: unknown }).name : undefined)),
-  )
-  for (const p of problems)
-    if (p.code === 'INVALID_PARAMS' && names.has(p.where.node))
-      p.message += "; its parameters are under params:, which no TEA runtime reads (TEA's action gets none either): write them under with:"
+  const aside = new Map<unknown, number>()
+  for (const w of warnings)
+    if (w.path?.length === 3 && w.path[0] === 'nodes' && w.path[2] === 'params' && isPlainObject(nodes[w.path[1] as number]))
+      aside.set((nodes[w.path[1] as number] as { name?: unknown }).name, w.path[1] as number)
+  for (let i = problems.length - 1; i >= 0; i--) {
+    const p = problems[i]!
+    const at = aside.get(p.where.node)
+    if (p.code !== 'INVALID_PARAMS' || at === undefined) continue
+    p.message +=
+      "; its parameters are under params:, which no TEA runtime reads (TEA's action gets none either, and fails when it runs): write them under with:"
+    problems.splice(i, 1)
+    warnings.push(p)
+    if (!unsupported.has(at)) unsupported.set(at, `${p.where.field ? `${p.where.field}: ` : ''}${p.message}`)
+  }
 }
 
 /** Marks (as Problem.expected, while loading) a TEA key that TEA's runtime ignores too: set aside, the node kept. */
@@ -383,6 +390,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, hash: string,
     hash,
     name: agent.name ?? basename(file).replace(/\.ya?ml$/i, ''),
     ...(agent.description !== undefined && { description: agent.description }),
+    ...(agent.state_schema !== undefined && { stateSchema: agent.state_schema }),
     initialState: agent.initial_state ?? {},
     variables: guided(agent.variables ?? {}, agent.extraction_schema),
     settings: {

@@ -183,8 +183,8 @@ export const teaKeys = once(
     'nodes.*.max_iterations': mapped('while_loop bound (1–1000)'),
     'nodes.*.body': mapped('while_loop body'),
     'nodes.*.next': mapped('= goto, with condition for if'),
-    'nodes.*.paths': ignored(
-      "neither TEA runtime reads a node's paths: (nor its condition: outside a while_loop); route with goto: rules or edges with when:",
+    'nodes.*.paths': absent(
+      "neither TEA runtime reads a node's paths: (nor its condition: outside a while_loop), so TEA runs such a node as a no-op; tea keeps it as a node that fails when reached: route with goto: rules or edges with when:",
     ),
     'nodes.*.streams': absent("TEA's stream channels between nodes"),
     'nodes.*.outputs': ignored("neither TEA runtime reads a node's outputs: (yaml_nodes.py reads output:); write output:"),
