@@ -186,6 +186,27 @@ test('what tea run loads at start (its static imports) holds no action group but
   assert.equal(wrong, [])
 })
 
+test('the MCP SDK is loaded only when an agent uses MCP: no command, nor the tools actions, statically reaches a module that imports it', () => {
+  const entries = [
+    'src/cli/bin.ts',
+    'src/cli/run.ts',
+    'src/cli/serve.ts',
+    'src/cli/worker.ts',
+    'src/cli/mcp.ts',
+    'src/actions/tools/index.ts',
+  ]
+  const files = loadedAtStart(entries)
+  assert.ok(
+    files.includes('src/actions/tools/mcp/servers.ts') && files.includes('src/cli/mcp/agent-runs.ts'),
+    'the walk follows the MCP paths',
+  )
+  // The two modules that import @modelcontextprotocol/sdk: the client's connection and tea mcp's server.
+  assert.equal(
+    files.filter((f) => f === 'src/actions/tools/mcp/connection.ts' || f === 'src/cli/mcp/server.ts'),
+    [],
+  )
+})
+
 test('the NATS client is loaded only when --nats is given: no command statically reaches src/aof/store/nats/ or @nats-io', () => {
   const files = loadedAtStart(['src/cli/bin.ts', 'src/cli/run.ts', 'src/cli/aof.ts', 'src/cli/worker.ts', 'src/cli/resume.ts'])
   assert.ok(files.includes('src/cli/worker.ts') && files.some((f) => f.startsWith('src/aof/')), 'the walk follows the aof and worker paths')

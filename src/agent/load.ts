@@ -390,6 +390,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, hash: string,
     hash,
     name: agent.name ?? basename(file).replace(/\.ya?ml$/i, ''),
     ...(agent.description !== undefined && { description: agent.description }),
+    ...(agent.state_schema !== undefined && { stateSchema: agent.state_schema }),
     initialState: agent.initial_state ?? {},
     variables: guided(agent.variables ?? {}, agent.extraction_schema),
     settings: {

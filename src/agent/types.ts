@@ -52,6 +52,8 @@ export interface AgentSpec {
   hash: string
   name: string
   description?: string
+  /** TEA's `state_schema` as written (key → type name): `tea mcp` offers the agent with it as the input schema. */
+  stateSchema?: Readonly<Record<string, unknown>>
   initialState: Record<string, unknown>
   variables: Record<string, unknown>
   settings: AgentSettingsView

@@ -16,6 +16,7 @@ import { renderHelp } from '../help.ts'
 import type { Io } from '../io.ts'
 import { aof } from './aof.ts'
 import { actions, graph, validate } from './inspect.ts'
+import { mcp } from './mcp.ts'
 import { resume, run } from './run.ts'
 import { runs } from './runs.ts'
 import { doctor, serve } from './serve.ts'
@@ -48,7 +49,7 @@ export const tea: Command = defineCommand({
   name: 'tea',
   summary: 'run YAML agents against a local model server',
   flags: { version: { type: 'boolean', short: 'V', description: "print the version (the same as 'tea version')" } },
-  subcommands: [run, resume, runs, validate, graph, actions, version, help, aof, worker, serve, doctor],
+  subcommands: [run, resume, runs, validate, graph, actions, version, help, aof, worker, serve, mcp, doctor],
   run: async ({ flags }, io) => {
     if (flags.version) return printVersion(io)
     io.out(renderHelp([tea])) // no command: the help, as for a group without its subcommand (exit 2)

@@ -80,7 +80,9 @@ export async function openConnection(name: string, spec: McpServerSpec, timeoutM
     broken = new TeaError('MCP_SERVER_ERROR', `MCP server '${name}' ${why}${tail}`, { details: { server: name } })
     for (const fail of failures) fail(broken)
   }
-  client.onerror = (e) => breakWith(`sent what is not MCP: ${e.message}`)
+  // The transport's own errors (a line that is not JSON-RPC, a stream that fails) break the connection; the
+  // client's other complaints (a late progress notification) do not. Set before connect, which keeps it.
+  transport.onerror = (e) => breakWith(`sent what is not MCP: ${e.message}`)
   client.onclose = () => breakWith('closed the connection (the server ended)')
 
   /** `work`, unless the connection breaks, the signal fires or the time is up first. */

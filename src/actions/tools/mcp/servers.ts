@@ -19,8 +19,11 @@ const MAX_SCHEMA_BYTES = 64 * 1024
 /** Most characters of a call's result that reach state (the text of its content). */
 export const MAX_RESULT_CHARS = 1024 * 1024
 
-/** A tool name that can stand in `mcp.<server>.<tool>` and in a model's function name (no `__`, see reasoning/tools.ts). */
-const USABLE_TOOL_NAME = /^[A-Za-z0-9_-]{1,128}$/
+/**
+ * A tool name that can stand in `mcp.<server>.<tool>` and in a model's function name: letters, digits, `_`, `-` and
+ * single dots, at most 128, without `__` (a native function name spells a dot `__`, reasoning/tools.ts).
+ */
+const USABLE_TOOL_NAME = /^(?!.*__)(?=.{1,128}$)[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*$/
 
 const open = new Map<string, Promise<McpConnection>>()
 const tools = new Map<string, Promise<McpToolInfo[]>>()
