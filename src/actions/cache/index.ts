@@ -2,8 +2,8 @@
  * TEA's `cache.wrap`, `cache.get` and `cache.invalidate`: an action's result kept in long-term memory (ltm.ts's
  * `tea.ltm` collection) under `cache:<agent>:<action>:<sha256 of its args as sorted JSON>` (or `cache:<agent>:<key>`),
  * with TEA's metadata (`_cache_type: action_result`, `_cache_action`, `_cache_key`, `_cache_created_at`,
- * `_cache_expires_at`, ISO times) and TEA's result shapes. The agent part is `settings.name`, else `agent`
- * (tea's actions do not see the agent's top-level name); `key_prefix: false` leaves it out. A failed action's result
+ * `_cache_expires_at`, ISO times) and TEA's result shapes. The agent part is `agent` (see agentPrefix);
+ * `key_prefix: false` leaves it out. A failed action's result
  * is not cached; a cache that cannot be read or written is passed over, as in TEA.
  */
 
@@ -15,10 +15,12 @@ import { defineAction, type Action, type ActionContext } from '../types.ts'
 
 const DEFAULT_TTL_S = 60 * 86400
 
-function agentPrefix(ctx: ActionContext, on: boolean): string {
-  if (!on) return ''
-  const name = (ctx.settings.sections as Record<string, unknown>).name
-  return `${typeof name === 'string' && name ? name : 'agent'}:`
+/**
+ * TEA puts the agent's name here; tea's actions do not see it, so every agent's keys share the part `agent:`. Two
+ * agents caching the same action with the same args share the entry, which is the result either would store.
+ */
+function agentPrefix(on: boolean): string {
+  return on ? 'agent:' : ''
 }
 
 function fullKey(key: string): string {
@@ -72,7 +74,7 @@ const cacheWrap = defineAction({
       const { result, ok } = await call()
       return { success: ok, result, _cache_hit: false, _cache_key: null }
     }
-    const prefix = agentPrefix(ctx, p.key_prefix)
+    const prefix = agentPrefix(p.key_prefix)
     let key: string
     if (p.key) key = p.key.startsWith('cache:') ? p.key : `cache:${prefix}${p.key}`
     else {
