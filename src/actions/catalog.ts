@@ -44,6 +44,7 @@ export const BUILTIN_GROUPS: readonly ActionFamily<never>[] = [
   family({ prefixes: ['trace'], load: () => import('./trace/index.ts'), pick: (m) => m.traceActions }),
   family({ prefixes: ['agent'], load: () => import('./agent/index.ts'), pick: (m) => m.agentActions }),
   family({ prefixes: ['session'], load: () => import('./session/index.ts'), pick: (m) => m.sessionActions }),
+  family({ prefixes: ['mqtt'], load: () => import('./mqtt/index.ts'), pick: (m) => m.mqttActions }),
   // These run or list other actions by name.
   family({
     prefixes: ['code'],

@@ -89,6 +89,7 @@ export const ERROR_CODES = {
   AOF_TRANSITION: ['failure', 'the AOF transition table does not allow that move'],
   AOF_LOCKED: ['failure', 'the AOF task lock could not be taken in time'],
   NATS_CONNECT: ['failure', 'the NATS server cannot be reached or refused the connection'],
+  MQTT_CONNECT: ['failure', 'the MQTT broker cannot be reached, refused the connection, or did not take a message'],
   NATIVE_LOAD_FAILED: ['failure', "lmdb's native addon could not be loaded"],
   CACHE_DIR_UNUSABLE: ['failure', 'the cache dir cannot hold executable files'],
   SERVE_RUNNING: ['failure', 'another tea serve owns the data dir'],
