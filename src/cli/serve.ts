@@ -74,6 +74,8 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   }
 
   const schedulesModule = config?.schedules.length ? await import('./serve/schedules.ts') : undefined
+  // The MQTT client is loaded only for a config that names a broker.
+  const mqttModule = config?.mqtt ? await import('./serve/mqtt-triggers.ts') : undefined
   schedulesModule?.checkSchedules(config!.schedules) // a bad expression is a start-up error, before anything is taken
   const lock = takeServeLock(dataDir, listenText)
   const log = (line: string) => io.err(`${new Date().toISOString()} ${line}\n`)
@@ -93,7 +95,19 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
     throw e
   })
   const registry = lazyRegistry() // the actions each agent names load with its first run (src/catalog.ts)
-  const manager = new RunManager({ store, registry, dataDir, io, maxConcurrent, minFreeBytes: minFreeMb * 2 ** 20, resumeLimit, log })
+  let mqtt: import('./serve/mqtt-triggers.ts').MqttService | undefined
+  const manager = new RunManager({
+    store,
+    registry,
+    dataDir,
+    io,
+    maxConcurrent,
+    minFreeBytes: minFreeMb * 2 ** 20,
+    resumeLimit,
+    log,
+    ...(config?.mqtt && mqttModule && { sections: { mqtt: mqttModule.brokerForAgents(config.mqtt, config.dir) } }),
+    onEnded: (runId, agent, status) => mqtt?.ended(runId, agent, status),
+  })
   // Made once the port is known (a listener on port 0 learns it from the kernel); no request arrives before.
   let guard: ((req: IncomingMessage) => void) | undefined
   const app = createApp({
@@ -138,10 +152,13 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   }
   // After the resumes: runs a power cut interrupted go first in the queue, before missed schedules.
   const schedules = schedulesModule?.startSchedules(config!.schedules, { manager, registry, agentsDir, dataDir, log })
+  if (config?.mqtt && mqttModule)
+    mqtt = await mqttModule.startMqtt(config.mqtt, config.triggers, { manager, registry, store, agentsDir, dataDir, base: config.dir, log })
 
   await stopRequested
   schedules?.stop()
   server.close()
+  await mqtt?.stop() // before the runs stop: a message that arrives now is not acknowledged, and comes again
   const stopped = await manager.shutdown()
   server.closeAllConnections()
   await store.close()

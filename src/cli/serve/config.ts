@@ -12,11 +12,19 @@
  *       cron: "0 7 * * *"        # minute hour day-of-month month day-of-week (croner; seconds optional)
  *       input: { place: garden }
  *       timezone: Europe/Berlin  # optional; the board's zone otherwise
+ *   mqtt: { url: "mqtt://127.0.0.1:1883", client_id: greenhouse-board }   # the broker of triggers (mqtt-triggers.ts)
+ *   triggers:
+ *     - name: motion
+ *       agent: alarm
+ *       mqtt: "home/+/motion"    # a topic filter: one run per message
+ *       qos: 1
+ *       input: { room: hall }    # merged into the run's input {topic, payload}
  */
 
 import { readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import * as v from 'valibot'
+import { mqttBrokerEntries } from '../../actions/mqtt-settings.ts'
 import { parseYamlValue } from '../../agent/parse.ts'
 import { TeaError } from '../../core/errors.ts'
 import { toIssues } from '../../core/issues.ts'
@@ -29,6 +37,41 @@ const Schedule = v.strictObject({
   timezone: v.optional(v.string()),
 })
 
+/** A topic filter as MQTT defines one: `+` a whole level, `#` the whole rest, last. */
+const topicFilter = v.pipe(
+  v.string(),
+  v.minLength(1, 'must not be empty'),
+  v.maxLength(65_535),
+  v.check(
+    (f) => f.split('/').every((level, i, all) => !/[+#]/.test(level) || level === '+' || (level === '#' && i === all.length - 1)),
+    "'+' must be a whole level and '#' the whole last level (home/+/motion, home/#)",
+  ),
+)
+
+const Trigger = v.strictObject({
+  name: v.pipe(
+    v.string(),
+    v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,59}$/, 'must be 1–60 letters, digits, ".", "_", "-" (it starts the run ids)'),
+  ),
+  agent: v.pipe(v.string(), v.minLength(1)),
+  mqtt: topicFilter,
+  qos: v.optional(v.picklist([0, 1], 'must be 0 or 1 (1: a message is not lost while tea is down)'), 1),
+  input: v.optional(v.record(v.string(), v.unknown())),
+})
+
+const Mqtt = v.pipe(
+  v.strictObject({
+    ...mqttBrokerEntries,
+    /** The session's name at the broker: the same at every start, so messages wait for tea while it is down. */
+    client_id: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(128))),
+    /** Largest payload a trigger takes (default 1 MiB); a larger message is logged and dropped. */
+    max_payload_bytes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(64 * 2 ** 20))),
+    /** Announce each agent's last run status to Home Assistant (MQTT discovery); `{prefix}` when not `homeassistant`. */
+    homeassistant: v.optional(v.union([v.boolean(), v.strictObject({ prefix: v.optional(v.pipe(v.string(), v.minLength(1))) })])),
+  }),
+  v.check((b) => !(b.password !== undefined && b.password_file !== undefined), 'give password or password_file, not both'),
+)
+
 const Config = v.strictObject({
   agents: v.optional(v.string()),
   data_dir: v.optional(v.string()),
@@ -39,9 +82,13 @@ const Config = v.strictObject({
   allow_hosts: v.optional(v.array(v.pipe(v.string(), v.minLength(1)))),
   resume_limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(1000))),
   schedules: v.optional(v.array(Schedule), []),
+  mqtt: v.optional(Mqtt),
+  triggers: v.optional(v.array(Trigger), []),
 })
 
 export type ScheduleEntry = v.InferOutput<typeof Schedule>
+export type TriggerEntry = v.InferOutput<typeof Trigger>
+export type ServeMqtt = v.InferOutput<typeof Mqtt>
 export type ServeConfig = v.InferOutput<typeof Config> & { dir: string }
 
 export function readServeConfig(file: string): ServeConfig {
@@ -59,5 +106,12 @@ export function readServeConfig(file: string): ServeConfig {
   }
   const r = v.safeParse(Config, data)
   if (!r.success) throw new TeaError('USAGE', `${file} is not a valid serve config`, { issues: toIssues(r.issues), where: { file } })
+  const problems = r.output.triggers.flatMap((t, i) => [
+    ...(r.output.mqtt ? [] : [{ message: `trigger ${t.name}: triggers need the config's mqtt: {url, client_id}`, path: ['triggers', i] }]),
+    ...(r.output.triggers.findIndex((o) => o.name === t.name) < i
+      ? [{ message: `trigger ${t.name}: the name is taken`, path: ['triggers', i, 'name'] }]
+      : []),
+  ])
+  if (problems.length) throw new TeaError('USAGE', `${file} is not a valid serve config`, { issues: problems, where: { file } })
   return { ...r.output, dir: dirname(file) }
 }

@@ -41,6 +41,13 @@ export interface ManagerOptions {
   /** Automatic resumes in a row of a run whose process died, before it is failed with RESUME_LIMIT. */
   resumeLimit: number
   log(line: string): void
+  /**
+   * Settings sections an agent gets when it has none of its own: the serve config's MQTT broker for
+   * `mqtt.publish` (`mqtt`).
+   */
+  sections?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  /** Called once a run this process ran has ended, whatever the outcome (the MQTT triggers and Home Assistant). */
+  onEnded?(runId: string, agent: string, status: Ended): void
 }
 
 type Job =
@@ -57,7 +64,7 @@ type Job =
     }
 
 /** How a run ended in this process: its status, or `error` when it could not run at all. */
-type Ended = RunResult['status'] | 'error'
+export type Ended = RunResult['status'] | 'error'
 
 /** Feeds of ended runs kept for late SSE clients. */
 const ENDED_FEEDS = 50
@@ -209,6 +216,13 @@ export class RunManager {
     return this.liveStatus(runId) !== undefined
   }
 
+  /** `spec` with the daemon's default settings sections where it has none of its own. */
+  private withSections(spec: AgentSpec): AgentSpec {
+    const defaults = this.opts.sections
+    if (!defaults || Object.keys(defaults).every((k) => k in spec.settings.sections)) return spec
+    return { ...spec, settings: { ...spec.settings, sections: { ...defaults, ...spec.settings.sections } } }
+  }
+
   private guardStore(): void {
     if (this.storeFailure)
       throw new TeaError('STORE_FULL', `the store failed in this tea serve (${this.storeFailure}); no run starts until it restarts`, {
@@ -256,10 +270,12 @@ export class RunManager {
   private pump(): void {
     while (!this.stopping && this.active.size < this.opts.maxConcurrent && this.queue.length) {
       const job = this.queue.shift()!
-      const done = this.execute(job).finally(() => {
+      const done = this.execute(job).then((ended) => {
         this.active.delete(job.runId)
         job.feed.end()
+        this.opts.onEnded?.(job.runId, job.agent, ended)
         this.pump()
+        return ended
       })
       this.active.set(job.runId, { job, done })
     }
@@ -286,11 +302,12 @@ export class RunManager {
       }
       const result =
         job.kind === 'start'
-          ? await startRun(job.spec, services, { runId: job.runId, input: job.input })
+          ? await startRun(this.withSections(job.spec), services, { runId: job.runId, input: job.input })
           : await resumeRun(services, {
               runId: job.runId,
               edits: job.edits,
-              load: (path, runLanguages) => requireAgentLoading(path, registry, undefined, runLanguages && { runLanguages }),
+              load: (path, runLanguages) =>
+                requireAgentLoading(path, registry, undefined, runLanguages && { runLanguages }).then((spec) => this.withSections(spec)),
             })
       if (result.status === 'failed' && STORE_FAILURES.has(result.error?.code ?? '')) this.storeFailure = result.error!.code
       const why = result.status === 'failed' && result.error ? `: [${result.error.code}] ${errorMessage(result.error)}` : ''
