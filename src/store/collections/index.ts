@@ -72,6 +72,13 @@ interface Header {
   dim?: number
 }
 
+/** A collection's vectors as this process last read them, and their metadata once a filter asked for it. */
+interface Built {
+  version: number
+  matrix: Matrix
+  metadata?: Metadata[]
+}
+
 interface DocRecord {
   text: string
   metadata: Metadata
@@ -96,7 +103,7 @@ export interface CollectionTable {
 const EMBEDDINGS = 'embeddings'
 
 export function createCollectionTable(dbs: CollectionDbs, now: () => number): CollectionTable {
-  const matrices = new Map<string, { version: number; matrix: Matrix; metadata: Metadata[] }>()
+  const matrices = new Map<string, Built>()
 
   function existing(name: string): CollectionDb {
     checkName(name)
@@ -125,10 +132,15 @@ export function createCollectionTable(dbs: CollectionDbs, now: () => number): Co
       ids.push((key as string[])[1]!)
     }
     rows = rows.subarray(0, ids.length * dim)
-    const metadata = ids.map((id) => ((db.get(['d', id]) as DocRecord | undefined)?.metadata ?? {}) as Metadata)
-    const built = { version: header.version, matrix: { dim, ids, rows }, metadata }
+    const built: Built = { version: header.version, matrix: { dim, ids, rows } }
     matrices.set(name, built)
     return built
+  }
+
+  /** The metadata of every row, read at the first filtered query of a version (an unfiltered one never needs it). */
+  function metadataOf(db: CollectionDb, built: Built): Metadata[] {
+    built.metadata ??= built.matrix.ids.map((id) => ((db.get(['d', id]) as DocRecord | undefined)?.metadata ?? {}) as Metadata)
+    return built.metadata
   }
 
   /** The document of a hit; undefined when another process deleted it since the matrix was read. */
@@ -220,9 +232,10 @@ export function createCollectionTable(dbs: CollectionDbs, now: () => number): Co
         )
       }
       const query = normalise(vector, header.dim, 'the query vector')
-      const { matrix, metadata } = matrixOf(name, db, header)
-      const best = nearest(matrix, query, k, keep && ((row) => keep(metadata[row]!)))
-      return best.flatMap((b) => hit(db, matrix.ids[b.index]!, b.score) ?? [])
+      const built = matrixOf(name, db, header)
+      const metadata = keep && metadataOf(db, built)
+      const best = nearest(built.matrix, query, k, keep && ((row) => keep(metadata![row]!)))
+      return best.flatMap((b) => hit(db, built.matrix.ids[b.index]!, b.score) ?? [])
     },
 
     async collectionSearch(name, query, k, filter) {
