@@ -1,9 +1,10 @@
 // `npm run demo`: builds the linux-x64 bundle and runs every example offline, replaying its cassette.
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { startExampleBroker } from './example-broker.mjs'
 import { serveSite } from './example-site.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -23,8 +24,18 @@ for (const name of examples) {
   const args = [bundle, 'run', join(dir, 'agent.yaml'), '--data-dir', dataDir, ...(existsSync(cassette) ? ['--replay', cassette] : [])]
   // An example with a site/ folder fetches its page from a local server (scripts/example-site.mjs).
   const stop = existsSync(join(dir, 'site')) ? await serveSite(join(dir, 'site')) : undefined
-  const status = await new Promise((resolve) => spawn(process.execPath, args, { stdio: 'inherit', cwd: root }).on('close', resolve))
+  // One that publishes over MQTT gets a broker of its own, when mosquitto is installed (scripts/example-broker.mjs).
+  const mqtt = readFileSync(join(dir, 'agent.yaml'), 'utf8').includes('mqtt.publish')
+  const broker = mqtt ? await startExampleBroker() : undefined
+  if (mqtt && !broker) {
+    console.error(`examples/${name} publishes over MQTT: skipped, mosquitto is not installed (bash .ci/install-mqtt.sh)`)
+    await stop?.()
+    continue
+  }
+  const env = { ...process.env, ...(broker && { MQTT_URL: broker.url }) }
+  const status = await new Promise((resolve) => spawn(process.execPath, args, { stdio: 'inherit', cwd: root, env }).on('close', resolve))
   await stop?.()
+  await broker?.stop()
   if (status !== 0) {
     failed++
     console.error(`examples/${name} exited with ${status}`)
