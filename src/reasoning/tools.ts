@@ -64,7 +64,7 @@ export class Toolbox {
   /** The toolbox of `names`, the MCP tools among them listed from their servers (which starts them). */
   static async open(ctx: Pick<ActionContext, 'listActions' | 'settings' | 'signal'>, names: readonly string[]): Promise<Toolbox> {
     const mcpNames = names.filter(isMcpToolName)
-    const mcp = mcpNames.length ? await mcpTools(ctx.settings.sections, mcpNames, ctx.signal) : []
+    const mcp = mcpNames.length ? await mcpTools(ctx.settings, mcpNames, ctx.signal) : []
     return new Toolbox(ctx, names, mcp)
   }
 

@@ -16,6 +16,7 @@ import { startFakeModelServer } from '../support/fake-model-server.ts'
 import { gone } from '../support/process.ts'
 import { tempDir } from '../support/temp-dir.ts'
 import { BUNDLE, requireBundle, spawnTea, tea } from './cli.ts'
+import { httpJson, startServe } from './serve-harness.ts'
 
 const dir = tempDir('tea-e2e-mcp-')
 const agents = join(dir, 'agents')
@@ -195,6 +196,62 @@ test("a call with a progress token gets a notification at each node's end, befor
   } finally {
     child.stdin!.end()
     if (!(await gone(child.pid!))) child.kill('SIGKILL')
+  }
+})
+
+test("tea serve's /mcp: another tea's agent calls a served agent over streamable HTTP with the token; the run is the daemon's", async () => {
+  requireBundle()
+  writeFileSync(join(dir, 'token'), 'sekrit-token-123\n')
+  const d = await startServe(['--agents', agents, '--data-dir', join(dir, 'serve-data'), '--token-file', join(dir, 'token')])
+  try {
+    const caller = join(dir, 'http-caller.yaml')
+    const board = (token: string) => `{ url: "${d.url}/mcp", headers: { Authorization: "Bearer ${token}" } }`
+    writeFileSync(
+      caller,
+      `name: http-caller
+settings:
+  http: { allow: ["127.0.0.1"] }
+  mcp:
+    servers:
+      board: ${board('sekrit-token-123')}
+      stranger: ${board('wrong')}
+nodes:
+  - name: ask
+    uses: tools.mcp
+    with: { server: "{{ state.server }}", tool: double, x: 4 }
+    output: { answer: "{{ result.result.y }}" }
+`,
+    )
+    const r = await tea(['run', caller, '--data-dir', join(dir, 'http-caller-data'), '-q', '--set', 'server=board'])
+    assert.is(r.code, 0, r.stderr)
+    assert.equal(JSON.parse(r.stdout), { server: 'board', answer: 8 })
+    const runs = (await d.json('GET', '/api/runs', undefined, { authorization: 'Bearer sekrit-token-123' })).body as Array<{
+      agent: string
+      status: string
+    }>
+    assert.equal(
+      runs.map((x) => [x.agent, x.status]),
+      [['double', 'completed']],
+    )
+    // Without the token the endpoint answers as the API does: 401, which the caller sees as a coded error.
+    const refused = await tea(['run', caller, '--data-dir', join(dir, 'http-caller-data'), '-q', '--set', 'server=stranger'])
+    assert.is(refused.code, 1)
+    assert.match(refused.stderr, 'MCP_SERVER_ERROR')
+    // The request guard holds for /mcp too: a page of another origin is refused before any MCP.
+    const forged = await httpJson(
+      d.url,
+      'POST',
+      '/mcp',
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      {
+        authorization: 'Bearer sekrit-token-123',
+        origin: 'http://evil.example',
+        accept: 'application/json, text/event-stream',
+      },
+    )
+    assert.is(forged.status, 403)
+  } finally {
+    await d.stop()
   }
 })
 

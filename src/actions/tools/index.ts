@@ -26,7 +26,7 @@ export const toolsList = defineAction({
       .map((a) => ({ name: a.name, description: a.description, parameters: jsonSchemaOf(a.params) }))
     const mcpNames = names?.filter(isMcpToolName)
     if (ctx.settings.sections.mcp && (!names || mcpNames?.length))
-      for (const t of await mcpTools(ctx.settings.sections, mcpNames, ctx.signal))
+      for (const t of await mcpTools(ctx.settings, mcpNames, ctx.signal))
         tools.push({ name: t.name, description: t.description, parameters: t.parameters })
     if (format === 'openai') return { tools: tools.map((t) => ({ type: 'function', function: t })) }
     return { tools }

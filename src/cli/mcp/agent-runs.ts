@@ -10,7 +10,7 @@ import type { AgentSpec } from '../../agent/types.ts'
 import { errorMessage } from '../../core/errors.ts'
 import type { RunEvent } from '../../core/events.ts'
 import { sortableId } from '../../core/ids.ts'
-import { isPlainObject } from '../../core/util.ts'
+import { isPlainObject, type State } from '../../core/util.ts'
 import { startRun } from '../../engine/lifecycle.ts'
 import type { LlmClient } from '../../llm/types.ts'
 import type { Store } from '../../store/types.ts'
@@ -64,18 +64,30 @@ export function agentRuns(o: AgentRunsOptions): AgentCalls {
         { store: o.store, registry: o.registry, llm: o.llm, dataDir: o.dataDir, signal, emit, ...(o.model && { model: o.model }) },
         { runId, input: (args as Record<string, unknown> | undefined) ?? {} },
       )
-      const meta = { 'tea/run_id': runId, 'tea/status': result.status }
-      if (result.status === 'completed')
-        return { content: [{ type: 'text', text: JSON.stringify(result.state) }], structuredContent: result.state, _meta: meta }
-      const how =
-        result.status === 'interrupted'
-          ? `paused ${result.interrupt} node '${result.node}'`
-          : `${result.status}${result.error ? `: ${result.error.code}: ${errorMessage(result.error)}` : ''}`
-      return { ...failure(`run ${runId} of ${spec.name} ${how}; continue it with: tea resume ${runId}`), _meta: meta }
+      return runReply(runId, spec.name, {
+        ...result,
+        ...(result.error && { error: { code: result.error.code, message: errorMessage(result.error) } }),
+      })
     },
   }
 }
 
-function failure(text: string): ToolReply {
+/** How a run that ended answers its tool call: its final state, or (not completed) how it ended and how to resume it. */
+export function runReply(
+  runId: string,
+  agent: string,
+  run: { status: string; state: State; node?: string; interrupt?: string; error?: { code: string; message: string } },
+): ToolReply {
+  const meta = { 'tea/run_id': runId, 'tea/status': run.status }
+  if (run.status === 'completed')
+    return { content: [{ type: 'text', text: JSON.stringify(run.state) }], structuredContent: run.state, _meta: meta }
+  const how =
+    run.status === 'interrupted'
+      ? `paused ${run.interrupt ?? 'at'} node '${run.node}'`
+      : `${run.status}${run.error ? `: ${run.error.code}: ${run.error.message}` : ''}`
+  return { ...failure(`run ${runId} of ${agent} ${how}; continue it with: tea resume ${runId}`), _meta: meta }
+}
+
+export function failure(text: string): ToolReply {
   return { content: [{ type: 'text', text }], isError: true }
 }

@@ -2,7 +2,8 @@
  * The routes of `tea serve` (SPEC §3.11) as one request handler over `node:http`. Every request is first checked
  * against what another page can forge (request-guard.ts); every API route needs the token when there is one (the
  * page itself holds no data and is served to anyone the guard lets through: it asks for the token); bodies are
- * JSON, validated with valibot, and every problem is reported at once (400 with `issues`).
+ * JSON, validated with valibot, and every problem is reported at once (400 with `issues`). `/mcp` is the agents as
+ * MCP tools (mcp-route.ts), behind the same checks.
  */
 
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -23,6 +24,7 @@ import { sseFrame } from './event-feed.ts'
 import { OLD_TOKEN_COOKIE, pathParts, readJson, requestToken, sendError, sendJson } from './http-kit.ts'
 import { pageHeaders, statusPage } from './page.ts'
 import { requireJsonBody } from './request-guard.ts'
+import { mcpRoute } from './mcp-route.ts'
 import type { RunManager } from './run-manager.ts'
 
 export interface AppOptions {
@@ -38,6 +40,9 @@ export interface AppOptions {
   guard: (req: IncomingMessage) => void
   bodyLimit: number
 }
+
+/** Each app's `/mcp` handler (mcp-route.ts), made on the first request to it. */
+const mcpRoutes = new WeakMap<AppOptions, (req: IncomingMessage, res: ServerResponse) => Promise<void>>()
 
 const RUN_ID = v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'a run id is 1-128 letters, digits, ".", "_" or "-"'))
 // A plain object: valibot's record takes an array as an object of index keys.
@@ -79,6 +84,11 @@ async function handle(opts: AppOptions, req: IncomingMessage, res: ServerRespons
   }
   if (opts.checkToken && !opts.checkToken(requestToken(req))) throw unauthorized()
   requireJsonBody(req)
+  if (path === '/mcp') {
+    let route = mcpRoutes.get(opts)
+    if (!route) mcpRoutes.set(opts, (route = mcpRoute(opts)))
+    return route(req, res)
+  }
   const route = `${method} /${parts.map((p, i) => (parts[0] === 'api' && parts[1] === 'runs' && i === 2 ? ':id' : p)).join('/')}`
   const id = parts[2] ?? ''
   switch (route) {

@@ -24,9 +24,12 @@ const SERVER = join(import.meta.dirname, '../../support/mcp-server.mjs')
 const dir = tempDir('tea-mcp-')
 const startsFile = join(dir, 'starts')
 
-function mcpContext(extra: Record<string, unknown> = {}) {
+function mcpContext(extra: Record<string, unknown> = {}, httpAllow: string[] = []) {
   const servers = { t: { command: process.execPath, args: [SERVER], env: { MCP_STARTS_FILE: startsFile } }, ...extra }
-  return testContext({ settings: { sections: { mcp: { servers } } }, listActions: () => [toolsList, toolsMcp] as Action[] })
+  return testContext({
+    settings: { sections: { mcp: { servers } }, http_allow: httpAllow },
+    listActions: () => [toolsList, toolsMcp] as Action[],
+  })
 }
 
 function starts(): number[] {
@@ -136,7 +139,7 @@ test("tools.list shows the MCP servers' tools beside the actions, with their inp
   ctx.cleanup()
 })
 
-test('tools.mcp calls a streamable HTTP server by url', async () => {
+test('tools.mcp calls a streamable HTTP server by url, where settings.http.allow lets it go', async () => {
   let child: ChildProcess | undefined
   try {
     child = spawn(process.execPath, [SERVER, '--http'], { stdio: ['ignore', 'pipe', 'inherit'] })
@@ -147,10 +150,15 @@ test('tools.mcp calls a streamable HTTP server by url', async () => {
       out += chunk
     }
     const url = `http://127.0.0.1:${/port (\d+)/.exec(out)![1]}/mcp`
-    const ctx = mcpContext({ web: { url } })
+    const ctx = mcpContext({ web: { url } }, ['127.0.0.1'])
     assert.equal(await call(ctx, { server: 'web', tool: 'add', a: 20, b: 22 }), { result: '42', tool: 'add', server: 'web', success: true })
     assert.equal((await call(ctx, { server: { url }, tool: 'echo', text: 'over http' })).result, 'over http')
     ctx.cleanup()
+    // Where tea's outbound HTTP may not go, neither may an MCP client: loopback needs settings.http.allow.
+    const denied = mcpContext({ web: { url } })
+    await rejects(() => call(denied, { server: 'web', tool: 'add', a: 1, b: 1 }), 'HTTP_DESTINATION_DENIED', '127.0.0.1')
+    await rejects(() => call(denied, { server: { url: url.replace('127.0.0.1', 'localhost') }, tool: 'add' }), 'HTTP_DESTINATION_DENIED')
+    denied.cleanup()
   } finally {
     child?.kill()
   }

@@ -5,6 +5,7 @@
  */
 
 import { TeaError } from '../../../core/errors.ts'
+import type { AgentSettingsView } from '../../types.ts'
 import { serverTools } from './servers.ts'
 import { mcpSettings, resolveServer } from './spec.ts'
 
@@ -27,11 +28,11 @@ export function isMcpToolName(name: string): boolean {
  * the order named. A server the settings lack or a tool its server lacks is UNKNOWN_ACTION.
  */
 export async function mcpTools(
-  sections: Readonly<Record<string, unknown>>,
+  agentSettings: Pick<AgentSettingsView, 'sections' | 'http_allow'>,
   names?: readonly string[],
   signal?: AbortSignal,
 ): Promise<NamedMcpTool[]> {
-  const settings = mcpSettings(sections)
+  const settings = mcpSettings(agentSettings.sections)
   const wanted = names ?? Object.keys(settings?.servers ?? {}).map((s) => `mcp.${s}`)
   const out: NamedMcpTool[] = []
   for (const name of wanted) {
@@ -41,7 +42,7 @@ export async function mcpTools(
       throw new TeaError('UNKNOWN_ACTION', `'${name}' names MCP server '${server}', which settings.mcp.servers does not have`, {
         details: { action: name },
       })
-    const resolved = resolveServer(server, settings)
+    const resolved = resolveServer(server, settings, { httpAllow: agentSettings.http_allow })
     const listed = await serverTools(resolved, signal)
     const picked = tool ? listed.filter((t) => t.name === tool) : listed
     if (tool && picked.length === 0)

@@ -9,6 +9,7 @@
 
 import { atCommandEnd } from '../../../core/command-end.ts'
 import { isTeaError, TeaError } from '../../../core/errors.ts'
+import { destinationPolicy } from '../../../core/http-policy.ts'
 import type { McpCallReply, McpConnection, McpToolInfo } from './connection.ts'
 import type { ResolvedServer } from './spec.ts'
 
@@ -32,7 +33,10 @@ async function connection(server: ResolvedServer): Promise<McpConnection> {
   let c = open.get(server.key)
   if (!c) {
     atCommandEnd(closeMcpServers)
-    c = import('./connection.ts').then((m) => m.openConnection(server.name, server.spec, server.timeoutMs))
+    const spec = server.spec
+    c = ('url' in spec ? checkDestination(new URL(spec.url), server.httpAllow) : Promise.resolve())
+      .then(() => import('./connection.ts'))
+      .then((m) => m.openConnection(server.name, spec, server.timeoutMs))
     open.set(server.key, c)
     c.catch(() => {
       if (open.get(server.key) === c) open.delete(server.key)
@@ -42,6 +46,17 @@ async function connection(server: ResolvedServer): Promise<McpConnection> {
   if (!conn.broken) return conn
   drop(server.key, c)
   return connection(server)
+}
+
+/**
+ * Refuses a server by URL where tea's outbound HTTP may not go (loopback, private ranges… unless
+ * `settings.http.allow` names them; docs/security.md): its address, or every address its name resolves to. The
+ * SDK then connects with its own lookup, so a name that resolves elsewhere a moment later is not caught.
+ */
+async function checkDestination(url: URL, allow: readonly string[]): Promise<void> {
+  const policy = destinationPolicy(allow)
+  policy.check(url)
+  await new Promise<void>((ok, fail) => policy.lookup(url)(url.hostname.replace(/^\[(.*)\]$/, '$1'), {}, (e) => (e ? fail(e) : ok())))
 }
 
 /** Forgets a connection and ends it (its server's process, over stdio). */

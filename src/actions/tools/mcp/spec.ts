@@ -18,9 +18,11 @@ export interface ResolvedServer {
   /** The name results and errors give it: its key in settings, or its command or URL. */
   name: string
   spec: McpServerSpec
-  /** The pool's key: one connection per distinct server. */
+  /** The pool's key: one connection per distinct server (and destination policy: one that refuses never reuses one that let it). */
   key: string
   timeoutMs: number
+  /** `settings.http.allow`: where a server by URL may be (core/http-policy.ts). */
+  httpAllow: readonly string[]
 }
 
 /** The agent's `settings.mcp`, as the loader checked it. */
@@ -28,7 +30,12 @@ export function mcpSettings(sections: Readonly<Record<string, unknown>>): McpSet
   return sections.mcp as McpSettings | undefined
 }
 
-export function resolveServer(server: string | McpServerSpec, settings: McpSettings | undefined, timeoutS?: number): ResolvedServer {
+export function resolveServer(
+  server: string | McpServerSpec,
+  settings: McpSettings | undefined,
+  options: { timeoutS?: number | undefined; httpAllow?: readonly string[] } = {},
+): ResolvedServer {
+  const { timeoutS, httpAllow = [] } = options
   const seconds = (spec: McpServerSpec): number => (timeoutS ?? spec.timeout ?? settings?.timeout ?? DEFAULT_MCP_TIMEOUT_S) * 1000
   if (typeof server === 'string') {
     const spec = settings?.servers[server]
@@ -41,8 +48,14 @@ export function resolveServer(server: string | McpServerSpec, settings: McpSetti
         { details: { server } },
       )
     }
-    return { name: server, spec, key: `${server}\u0000${JSON.stringify(spec)}`, timeoutMs: seconds(spec) }
+    return {
+      name: server,
+      spec,
+      key: `${server}\u0000${JSON.stringify(spec)}\u0000${httpAllow.join(' ')}`,
+      timeoutMs: seconds(spec),
+      httpAllow,
+    }
   }
   const name = 'command' in server ? server.command : server.url
-  return { name, spec: server, key: `\u0000${JSON.stringify(server)}`, timeoutMs: seconds(server) }
+  return { name, spec: server, key: `\u0000${JSON.stringify(server)}\u0000${httpAllow.join(' ')}`, timeoutMs: seconds(server), httpAllow }
 }
