@@ -152,6 +152,49 @@ skipIf(test, missing, '32 mqtt: messages published while tea serve was killed st
 skipIf(
   test,
   missing,
+  '32 mqtt: a message written down but whose run never began (killed in between) starts its run at the next start, once',
+  async () => {
+    const broker = await startMosquitto()
+    const p = project(broker)
+    // What tea serve leaves when killed after writing a message down and acknowledging it, before the run began.
+    mkdirSync(p.path('data/serve-mqtt'), { recursive: true })
+    const input = { room: 'hall', topic: 'home/hall/motion', payload: { n: 9 } }
+    const take = { runId: 'motion-taken', trigger: 'motion', topic: 'home/hall/motion', input }
+    writeFileSync(
+      p.path('data/serve-mqtt/journal.ndjson'),
+      `${JSON.stringify({ take, key: { trigger: 'motion', packetId: 1, digest: 'x' } })}\n`,
+    )
+    try {
+      const d = await startServe(p.args)
+      try {
+        await d.waitLog(/trigger motion: started motion-taken \(message on home\/hall\/motion taken before tea serve stopped\)/)
+        await d.waitLog(/run motion-taken completed/)
+        assert.equal((await d.json('GET', '/api/runs/motion-taken')).body.state.result, {
+          room: 'hall',
+          seen: { n: 9 },
+          topic: 'home/hall/motion',
+        })
+      } finally {
+        assert.is(await d.stop(), 0)
+      }
+      const again = await startServe(p.args)
+      try {
+        await again.waitLog(/trigger motion: subscribed/)
+        assert.is((await runs(again)).length, 1)
+      } finally {
+        assert.is(await again.stop(), 0)
+      }
+      assert.not.match(again.stderr(), /started motion-taken/)
+    } finally {
+      await broker.cleanup()
+      p.cleanup()
+    }
+  },
+)
+
+skipIf(
+  test,
+  missing,
   '32 mqtt: a broker restart is ridden out — the session and a message queued while tea was down survive it',
   async () => {
     const broker = await startMosquitto()

@@ -113,7 +113,7 @@ export async function startMqtt(mqtt: ServeMqtt, triggers: readonly TriggerEntry
     }
   }
 
-  const take = (packet: IPublishPacket): void => {
+  const take = async (packet: IPublishPacket): Promise<void> => {
     const topic = packet.topic
     if (packet.retain) return log(`mqtt: a retained message on ${shown(topic)} is state, not an event: no run`)
     const matching = triggers.filter((t) => topicMatches(t.mqtt, topic))
@@ -137,7 +137,7 @@ export async function startMqtt(mqtt: ServeMqtt, triggers: readonly TriggerEntry
       }
       const runId = `${t.name}-${sortableId()}`
       const input = { ...t.input, topic, payload }
-      journal.take({ runId, trigger: t.name, topic, input }, key)
+      await journal.take({ runId, trigger: t.name, topic, input }, key)
       start(t, runId, input, `message on ${shown(topic)}`)
     }
   }
@@ -152,14 +152,14 @@ export async function startMqtt(mqtt: ServeMqtt, triggers: readonly TriggerEntry
   })
   // Called once per message, the next not before this one's callback: the PUBACK goes out after the callback.
   client.handleMessage = (packet, callback) => {
-    try {
-      take(packet)
-      callback()
-    } catch (e) {
-      // The journal could not be written (a full disk): no PUBACK, so the broker sends the message again later.
-      log(`mqtt: a message on ${shown(packet.topic)} could not be written down, not acknowledged: ${errorMessage(e)}`)
-      callback(e as Error)
-    }
+    take(packet).then(
+      () => callback(),
+      (e: unknown) => {
+        // The journal could not be written (a full disk): no PUBACK, so the broker sends the message again later.
+        log(`mqtt: a message on ${shown(packet.topic)} could not be written down, not acknowledged: ${errorMessage(e)}`)
+        callback(e as Error)
+      },
+    )
   }
   const ha = mqtt.homeassistant ? homeAssistant(client, { mqtt, clientId, agentsDir: ctx.agentsDir, log }) : undefined
   let problem: string | undefined
@@ -198,6 +198,7 @@ export async function startMqtt(mqtt: ServeMqtt, triggers: readonly TriggerEntry
       // mqtt.js's end() calls back only on a live connection; offline, the socket is closed at once.
       if (client.connected) await client.endAsync().catch(() => {})
       else client.end(true)
+      await journal.close()
     },
   }
 }

@@ -4,31 +4,39 @@
  *
  * MQTT's QoS 1 is at-least-once: the broker sends a message again (the DUP flag set, the same packet id) on the
  * next connection of the session when it has not seen the client's PUBACK. So a message is written down here —
- * fsync'd — *before* it is acknowledged, and a run is started from what was written:
+ * flushed to the disk — *before* it is acknowledged, and a run is started from what was written:
  * - killed before the write: no PUBACK went out; the broker sends the message again and it is taken then;
- * - killed after the write: the message's run id is in `pending/`, and the next start starts that run (or finds it
- *   in the store, started, and leaves it to the resume of unfinished runs) — and if the PUBACK was lost with the
- *   process, the broker's second copy (DUP, same packet id, same topic and payload) is recognised in `seen.json`
- *   and acknowledged without a second run.
+ * - killed after the write: the message's run is pending here, and the next start starts it (or finds it in the
+ *   store, started, and leaves it to the resume of unfinished runs) — and if the PUBACK was lost with the process,
+ *   the broker's second copy (DUP, the same packet id, topic and payload) is recognised and acknowledged without a
+ *   second run.
  *
- * `seen.json` keeps the last SEEN_KEPT messages taken: a broker re-sends only what is in flight, which is at most
- * its in-flight window (mosquitto's max_inflight_messages, 20 by default). A first delivery never carries DUP, so a
- * new message that happens to repeat an old one's packet id, topic and payload is never mistaken for it — except
- * in one case: when tea was killed between receiving it and writing it here (milliseconds) and its second copy
- * (DUP) then matches an entry still kept. With mosquitto, which numbers packet ids in turn, that needs 65,535
- * messages in between; a broker that reuses ids at once could drop such a repeated message.
+ * The last SEEN_KEPT messages taken are remembered for that: a broker re-sends only what is in flight, at most its
+ * in-flight window (mosquitto's max_inflight_messages, 20 by default). A first delivery never carries DUP, so a new
+ * message that repeats an old one's packet id, topic and payload is never mistaken for it — except in one case:
+ * when tea was killed between receiving it and writing it here (milliseconds) and its second copy (DUP) then
+ * matches an entry still kept. With mosquitto, which numbers packet ids in turn, that needs 65,535 messages in
+ * between; a broker that reuses ids at once could drop such a repeated message.
  *
- * `pending/<run id>.json` is `{"trigger", "topic", "input"}`, removed once the run has ended in this process (or is
- * found in the store at start). Files are replaced whole (a temporary file renamed over them).
+ * The file, `<data-dir>/serve-mqtt/journal.ndjson`, is one JSON object a line, appended: `{"take": {"runId",
+ * "trigger", "topic", "input"}, "key"?: {"trigger", "packetId", "digest"}}` when a message is taken (flushed with
+ * fdatasync before the PUBACK: one flush a message), `{"done": "<run id>"}` when its run has ended in this process
+ * (not flushed: a `done` lost to a power cut only means the next start finds the run in the store). A line torn by a
+ * crash was never flushed, so its message was never acknowledged: it is skipped. Each start rewrites the file with
+ * what is still pending and remembered (a temporary file renamed over it), and so does a process whose file has
+ * grown past COMPACT_LINES.
  */
 
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
+import { open, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import { parseJson } from '../../core/json.ts'
+import { parseJsonOrUndefined } from '../../core/json.ts'
 import { isPlainObject, type State } from '../../core/util.ts'
 
 /** Messages remembered for recognising a broker's second copy: well above any broker's in-flight window. */
 const SEEN_KEPT = 256
+/** Lines appended before the file is rewritten with only what is still needed. */
+const COMPACT_LINES = 10_000
 
 /** One message as a trigger took it: which trigger, the broker's packet id, a digest of topic and payload. */
 export interface MessageKey {
@@ -49,15 +57,19 @@ interface Seen extends MessageKey {
 }
 
 export class TriggerJournal {
-  private readonly dir: string
-  private readonly pendingDir: string
-  private seen: Seen[]
+  private readonly file: string
+  private readonly pendingRuns = new Map<string, PendingRun>()
+  private seen: Seen[] = []
+  /** The file opened for appending, once (a promise: several appends may ask for it before it is open). */
+  private handle: Promise<FileHandle> | undefined
+  private lines = 0
 
   constructor(dataDir: string) {
-    this.dir = join(dataDir, 'serve-mqtt')
-    this.pendingDir = join(this.dir, 'pending')
-    mkdirSync(this.pendingDir, { recursive: true })
-    this.seen = readSeen(join(this.dir, 'seen.json'))
+    const dir = join(dataDir, 'serve-mqtt')
+    mkdirSync(dir, { recursive: true })
+    this.file = join(dir, 'journal.ndjson')
+    this.read()
+    this.rewrite()
   }
 
   /** The run a message with this key started, when one did (a second copy of it). */
@@ -65,70 +77,108 @@ export class TriggerJournal {
     return this.seen.findLast((s) => s.trigger === key.trigger && s.packetId === key.packetId && s.digest === key.digest)?.run
   }
 
-  /** Writes a taken message down (durably) before it is acknowledged; `key` absent for QoS 0 (never sent twice). */
-  take(run: PendingRun, key?: MessageKey): void {
-    writeDurable(join(this.pendingDir, `${run.runId}.json`), JSON.stringify({ trigger: run.trigger, topic: run.topic, input: run.input }))
-    if (!key) return
-    this.seen = [...this.seen.filter((s) => !(s.trigger === key.trigger && s.packetId === key.packetId)), { ...key, run: run.runId }]
-    if (this.seen.length > SEEN_KEPT) this.seen = this.seen.slice(-SEEN_KEPT)
-    writeDurable(join(this.dir, 'seen.json'), JSON.stringify(this.seen))
+  /** Writes a taken message down, flushed, before it is acknowledged; `key` absent for QoS 0 (never sent twice). */
+  async take(run: PendingRun, key?: MessageKey): Promise<void> {
+    this.pendingRuns.set(run.runId, run)
+    if (key) this.remember({ ...key, run: run.runId })
+    const handle = await this.appender()
+    await handle.appendFile(`${JSON.stringify({ take: run, ...(key && { key }) })}\n`)
+    await handle.datasync()
+    if (++this.lines > COMPACT_LINES) await this.compact()
   }
 
   /** The runs written down whose end this process has not seen, oldest first. */
   pending(): PendingRun[] {
-    const runs: PendingRun[] = []
-    for (const name of readdirSync(this.pendingDir).sort()) {
-      if (!name.endsWith('.json')) continue
-      try {
-        const data = parseJson(readFileSync(join(this.pendingDir, name), 'utf8'), name)
-        if (isPlainObject(data) && typeof data.trigger === 'string' && typeof data.topic === 'string' && isPlainObject(data.input))
-          runs.push({ runId: name.slice(0, -5), trigger: data.trigger, topic: data.topic, input: data.input })
-      } catch {
-        // A file torn by a crash in the middle of its first write (never renamed in place) cannot be here; anything
-        // else unreadable is not ours to start.
-      }
-    }
-    return runs
+    return [...this.pendingRuns.values()]
   }
 
   /** The run has ended (or exists in the store): nothing left to start for it. */
   done(runId: string): void {
-    rmSync(join(this.pendingDir, `${runId}.json`), { force: true })
+    if (!this.pendingRuns.delete(runId)) return
+    // Not awaited, not flushed (above); the order of appends on one handle is kept.
+    this.appender()
+      .then((h) => h.appendFile(`${JSON.stringify({ done: runId })}\n`))
+      .catch(() => {})
+    this.lines++
   }
-}
 
-function readSeen(file: string): Seen[] {
-  try {
-    const data = parseJson(readFileSync(file, 'utf8'), file)
-    if (!Array.isArray(data)) return []
-    return data.filter(
-      (s): s is Seen =>
-        isPlainObject(s) &&
-        typeof s.trigger === 'string' &&
-        typeof s.packetId === 'number' &&
-        typeof s.digest === 'string' &&
-        typeof s.run === 'string',
-    )
-  } catch {
-    return []
+  async close(): Promise<void> {
+    const handle = this.handle
+    this.handle = undefined
+    await (await handle)?.close()
   }
-}
 
-/** Replaces `file` whole and durably: written and fsync'd under another name, renamed, the folder fsync'd. */
-function writeDurable(file: string, text: string): void {
-  const temporary = `${file}.${process.pid}.tmp`
-  const fd = openSync(temporary, 'w', 0o600)
-  try {
-    writeSync(fd, text)
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
+  // --- internal ---
+
+  private remember(seen: Seen): void {
+    this.seen = [...this.seen.filter((s) => !(s.trigger === seen.trigger && s.packetId === seen.packetId)), seen]
+    if (this.seen.length > SEEN_KEPT) this.seen = this.seen.slice(-SEEN_KEPT)
   }
-  renameSync(temporary, file)
-  const dir = openSync(join(file, '..'), 'r')
-  try {
-    fsyncSync(dir)
-  } finally {
-    closeSync(dir)
+
+  private appender(): Promise<FileHandle> {
+    this.handle ??= open(this.file, 'a', 0o600)
+    return this.handle
+  }
+
+  private read(): void {
+    let text: string
+    try {
+      text = readFileSync(this.file, 'utf8')
+    } catch {
+      return
+    }
+    for (const line of text.split('\n')) {
+      const entry = parseJsonOrUndefined(line)
+      if (!isPlainObject(entry)) continue // a torn last line: never flushed, never acknowledged
+      if (typeof entry.done === 'string') this.pendingRuns.delete(entry.done)
+      const take = entry.take
+      if (
+        isPlainObject(take) &&
+        typeof take.runId === 'string' &&
+        typeof take.trigger === 'string' &&
+        typeof take.topic === 'string' &&
+        isPlainObject(take.input)
+      ) {
+        this.pendingRuns.set(take.runId, { runId: take.runId, trigger: take.trigger, topic: take.topic, input: take.input })
+        const key = entry.key
+        if (isPlainObject(key) && typeof key.trigger === 'string' && typeof key.packetId === 'number' && typeof key.digest === 'string')
+          this.remember({ trigger: key.trigger, packetId: key.packetId, digest: key.digest, run: take.runId })
+      }
+    }
+  }
+
+  /** Replaces the file with what is still needed: the pending runs and the messages remembered. */
+  private rewrite(): void {
+    // In the order remembered (the newest last); an ended run's take is kept as a stub followed by its done.
+    const keyed = new Set(this.seen.map((s) => s.run))
+    const lines: unknown[] = []
+    for (const s of this.seen) {
+      const key = { trigger: s.trigger, packetId: s.packetId, digest: s.digest }
+      const run = this.pendingRuns.get(s.run)
+      if (run) lines.push({ take: run, key })
+      else lines.push({ take: { runId: s.run, trigger: s.trigger, topic: '', input: {} }, key }, { done: s.run })
+    }
+    for (const run of this.pending()) if (!keyed.has(run.runId)) lines.push({ take: run })
+    const temporary = `${this.file}.${process.pid}.tmp`
+    const fd = openSync(temporary, 'w', 0o600)
+    try {
+      writeSync(fd, lines.map((l) => `${JSON.stringify(l)}\n`).join(''))
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    renameSync(temporary, this.file)
+    const dir = openSync(join(this.file, '..'), 'r')
+    try {
+      fsyncSync(dir)
+    } finally {
+      closeSync(dir)
+    }
+    this.lines = lines.length
+  }
+
+  private async compact(): Promise<void> {
+    await this.close()
+    this.rewrite()
   }
 }
