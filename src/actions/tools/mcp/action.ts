@@ -26,7 +26,11 @@ export const toolsMcp = defineAction({
   description: "Call a tool of an MCP server; every other parameter is the tool's. Returns {result, tool, server, success}.",
   params,
   async run({ server, tool, timeout, ...args }, ctx) {
-    const resolved = resolveServer(server, mcpSettings(ctx.settings.sections), { timeoutS: timeout, httpAllow: ctx.settings.http_allow })
+    const resolved = resolveServer(server, mcpSettings(ctx.settings.sections), {
+      timeoutS: timeout,
+      httpAllow: ctx.settings.http_allow,
+      workspace: ctx.settings.workspace,
+    })
     return { ...(await callTool(resolved, tool, args, { signal: ctx.signal })) }
   },
 })

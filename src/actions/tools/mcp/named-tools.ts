@@ -28,7 +28,7 @@ export function isMcpToolName(name: string): boolean {
  * the order named. A server the settings lack or a tool its server lacks is UNKNOWN_ACTION.
  */
 export async function mcpTools(
-  agentSettings: Pick<AgentSettingsView, 'sections' | 'http_allow'>,
+  agentSettings: Pick<AgentSettingsView, 'sections' | 'http_allow' | 'workspace'>,
   names?: readonly string[],
   signal?: AbortSignal,
 ): Promise<NamedMcpTool[]> {
@@ -42,7 +42,7 @@ export async function mcpTools(
       throw new TeaError('UNKNOWN_ACTION', `'${name}' names MCP server '${server}', which settings.mcp.servers does not have`, {
         details: { action: name },
       })
-    const resolved = resolveServer(server, settings, { httpAllow: agentSettings.http_allow })
+    const resolved = resolveServer(server, settings, { httpAllow: agentSettings.http_allow, workspace: agentSettings.workspace })
     const listed = await serverTools(resolved, signal)
     const picked = tool ? listed.filter((t) => t.name === tool) : listed
     if (tool && picked.length === 0)

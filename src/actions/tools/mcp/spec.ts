@@ -3,6 +3,7 @@
  * TEA writes it (`server: {command, args, env}`; tea also takes `{url}`). Pure: no SDK, no process.
  */
 
+import { resolve } from 'node:path'
 import * as v from 'valibot'
 import { TeaError } from '../../../core/errors.ts'
 import { closest } from '../../../core/util.ts'
@@ -33,13 +34,17 @@ export function mcpSettings(sections: Readonly<Record<string, unknown>>): McpSet
 export function resolveServer(
   server: string | McpServerSpec,
   settings: McpSettings | undefined,
-  options: { timeoutS?: number | undefined; httpAllow?: readonly string[] } = {},
+  options: { timeoutS?: number | undefined; httpAllow?: readonly string[]; workspace?: string } = {},
 ): ResolvedServer {
-  const { timeoutS, httpAllow = [] } = options
+  const { timeoutS, httpAllow = [], workspace } = options
+  // A program runs in the agent's workspace (its file's folder unless settings.workspace), a relative cwd: below
+  // it, so that `args: [server.mjs]` beside the agent works from wherever tea was started.
+  const placed = (spec: McpServerSpec): McpServerSpec =>
+    'command' in spec && workspace ? { ...spec, cwd: resolve(workspace, spec.cwd ?? '.') } : spec
   const seconds = (spec: McpServerSpec): number => (timeoutS ?? spec.timeout ?? settings?.timeout ?? DEFAULT_MCP_TIMEOUT_S) * 1000
   if (typeof server === 'string') {
-    const spec = settings?.servers[server]
-    if (!spec) {
+    const named = settings?.servers[server]
+    if (!named) {
       const names = Object.keys(settings?.servers ?? {})
       const near = closest(server, names)
       throw new TeaError(
@@ -48,6 +53,7 @@ export function resolveServer(
         { details: { server } },
       )
     }
+    const spec = placed(named)
     return {
       name: server,
       spec,
@@ -57,5 +63,6 @@ export function resolveServer(
     }
   }
   const name = 'command' in server ? server.command : server.url
-  return { name, spec: server, key: `\u0000${JSON.stringify(server)}\u0000${httpAllow.join(' ')}`, timeoutMs: seconds(server), httpAllow }
+  const spec = placed(server)
+  return { name, spec, key: `\u0000${JSON.stringify(spec)}\u0000${httpAllow.join(' ')}`, timeoutMs: seconds(spec), httpAllow }
 }
