@@ -216,4 +216,15 @@ test('the NATS client is loaded only when --nats is given: no command statically
   )
 })
 
+test("the MQTT client is loaded only by an agent that publishes or a serve config with mqtt:: no command's start reaches src/actions/mqtt/ or serve's triggers", () => {
+  const files = loadedAtStart(['src/cli/bin.ts', 'src/cli/run.ts', 'src/cli/serve.ts', 'src/cli/resume.ts'])
+  assert.ok(files.includes('src/cli/serve/run-manager.ts'), 'the walk follows the serve path')
+  assert.equal(
+    files.filter(
+      (f) => f.startsWith('src/actions/mqtt/') || f === 'src/cli/serve/mqtt-triggers.ts' || f === 'src/cli/serve/trigger-journal.ts',
+    ),
+    [],
+  )
+})
+
 test.run()
