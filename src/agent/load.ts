@@ -229,7 +229,12 @@ function paramsAside(problems: Problem[], warnings: Problem[], data: Record<stri
       "; its parameters are under params:, which no TEA runtime reads (TEA's action gets none either, and fails when it runs): write them under with:"
     problems.splice(i, 1)
     warnings.push(p)
-    if (!unsupported.has(at)) unsupported.set(at, `${p.where.field ? `${p.where.field}: ` : ''}${p.message}`)
+    const missing = p.message.slice(0, p.message.indexOf('; its parameters are under params:'))
+    if (!unsupported.has(at))
+      unsupported.set(
+        at,
+        `'nodes.${at}.params' is a TEA feature that no TEA runtime reads, so the action gets no parameters (${p.where.field ? `${p.where.field}: ` : ''}${missing}): write them under with:`,
+      )
   }
 }
 

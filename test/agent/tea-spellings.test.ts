@@ -68,9 +68,9 @@ test('multi-agent/sequential-pipeline.yaml: params: is set aside (no TEA runtime
   assert.equal(problems, [])
   assert.ok(warnings.some((w) => w.message.includes("'nodes.0.params' is not read by TEA's runtime either")))
   assert.ok(warnings.some((w) => w.code === 'INVALID_PARAMS' && w.message.includes('write them under with:')))
-  assert.match(
+  assert.is(
     spec!.nodes[0]!.unsupported!,
-    'with.text: Invalid key: Expected "text" but received undefined; its parameters are under params:',
+    `'nodes.0.params' is a TEA feature that no TEA runtime reads, so the action gets no parameters (with.text: Invalid key: Expected "text" but received undefined): write them under with:`,
   )
 })
 
