@@ -37,8 +37,11 @@ const range = (xs: number[]): string => `${Math.min(...xs).toFixed(1)}–${Math.
 
 /** Bytes in the bundle of the modules reachable from the entry only through the MCP modules. */
 async function size(): Promise<void> {
-  const out = join(root, 'bench', '.out', 'mcp')
-  const r = (await buildTarget('linux-x64', { quiet: true, metafile: true, outfile: join(out, 'tea.cjs') })) as {
+  // Built outside the tree: the build copies the language runtimes beside the bundle, which the linters would read.
+  const out = mkdtempSync(join(tmpdir(), 'tea-bench-mcp-size-'))
+  const r = (await buildTarget('linux-x64', { quiet: true, metafile: true, outfile: join(out, 'tea.cjs') }).finally(() =>
+    rmSync(out, { recursive: true, force: true }),
+  )) as {
     size: number
     metafile: {
       inputs: Record<string, { imports: Array<{ path: string }> }>
