@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { connectAsync, type MqttClient } from 'mqtt'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { startFakeBroker } from '../support/fake-mqtt-broker.ts'
 import { type Mosquitto, mosquittoMissing, startMosquitto } from '../support/mosquitto.ts'
 import { skipIf } from '../support/skip.ts'
 import { waitFor } from '../support/wait.ts'
@@ -367,5 +368,49 @@ nodes:
     }
   },
 )
+
+test("32 mqtt: the broker's second copy of a message (DUP, same packet id) after tea serve was killed having acknowledged it starts no second run; a new message reusing the id does", async () => {
+  // A scripted broker: a real one re-sends only when the PUBACK was lost, which a test cannot arrange.
+  const broker = await startFakeBroker()
+  const s = scratch()
+  mkdirSync(s.path('agents'))
+  writeFileSync(s.path('agents/alarm.yaml'), 'name: alarm\nnodes:\n  - name: a\n    run: "return { n: state.payload.n }"\n')
+  writeFileSync(
+    s.path('serve.yaml'),
+    `agents: agents\nmqtt: { url: "${broker.url}", client_id: board }\ntriggers:\n  - { name: motion, agent: alarm, mqtt: "home/+/motion" }\n`,
+  )
+  const args = ['--config', s.path('serve.yaml'), '--data-dir', s.path('data')]
+  try {
+    const first = await startServe(args)
+    try {
+      await first.waitLog(/trigger motion: subscribed/)
+      broker.publish(5, 'home/hall/motion', '{"n": 1}')
+      await broker.acked(5)
+    } finally {
+      await first.stop('SIGKILL') // the PUBACK may or may not have reached a real broker: it sends the message again
+    }
+    broker.sessionPresent = true
+    const second = await startServe(args)
+    try {
+      await second.waitLog(/trigger motion: subscribed/) // on the new connection
+      broker.publish(5, 'home/hall/motion', '{"n": 1}', { dup: true })
+      await second.waitLog(
+        /trigger motion: the broker sent the message on home\/hall\/motion again; its run motion-\S+ was started already/,
+      )
+      // Packet id 5 free again: the same topic and payload, not marked DUP, is a new message.
+      broker.publish(5, 'home/hall/motion', '{"n": 1}')
+      broker.publish(6, 'home/hall/motion', '{"n": 2}')
+      await broker.acked(6)
+      const done = await settled(second, 3)
+      const ns = await Promise.all(done.map(async (r) => (await second.json('GET', `/api/runs/${r.run_id}`)).body.state.n))
+      assert.equal(ns.sort(), [1, 1, 2])
+    } finally {
+      assert.is(await second.stop(), 0)
+    }
+  } finally {
+    await broker.close()
+    s.cleanup()
+  }
+})
 
 test.run()
