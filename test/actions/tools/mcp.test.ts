@@ -72,6 +72,16 @@ test('a tool that reports its own failure is success: false with its text as err
   ctx.cleanup()
 })
 
+test("a server's progress notifications reach the run as log events of the node", async () => {
+  const ctx = mcpContext()
+  assert.is((await call(ctx, { server: 't', tool: 'slow', ms: 600 })).result, 'waited 600')
+  const logs = ctx.events.flatMap((e) => (e.type === 'log' ? [`${e.node} ${e.message}`] : []))
+  // The first goes out as the tool starts, 600 ms before its result: whatever else arrives, that one has.
+  assert.ok(logs.length >= 1, 'at least one progress notification')
+  for (const line of logs) assert.match(line, /^test-node t slow: progress \d+$/)
+  ctx.cleanup()
+})
+
 test('a server not in settings.mcp.servers is INVALID_PARAMS naming the closest', async () => {
   const ctx = mcpContext()
   await rejects(() => call(ctx, { server: 'u', tool: 'add' }), 'INVALID_PARAMS', "no MCP server 'u'", 'it has: t')

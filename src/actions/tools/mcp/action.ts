@@ -31,6 +31,9 @@ export const toolsMcp = defineAction({
       httpAllow: ctx.settings.http_allow,
       workspace: ctx.settings.workspace,
     })
-    return { ...(await callTool(resolved, tool, args, { signal: ctx.signal })) }
+    // A server's progress (tea mcp: each node's end) shows in the run's events as a log line of this node.
+    const onProgress = (progress: number, message?: string): void =>
+      ctx.emit({ type: 'log', node: ctx.node, message: `${resolved.name} ${tool}: ${message ?? `progress ${progress}`}` })
+    return { ...(await callTool(resolved, tool, args, { signal: ctx.signal, onProgress })) }
   },
 })

@@ -40,7 +40,7 @@ export interface McpConnection {
   callTool(
     tool: string,
     args: Record<string, unknown>,
-    options: { timeoutMs: number; signal?: AbortSignal; onProgress?: (progress: number, total?: number) => void },
+    options: { timeoutMs: number; signal?: AbortSignal; onProgress?: (progress: number, message?: string) => void },
   ): Promise<McpCallReply>
   /**
    * Ends the connection (over stdio: closes the server's stdin, which ends a well-behaved server). `force`, for a
@@ -164,7 +164,10 @@ export async function openConnection(name: string, spec: McpServerSpec, timeoutM
           client.callTool({ name: tool, arguments: args }, undefined, {
             signal: s,
             timeout: timeoutMs + 1000,
-            ...(onProgress && { onprogress: (p: { progress: number; total?: number }) => onProgress(p.progress, p.total) }),
+            ...(onProgress && {
+              onprogress: (p: { progress: number; message?: string }) =>
+                onProgress(p.progress, typeof p.message === 'string' ? p.message.slice(0, 200) : undefined),
+            }),
           }) as Promise<McpCallReply>,
       ),
     async close(force) {

@@ -131,7 +131,7 @@ export async function callTool(
   server: ResolvedServer,
   tool: string,
   args: Record<string, unknown>,
-  options: { signal?: AbortSignal; onProgress?: (progress: number, total?: number) => void } = {},
+  options: { signal?: AbortSignal; onProgress?: (progress: number, message?: string) => void } = {},
 ): Promise<McpCallResult> {
   const reply = await onServer(server, (conn) => conn.callTool(tool, args, { timeoutMs: server.timeoutMs, ...options }))
   const text = contentText(server.name, reply.content)
