@@ -5,6 +5,7 @@
  * run publishes its result back. Hostile payloads and an unreachable broker are logged with a code, never a crash.
  */
 
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { connectAsync, type MqttClient } from 'mqtt'
 import { test } from 'uvu'
@@ -412,5 +413,41 @@ test("32 mqtt: the broker's second copy of a message (DUP, same packet id) after
     s.cleanup()
   }
 })
+
+skipIf(
+  test,
+  missing,
+  '32 mqtt: a broker with a login: password_file works; a wrong password is logged as refused and retried, the password never printed',
+  async () => {
+    const secrets = scratch()
+    execFileSync('mosquitto_passwd', ['-b', '-c', secrets.path('passwd'), 'board', 'right-horse-battery'])
+    const broker = await startMosquitto(['allow_anonymous false', `password_file ${secrets.path('passwd')}`])
+    writeFileSync(secrets.path('good'), 'right-horse-battery\n')
+    writeFileSync(secrets.path('bad'), 'wrong-staple-secret\n')
+    const good = project(broker, '', `, username: board, password_file: ${secrets.path('good')}`)
+    const bad = project(broker, '', `, username: board, password_file: ${secrets.path('bad')}`)
+    try {
+      const d = await startServe(good.args)
+      try {
+        await d.waitLog(/trigger motion: subscribed/)
+      } finally {
+        assert.is(await d.stop(), 0)
+      }
+      const refused = await startServe(bad.args)
+      try {
+        await refused.waitLog(/mqtt: cannot reach mqtt:\/\/127\.0\.0\.1:\d+: \[MQTT_CONNECT\] .*[Nn]ot authori[sz]ed/)
+        assert.is((await refused.json('GET', '/api/health')).status, 200)
+      } finally {
+        assert.is(await refused.stop(), 0)
+      }
+      for (const log of [d.stderr(), refused.stderr()]) assert.not.match(log, /horse|staple/)
+    } finally {
+      await broker.cleanup()
+      good.cleanup()
+      bad.cleanup()
+      secrets.cleanup()
+    }
+  },
+)
 
 test.run()

@@ -148,6 +148,7 @@ export async function startMqtt(mqtt: ServeMqtt, triggers: readonly TriggerEntry
     clean: false, // the broker keeps the subscriptions and queues QoS 1 messages while tea is away
     resubscribe: false, // subscribed below, on each connection the broker did not keep a session for
     reconnectPeriod: RECONNECT_MS,
+    reconnectOnConnackError: true, // a broker that refuses now (starting, its auth backend down) may accept later
     connectTimeout: 10_000,
   })
   // Called once per message, the next not before this one's callback: the PUBACK goes out after the callback.
@@ -162,6 +163,7 @@ export async function startMqtt(mqtt: ServeMqtt, triggers: readonly TriggerEntry
     )
   }
   const ha = mqtt.homeassistant ? homeAssistant(client, { mqtt, clientId, agentsDir: ctx.agentsDir, log }) : undefined
+  let stopping = false
   let problem: string | undefined
   let firstConnection = true
   client.on('connect', (connack) => {
@@ -192,9 +194,10 @@ export async function startMqtt(mqtt: ServeMqtt, triggers: readonly TriggerEntry
   return {
     ended(runId, agent, status) {
       journal.done(runId)
-      ha?.status(agent, runId, status)
+      if (!stopping) ha?.status(agent, runId, status) // the runs a shutdown stops end after the client
     },
     async stop() {
+      stopping = true
       // mqtt.js's end() calls back only on a live connection; offline, the socket is closed at once.
       if (client.connected) await client.endAsync().catch(() => {})
       else client.end(true)
