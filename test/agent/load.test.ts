@@ -143,12 +143,12 @@ test('a problem inside a node is placed at its line, node and field; the text is
   )
   assert.is(
     problems[0]!.message,
-    "unknown action 'llm.cal' (did you mean 'llm.call', 'llm.chat', 'llm.stream'?)",
+    "unknown action 'llm.cal' (did you mean 'llm.call', 'llm.chat', 'llm.tools'?)",
     'the message does not name the node',
   )
   assert.is(
     formatProblem('a.yaml', problems[0]!),
-    "a.yaml:4:11: UNKNOWN_ACTION node 'a': unknown action 'llm.cal' (did you mean 'llm.call', 'llm.chat', 'llm.stream'?)",
+    "a.yaml:4:11: UNKNOWN_ACTION node 'a': unknown action 'llm.cal' (did you mean 'llm.call', 'llm.chat', 'llm.tools'?)",
   )
   const e = invalidAgent('a.yaml', problems)
   assert.equal(e.where, { file: 'a.yaml' })

@@ -60,7 +60,7 @@ test("TEA actions tea lacks are TEA_UNSUPPORTED warnings naming them; state.set 
     'name: x\nnodes:\n  - name: a\n    uses: state.set\n  - name: b\n    uses: reflection.evaluate\n  - name: c\n    uses: rag.llamaindex.query\n',
   )
   assert.equal(got, [
-    "4:11 TEA_UNSUPPORTED action 'state.set' is a TEA feature that tea does not provide yet: set state keys; a run: node or output: does it today",
+    "4:11 TEA_UNSUPPORTED action 'state.set' is a TEA feature that tea does not provide: neither TEA runtime has this action (TEA fails with Unknown action); set state with output: or a run: node",
     "6:11 TEA_UNSUPPORTED action 'reflection.evaluate' is a TEA feature that tea does not provide yet: reflection.evaluate and reflection.correct outside a loop",
     "8:11 TEA_UNSUPPORTED action 'rag.llamaindex.query' is a TEA feature that tea does not provide: LlamaIndex (a Python library)",
   ])
