@@ -237,6 +237,39 @@ nodes:
     const refused = await tea(['run', caller, '--data-dir', join(dir, 'http-caller-data'), '-q', '--set', 'server=stranger'])
     assert.is(refused.code, 1)
     assert.match(refused.stderr, 'MCP_SERVER_ERROR')
+    // A call with a progress token: the answer is an event stream with a notification per node's end, then the result.
+    const streamed = await fetch(`${d.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer sekrit-token-123',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'team.steps', arguments: {}, _meta: { progressToken: 'q' } },
+      }),
+    })
+    assert.match(streamed.headers.get('content-type') ?? '', 'text/event-stream')
+    const messages = (await streamed.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map(
+        (l) =>
+          JSON.parse(l.slice(6)) as {
+            id?: number
+            params?: { message: string }
+            result?: { isError?: boolean; content: Array<{ text: string }> }
+          },
+      )
+    assert.equal(
+      messages.map((m) => (m.id === 7 ? 'result' : m.params!.message)),
+      ['node a done', 'node b done', 'node c done', 'result'],
+    )
+    assert.is(messages[3]!.result!.isError, true)
+    assert.match(messages[3]!.result!.content[0]!.text, /paused before node 'last'; continue it with: POST \/api\/runs\/\S+\/resume/)
     // The request guard holds for /mcp too: a page of another origin is refused before any MCP.
     const forged = await httpJson(
       d.url,

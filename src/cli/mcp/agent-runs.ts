@@ -77,6 +77,7 @@ export function runReply(
   runId: string,
   agent: string,
   run: { status: string; state: State; node?: string; interrupt?: string; error?: { code: string; message: string } },
+  resume = `tea resume ${runId}`,
 ): ToolReply {
   const meta = { 'tea/run_id': runId, 'tea/status': run.status }
   if (run.status === 'completed')
@@ -85,7 +86,7 @@ export function runReply(
     run.status === 'interrupted'
       ? `paused ${run.interrupt ?? 'at'} node '${run.node}'`
       : `${run.status}${run.error ? `: ${run.error.code}: ${run.error.message}` : ''}`
-  return { ...failure(`run ${runId} of ${agent} ${how}; continue it with: tea resume ${runId}`), _meta: meta }
+  return { ...failure(`run ${runId} of ${agent} ${how}; continue it with: ${resume}`), _meta: meta }
 }
 
 export function failure(text: string): ToolReply {

@@ -55,42 +55,49 @@ function serveCalls(o: McpRouteOptions): AgentCalls {
       } catch (e) {
         return failure(`agent '${tool}' was not started: ${errorMessage(e)}`)
       }
-      await followToEnd(o.manager, runId, signal, progress)
+      const interrupt = await followToEnd(o.manager, runId, signal, progress)
       const run = await o.store.getRun(runId)
       const state = (await o.store.loadLatest(runId))?.state ?? {}
       if (!run) return failure(`run ${runId} of ${spec.name} did not start (tea serve stopped)`)
-      return runReply(runId, spec.name, {
+      const ended = {
         status: run.status,
         state,
         ...(run.node && { node: run.node }),
+        ...(interrupt && { interrupt }),
         ...(run.error && { error: run.error }),
-      })
+      }
+      return runReply(runId, spec.name, ended, `POST /api/runs/${runId}/resume`)
     },
   }
 }
 
-/** Waits for the run's feed to end, telling each node's end; the caller cancelling the call cancels the run. */
+/**
+ * Waits for the run's feed to end, telling each node's end; the caller cancelling the call cancels the run. Gives
+ * which side of its node an interrupt paused the run at (the run record names only the node).
+ */
 function followToEnd(
   manager: RunManager,
   runId: string,
   signal: AbortSignal,
   progress?: (step: number, message: string) => void,
-): Promise<void> {
+): Promise<'before' | 'after' | undefined> {
   const feed = manager.feed(runId)
-  if (!feed) return Promise.resolve()
+  if (!feed) return Promise.resolve(undefined)
+  let interrupt: 'before' | 'after' | undefined
   return new Promise((done) => {
     const onAbort = (): void => manager.cancel(runId)
     signal.addEventListener('abort', onAbort, { once: true })
     const finish = (): void => {
       signal.removeEventListener('abort', onAbort)
       unsubscribe()
-      done()
+      done(interrupt)
     }
     const unsubscribe = feed.subscribe({
       write(frame) {
-        if (progress && frame.startsWith('data: ')) {
+        if (frame.startsWith('data: ')) {
           const event = JSON.parse(frame.slice(6)) as RunEvent
-          if (event.type === 'node_end') progress(event.step, `node ${event.node} done`)
+          if (event.type === 'node_end') progress?.(event.step, `node ${event.node} done`)
+          if (event.type === 'interrupt') interrupt = event.when
         }
         return true
       },
