@@ -24,7 +24,7 @@
  * (not flushed: a `done` lost to a power cut only means the next start finds the run in the store). A line torn by a
  * crash was never flushed, so its message was never acknowledged: it is skipped. Each start rewrites the file with
  * what is still pending and remembered (a temporary file renamed over it), and so does a process whose file has
- * grown past COMPACT_LINES.
+ * grown past COMPACT_LINES or COMPACT_BYTES.
  */
 
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
@@ -35,8 +35,9 @@ import { isPlainObject, type State } from '../../core/util.ts'
 
 /** Messages remembered for recognising a broker's second copy: well above any broker's in-flight window. */
 const SEEN_KEPT = 256
-/** Lines appended before the file is rewritten with only what is still needed. */
+/** Lines, or bytes (payloads reach 1 MiB), appended before the file is rewritten with only what is still needed. */
 const COMPACT_LINES = 10_000
+const COMPACT_BYTES = 8 * 2 ** 20
 
 /** One message as a trigger took it: which trigger, the broker's packet id, a digest of topic and payload. */
 export interface MessageKey {
@@ -63,6 +64,7 @@ export class TriggerJournal {
   /** The file opened for appending, once (a promise: several appends may ask for it before it is open). */
   private handle: Promise<FileHandle> | undefined
   private lines = 0
+  private bytes = 0
 
   constructor(dataDir: string) {
     const dir = join(dataDir, 'serve-mqtt')
@@ -82,9 +84,11 @@ export class TriggerJournal {
     this.pendingRuns.set(run.runId, run)
     if (key) this.remember({ ...key, run: run.runId })
     const handle = await this.appender()
-    await handle.appendFile(`${JSON.stringify({ take: run, ...(key && { key }) })}\n`)
+    const line = `${JSON.stringify({ take: run, ...(key && { key }) })}\n`
+    await handle.appendFile(line)
     await handle.datasync()
-    if (++this.lines > COMPACT_LINES) await this.compact()
+    this.bytes += line.length
+    if (++this.lines > COMPACT_LINES || this.bytes > COMPACT_BYTES) await this.compact()
   }
 
   /** The runs written down whose end this process has not seen, oldest first. */
@@ -175,6 +179,7 @@ export class TriggerJournal {
       closeSync(dir)
     }
     this.lines = lines.length
+    this.bytes = 0
   }
 
   private async compact(): Promise<void> {

@@ -4,7 +4,7 @@
  * payload) is recognised instead of starting a second run.
  */
 
-import { appendFileSync } from 'node:fs'
+import { appendFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -80,6 +80,21 @@ test('a line torn by a crash (never flushed, so never acknowledged) is skipped; 
   )
   assert.is(next.runOf({ trigger: 'motion', packetId: 1, digest: 'd1' }), 'motion-a')
   await next.close()
+})
+
+test('the file is rewritten with only what is still needed once it has grown: large payloads of ended runs do not pile up', async () => {
+  const dir = tempDir('tea-journal-')
+  const journal = new TriggerJournal(dir)
+  const big = 'x'.repeat(1 << 20)
+  for (let i = 0; i < 20; i++) {
+    await journal.take({ ...run(`motion-${i}`), input: { payload: big } }, { trigger: 'motion', packetId: i + 1, digest: `d${i}` })
+    journal.done(`motion-${i}`)
+  }
+  await journal.close()
+  assert.ok(statSync(join(dir, 'serve-mqtt/journal.ndjson')).size < 10 * 2 ** 20, 'bounded by the compaction, not 20 MiB')
+  const next = new TriggerJournal(dir)
+  assert.is(next.runOf({ trigger: 'motion', packetId: 20, digest: 'd19' }), 'motion-19', 'what is remembered survives it')
+  assert.equal(next.pending(), [])
 })
 
 test.run()
