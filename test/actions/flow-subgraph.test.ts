@@ -5,15 +5,15 @@
  * stay a TEA feature tea names.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { loadAgentText } from '../../src/agent/load.ts'
 import { run, testRegistry } from '../engine/harness.ts'
+import { tempDir } from '../support/temp-dir.ts'
 
-const root = mkdtempSync(join(tmpdir(), 'tea-subgraph-'))
+const root = tempDir('tea-subgraph-')
 const dir = join(root, 'agent')
 mkdirSync(dir)
 
