@@ -77,17 +77,19 @@ const PLAN_REPLY = {
   ],
 }
 
-/** Root in a VM or CI runner can mount a tmpfs; elsewhere the noexec check is unit-tested only (test/sea/). */
-function canMountNoexec(): boolean {
-  if (process.getuid?.() !== 0) return false
+/**
+ * Why a noexec tmpfs cannot be mounted here, or false when it can: root in a VM or CI runner can. Without it the test
+ * is reported skipped (a failure under CI); the noexec check is unit-tested too (test/sea/).
+ */
+function cannotMountNoexec(): string | false {
+  if (process.getuid?.() !== 0) return 'mounting a noexec tmpfs needs root'
   const probe = tempDir('tea-mount-probe-')
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'noexec,size=1m', 'tmpfs', probe], { stdio: 'ignore' })
     execFileSync('umount', [probe], { stdio: 'ignore' })
-    return true
-  } catch {
-    console.error('test/e2e/sea.test.ts: cannot mount a tmpfs here; the noexec cache-dir check runs only as a unit test')
     return false
+  } catch {
+    return 'cannot mount a tmpfs here'
   } finally {
     rmSync(probe, { recursive: true, force: true })
   }
@@ -477,29 +479,34 @@ for (const target of runnable) {
     assert.match(prompts[0]!, 'SECOND after alpha')
   })
 
-  if (target.arch === process.arch && canMountNoexec()) {
-    t('a cache dir on a noexec mount stops with CACHE_DIR_UNUSABLE and says to set TEA_CACHE_DIR', async () => {
-      const mnt = join(ctx.dir, 'noexec')
-      mkdirSync(mnt)
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'noexec,size=16m', 'tmpfs', mnt])
-      try {
-        const agent = join(ROOT, 'examples', 'hello')
-        const r = await runExe(
-          target,
-          ctx.exe,
-          ['run', join(agent, 'agent.yaml'), '--replay', join(agent, 'cassette.jsonl'), '--data-dir', join(ctx.dir, 'nx-data'), '-q'],
-          {
-            env: env({ TEA_CACHE_DIR: join(mnt, 'cache') }),
-          },
-        )
-        assert.is(r.code, 1, r.stderr)
-        assert.match(r.stderr, 'mounted noexec')
-        assert.match(r.stderr, 'CACHE_DIR_UNUSABLE')
-        assert.match(r.stderr, 'set TEA_CACHE_DIR')
-      } finally {
-        execFileSync('umount', [mnt])
-      }
-    })
+  if (target.arch === process.arch) {
+    skipIf(
+      t,
+      cannotMountNoexec(),
+      'a cache dir on a noexec mount stops with CACHE_DIR_UNUSABLE and says to set TEA_CACHE_DIR',
+      async () => {
+        const mnt = join(ctx.dir, 'noexec')
+        mkdirSync(mnt)
+        execFileSync('mount', ['-t', 'tmpfs', '-o', 'noexec,size=16m', 'tmpfs', mnt])
+        try {
+          const agent = join(ROOT, 'examples', 'hello')
+          const r = await runExe(
+            target,
+            ctx.exe,
+            ['run', join(agent, 'agent.yaml'), '--replay', join(agent, 'cassette.jsonl'), '--data-dir', join(ctx.dir, 'nx-data'), '-q'],
+            {
+              env: env({ TEA_CACHE_DIR: join(mnt, 'cache') }),
+            },
+          )
+          assert.is(r.code, 1, r.stderr)
+          assert.match(r.stderr, 'mounted noexec')
+          assert.match(r.stderr, 'CACHE_DIR_UNUSABLE')
+          assert.match(r.stderr, 'set TEA_CACHE_DIR')
+        } finally {
+          execFileSync('umount', [mnt])
+        }
+      },
+    )
   }
 
   if (features.includes('reasoning')) {
