@@ -88,7 +88,7 @@ export const FEATURES: readonly Feature[] = [
   {
     // CPython in WebAssembly (Pyodide): run: in Python
     name: 'python',
-    actions: ['python'],
+    actions: ['python', 'code'],
     tasks: ['python'],
     ...(BUILD_ONLY && {
       language: 'python',

@@ -47,12 +47,6 @@ export const BUILTIN_GROUPS: readonly ActionFamily<never>[] = [
   family({ prefixes: ['mqtt'], load: () => import('./mqtt/index.ts'), pick: (m) => m.mqttActions }),
   // These run or list other actions by name.
   family({
-    prefixes: ['code'],
-    dispatches: true,
-    load: () => import('./code/index.ts'),
-    pick: (m) => m.codeActions,
-  }),
-  family({
     prefixes: ['tools'],
     dispatches: true,
     load: () => import('./tools/index.ts'),

@@ -8,10 +8,12 @@
 import type { Action } from '../actions/types.ts'
 import type { TaskHandler } from '../pool/protocol.ts'
 import { pythonRun } from './actions.ts'
+import { codeExecute } from './code-execute.ts'
 import { runPythonTask, type PythonTask } from './task.ts'
 
 export function actions(): Action[] {
-  return [pythonRun] as Action[]
+  // TEA's code.execute runs its code as python.run does, so it comes and goes with the interpreter.
+  return [pythonRun, codeExecute] as Action[]
 }
 
 export const taskHandlers: Readonly<Record<string, TaskHandler>> = {

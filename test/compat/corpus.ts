@@ -18,7 +18,8 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { loadAgentText } from '../../src/agent/load.ts'
 import { errorMessage, isTeaError } from '../../src/core/errors.ts'
 import { startRun } from '../../src/engine/lifecycle.ts'
-import { buildRegistry } from '../../src/features.ts'
+import { lazyRegistry } from '../../src/catalog.ts'
+import type { Registry } from '../../src/actions/registry.ts'
 import { createLlmClient } from '../../src/llm/client.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
 import { parseDocument } from 'yaml'
@@ -72,7 +73,9 @@ export async function countCorpus(
   const server = await startFakeModelServer()
   // Every model call answers `ok`; one that asks for JSON (format, response_format) gets `{"answer": "ok"}`.
   server.fallback({ content: (req) => (req.body?.format || req.body?.response_format ? '{"answer": "ok"}' : 'ok') })
-  const registry = buildRegistry()
+  // Loaded whole here, as the CLI's registry would load every group an agent names (print.ts runs as ESM).
+  const registry = lazyRegistry()
+  await registry.load()
   const results: FileResult[] = []
   const bin = fakeModelCommands()
   try {
@@ -144,7 +147,7 @@ const USER_ENV = { ...process.env, OPENAI_API_KEY: process.env.OPENAI_API_KEY ??
 
 async function countFile(
   entry: ManifestEntry,
-  registry: ReturnType<typeof buildRegistry>,
+  registry: Registry,
   url: string,
   bin: string,
   runTimeoutMs: number,
@@ -199,7 +202,7 @@ async function countFile(
  * Python for some of its `run:` code (agent/run-language.ts; the manifest counts one file with Prolog nodes as
  * Prolog only).
  */
-function pythonInside(entry: ManifestEntry, path: string, registry: ReturnType<typeof buildRegistry>): boolean {
+function pythonInside(entry: ManifestEntry, path: string, registry: Registry): boolean {
   if (entry.languages.includes('python')) return true
   try {
     const { spec } = loadAgentText(readFileSync(path, 'utf8'), path, registry, { env: USER_ENV })

@@ -6,7 +6,7 @@ import { DATA_DIR, MODEL, REPLAY } from './flags.ts'
 export const mcp = defineCommand({
   name: 'mcp',
   summary: 'serve the agents of a folder as MCP tools over stdin and stdout',
-  description: `An MCP server (stdio) for MCP clients: another tea's tools.mcp or reason.react, an editor, a desktop
+  description: `An MCP server (stdio) for MCP clients: another tea's tools.mcp or its ReAct loop, an editor, a desktop
 assistant. Each agent file in DIR that loads is a tool named after the file (team/hello.yaml: team.hello), its
 input schema from the agent's state_schema. A call is an ordinary run, stored in --data-dir ('tea runs' lists it,
 'tea resume' continues it); its result is the final state, and each node's end is a progress notification.

@@ -13,9 +13,9 @@
  */
 
 import * as v from 'valibot'
-import { isTeaError, TeaError } from '../../core/errors.ts'
-import { monotonicMs } from '../../core/util.ts'
-import { defineAction } from '../types.ts'
+import { isTeaError, TeaError } from '../core/errors.ts'
+import { monotonicMs } from '../core/util.ts'
+import { defineAction } from '../actions/types.ts'
 
 const MAX_CODE = 1_000_000
 
