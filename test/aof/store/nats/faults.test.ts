@@ -273,23 +273,28 @@ skipIf(test, missing, "a worker's report whose task changed under it is applied 
   }
 })
 
-skipIf(test, missing, "a worker's report that races the scheduler's reclaim is lost, not refused; the task is free to run again", async () => {
-  const p = project()
-  const store = await openNatsStore({ url: server!.url, project: p })
-  const other = await openNatsStore({ url: server!.url, project: p })
-  try {
-    const task = await store.create({ title: 'x', agent: 'swe', status: 'ready' })
-    const { run, heartbeat } = await store.lease(task.id, 'swe', { ttlMs: 60_000, heartbeatTtlMs: 1 })
-    while ((await store.now()).getTime() <= Date.parse(heartbeat.expiresAt!)) await new Promise((r) => setTimeout(r, 5))
-    const reclaimed = raced(store, () => schedulerPass(other))
-    const r = await reportCompletion(reclaimed, { taskId: task.id, agentId: 'swe', aofRunId: run.runId! }, completionFromState({}))
-    assert.equal([r.kind, r.status], ['lost', 'ready'])
-    assert.is((await store.get(task.id))?.status, 'ready')
-    assert.is((await store.readEvents({ taskId: task.id, type: 'task.completed' })).length, 0)
-  } finally {
-    await store.close()
-    await other.close()
-  }
-})
+skipIf(
+  test,
+  missing,
+  "a worker's report that races the scheduler's reclaim is lost, not refused; the task is free to run again",
+  async () => {
+    const p = project()
+    const store = await openNatsStore({ url: server!.url, project: p })
+    const other = await openNatsStore({ url: server!.url, project: p })
+    try {
+      const task = await store.create({ title: 'x', agent: 'swe', status: 'ready' })
+      const { run, heartbeat } = await store.lease(task.id, 'swe', { ttlMs: 60_000, heartbeatTtlMs: 1 })
+      while ((await store.now()).getTime() <= Date.parse(heartbeat.expiresAt!)) await new Promise((r) => setTimeout(r, 5))
+      const reclaimed = raced(store, () => schedulerPass(other))
+      const r = await reportCompletion(reclaimed, { taskId: task.id, agentId: 'swe', aofRunId: run.runId! }, completionFromState({}))
+      assert.equal([r.kind, r.status], ['lost', 'ready'])
+      assert.is((await store.get(task.id))?.status, 'ready')
+      assert.is((await store.readEvents({ taskId: task.id, type: 'task.completed' })).length, 0)
+    } finally {
+      await store.close()
+      await other.close()
+    }
+  },
+)
 
 test.run()
