@@ -1,7 +1,8 @@
 /**
  * The store on disk: one LMDB environment at `<dataDir>/tea.lmdb` (a file, with `tea.lmdb-lock` beside it) holding
  * four named databases, `runs`, `checkpoints`, `plans` and `memory` (layouts in run-table.ts, lmdb-checkpoints.ts,
- * plan-table.ts and memory-table.ts). Values are msgpackr records with shared structures: the property names of each record
+ * plan-table.ts and memory-table.ts), plus one per collection (`c:<name>`) and the embedding cache (`embeddings`),
+ * opened at their first use (collections/db.ts). Values are msgpackr records with shared structures: the property names of each record
  * shape are stored once per database (under a symbol key) instead of in every record, which roughly halves a
  * record's bytes. This is the only module that imports `lmdb` (SPEC §2).
  *
