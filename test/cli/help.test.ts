@@ -136,7 +136,7 @@ test('every command of tea has help naming every flag it takes and no other, and
 test('the commands of tea, as listed by tea --help', () => {
   assert.equal(
     (tea.subcommands ?? []).map((c) => c.name),
-    ['run', 'resume', 'runs', 'validate', 'graph', 'actions', 'version', 'help', 'aof', 'worker', 'serve', 'doctor'],
+    ['run', 'resume', 'runs', 'validate', 'graph', 'actions', 'version', 'help', 'aof', 'worker', 'serve', 'mcp', 'doctor'],
   )
   assert.match(renderHelp([tea]), /^Usage: tea <command> \[options\]\n/)
 })

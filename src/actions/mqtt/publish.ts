@@ -11,7 +11,6 @@ import * as v from 'valibot'
 import { TeaError } from '../../core/errors.ts'
 import { type MqttBroker, mqttSettingsSchema } from '../mqtt-settings.ts'
 import { type ActionContext, defineAction } from '../types.ts'
-import { brokerOptions, connectProblem, mqttClient, shownUrl } from './client.ts'
 
 /** Most bytes one message may carry (as tea serve's request bodies and trigger payloads). */
 const MAX_PAYLOAD = 1 << 20
@@ -77,6 +76,9 @@ async function publishOnce(
   options: { qos: 0 | 1 | 2; retain: boolean },
   timeoutMs: number,
 ): Promise<void> {
+  // The mqtt package loads at the first publish, not with the family: an action that dispatches loads every family
+  // (reason.react, flow.*), and mqtt.js would bring net, tty and perf_hooks into every such run.
+  const { brokerOptions, connectProblem, mqttClient, shownUrl } = await import('./client.ts')
   const where = shownUrl(broker.url)
   const client = mqttClient(broker.url, {
     ...brokerOptions(broker, ctx.settings.workspace),
