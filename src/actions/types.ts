@@ -32,6 +32,7 @@ export const ACTION_STORE_METHODS = [
   'collectionQuery',
   'collectionSearch',
   'collectionList',
+  'collectionPage',
   'collectionInfo',
   'embeddingCacheGet',
   'embeddingCachePut',

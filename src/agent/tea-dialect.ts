@@ -306,7 +306,7 @@ export const teaActions = once(
     'memory.cloud_store': absent('Firebase agent memory (a cloud service)'),
     'memory.cloud_retrieve': absent('Firebase agent memory (a cloud service)'),
     'memory.cloud_list': absent('Firebase agent memory (a cloud service)'),
-    'memory.grep': absent('Firebase agent memory (a cloud service)'),
+    'memory.grep': supported("over one collection of tea's store (`collection`, default tea.ltm); docs/memory.md"),
     'memory.sql_query': absent('Firebase agent memory queried through DuckDB (a cloud service and a database)'),
     'memory.embed': absent('Firebase agent memory (a cloud service)'),
     'memory.vector_search': absent('Firebase agent memory (a cloud service)'),

@@ -128,6 +128,7 @@ export function openLmdbStore(dataDir: string, options: LmdbStoreOptions = {}): 
     collectionSearch: (name, query, k, filter) =>
       guard(`searching collection ${name}`, () => collections.collectionSearch(name, query, k, filter)),
     collectionList: (name, k, filter) => guard(`listing collection ${name}`, () => collections.collectionList(name, k, filter)),
+    collectionPage: (name, after, n) => guard(`reading collection ${name}`, () => collections.collectionPage(name, after, n)),
     collectionInfo: (name) => guard(`reading collection ${name}`, () => collections.collectionInfo(name)),
     embeddingCacheGet: (model, texts) => guard('reading the embedding cache', () => collections.embeddingCacheGet(model, texts)),
     embeddingCachePut: (model, texts, vectors) =>

@@ -1,7 +1,8 @@
 /**
  * Issue 33 through the built bundle: two `tea run` processes writing one collection of one data dir at the same
  * time both land (each write is its own LMDB transaction), a third process's exact search over all of it returns
- * the reference top k, and a write of another dimension fails with COLLECTION_MISMATCH and writes nothing.
+ * the reference top k, a write of another dimension fails with COLLECTION_MISMATCH and writes nothing, and
+ * memory.grep finds an ltm entry's line.
  */
 
 import { writeFileSync } from 'node:fs'
@@ -115,6 +116,34 @@ test('two tea run processes write one collection at once; a third finds the refe
       (await ask({ writer: 'c' })).map((h) => h.id),
       [],
     )
+  } finally {
+    s.cleanup()
+  }
+})
+
+const GREPPER = `name: grepper
+nodes:
+  - name: put
+    uses: ltm.store
+    with: { key: pump-room, value: "The key of the pump room is with Ana." }
+    output: put
+  - name: grep
+    uses: memory.grep
+    with: { pattern: "KEY OF", case_sensitive: false }
+    output: found
+`
+
+test('tea run: memory.grep finds the line of an ltm entry in the default collection (tea.ltm)', async () => {
+  const s = scratch()
+  try {
+    writeFileSync(s.path('grep.yaml'), GREPPER)
+    const r = await tea(['run', s.path('grep.yaml'), '--data-dir', s.path('data'), '-q'])
+    assert.is(r.code, 0, r.stderr)
+    const found = JSON.parse(r.stdout).found
+    assert.equal(found.matches, [
+      { file_path: 'pump-room', content_type: null, line_number: 2, match_text: 'The key of the pump room is with Ana.' },
+    ])
+    assert.is(found.file_count, 1)
   } finally {
     s.cleanup()
   }

@@ -207,5 +207,24 @@ for (const [kind, open] of stores) {
     await rejects(() => store.embeddingCachePut('m', ['x'], [[Number.NaN]]), 'DOCUMENT_INVALID')
   })
 
+  t('collectionPage reads every document in id order, page after page (memory.grep)', async ({ store }) => {
+    const ids = Array.from({ length: 25 }, (_, i) => `d${String(i).padStart(2, '0')}`)
+    await store.collectionPut(
+      'paged',
+      [...ids].reverse().map((id) => ({ id, text: `text ${id}` })),
+    )
+    const seen: string[] = []
+    let after: string | undefined
+    for (;;) {
+      const page = await store.collectionPage('paged', after, 10)
+      seen.push(...page.map((d) => d.id))
+      if (page.length < 10) break
+      after = page[page.length - 1]!.id
+    }
+    assert.equal(seen, ids)
+    assert.is((await store.collectionPage('paged', 'd03', 1))[0]!.text, 'text d04')
+    await rejects(() => store.collectionPage('nothing', undefined, 10), 'COLLECTION_NOT_FOUND')
+  })
+
   t.run()
 }

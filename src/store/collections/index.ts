@@ -94,6 +94,8 @@ export interface CollectionTable {
   collectionQuery(name: string, vector: ArrayLike<number>, k: number, filter?: MetadataFilter, model?: string): Promise<Hit[]>
   collectionSearch(name: string, query: string, k: number, filter?: MetadataFilter): Promise<Hit[]>
   collectionList(name: string, k: number, filter?: MetadataFilter): Promise<Hit[]>
+  /** Up to `n` documents in id order, those after the id `after` (memory.grep reads a collection page by page). */
+  collectionPage(name: string, after: string | undefined, n: number): Promise<StoredDocument[]>
   collectionInfo(name: string): Promise<CollectionInfo | undefined>
   embeddingCacheGet(model: string, texts: string[]): Promise<Array<number[] | null>>
   embeddingCachePut(model: string, texts: string[], vectors: number[][]): Promise<void>
@@ -275,6 +277,19 @@ export function createCollectionTable(dbs: CollectionDbs, now: () => number): Co
         if (!keep || keep(doc.metadata)) hits.push({ ...stored((key as string[])[1]!, doc), score: 0 })
       }
       return hits.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? -1 : 1)).slice(0, k)
+    },
+
+    async collectionPage(name, after, n) {
+      checkK(n)
+      const db = existing(name)
+      const docs: StoredDocument[] = []
+      for (const { key, value } of db.range(after === undefined ? ['d'] : ['d', after], ['d', MAX_STRING])) {
+        const id = (key as string[])[1]!
+        if (id === after) continue
+        docs.push(stored(id, value as DocRecord))
+        if (docs.length === n) break
+      }
+      return docs
     },
 
     async collectionInfo(name) {

@@ -22,10 +22,10 @@ function setup(now?: () => number): { ctx: TestContext; store: Store } {
   return { ctx: testContext({ store }), store }
 }
 
-test('memoryActions holds memory.store, memory.get, memory.retrieve, memory.delete and memory.list with JSON Schemas', () => {
+test('memoryActions holds memory.store, memory.get, memory.retrieve, memory.delete, memory.list and memory.grep with JSON Schemas', () => {
   assert.equal(
     memoryActions.map((a) => a.name),
-    ['memory.store', 'memory.get', 'memory.retrieve', 'memory.delete', 'memory.list'],
+    ['memory.store', 'memory.get', 'memory.retrieve', 'memory.delete', 'memory.list', 'memory.grep'],
   )
   for (const a of memoryActions) {
     assert.ok(a.description.length > 10)
