@@ -294,6 +294,14 @@ async function runTaskAgent(w: Worker, claim: WorkerClaim, runId: string, signal
     throw e
   }
   const input = workerTaskState(claim.task, w.agentId, inputs)
+  // Two workers may adopt a dead worker's run at once: the first takes the agent run up, runs it to its end and
+  // reports. The second then finds the run ended by a live process, which is that process's to report; continueRun
+  // would hand it the ended run as if it were its own.
+  const before = await w.store.getRun(runId)
+  if (before && before.status !== 'running' && runningElsewhere({ ...before, status: 'running' }))
+    throw new TeaError('RUN_NOT_RESUMABLE', `run ${runId} ended in another process (pid ${before.pid}), which reports it`, {
+      details: { runId, pid: before.pid },
+    })
   return continueRun(w.spec, { ...w.services, emit, signal }, { runId, input })
 }
 
