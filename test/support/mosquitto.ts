@@ -6,11 +6,10 @@
  * persistent sessions and their queued QoS 1 messages survive it.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { userInfo } from 'node:os'
 import { join } from 'node:path'
+import { startServerProcess } from './server-process.ts'
 import { tempDir } from './temp-dir.ts'
 
 /** Where Debian puts the broker: /usr/sbin is not on every user's PATH. */
@@ -32,23 +31,10 @@ export function mosquittoMissing(): string | undefined {
   return existsSync(MOSQUITTO) ? undefined : 'mosquitto is not installed (apt-get install mosquitto; .ci/install-mqtt.sh does it)'
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address()
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0))
-    })
-  })
-}
-
 /** `extra`: more lines for mosquitto.conf (a limit, a password file). */
 export async function startMosquitto(extra: string[] = []): Promise<Mosquitto> {
-  let port = await freePort()
   const dir = tempDir('tea-mqtt-')
-  let child: ChildProcess | undefined
-  const writeConfig = (): void =>
+  const writeConfig = (port: number): void =>
     writeFileSync(
       join(dir, 'mosquitto.conf'),
       [
@@ -67,59 +53,26 @@ export async function startMosquitto(extra: string[] = []): Promise<Mosquitto> {
         '',
       ].join('\n'),
     )
-  const launch = (): Promise<void> =>
-    new Promise((resolve, reject) => {
-      writeConfig()
-      const c = spawn(MOSQUITTO, ['-c', join(dir, 'mosquitto.conf')], { stdio: ['ignore', 'ignore', 'pipe'] })
-      child = c
-      let log = ''
-      const onData = (b: Buffer) => {
-        log += b.toString()
-        if (/mosquitto version \S+ running/.test(log)) {
-          c.stderr?.off('data', onData)
-          c.stderr?.resume()
-          resolve()
-        }
-      }
-      c.stderr?.on('data', onData)
-      c.once('exit', (code) => reject(new Error(`mosquitto exited (${code}) before it was ready:\n${log}`)))
-    })
-  const stop = async (): Promise<void> => {
-    const c = child
-    child = undefined
-    if (!c || c.exitCode !== null || c.signalCode !== null) return
-    const exited = new Promise<void>((r) => c.once('exit', () => r()))
-    c.kill('SIGTERM')
-    const timer = setTimeout(() => c.kill('SIGKILL'), 5_000)
-    await exited
-    clearTimeout(timer)
-  }
-  // The free port is free when asked, not necessarily when mosquitto binds it: another test file may take it in
-  // between. Then the start fails, and another port is tried.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await launch()
-      break
-    } catch (e) {
-      if (attempt === 3 || !/address already in use/i.test(String(e))) throw e
-      port = await freePort()
-    }
-  }
+  const broker = await startServerProcess({
+    name: 'mosquitto',
+    command: (port) => {
+      writeConfig(port)
+      return [MOSQUITTO, ['-c', join(dir, 'mosquitto.conf')]]
+    },
+    ready: /mosquitto version \S+ running/,
+  })
   return {
     get url() {
-      return `mqtt://127.0.0.1:${port}`
+      return `mqtt://127.0.0.1:${broker.port}`
     },
     get port() {
-      return port
+      return broker.port
     },
     dir,
-    stop,
-    restart: async () => {
-      await stop()
-      await launch()
-    },
+    stop: broker.stop,
+    restart: broker.restart,
     cleanup: async () => {
-      await stop()
+      await broker.stop()
       rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -5,11 +5,10 @@
  * same port and store, as a board would see a server come back after an outage.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import type { Test } from 'uvu'
 import { commandMissing } from './skip.ts'
+import { startServerProcess } from './server-process.ts'
 import { tempDir } from './temp-dir.ts'
 
 export interface NatsServer {
@@ -27,71 +26,21 @@ export function natsServerMissing(): string | undefined {
   return commandMissing('nats-server', ['--version'], 'apt-get install nats-server; .ci/install-sea-deps.sh does it')
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address()
-      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0))
-    })
-  })
-}
-
 export async function startNatsServer(args: string[] = []): Promise<NatsServer> {
-  let port = await freePort()
   const storeDir = tempDir('tea-nats-')
-  let child: ChildProcess | undefined
-  const launch = (): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const c = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir, ...args], {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      })
-      child = c
-      let log = ''
-      const onData = (b: Buffer) => {
-        log += b.toString()
-        if (log.includes('Server is ready')) {
-          c.stderr?.off('data', onData)
-          c.stderr?.resume()
-          resolve()
-        }
-      }
-      c.stderr?.on('data', onData)
-      c.once('exit', (code) => reject(new Error(`nats-server exited (${code}) before it was ready:\n${log}`)))
-    })
-  const stop = async (): Promise<void> => {
-    const c = child
-    child = undefined
-    if (!c || c.exitCode !== null || c.signalCode !== null) return
-    const exited = new Promise<void>((r) => c.once('exit', () => r()))
-    c.kill('SIGTERM')
-    const timer = setTimeout(() => c.kill('SIGKILL'), 5_000)
-    await exited
-    clearTimeout(timer)
-  }
-  // The free port is free when asked, not necessarily when nats-server binds it: another test file running beside
-  // this one may take it in between. Then the first start fails, and another port is tried.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await launch()
-      break
-    } catch (e) {
-      if (attempt === 3 || !/address already in use/i.test(String(e))) throw e
-      port = await freePort()
-    }
-  }
+  const server = await startServerProcess({
+    name: 'nats-server',
+    command: (port) => ['nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDir, ...args]],
+    ready: /Server is ready/,
+  })
   return {
-    url: `nats://127.0.0.1:${port}`,
-    port,
+    url: `nats://127.0.0.1:${server.port}`,
+    port: server.port,
     storeDir,
-    stop,
-    restart: async () => {
-      await stop()
-      await launch()
-    },
+    stop: server.stop,
+    restart: server.restart,
     cleanup: async () => {
-      await stop()
+      await server.stop()
       rmSync(storeDir, { recursive: true, force: true })
     },
   }
