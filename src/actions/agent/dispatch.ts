@@ -4,7 +4,7 @@ import { defineAction } from '../types.ts'
 import { type AgentReply, agentsOf, notFound, verifyNames } from './agents.ts'
 import { callAgent, extraSettings } from './call.ts'
 import { CallJournal } from './journal.ts'
-import { agentName, taskText } from './params.ts'
+import { agentName, taskText, timeoutSeconds } from './params.ts'
 
 const OWN = ['agent', 'task', 'timeout', 'max_retries']
 
@@ -20,14 +20,7 @@ export const agentDispatch = defineAction({
   params: v.looseObject({
     agent: agentName,
     task: taskText,
-    timeout: v.optional(
-      v.pipe(
-        v.number(),
-        v.gtValue(0, 'must be > 0'),
-        v.maxValue(3600, 'must be ≤ 3600'),
-        v.description("Seconds, instead of the agent's timeout."),
-      ),
-    ),
+    timeout: timeoutSeconds("Seconds, instead of the agent's timeout."),
     max_retries: v.optional(
       v.pipe(
         v.number(),

@@ -5,7 +5,7 @@ import { type AgentConfig, agentsOf, notFound, verifyNames } from './agents.ts'
 import { AGGREGATIONS, collect, consensus, first, vote } from './aggregate.ts'
 import { callAgent, extraSettings, pooled } from './call.ts'
 import { CallJournal } from './journal.ts'
-import { agentNames, taskText } from './params.ts'
+import { agentNames, taskText, timeoutSeconds } from './params.ts'
 
 const OWN = [
   'agents',
@@ -35,14 +35,7 @@ export const agentParallel = defineAction({
     max_concurrent: v.optional(
       v.pipe(v.number(), v.integer(), v.minValue(1, 'must be ≥ 1'), v.description('Most calls at once (default: all).')),
     ),
-    timeout: v.optional(
-      v.pipe(
-        v.number(),
-        v.gtValue(0, 'must be > 0'),
-        v.maxValue(3600, 'must be ≤ 3600'),
-        v.description("Seconds, instead of each agent's timeout."),
-      ),
-    ),
+    timeout: timeoutSeconds("Seconds, instead of each agent's timeout."),
     consensus_threshold: v.optional(
       v.pipe(v.number(), v.minValue(0), v.maxValue(1), v.description('Share of agreeing answers consensus needs (default 0.5).')),
       0.5,

@@ -21,3 +21,7 @@ export const taskText = v.pipe(
   v.maxLength(MAX_TASK, `must be at most ${MAX_TASK} characters`),
   v.description('The task, a template over the state.'),
 )
+
+/** A call's time limit in seconds, instead of the agent's own `timeout`. */
+export const timeoutSeconds = (description: string) =>
+  v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'), v.maxValue(3600, 'must be ≤ 3600'), v.description(description)))
