@@ -21,13 +21,25 @@ export function intervalMs(rpm: number | undefined, rps: number | undefined): nu
 /** The process's limiters by name. Made on first use, not at import (no module-scope state is built on load). */
 let limiters: Map<string, Limiter> | undefined
 
+/**
+ * Past this many names (a limiter's name is a template, so a daemon's runs can make any number), the idle ones are
+ * forgotten: an idle limiter (its next slot already passed) makes no caller wait, as a new one would not.
+ */
+const MAX_LIMITERS = 1_000
+
 /** The limiter `name`, made with `interval` if it is new (an existing one keeps its own: first configuration wins). */
-export function limiter(name: string, interval: number): Limiter {
+export function limiter(name: string, interval: number, now: number): Limiter {
   limiters ??= new Map()
   let l = limiters.get(name)
-  if (!l) limiters.set(name, (l = { intervalMs: interval, last: Number.NEGATIVE_INFINITY }))
+  if (!l) {
+    if (limiters.size >= MAX_LIMITERS) for (const [n, x] of limiters) if (x.last + x.intervalMs <= now) limiters.delete(n)
+    limiters.set(name, (l = { intervalMs: interval, last: Number.NEGATIVE_INFINITY }))
+  }
   return l
 }
+
+/** How many limiters the process holds (for tests). */
+export const limiterCount = (): number => limiters?.size ?? 0
 
 /**
  * Reserves the limiter's next slot and says how long to wait for it, or, when that is longer than `timeoutMs`,

@@ -38,8 +38,9 @@ export const ratelimitWrap = defineAction({
       throw new TeaError('INLINE_CODE_FORBIDDEN', `ratelimit.wrap: ${p.action} runs code, which settings.allow_inline_code: false forbids`)
     const configured = configuredRate(ctx, p.limiter)
     const interval = Math.min(intervalMs(configured?.rpm ?? p.rpm, configured?.rps ?? p.rps), MAX_INTERVAL_MS)
-    const l = limiter(p.limiter, interval)
-    const { waitMs, reserved } = reserve(l, Date.now(), p.timeout === undefined ? undefined : p.timeout * 1000)
+    const now = Date.now()
+    const l = limiter(p.limiter, interval, now)
+    const { waitMs, reserved } = reserve(l, now, p.timeout === undefined ? undefined : p.timeout * 1000)
     if (!reserved)
       return {
         success: false,

@@ -4,7 +4,7 @@ import { isTeaError, TeaError } from '../../../src/core/errors.ts'
 import { rejection } from '../../support/expect.ts'
 import { validateParams } from '../../../src/actions/registry.ts'
 import { ratelimitWrap } from '../../../src/actions/ratelimit/wrap.ts'
-import { intervalMs, limiter, reserve } from '../../../src/actions/ratelimit/limiters.ts'
+import { intervalMs, limiter, limiterCount, reserve } from '../../../src/actions/ratelimit/limiters.ts'
 import type { State } from '../../../src/core/util.ts'
 import { testContext, type TestContext } from '../context.ts'
 
@@ -23,13 +23,13 @@ test("the interval is TEA's: rps wins over rpm, neither is one call a second", (
 })
 
 test('slots follow one another by the interval; past the timeout none is taken', () => {
-  const l = limiter('slots-test', 500)
+  const l = limiter('slots-test', 500, 0)
   assert.equal(reserve(l, 10_000), { waitMs: 0, reserved: true })
   assert.equal(reserve(l, 10_100), { waitMs: 400, reserved: true })
   assert.equal(reserve(l, 10_100, 0.5), { waitMs: 900, reserved: false })
   assert.equal(reserve(l, 10_100), { waitMs: 900, reserved: true })
   // The first configuration wins: naming it again with another interval keeps 500 ms.
-  assert.is(limiter('slots-test', 1).intervalMs, 500)
+  assert.is(limiter('slots-test', 1, 0).intervalMs, 500)
 })
 
 test("ratelimit.wrap runs the action with its args and returns TEA's shape; the next call waits its slot", async () => {
@@ -65,7 +65,7 @@ test("settings.rate_limiters sets the rate of a new limiter over the node's rpm"
   const ctx = context(async () => ({}), { rate_limiters: { configured: { rps: 1000 } } })
   try {
     await run(ctx, { action: 'json.parse', args: {}, limiter: 'configured', rpm: 1 })
-    assert.is(limiter('configured', 0).intervalMs, 1)
+    assert.is(limiter('configured', 0, Date.now()).intervalMs, 1)
   } finally {
     ctx.cleanup()
   }
@@ -104,6 +104,14 @@ test('wrapping an action that runs code is refused when settings.allow_inline_co
   } finally {
     ctx.cleanup()
   }
+})
+
+test('limiter names from templates cannot grow without end: past 1,000, the idle ones are forgotten, a busy one kept', () => {
+  const busy = limiter('busy-one', 60_000, 1_000)
+  reserve(busy, 1_000)
+  for (let i = 0; i < 5_000; i++) reserve(limiter(`name-${i}`, 1, 1_000 + i), 1_000 + i)
+  assert.ok(limiterCount() <= 1_001, `${limiterCount()} limiters held`)
+  assert.is(limiter('busy-one', 1, 6_000), busy, 'a limiter whose slot is still ahead keeps its state')
 })
 
 test.run()
