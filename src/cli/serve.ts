@@ -36,6 +36,7 @@ export interface ServeFlags {
   'print-systemd': boolean
   'allow-host': string[]
   'resume-limit'?: number
+  replay?: string
 }
 
 const BODY_LIMIT = 1 << 20
@@ -55,6 +56,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   const allowHosts = [...(config?.allow_hosts ?? []), ...(flags['allow-host'] ?? [])]
   const resumeLimit = flags['resume-limit'] ?? config?.resume_limit ?? DEFAULT_RESUME_LIMIT
   checkAllowHosts(allowHosts)
+  const replay = flags.replay === undefined ? undefined : resolve(io.cwd, flags.replay)
   if (flags['print-systemd']) {
     const { systemdUnit } = await import('./serve/systemd.ts')
     io.out(
@@ -65,7 +67,8 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
         listen: listenText,
         maxConcurrent,
         resumeLimit,
-        flags: serveFlagArgs(flags),
+        // systemd's quoting of a path with spaces is JSON's: double quotes, backslash escapes.
+        flags: [...serveFlagArgs(flags), ...(replay ? [`--replay ${/\s/.test(replay) ? JSON.stringify(replay) : replay}`] : [])],
         ...(tokenFile && { tokenFile: resolve(io.cwd, tokenFile) }),
         ...(flags.config && { config: resolve(io.cwd, flags.config) }),
       }),
@@ -77,6 +80,8 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   // The MQTT client is loaded only for a config that names a broker.
   const mqttModule = config?.mqtt ? await import('./serve/mqtt-triggers.ts') : undefined
   schedulesModule?.checkSchedules(config!.schedules) // a bad expression is a start-up error, before anything is taken
+  // A cassette that cannot be read or parsed is a start-up error too, not every run's.
+  if (replay) (await import('../llm/cassette.ts')).readCassette(replay)
   const lock = takeServeLock(dataDir, listenText)
   const log = (line: string) => io.err(`${new Date().toISOString()} ${line}\n`)
   // Listened for from the start: a service manager may stop tea while it is still starting.
@@ -107,6 +112,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
     log,
     ...(config?.mqtt && mqttModule && { sections: { mqtt: mqttModule.brokerForAgents(config.mqtt, config.dir) } }),
     onEnded: (runId, agent, status) => mqtt?.ended(runId, agent, status),
+    ...(replay && { replay }),
   })
   // Made once the port is known (a listener on port 0 learns it from the kernel); no request arrives before.
   let guard: ((req: IncomingMessage) => void) | undefined
@@ -145,6 +151,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   guard = requestGuard({ port: bound.port, listenHost: address.host, allowHosts })
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address
   log(`tea serve: listening on http://${host}:${bound.port} (data dir ${dataDir}, agents ${agentsDir}${token ? ', token required' : ''})`)
+  if (replay) log(`tea serve: replaying model replies from ${replay} (no model server is contacted)`)
 
   if (!flags['no-resume']) {
     const resumed = await manager.resumeLeftovers()

@@ -41,6 +41,11 @@ export const serve = defineCommand({
       description: 'a Host name (NAME or NAME:PORT) the API answers besides loopback and --listen; repeatable',
     },
     config: { type: 'string', value: 'FILE', description: 'a serve config (YAML): agents, listen, limits, schedules' },
+    replay: {
+      type: 'string',
+      value: 'CASSETTE',
+      description: "answer every run's model calls from a JSONL cassette, resumes too (no model server is contacted)",
+    },
     'print-systemd': { type: 'boolean', description: 'print a systemd unit for these flags and exit' },
   },
   notes: 'Exit codes: 0 stopped by SIGTERM/SIGINT, 1 another tea serve owns the data dir, 2 bad usage or an address it cannot listen on.',

@@ -48,6 +48,8 @@ export interface ManagerOptions {
   sections?: Readonly<Record<string, Readonly<Record<string, unknown>>>>
   /** Called once a run this process ran has ended, whatever the outcome (the MQTT triggers and Home Assistant). */
   onEnded?(runId: string, agent: string, status: Ended): void
+  /** A cassette (absolute path) every run's model calls are answered from (`tea serve --replay`): no model server. */
+  replay?: string
 }
 
 type Job =
@@ -288,7 +290,7 @@ export class RunManager {
       store,
       registry,
       dataDir,
-      llm: await modelClient(io, {}),
+      llm: await modelClient(io, { ...(this.opts.replay && { replay: this.opts.replay }) }),
       emit,
       signal: job.controller.signal,
       warn: (w) => log(`warning: ${w.message}`),
