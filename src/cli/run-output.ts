@@ -107,7 +107,8 @@ export function reportRun(io: Io, result: RunResult, opts: OutputOptions, dataDi
     if (opts.output) writeFileSync(resolve(io.cwd, opts.output), stateJson)
     else if (!opts.stream) io.out(stateJson)
   }
-  const resume = `tea resume ${runId}${dataDirHint(dataDir, io)}`
+  // A run that replays a cassette goes on from the same cassette: without it, resuming offline would call a server.
+  const resume = `tea resume ${runId}${dataDirHint(dataDir, io)}${opts.replay ? ` --replay ${opts.replay}` : ''}`
   switch (result.status) {
     case 'completed':
       return EXIT.ok

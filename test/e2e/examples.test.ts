@@ -22,10 +22,14 @@ for (const name of examples) {
     const stop = existsSync(join(dir, 'site')) ? await serveSite(join(dir, 'site')) : undefined
     const broker = mqtt ? await startMosquitto() : undefined
     try {
-      const r = await tea(['run', join(dir, 'agent.yaml'), '--replay', join(dir, 'cassette.jsonl'), '--data-dir', s.path('data'), '-q'], {
-        timeoutMs: 60_000,
-        ...(broker && { env: { MQTT_URL: broker.url } }),
-      })
+      const options = { timeoutMs: 60_000, ...(broker && { env: { MQTT_URL: broker.url } }) }
+      const replay = ['--replay', join(dir, 'cassette.jsonl'), '--data-dir', s.path('data'), '-q']
+      let r = await tea(['run', join(dir, 'agent.yaml'), '--run-id', 'example', ...replay], options)
+      // An example that pauses for a person (exit 3) is answered from its answer.json, as `npm run demo` answers it.
+      if (existsSync(join(dir, 'answer.json'))) {
+        assert.is(r.code, 3, r.stderr)
+        r = await tea(['resume', 'example', '-i', `@${join(dir, 'answer.json')}`, ...replay], options)
+      }
       assert.is(r.code, 0, r.stderr)
       if (name === 'react-tools') {
         const state = JSON.parse(r.stdout)
@@ -72,6 +76,13 @@ for (const name of examples) {
       if (name === 'extract-with-retry') {
         const state = JSON.parse(r.stdout)
         assert.equal([state.summary, state.corrections, state._retry_exhausted], ['Ada Lovelace child_of Lord Byron', 2, false])
+      }
+      if (name === 'approval') {
+        const state = JSON.parse(r.stdout)
+        assert.equal(
+          [state.approved, state.done, state.log],
+          [true, 'water bed 3 for 5 minutes', 'Bed 3: watered for 5 minutes (soil moisture was 12 %).'],
+        )
       }
       if (name === 'mqtt-alarm') {
         const state = JSON.parse(r.stdout)
