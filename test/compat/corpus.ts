@@ -23,6 +23,7 @@ import type { Registry } from '../../src/actions/registry.ts'
 import { createLlmClient } from '../../src/llm/client.ts'
 import { createMemoryStore } from '../../src/store/memory-store.ts'
 import { parseDocument } from 'yaml'
+import * as assert from 'uvu/assert'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
 import { tempDir } from '../support/temp-dir.ts'
 
@@ -235,4 +236,33 @@ export function summarize(results: FileResult[]): { table: string; counts: Recor
     ...ranked,
   ].join('\n')
   return { table, counts }
+}
+
+/** Why the count cannot run here, or false: the corpus sits beside the repository (or where TEA_CORPUS says). */
+export const absent =
+  !existsSync(join(CORPUS, 'manifest.json')) &&
+  `the TEA corpus is not at ${CORPUS} (it sits beside the repository as ../shared/tea-corpus; or set TEA_CORPUS)`
+
+/**
+ * Counts the corpus one way and holds it to its floors: at least `floor.validate` files validate and `floor.ran`
+ * run (complete or pause), none meets an uncoded error, and a TEA feature tea lacks never stops validation (a run
+ * stops at the node that needs it, naming the feature).
+ */
+export async function checkCount(mode: CountMode, floor: { validate: number; ran: number }): Promise<FileResult[]> {
+  const results = await countCorpus({ mode })
+  const { counts, table } = summarize(results)
+  const validated = results.length - counts['tea-unloadable'] - counts.invalid
+  const ran = counts['run-completed'] + counts['run-interrupted']
+  assert.ok(validated >= floor.validate, `${validated} validate, floor ${floor.validate}\n${table}`)
+  assert.ok(ran >= floor.ran, `${ran} run, floor ${floor.ran}\n${table}`)
+  assert.equal(
+    results.filter((r) => r.code === 'UNCODED' || r.code === 'INTERNAL').map((r) => `${r.file}: ${r.message}`),
+    [],
+  )
+  assert.equal(
+    results.filter((r) => r.outcome === 'invalid' && r.code === 'TEA_UNSUPPORTED').map((r) => r.file),
+    [],
+  )
+  for (const r of results.filter((r) => r.code === 'TEA_UNSUPPORTED')) assert.match(String(r.message), /^node '[^']+'.* is a TEA feature/)
+  return results
 }
