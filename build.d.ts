@@ -7,6 +7,10 @@ declare const __FEATURE_LUA__: boolean | undefined
 declare const __FEATURE_PYTHON__: boolean | undefined
 /** The fleet feature: the NATS task store (`--nats`). */
 declare const __FEATURE_FLEET__: boolean | undefined
+/** The llama feature: GGUF models run in the process by llama.cpp (`model: gguf:<file>`). */
+declare const __FEATURE_LLAMA__: boolean | undefined
+/** The files a build with the llama feature carries in `llama/`, `llama.cjs` first (scripts/build/llama.mjs). */
+declare const __TEA_LLAMA_FILES__: readonly string[] | undefined
 declare const __TEA_TARGET__: string | undefined
 /** The target's enabled feature flags, by name (the same target file as the __FEATURE_*__ flags). */
 declare const __TEA_FEATURES__: readonly string[] | undefined

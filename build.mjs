@@ -3,13 +3,16 @@
 // esbuild `define`s, so a disabled feature's code is removed from the bundle. lmdb, msgpackr and tinypool are
 // bundled in and patched so the same file runs as a plain bundle and as the main script of a single executable
 // (scripts/build/plugins.mjs; the SEA itself is made by scripts/sea.mjs).
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bundle } from './scripts/build/bundle.mjs'
 import { readFeatureList } from './scripts/build/features.mjs'
+import { LLAMA_JS, llamaFiles } from './scripts/build/llama.mjs'
 import { FLAGS, listTargets, loadTarget } from './scripts/build/targets.mjs'
+import { commandExists, stripFor } from './scripts/build/qemu.mjs'
+import { buildCache } from './scripts/fetch-runtimes.mjs'
 
 const root = dirname(fileURLToPath(import.meta.url))
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -57,6 +60,9 @@ export async function buildTarget(name, opts = {}) {
   }
   for (const f of FLAGS) define[`__FEATURE_${f.toUpperCase()}__`] = String(target.features[f])
   define.__TEA_FEATURES__ = JSON.stringify(FLAGS.filter((f) => target.features[f]))
+  // The llama feature's files (node-llama-cpp's JavaScript and the arch's prebuilt addon), put beside the bundle.
+  const llama = target.features.llama ? await llamaFiles(root, target, { strip: llamaStrip(target) }) : undefined
+  if (llama) define.__TEA_LLAMA_FILES__ = JSON.stringify([LLAMA_JS, ...Object.keys(llama.files)])
   const result = await bundle({
     root,
     entry: entrySource(),
@@ -65,15 +71,42 @@ export async function buildTarget(name, opts = {}) {
     embedded: opts.embedded,
     metafile: opts.metafile,
     quiet: opts.quiet,
+    target,
+    buildsWithLlama: listTargets(root).filter((t) => loadTarget(root, t).features.llama),
   })
   const size = statSync(outfile).size
   copyEngineFiles(target, dirname(outfile))
+  rmSync(join(dirname(outfile), 'llama'), { recursive: true, force: true })
+  if (llama) {
+    mkdirSync(join(dirname(outfile), 'llama'), { recursive: true })
+    writeFileSync(join(dirname(outfile), 'llama', LLAMA_JS), llama.js.text)
+    for (const [name, from] of Object.entries(llama.files)) copyFileSync(from, join(dirname(outfile), 'llama', name))
+  }
   // No size bar for the bundle: SPEC §4 bounds what the single executable adds to its Node (bench/size.mjs).
   if (!opts.quiet) {
     const on = FLAGS.filter((f) => target.features[f]).join(', ') || 'none'
     console.error(`built ${outfile} (${(size / 1024).toFixed(1)} KB, features: ${on})`)
+    if (llama) console.error(`  llama: ${llamaSizeLine(llama)}`)
   }
-  return { outfile, size, target, metafile: result.metafile }
+  return { outfile, size, target, metafile: result.metafile, ...(llama && { llama: llamaSizes(llama) }) }
+}
+
+/** The strip tool and cache for the llama feature's shared libraries, when this machine has the arch's `strip`. */
+function llamaStrip(target) {
+  const tool = stripFor(target.arch)
+  return commandExists(tool) ? { tool, cacheDir: buildCache() } : undefined
+}
+
+/** What the llama feature adds to a build, in bytes: node-llama-cpp's JavaScript and the native files. */
+export function llamaSizes(llama) {
+  const native = Object.values(llama.files).reduce((n, f) => n + statSync(f).size, 0)
+  return { js: Buffer.byteLength(llama.js.text), native, files: Object.keys(llama.files).length + 1 }
+}
+
+function llamaSizeLine(llama) {
+  const { js, native, files } = llamaSizes(llama)
+  const mb = (n) => `${(n / 1e6).toFixed(2)} MB`
+  return `${files} files beside the bundle in llama/: node-llama-cpp ${llama.js.version} JavaScript ${(js / 1024).toFixed(1)} KB, addon and libraries ${mb(native)} (${mb(js + native)} in all)`
 }
 
 /** The files a feature reads at run time, by name beside the bundle (`prolog/swipl-web.wasm`), for a target. */

@@ -17,6 +17,7 @@
 import type { ActionGroup } from './actions/registry.ts'
 import type { Action } from './actions/types.ts'
 import type { openNatsStore } from './aof/store/nats/store.ts'
+import type { loadLlama } from './llama/index.ts'
 import type { TaskHandler } from './pool/protocol.ts'
 
 /** What a feature's entry module exports (each part it has). */
@@ -24,6 +25,8 @@ export interface FeatureCode {
   actions?(): readonly Action[]
   taskHandlers?: Readonly<Record<string, TaskHandler>>
   openNatsStore?: typeof openNatsStore
+  /** The llama feature's: node-llama-cpp's `Llama`, the addon loaded once per process (src/llm/gguf/addon.ts). */
+  loadLlama?: typeof loadLlama
 }
 
 export interface Feature {
@@ -105,6 +108,15 @@ export const FEATURES: readonly Feature[] = [
     name: 'fleet',
     ...(BUILD_ONLY && { commands: ['--nats on tea aof … and tea worker', 'tea aof route'] }),
     load: typeof __FEATURE_FLEET__ === 'undefined' || __FEATURE_FLEET__ ? () => import('./aof/store/nats/store.ts') : undefined,
+  },
+  {
+    // GGUF models run in the tea process by llama.cpp: node-llama-cpp and the prebuilt CPU addon of the target's
+    // arch, carried by the build in llama/ (scripts/build/llama.mjs, src/sea/llama-runtime.ts), which the GGUF
+    // provider (src/llm/gguf/) loads at the first `gguf:` model. Off for armv7: every @node-llama-cpp/linux-armv7l
+    // on npm carries another arch's binaries (x86-64 up to 3.18, AArch64 since), which no armv7 board can load.
+    name: 'llama',
+    ...(BUILD_ONLY && { commands: ["model: gguf:<file> (and TEA's provider: local with model_path)"] }),
+    load: typeof __FEATURE_LLAMA__ === 'undefined' || __FEATURE_LLAMA__ ? () => import('./llama/index.ts') : undefined,
   },
 ]
 

@@ -28,7 +28,7 @@ test("each feature's entry has the actions, task handlers and run: language its 
 })
 
 test('from source every feature is on; UNKNOWN_ACTION names a feature only when the build lacks it', () => {
-  assert.equal(enabledFeatures(), ['planning', 'reasoning', 'prolog', 'lua', 'python', 'fleet'])
+  assert.equal(enabledFeatures(), ['planning', 'reasoning', 'prolog', 'lua', 'python', 'fleet', 'llama'])
   assert.is(featureForAction('reflection.loop'), 'reasoning')
   assert.is(featureForAction('json.parse'), undefined)
   assert.is(lackingFeature('plan.execute'), undefined)

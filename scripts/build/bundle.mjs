@@ -6,7 +6,7 @@ import { build } from 'esbuild'
 import { createHash } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { embedPlugin, lazyBuiltinsPlugin, lmdbPlugin, slimPlugin, tinypoolPlugin } from './plugins.mjs'
+import { embedPlugin, lazyBuiltinsPlugin, llamaPlugin, lmdbPlugin, slimPlugin, tinypoolPlugin } from './plugins.mjs'
 import { composeBundle } from './program.mjs'
 
 /** The loader's entry: the whole top level of a bundle file. */
@@ -16,7 +16,8 @@ const COMMON = { bundle: true, platform: 'node', format: 'cjs', target: 'node20'
 
 /**
  * @param {{ root: string, entry: string, outfile: string, define?: Record<string, string>,
- *           embedded?: { lmdbNode?: string, workerBundle?: string }, metafile?: boolean, quiet?: boolean, minify?: boolean }} opts
+ *           embedded?: { lmdbNode?: string, workerBundle?: string }, metafile?: boolean, quiet?: boolean, minify?: boolean,
+ *           target?: object, buildsWithLlama?: string[] }} opts
  *   `entry` is the program's entry module source, resolved relative to `root`. With `embedded` (the armv7
  *   executable's main script, which has no assets to read the program from) the program is written alone.
  * @returns the program's esbuild result (its metafile lists the program's modules)
@@ -36,6 +37,7 @@ export async function bundle(opts) {
       await slimPlugin(opts.root),
       await tinypoolPlugin(opts.root),
       embedPlugin(opts.root, opts.embedded),
+      ...(opts.target ? [llamaPlugin(opts.root, opts.target, opts.buildsWithLlama ?? [])] : []),
     ],
     metafile: opts.metafile ?? false,
     logLevel,

@@ -344,6 +344,55 @@ export function lazyBuiltinsPlugin(names = LAZY_BUILTINS) {
   }
 }
 
+/**
+ * node-llama-cpp in a bundle: every `import('node-llama-cpp')` (src/llm/gguf/) gets the copy the build carries in
+ * `llama/` (scripts/build/llama.mjs), loaded by src/sea/llama-runtime.ts when first imported, so none of its
+ * JavaScript is in the program. In a target without the llama feature, node-llama-cpp is a module that fails with a
+ * coded error naming the builds that have it, and so is the GGUF provider (src/llm/gguf/provider.ts: each function
+ * it exports throws that error), so that the provider's modules, the addon loader and node-llama-cpp are all left
+ * out; `gguf:` models then fail at their first call, as a model server that is not there does.
+ */
+export const GGUF_PROVIDER = 'src/llm/gguf/provider.ts'
+
+export function llamaPlugin(root, target, buildsWithLlama) {
+  const runtime = join(root, 'src', 'sea', 'llama-runtime.ts')
+  const errors = join(root, 'src', 'core', 'errors.ts')
+  const provider = join(root, GGUF_PROVIDER)
+  const on = target.features.llama === true
+  const builds = buildsWithLlama.length ? buildsWithLlama.join(' and ') : 'no'
+  const error = [
+    `new TeaError('LLM_BAD_MODEL', ${JSON.stringify(
+      `this build (${target.name}) cannot run GGUF models: it lacks the 'llama' feature (llama.cpp); the ${builds} builds have it`,
+    )}, { hint: ${JSON.stringify(`use the ${builds} tea executable for gguf: models, or a model server (ollama:<name>)`)} })`,
+  ].join('')
+  const stub = (names) =>
+    [`import { TeaError } from ${JSON.stringify(errors)}`, ...names.map((n) => `export function ${n}() { throw ${error} }`)].join('\n')
+  return {
+    name: 'tea-llama',
+    setup(b) {
+      b.onResolve({ filter: /^node-llama-cpp$/ }, () => ({ path: 'node-llama-cpp', namespace: 'tea-llama' }))
+      b.onLoad({ filter: /^node-llama-cpp$/, namespace: 'tea-llama' }, () => ({
+        contents: on
+          ? `module.exports = require(${JSON.stringify(runtime)}).llamaModule()`
+          : `const { TeaError } = require(${JSON.stringify(errors)})\nthrow ${error}`,
+        resolveDir: root,
+        loader: 'js',
+      }))
+      if (on) return
+      b.onLoad({ filter: /[\\/]src[\\/]llm[\\/]gguf[\\/]provider\.ts$/ }, (args) => {
+        if (args.path !== provider) return undefined
+        const text = readFileSync(provider, 'utf8')
+        const names = [...text.matchAll(/^export (?:async )?function (\w+)/gm)].map((m) => m[1])
+        if (!names.length || /^export (?!(?:async )?function |type |interface )/m.test(text))
+          throw new Error(
+            `${GGUF_PROVIDER} exports something other than functions; extend its stub in scripts/build/plugins.mjs (llamaPlugin)`,
+          )
+        return { contents: stub(names), resolveDir: root, loader: 'ts' }
+      })
+    },
+  }
+}
+
 /** Fills src/sea/embedded.ts with payloads (armv7 SEA main only); other builds keep its `undefined`. */
 export function embedPlugin(root, embedded) {
   const file = join(root, 'src', 'sea', 'embedded.ts')

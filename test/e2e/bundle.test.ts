@@ -73,6 +73,40 @@ test('the Prolog, Lua and Python engines travel beside the full bundle only: the
   }
 })
 
+test("issue 30 item 3: llama.cpp travels beside the full bundle (node-llama-cpp's JavaScript apart, the arm64 addon and its libraries); the core target carries none of it", () => {
+  const full = join(dirname(built.full!.file), 'llama')
+  const names = readdirSync(full)
+  for (const f of ['llama.cjs', 'llama-addon.node', '_nlcBuildMetadata.json', 'libllama.v0.4.0.so', 'libggml-base.so'])
+    assert.ok(names.includes(f), `${f} in llama/ beside the full bundle`)
+  // The arm64 build's files are AArch64 ELF (e_machine 183), stripped: no .symtab section name left in them.
+  const addon = readFileSync(join(full, 'llama-addon.node'))
+  assert.is(addon.readUInt16LE(18), 183)
+  assert.not.ok(addon.includes('.symtab'), 'the addon is stripped')
+  assert.not.ok(existsSync(join(dirname(built.core!.file), 'llama')), 'llama/ beside the core bundle')
+  // The program carries none of node-llama-cpp's JavaScript (it is llama/llama.cjs, loaded at the first gguf: model).
+  assert.equal(
+    built.full!.inputs.filter((f) => f.includes('node_modules/node-llama-cpp') || f.includes('node_modules/@node-llama-cpp')),
+    [],
+  )
+  const js = readFileSync(join(full, 'llama.cjs'), 'utf8')
+  assert.ok(js.includes('llama-addon.node'), 'llama.cjs loads the addon beside itself')
+  for (const cli of ['simple-git', 'cmake-js', 'ipull', 'yargs'])
+    assert.not.ok(js.includes(`require("${cli}")`), `llama.cjs requires ${cli}`)
+})
+
+test('issue 30 item 3: the core bundle has no trace of node-llama-cpp, the llama runtime or the GGUF provider', () => {
+  // Only the provider's stand-in (its functions fail naming the builds that have GGUF models: plugins.mjs) and the
+  // model path helper the client resolves `gguf:` names with.
+  assert.equal(
+    built.core!.inputs.filter((f) => /node-llama-cpp|src\/llm\/gguf\/|src\/sea\/llama-runtime|src\/llama\//.test(f)),
+    ['src/llm/gguf/provider.ts', 'src/llm/gguf/path.ts'].filter((f) => built.core!.inputs.includes(f)),
+  )
+  for (const s of ['node-llama-cpp', 'llama-addon', 'llama.cjs', 'getLlama', 'LlamaChat', 'llama.cpp:'])
+    assert.not.ok(built.core!.text.includes(s), `'${s}' in the core bundle`)
+  assert.ok(built.core!.text.includes("lacks the 'llama' feature"), "the core bundle's gguf: models fail naming the feature")
+  assert.ok(built.full!.text.includes('llama.cpp:'), 'the full bundle has the addon loader')
+})
+
 test('no distinctive planning or reasoning string survives in the core bundle', () => {
   const strings = [
     'plan.decompose',
@@ -104,7 +138,7 @@ test('the core bundle is measurably smaller than the full one (at least 5%)', ()
 
 test('each bundle reports its own target and features, with any Node on the host', () => {
   for (const [name, b, features] of [
-    ['linux-arm64', built.full!, 'planning, reasoning, prolog, lua, python, fleet'],
+    ['linux-arm64', built.full!, 'planning, reasoning, prolog, lua, python, fleet, llama'],
     ['linux-arm64-core', built.core!, 'none'],
   ] as const) {
     const r = spawnSync(process.execPath, [b.file, '--version'], { encoding: 'utf8', timeout: 30_000 })

@@ -38,6 +38,11 @@ async function load(): Promise<Llama> {
     })
   } catch (e) {
     if (isTeaError(e)) throw e
+    if (/failed to map segment/i.test(errorMessage(e)))
+      throw new TeaError('CACHE_DIR_UNUSABLE', `cannot load llama.cpp's native addon: ${errorMessage(e)}`, {
+        cause: e,
+        hint: 'the cache directory is on a filesystem mounted noexec: set TEA_CACHE_DIR to a writable directory that allows exec',
+      })
     throw new TeaError('NATIVE_LOAD_FAILED', `cannot load llama.cpp's native addon: ${errorMessage(e)}`, {
       cause: e,
       hint: `GGUF models need the @node-llama-cpp/${process.platform}-${process.arch === 'arm' ? 'armv7l' : process.arch} prebuilt package (run \`npm install\`), or a tea executable built with the llama feature`,
