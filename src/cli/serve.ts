@@ -18,6 +18,7 @@ import { openStore } from './run-output.ts'
 import { createApp } from './serve/app.ts'
 import { DEFAULT_RESUME_LIMIT } from './serve/auto-resume.ts'
 import { readServeConfig } from './serve/config.ts'
+import { notifySettings } from './serve/notify.ts'
 import { tokenMatcher } from './serve/http-kit.ts'
 import { DEFAULT_LISTEN, parseListen, readToken, requireTokenOffLoopback } from './serve/listen.ts'
 import { takeServeLock } from './serve/lock.ts'
@@ -113,6 +114,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
     ...(config?.mqtt && mqttModule && { sections: { mqtt: mqttModule.brokerForAgents(config.mqtt, config.dir) } }),
     onEnded: (runId, agent, status) => mqtt?.ended(runId, agent, status),
     ...(replay && { replay }),
+    ...(config?.notify && { notify: notifySettings(config.notify, config.dir) }),
   })
   // Made once the port is known (a listener on port 0 learns it from the kernel); no request arrives before.
   let guard: ((req: IncomingMessage) => void) | undefined
@@ -150,6 +152,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   markServeListener(bound.address, bound.port) // agents' outbound HTTP never reaches it (core/http-policy.ts)
   guard = requestGuard({ port: bound.port, listenHost: address.host, allowHosts })
   const host = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address
+  manager.listening(`http://${host}:${bound.port}`) // the link of a pause notification when the config gives no page_url
   log(`tea serve: listening on http://${host}:${bound.port} (data dir ${dataDir}, agents ${agentsDir}${token ? ', token required' : ''})`)
   if (replay) log(`tea serve: replaying model replies from ${replay} (no model server is contacted)`)
 

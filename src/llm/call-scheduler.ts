@@ -50,6 +50,8 @@ export interface CallScheduler {
    * Ollama's /api/ps), and every call waits for that answer, so the first calls are ordered knowing it.
    */
   learn(server: string, limits: ServerLimits, ask: () => Promise<string[]>): Promise<void>
+  /** Calls `listener` with each call's wait for its turn, in ms, as it is sent (tea serve's /metrics); returns its removal. */
+  observeWaits(listener: (waitMs: number, model: string) => void): () => void
 }
 
 interface Waiting {
@@ -190,10 +192,13 @@ export function createCallScheduler(): CallScheduler {
     else q.limits = limits
     return q
   }
+  const waitListeners = new Set<(waitMs: number, model: string) => void>()
   return {
     async run(call, send) {
       const q = queueFor(call.server, call.limits)
+      const t0 = performance.now()
       await q.admit(call.model, call.signal)
+      for (const listener of waitListeners) listener(performance.now() - t0, call.model)
       try {
         return await send()
       } finally {
@@ -204,6 +209,10 @@ export function createCallScheduler(): CallScheduler {
       const q = servers.get(server)
       if (!q) return 0
       return (q.inFlight.get(model) ?? 0) + q.waiting.filter((w) => w.model === model).length
+    },
+    observeWaits(listener) {
+      waitListeners.add(listener)
+      return () => waitListeners.delete(listener)
     },
     learn(server, limits, ask) {
       let known = learnt.get(server)

@@ -6,6 +6,7 @@
  * MCP tools (mcp-route.ts), behind the same checks.
  */
 
+import { realpathSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import * as v from 'valibot'
 import { aofContext, listTasks, TASK_STATUSES } from '../../aof/index.ts'
@@ -19,6 +20,8 @@ import { toIssues } from '../../core/issues.ts'
 import { isPlainObject } from '../../core/util.ts'
 import type { Store, RunRecord } from '../../store/types.ts'
 import { runsByCreation } from '../../store/prune-runs.ts'
+import { relative, sep } from 'node:path'
+import { agentView, pausedView } from './agent-view.ts'
 import { listAgents, resolveAgent } from './agents.ts'
 import { sseFrame } from './event-feed.ts'
 import { OLD_TOKEN_COOKIE, pathParts, readJson, requestToken, sendError, sendJson } from './http-kit.ts'
@@ -89,13 +92,21 @@ async function handle(opts: AppOptions, req: IncomingMessage, res: ServerRespons
     if (!route) mcpRoutes.set(opts, (route = mcpRoute(opts)))
     return route(req, res)
   }
-  const route = `${method} /${parts.map((p, i) => (parts[0] === 'api' && parts[1] === 'runs' && i === 2 ? ':id' : p)).join('/')}`
+  const named = parts[0] === 'api' && (parts[1] === 'runs' || parts[1] === 'agents')
+  const route = `${method} /${parts.map((p, i) => (named && i === 2 ? (parts[1] === 'runs' ? ':id' : ':name') : p)).join('/')}`
   const id = parts[2] ?? ''
   switch (route) {
     case 'GET /api/health':
       return sendJson(res, 200, { ok: true, version: buildInfo().version, features: enabledFeatures(), ...opts.manager.counts })
     case 'GET /api/agents':
       return sendJson(res, 200, listAgents(opts.agentsDir))
+    case 'GET /api/agents/:name': {
+      const file = resolveAgent(opts.agentsDir, id)
+      const spec = await requireAgentLoading(file, opts.registry)
+      return sendJson(res, 200, agentView(spec, agentFileOf(opts, file) ?? id))
+    }
+    case 'GET /metrics':
+      return sendMetrics(opts, res)
     case 'GET /api/runs':
       return sendJson(res, 200, await listRuns(opts))
     case 'GET /api/tasks':
@@ -146,7 +157,27 @@ function notFound(id: string): TeaError {
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-function runView(r: RunRecord): Record<string, unknown> {
+/** The agent file's path inside the agents folder (`/`-separated), or undefined when it is elsewhere. */
+function agentFileOf(opts: AppOptions, path: string): string | undefined {
+  let root: string
+  try {
+    root = resolveAgentsRoot(opts.agentsDir)
+  } catch {
+    return undefined
+  }
+  const rel = relative(root, path)
+  return rel && !rel.startsWith('..') && !rel.startsWith(sep) ? rel.split(sep).join('/') : undefined
+}
+
+const agentRoots = new Map<string, string>()
+function resolveAgentsRoot(dir: string): string {
+  let root = agentRoots.get(dir)
+  if (!root) agentRoots.set(dir, (root = realpathSync(dir)))
+  return root
+}
+
+function runView(opts: AppOptions, r: RunRecord): Record<string, unknown> {
+  const hint = r.status === 'failed' ? opts.manager.hintOf(r.id) : undefined
   return {
     run_id: r.id,
     agent: r.agent,
@@ -155,14 +186,14 @@ function runView(r: RunRecord): Record<string, unknown> {
     step: r.step,
     created_at: iso(r.createdAt),
     updated_at: iso(r.updatedAt),
-    ...(r.error && { error: r.error }),
+    ...(r.error && { error: { ...r.error, ...(hint && { hint }) } }),
   }
 }
 
 async function listRuns(opts: AppOptions): Promise<Array<Record<string, unknown>>> {
   const now = iso(Date.now())
   const queued = opts.manager.queued().map((q) => ({ ...q, status: 'queued', node: null, step: 0, created_at: now, updated_at: now }))
-  return [...queued, ...(await runsByCreation(opts.store)).map(runView)]
+  return [...queued, ...(await runsByCreation(opts.store)).map((r) => runView(opts, r))]
 }
 
 async function oneRun(opts: AppOptions, id: string): Promise<Record<string, unknown>> {
@@ -172,7 +203,37 @@ async function oneRun(opts: AppOptions, id: string): Promise<Record<string, unkn
     throw notFound(id)
   }
   const checkpoint = await opts.store.loadLatest(id)
-  return { ...runView(run), state: checkpoint?.state ?? {} }
+  const file = agentFileOf(opts, run.agentPath)
+  let paused: object | undefined
+  if (run.status === 'interrupted' && checkpoint) {
+    // What the run waits for, from the agent as it is now (an edit since is the person's to judge); its node at least.
+    const spec = await requireAgentLoading(run.agentPath, opts.registry).catch(() => undefined)
+    paused = spec
+      ? pausedView(spec, run.node, checkpoint.cursor, checkpoint.state, wroteBy(opts, id, run.node))
+      : {
+          node: run.node,
+          when: checkpoint.cursor.skipInterruptBefore ? 'before' : 'after',
+          message: `paused at node '${run.node}'`,
+          keys: [],
+          values: {},
+        }
+  }
+  return { ...runView(opts, run), agent_file: file ?? null, ...(paused && { paused }), state: checkpoint?.state ?? {} }
+}
+
+/** The keys the run's last node wrote, when this process ran it and that node is `node`. */
+function wroteBy(opts: AppOptions, id: string, node: string | null): string[] {
+  const last = opts.manager.lastWrite(id)
+  return last && last.node === node ? last.keys : []
+}
+
+/** `GET /metrics`: Prometheus' text format (metrics.ts), runs by status read from the store now. */
+async function sendMetrics(opts: AppOptions, res: ServerResponse): Promise<void> {
+  const byStatus: Record<string, number> = { queued: opts.manager.counts.queued }
+  for (const r of await opts.store.listRuns()) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1
+  const body = opts.manager.metrics.render(byStatus, opts.manager.counts.active)
+  res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8', 'cache-control': 'no-store' })
+  res.end(body)
 }
 
 /**

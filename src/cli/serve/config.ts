@@ -19,6 +19,10 @@
  *       mqtt: "home/+/motion"    # a topic filter: one run per message
  *       qos: 1
  *       input: { room: hall }    # merged into the run's input {topic, payload}
+ *   notify:                      # a POST when a run pauses at an interrupt (notify.ts), ntfy's format
+ *     url: https://ntfy.example/greenhouse-7f3a
+ *     token_file: ./ntfy-token   # optional: Authorization: Bearer
+ *     page_url: http://board.lan:8765   # optional: where the notification's Click leads
  */
 
 import { readFileSync } from 'node:fs'
@@ -72,6 +76,26 @@ const Mqtt = v.pipe(
   v.check((b) => !(b.password !== undefined && b.password_file !== undefined), 'give password or password_file, not both'),
 )
 
+/** A webhook told when a run pauses at an interrupt (notify.ts): an ntfy topic URL or any URL that takes a POST. */
+const httpUrl = v.pipe(
+  v.string(),
+  v.url('must be a URL'),
+  v.check((u) => /^https?:\/\//i.test(u), 'must be an http:// or https:// URL'),
+)
+const Notify = v.pipe(
+  v.strictObject({
+    url: httpUrl,
+    token: v.optional(v.pipe(v.string(), v.minLength(1))),
+    token_file: v.optional(v.pipe(v.string(), v.minLength(1))),
+    /** The page's address as a phone reaches it, for the notification's Click (the listen address otherwise). */
+    page_url: v.optional(httpUrl),
+    priority: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(5))),
+    /** Seconds the POST may take (default 10). */
+    timeout: v.optional(v.pipe(v.number(), v.minValue(0.1), v.maxValue(60))),
+  }),
+  v.check((n) => !(n.token !== undefined && n.token_file !== undefined), 'give token or token_file, not both'),
+)
+
 const Config = v.strictObject({
   agents: v.optional(v.string()),
   data_dir: v.optional(v.string()),
@@ -84,6 +108,7 @@ const Config = v.strictObject({
   schedules: v.optional(v.array(Schedule), []),
   mqtt: v.optional(Mqtt),
   triggers: v.optional(v.array(Trigger), []),
+  notify: v.optional(Notify),
 })
 
 export type ScheduleEntry = v.InferOutput<typeof Schedule>

@@ -9,7 +9,7 @@
  * client that reads; a client so far behind that even that has moved past its cursor would see a gap: it is cut
  * off instead (it may reconnect). A client that connects late starts at the oldest event still kept.
  * Token events (`llm_token`) are not kept: they go to the clients that are caught up; the node's `node_end`
- * repeats what they said.
+ * repeats what they said. Kept events carry `at` besides `--stream`'s fields: when tea serve published them.
  */
 
 import type { RunEvent } from '../../core/events.ts'
@@ -53,11 +53,13 @@ export class EventFeed {
 
   publish(event: RunEvent): void {
     if (this.ended) return
-    const frame = sseFrame(event)
     if (event.type === 'llm_token') {
+      const frame = sseFrame(event)
       for (const c of this.cursors) if (!c.waiting && c.next === this.end_()) c.client.write(frame)
       return
     }
+    // When it happened (ms since the epoch), for a client that connects late: the page's durations.
+    const frame = sseFrame({ ...event, at: Date.now() })
     this.frames.push(frame)
     this.bytes += frame.length
     this.trim()
@@ -124,6 +126,6 @@ export class EventFeed {
   }
 }
 
-export function sseFrame(event: RunEvent): string {
+export function sseFrame(event: RunEvent | (RunEvent & { at: number })): string {
   return `data: ${JSON.stringify(event)}\n\n`
 }

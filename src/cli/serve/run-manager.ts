@@ -25,8 +25,11 @@ import { resumeRun, runningElsewhere, startRun, type RunResult, type RunServices
 import type { Store } from '../../store/types.ts'
 import type { Io } from '../io.ts'
 import { modelClient } from '../run-output.ts'
+import { sharedCallScheduler } from '../../llm/call-scheduler.ts'
 import { clearAutoResume, deathsInARow, failResumeLimit, markAutoResume } from './auto-resume.ts'
 import { EventFeed } from './event-feed.ts'
+import { ServeMetrics } from './metrics.ts'
+import { pauseNotifier, type NotifySettings, type PauseNotifier } from './notify.ts'
 
 export interface ManagerOptions {
   store: Store
@@ -50,6 +53,8 @@ export interface ManagerOptions {
   onEnded?(runId: string, agent: string, status: Ended): void
   /** A cassette (absolute path) every run's model calls are answered from (`tea serve --replay`): no model server. */
   replay?: string
+  /** The serve config's webhook, told when a run pauses at an interrupt (notify.ts). */
+  notify?: NotifySettings
 }
 
 type Job =
@@ -74,6 +79,11 @@ const ENDED_FEEDS = 50
 const STORE_FAILURES = new Set(['STORE_FULL', 'STORE_ERROR', 'STORE_CORRUPT'])
 /** Runs a shutdown stopped, to be resumed by the next start. */
 const STOPPED_FILE = 'serve-stopped.json'
+/**
+ * Runs whose error hint and last written keys are kept for the page (the run record keeps an error's code and
+ * message only, and no update).
+ */
+const REMEMBERED = 200
 
 export class RunManager {
   private readonly queue: Job[] = []
@@ -86,8 +96,35 @@ export class RunManager {
    * serve restarts. Nothing is lost: every committed checkpoint stays, and the failed run resumes after the restart.
    */
   private storeFailure: string | undefined
+  /** What `GET /metrics` reports (metrics.ts). */
+  readonly metrics = new ServeMetrics()
+  private readonly unobserve: () => void
+  private readonly notifier: PauseNotifier | undefined
+  private readonly hints = new Map<string, string>()
+  /** The keys each run's last node wrote, for what a run paused after it asks for (agent-view.ts). */
+  private readonly wrote = new Map<string, { node: string; keys: string[] }>()
 
-  constructor(private readonly opts: ManagerOptions) {}
+  constructor(private readonly opts: ManagerOptions) {
+    this.unobserve = this.metrics.observeScheduler(sharedCallScheduler)
+    this.notifier =
+      opts.notify &&
+      pauseNotifier(opts.notify, { store: opts.store, registry: opts.registry, log: opts.log, lastWrite: (id) => this.wrote.get(id) })
+  }
+
+  /** The address the API listens on, for the links of notifications. */
+  listening(url: string): void {
+    this.notifier?.listening(url)
+  }
+
+  /** The node a run of this process ran last and the state keys it wrote. */
+  lastWrite(runId: string): { node: string; keys: string[] } | undefined {
+    return this.wrote.get(runId)
+  }
+
+  /** The hint of the error a run of this process failed with, when it had one. */
+  hintOf(runId: string): string | undefined {
+    return this.hints.get(runId)
+  }
 
   /** Queues a new run of `spec`; it starts at once when a slot is free. */
   async start(spec: AgentSpec, runId: string, input: State = {}): Promise<{ run_id: string; status: 'running' | 'queued' }> {
@@ -209,6 +246,7 @@ export class RunManager {
     const ends = await Promise.all(running.map((r) => r.done))
     const stopped = running.filter((_, i) => ends[i] === 'cancelled').map((r) => r.job.runId)
     if (stopped.length) writeFileSync(join(this.opts.dataDir, STOPPED_FILE), JSON.stringify(stopped))
+    this.unobserve()
     return stopped
   }
 
@@ -248,6 +286,13 @@ export class RunManager {
     }
   }
 
+  /** Sets a run's entry in a map of the latest runs (at most REMEMBERED). */
+  private remember<T>(map: Map<string, T>, runId: string, value: T): void {
+    map.delete(runId)
+    map.set(runId, value)
+    if (map.size > REMEMBERED) map.delete(map.keys().next().value!)
+  }
+
   private feedFor(runId: string): EventFeed {
     const feed = new EventFeed()
     this.feeds.delete(runId)
@@ -274,6 +319,7 @@ export class RunManager {
       const job = this.queue.shift()!
       const done = this.execute(job).then((ended) => {
         this.active.delete(job.runId)
+        this.metrics.runsEnded.inc({ status: ended })
         job.feed.end()
         this.opts.onEnded?.(job.runId, job.agent, ended)
         this.pump()
@@ -285,17 +331,24 @@ export class RunManager {
 
   private async execute(job: Job): Promise<Ended> {
     const { store, registry, dataDir, io, log } = this.opts
-    const emit = (event: RunEvent) => job.feed.publish(event)
+    const emit = (event: RunEvent) => {
+      this.metrics.event(job.agent, event)
+      if (event.type === 'node_end')
+        this.remember(this.wrote, job.runId, { node: event.node, keys: Object.keys(event.update).slice(0, 20) })
+      job.feed.publish(event)
+    }
     const services: RunServices = {
-      store,
+      store: this.metrics.meterStore(store),
       registry,
       dataDir,
-      llm: await modelClient(io, { ...(this.opts.replay && { replay: this.opts.replay }) }),
+      llm: this.metrics.meterModels(await modelClient(io, { ...(this.opts.replay && { replay: this.opts.replay }) })),
       emit,
       signal: job.controller.signal,
       warn: (w) => log(`warning: ${w.message}`),
     }
     log(`run ${job.runId} (${job.agent}) ${job.kind === 'start' ? 'started' : 'resumed'}`)
+    this.metrics.runsStarted.inc({ kind: job.kind })
+    this.hints.delete(job.runId)
     try {
       // Written before the run goes on: if this attempt takes the process down too, the next start knows.
       if (job.kind === 'resume') {
@@ -314,12 +367,15 @@ export class RunManager {
       if (result.status === 'failed' && STORE_FAILURES.has(result.error?.code ?? '')) this.storeFailure = result.error!.code
       const why = result.status === 'failed' && result.error ? `: [${result.error.code}] ${errorMessage(result.error)}` : ''
       log(`run ${job.runId} ${result.status}${why}`)
+      if (result.error?.hint) this.remember(this.hints, job.runId, result.error.hint)
+      if (result.status === 'interrupted') void this.notifier?.paused(job.runId)
       return result.status
     } catch (e) {
       // Before or outside the run (the agent no longer loads, the store is full, a lost claim): reported on the
       // run's stream and in the log; the daemon goes on.
       if (isTeaError(e) && STORE_FAILURES.has(e.code)) this.storeFailure = e.code
       const error = isTeaError(e) ? e.toJSON() : { code: 'INTERNAL', message: e instanceof Error ? e.message : String(e) }
+      if (isTeaError(e) && e.hint) this.remember(this.hints, job.runId, e.hint)
       emit({ type: 'error', error })
       log(`run ${job.runId} could not run: [${String(error.code)}] ${String(error.message)}`)
       return 'error'
