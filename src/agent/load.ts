@@ -198,12 +198,13 @@ function loadAgentDraft(draft: AgentDraft, registry: Registry): LoadResult {
   const spec = normalise(structure.output, parsed, file, hash, references)
   if (draft.languages.length) spec.runLanguages = draft.languages
   parsed.keep?.()
-  if (backend !== undefined && spec.settings.llm.model === undefined)
-    spec.settings.llm.missing_model_note = `settings.llm.backend: ${backend} (TEA's llama.cpp inside the process, with the GGUF model TEA bundles) is a TEA feature that tea does not provide, and the agent names no other model`
+  // TEA's `backend: local`: the GGUF model in the process (model_path, TEA_MODEL_PATH), unless the agent names another.
+  if (backend !== undefined && spec.settings.llm.model === undefined && spec.settings.llm.provider === undefined)
+    spec.settings.llm.provider = 'local'
   return { spec, problems, warnings }
 }
 
-/** TEA's in-process model (`settings.llm.backend: local`), which tea sets aside: what the agent asked for instead of a model. */
+/** TEA's in-process model (`settings.llm.backend: local`): a GGUF file run by llama.cpp in the process. */
 function localBackend(data: Record<string, unknown>): string | undefined {
   const llm = isPlainObject(data.settings) ? data.settings.llm : undefined
   // `auto` falls back to the API model TEA is given, so only `local` means the bundled model.
@@ -399,7 +400,7 @@ function normalise(agent: AgentFile, parsed: Parsed, file: string, hash: string,
     initialState: agent.initial_state ?? {},
     variables: guided(agent.variables ?? {}, agent.extraction_schema),
     settings: {
-      llm: llmSettings(settings.llm, settings.shell_providers),
+      llm: { ...llmSettings(settings.llm, settings.shell_providers), model_dir: dirname(file) },
       max_steps: settings.max_steps ?? 1000,
       workspace,
       allow_inline_code: settings.allow_inline_code ?? true,
@@ -452,8 +453,9 @@ function llmSettings(
   llm: v.InferOutput<typeof LlmSettingsSchema> | undefined,
   shell: Record<string, v.InferOutput<typeof ShellProviderSchema>> | undefined,
 ): AgentSettingsView['llm'] {
-  const { api_base, default_model, default_provider, ...rest } = llm ?? {}
+  const { api_base, default_model, default_provider, backend: _backend, n_threads, ...rest } = llm ?? {}
   const out: AgentSettingsView['llm'] = api_base !== undefined && rest.base_url === undefined ? { ...rest, base_url: api_base } : rest
+  if (n_threads !== undefined && out.threads === undefined) out.threads = n_threads
   if (default_model !== undefined && out.model === undefined) out.model = default_model
   if (default_provider !== undefined && out.provider === undefined) out.provider = default_provider
   if (shell || rest.shell_providers) out.shell_providers = { ...shell, ...rest.shell_providers }

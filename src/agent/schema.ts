@@ -114,6 +114,21 @@ export const LlmSettingsSchema = v.strictObject({
   base_url: v.optional(v.string()),
   format: v.optional(v.union([v.literal('json'), v.record(v.string(), v.unknown())])),
   keep_alive: v.optional(v.union([v.string(), v.number()])),
+  /** A fixed sampling seed (Ollama's options.seed, an OpenAI-compatible server's seed, a GGUF model's). */
+  seed: v.optional(v.pipe(v.number(), v.integer('must be a whole number'))),
+  /** TEA's `local` (llama.cpp in the process: a GGUF model), `api` or `auto` (src/llm/gguf/, docs/llm.md). */
+  backend: v.optional(v.string()),
+  /** TEA's GGUF file for provider/backend local; relative to the agent file. */
+  model_path: v.optional(v.string()),
+  /** A GGUF model's context, tokens. */
+  n_ctx: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(16, 'must be ≥ 16'))),
+  /** CPU threads for a GGUF model; TEA's `n_threads` is the same. */
+  threads: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
+  n_threads: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be ≥ 1'))),
+  /** TEA's llama.cpp GPU layers: accepted, and ignored (GGUF models run on the CPU). */
+  n_gpu_layers: v.optional(v.number()),
+  /** TEA's llama.cpp chat format: overrides the GGUF file's template (src/llm/gguf/chat-format.ts). */
+  chat_format: v.optional(v.string()),
   /** How calls queue for the model server (src/llm/call-scheduler.ts); false sends every call at once. */
   scheduler: v.optional(
     v.union([

@@ -13,6 +13,8 @@ import { resolveOllamaUrl, resolveOpenAiUrl } from './base-url.ts'
 import { sharedCallScheduler } from './call-scheduler.ts'
 import type { CallScheduler, ServerLimits } from './call-scheduler.ts'
 import { keepAliveMs } from './keep-alive.ts'
+import { createGgufProvider } from './gguf/provider.ts'
+import { ggufPath } from './gguf/path.ts'
 import { formatModelSpec, resolveModel } from './model-spec.ts'
 import type { ModelSpec, ProviderName } from './model-spec.ts'
 import { createOllamaProvider } from './ollama-provider.ts'
@@ -27,6 +29,7 @@ import { parseStructured } from './structured.ts'
 import type {
   EmbedRequest,
   EmbedResult,
+  GgufOptions,
   LlmClient,
   LlmProvider,
   LlmRequest,
@@ -56,7 +59,6 @@ export interface LlmClientOptions {
  */
 const RUN_KEEP_ALIVE = '5m'
 
-const NAME_A_MODEL = 'serve the model with Ollama (or llama-server) and name it: settings.llm.model, with.model on the node, or --model'
 const RUN_KEEP_ALIVE_MS = 5 * 60_000
 /** How long a call may be passed over for calls to the loaded model, unless settings.llm.scheduler.max_wait says. */
 const DEFAULT_MAX_WAIT_S = 30
@@ -96,7 +98,9 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
             ? createShellProvider(options.defaults?.shell_providers, options.env, {
                 skipPermissions: options.defaults?.shell_skip_permissions === true,
               })
-            : createOpenAiProvider(options.env)
+            : spec.provider === 'gguf'
+              ? createGgufProvider()
+              : createOpenAiProvider(options.env)
       if (writer) provider = recordingProvider(provider, writer)
       providers.set(spec.provider, provider)
     }
@@ -106,13 +110,12 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
   return {
     async call(request: LlmRequest): Promise<LlmResult> {
       const settings = mergeLlmSettings(options.defaults, request)
-      if ((settings.model === undefined || settings.model === '') && settings.provider !== 'shell') {
-        if (settings.missing_model_note) throw new TeaError('TEA_UNSUPPORTED', settings.missing_model_note, { hint: NAME_A_MODEL })
+      if ((settings.model === undefined || settings.model === '') && settings.provider !== 'shell' && !isLocal(settings)) {
         throw new TeaError('LLM_BAD_MODEL', 'no model given for this LLM call', {
-          hint: 'set settings.llm.model in the agent (e.g. "ollama:qwen2.5:1.5b") or with.model on the node, or pass --model',
+          hint: 'set settings.llm.model in the agent (e.g. "ollama:qwen2.5:1.5b" or "gguf:model.gguf") or with.model on the node, or pass --model',
         })
       }
-      const spec = resolveModel(settings.model, settings.provider, options.env, settings.shell_provider)
+      const spec = modelOf(settings, options.env)
       const provider = providerFor(spec)
       const timeoutS = checkNumber('timeout', settings.timeout ?? DEFAULT_TIMEOUT_S, (n) => n > 0, 'a positive number of seconds')
       const retries = checkNumber(
@@ -124,7 +127,9 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
       // A command-line model is a whole program: a coding CLI may have run tools and changed files before its time
       // ran out, and a local model that timed out once times out again. Another launch is not a retry of a request,
       // so shell calls are never retried (docs/llm.md); on_error: {mode: retry} on the node asks for it explicitly.
-      const maxRetries = spec.provider === 'shell' ? 0 : retries
+      // A GGUF model runs in this process: nothing transient stands between tea and it, and a call that timed out
+      // once would time out again.
+      const maxRetries = spec.provider === 'shell' || spec.provider === 'gguf' ? 0 : retries
       const maxReplyBytes = checkNumber(
         'max_reply_bytes',
         settings.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES,
@@ -156,7 +161,11 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         ...(settings.max_tokens === undefined ? {} : { maxTokens: settings.max_tokens }),
         ...(settings.api_key === undefined ? {} : { apiKey: settings.api_key }),
         ...(settings.stop === undefined ? {} : { stop: settings.stop }),
-        ...(settings.options === undefined ? {} : { options: settings.options }),
+        ...(settings.options === undefined && settings.seed === undefined
+          ? {}
+          : { options: settings.seed === undefined ? settings.options : { ...settings.options, seed: settings.seed } }),
+        ...(settings.seed === undefined ? {} : { seed: settings.seed }),
+        ...(queue && spec.provider === 'gguf' && { gguf: ggufOptions(settings, queue.limits) }),
         ...(settings.base_url === undefined ? {} : { baseUrl: settings.base_url }),
         ...(onToken
           ? {
@@ -196,13 +205,12 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     },
     async embed(request: EmbedRequest): Promise<EmbedResult> {
       const settings = mergeLlmSettings(options.defaults, request)
-      if (settings.model === undefined || settings.model === '') {
-        if (settings.missing_model_note) throw new TeaError('TEA_UNSUPPORTED', settings.missing_model_note, { hint: NAME_A_MODEL })
+      if ((settings.model === undefined || settings.model === '') && !isLocal(settings)) {
         throw new TeaError('LLM_BAD_MODEL', 'no model given for this embeddings call', {
           hint: 'set with.model on the node (an embeddings model, e.g. ollama:nomic-embed-text) or settings.llm.model',
         })
       }
-      const spec = resolveModel(settings.model, settings.provider, options.env)
+      const spec = modelOf(settings, options.env)
       const provider = providerFor(spec)
       if (!provider.embed) {
         throw new TeaError(
@@ -214,14 +222,21 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
         )
       }
       const timeoutS = checkNumber('timeout', settings.timeout ?? DEFAULT_TIMEOUT_S, (n) => n > 0, 'a positive number of seconds')
-      const embeddings = await provider.embed({
-        model: spec.model,
-        input: request.input,
-        timeoutMs: timeoutS * 1000,
-        ...(settings.base_url === undefined ? {} : { baseUrl: settings.base_url }),
-        ...(settings.api_key === undefined ? {} : { apiKey: settings.api_key }),
-        ...(request.signal ? { signal: request.signal } : {}),
-      })
+      const queue = spec.provider === 'gguf' ? queueOf(spec, settings) : undefined
+      const embedOnce = () =>
+        provider.embed!({
+          model: spec.model,
+          input: request.input,
+          timeoutMs: timeoutS * 1000,
+          ...(settings.base_url === undefined ? {} : { baseUrl: settings.base_url }),
+          ...(settings.api_key === undefined ? {} : { apiKey: settings.api_key }),
+          ...(request.signal ? { signal: request.signal } : {}),
+          ...(queue && { gguf: ggufOptions(settings, queue.limits) }),
+        })
+      // A GGUF model computes in this process: its embeddings wait their turn like its chat calls.
+      const embeddings = queue
+        ? await scheduler.run({ ...queue, model: spec.model, ...(request.signal && { signal: request.signal }) }, embedOnce)
+        : await embedOnce()
       return { embeddings, model: formatModelSpec(spec) }
     },
     async close(): Promise<void> {
@@ -255,6 +270,9 @@ function serverQueue(
     const maxLoaded = c.max_loaded ?? envCount(env, 'OLLAMA_MAX_LOADED_MODELS') ?? 1
     return { server: resolveOllamaUrl(settings.base_url, env), limits: { slots, maxLoaded, maxWaitMs, holdMs } }
   }
+  // GGUF models run in this process, which is their one "server": one call at a time and one model in memory unless
+  // the agent gives more slots (context sequences) or max_loaded.
+  if (spec.provider === 'gguf') return { server: 'gguf:', limits: { slots: c.slots ?? 1, maxLoaded: c.max_loaded ?? 1, maxWaitMs, holdMs } }
   if (spec.provider === 'openai' && (c.slots !== undefined || c.max_loaded !== undefined)) {
     const server = resolveOpenAiUrl(settings.base_url, env) ?? 'openai'
     return {
@@ -263,6 +281,34 @@ function serverQueue(
     }
   }
   return undefined
+}
+
+/** TEA's `provider: local` (or `backend: local`, which the loader turns into it). */
+function isLocal(settings: LlmSettings): boolean {
+  return settings.provider?.trim().toLowerCase() === 'local'
+}
+
+/** The model a call goes to; a GGUF path made absolute (relative to the agent file's folder). */
+function modelOf(settings: LlmSettings, env: NodeJS.ProcessEnv): ModelSpec {
+  const spec = resolveModel(settings.model, settings.provider, env, settings.shell_provider, settings.model_path)
+  return spec.provider === 'gguf' ? { provider: 'gguf', model: ggufPath(spec.model, settings.model_dir) } : spec
+}
+
+/** How a GGUF model is run: TEA's n_ctx and threads, the queue's slots and max_loaded. */
+function ggufOptions(settings: LlmSettings, limits: ServerLimits): GgufOptions {
+  const whole = (key: 'n_ctx' | 'threads', min: number) =>
+    settings[key] === undefined
+      ? undefined
+      : checkNumber(key, settings[key], (n) => Number.isInteger(n) && n >= min, `a whole number ≥ ${min}`)
+  const contextSize = whole('n_ctx', 16)
+  const threads = whole('threads', 1)
+  return {
+    slots: limits.slots,
+    maxLoaded: limits.maxLoaded,
+    ...(contextSize !== undefined && { contextSize }),
+    ...(threads !== undefined && { threads }),
+    ...(settings.chat_format !== undefined && { chatFormat: settings.chat_format }),
+  }
 }
 
 /** A whole number ≥ 1 from the environment (Ollama's 0 means "decide yourself", which tells us nothing). */

@@ -8,13 +8,15 @@
  *   runs. (TEA falls back to OpenAI's cloud; tea runs offline, so it falls back to the local server.)
  * - LiteLLM's `ollama/gemma3:4b`, `ollama_chat/…`, `openai/…`, also as `provider: litellm`.
  * - `provider: shell` + `shell_provider: <name>`: a command-line model (shell-provider.ts); `shell:<name>` in tea's form.
- * Providers that need a cloud service or a local library tea does not have (`azure`, `anthropic/…`, `local`) are
- * LLM_BAD_MODEL, named as TEA features tea does not provide.
+ * - `gguf:<path>`: a GGUF file run in the tea process (gguf/); TEA's `provider: local` says the same with the path
+ *   in `model` (a `.gguf` file), TEA_MODEL_PATH or `model_path`, in TEA's order.
+ * Providers that need a cloud service tea does not have (`azure`, `anthropic/…`) are LLM_BAD_MODEL, named as TEA
+ * features tea does not provide.
  */
 
 import { TeaError } from '../core/errors.ts'
 
-export type ProviderName = 'ollama' | 'openai' | 'replay' | 'shell'
+export type ProviderName = 'ollama' | 'openai' | 'replay' | 'shell' | 'gguf'
 
 export interface ModelSpec {
   provider: ProviderName
@@ -22,13 +24,13 @@ export interface ModelSpec {
   model: string
 }
 
-const PROVIDERS: readonly ProviderName[] = ['ollama', 'openai', 'replay', 'shell']
+const PROVIDERS: readonly ProviderName[] = ['ollama', 'openai', 'replay', 'shell', 'gguf']
 
 /** LiteLLM's provider prefixes that reach a server tea speaks to. */
 const LITELLM: Readonly<Record<string, ProviderName>> = { ollama: 'ollama', ollama_chat: 'ollama', openai: 'openai' }
 
 const FORMS =
-  "`ollama:<name>` (e.g. ollama:qwen2.5:1.5b), `openai:<name>` (an OpenAI-compatible server), `replay:<name>` (answers from --replay cassette), or TEA's `provider: ollama|openai|auto` beside a bare model name"
+  "`ollama:<name>` (e.g. ollama:qwen2.5:1.5b), `openai:<name>` (an OpenAI-compatible server), `gguf:<path>` (a GGUF file run in the process), `replay:<name>` (answers from --replay cassette), or TEA's `provider: ollama|openai|auto|local` beside a bare model name"
 
 /** Splits tea's `provider:model` at the first colon only, because Ollama tags carry their own (`qwen2.5:1.5b`). */
 export function parseModelSpec(spec: string): ModelSpec {
@@ -52,7 +54,9 @@ export function resolveModel(
   provider: string | undefined,
   env: NodeJS.ProcessEnv,
   shellProvider?: string,
+  modelPath?: string,
 ): ModelSpec {
+  if (provider?.trim().toLowerCase() === 'local') return localModel(model, env, modelPath)
   const wantedShell = provider?.trim().toLowerCase() === 'shell'
   if (wantedShell) {
     const name = shellProvider?.trim()
@@ -80,6 +84,23 @@ export function resolveModel(
     return { provider: serverFromEnv(env), model: text }
   }
   throw unavailable(`provider '${provider}'`, model)
+}
+
+/**
+ * TEA's `provider: local` (llm_actions.py): the model itself when it names a `.gguf` file, else TEA_MODEL_PATH, else
+ * settings.llm.model_path. (TEA then looks in its AppImage and in ~/.cache/tea/models for the models it bundles;
+ * tea bundles none.)
+ */
+function localModel(model: string | undefined, env: NodeJS.ProcessEnv, modelPath: string | undefined): ModelSpec {
+  const text = typeof model === 'string' ? model.trim() : ''
+  if (text.startsWith('gguf:')) return parseModelSpec(text)
+  if (/\.gguf$/i.test(text)) return { provider: 'gguf', model: text }
+  const path = env.TEA_MODEL_PATH?.trim() || modelPath?.trim()
+  if (path) return { provider: 'gguf', model: path }
+  throw new TeaError('GGUF_NOT_FOUND', 'provider: local names no GGUF model file', {
+    details: { model },
+    hint: 'set settings.llm.model_path (relative to the agent file) or TEA_MODEL_PATH to a .gguf file, or write model: gguf:<path>',
+  })
 }
 
 /** The server a bare model name goes to: see the module comment. */

@@ -16,7 +16,13 @@ export const LLM_SETTING_KEYS = [
   'stop',
   'options',
   'api_key',
-  'missing_model_note',
+  'seed',
+  'model_path',
+  'n_ctx',
+  'threads',
+  'n_gpu_layers',
+  'chat_format',
+  'model_dir',
 ] as const
 
 export const DEFAULT_TIMEOUT_S = 120

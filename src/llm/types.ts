@@ -37,7 +37,7 @@ export interface SchedulerSettings {
 export interface LlmSettings {
   /** `provider:model`, e.g. `ollama:qwen2.5:1.5b`, or a bare name beside `provider` (model-spec.ts). */
   model?: string
-  /** TEA's provider key: `ollama`, `openai`, `auto`, `litellm`, `shell` (model-spec.ts `resolveModel`). */
+  /** TEA's provider key: `ollama`, `openai`, `auto`, `litellm`, `shell`, `local` (model-spec.ts `resolveModel`). */
   provider?: string
   /** With `provider: shell`: which command-line model (a key of `shell_providers`, or one TEA knows). */
   shell_provider?: string
@@ -68,11 +68,20 @@ export interface LlmSettings {
   stop?: string[]
   /** Model options passed on as they are: Ollama's `options` (`num_ctx`, `top_k`…), top-level fields for an OpenAI-compatible server. */
   options?: Record<string, unknown>
-  /**
-   * Settings only, set by the loader: why the agent names no model although it meant one (TEA's `backend: local`,
-   * which tea does not provide). A call without a model fails with it (TEA_UNSUPPORTED) instead of "no model given".
-   */
-  missing_model_note?: string
+  /** A fixed sampling seed: with temperature 0 (or the same seed) a model gives the same reply every run. */
+  seed?: number
+  /** TEA's GGUF file for `provider: local` / `backend: local` (`gguf:<path>` says the same in one string). */
+  model_path?: string
+  /** A GGUF model's context, in tokens (TEA's llama.cpp key); default 2048, at most what the model was trained with. */
+  n_ctx?: number
+  /** CPU threads a GGUF model computes with (TEA's `n_threads`); default: one fewer than the cores, 1 to 4. */
+  threads?: number
+  /** TEA's llama.cpp GPU layers: accepted, and ignored (tea runs GGUF models on the CPU). */
+  n_gpu_layers?: number
+  /** TEA's llama.cpp chat format (`chatml`, `llama-2`, `gemma`, …): overrides the template in the GGUF file. */
+  chat_format?: string
+  /** Settings only, set by the loader: the agent file's folder, which relative GGUF paths start from. */
+  model_dir?: string
   /** Settings only: the call scheduler's limits, or false to send every call at once. */
   scheduler?: boolean | SchedulerSettings
 }
@@ -141,6 +150,21 @@ export interface ProviderRequest {
   onToken?: (token: string) => void
   signal?: AbortSignal
   tools?: ToolDefinition[]
+  seed?: number
+  /** For a `gguf:` model: how it is loaded and run in the process. */
+  gguf?: GgufOptions
+}
+
+/** How a GGUF model is loaded and run in the process (src/llm/gguf/). */
+export interface GgufOptions {
+  /** Context size in tokens, per call at once. */
+  contextSize?: number
+  threads?: number
+  /** Calls to the model at once (settings.llm.scheduler.slots): one context sequence each. */
+  slots: number
+  /** GGUF models kept in memory at once (settings.llm.scheduler.max_loaded). */
+  maxLoaded: number
+  chatFormat?: string
 }
 
 export interface ProviderEmbedRequest {
@@ -150,6 +174,7 @@ export interface ProviderEmbedRequest {
   apiKey?: string
   timeoutMs: number
   signal?: AbortSignal
+  gguf?: GgufOptions
 }
 
 export interface ProviderReply {
@@ -159,7 +184,7 @@ export interface ProviderReply {
 }
 
 /** One embeddings call: texts in, one vector per text out. Settings as for a chat call. */
-export interface EmbedRequest extends Pick<LlmSettings, 'model' | 'provider' | 'base_url' | 'timeout' | 'api_key'> {
+export interface EmbedRequest extends Pick<LlmSettings, 'model' | 'provider' | 'base_url' | 'timeout' | 'api_key' | 'model_path'> {
   input: string[]
   signal?: AbortSignal
 }

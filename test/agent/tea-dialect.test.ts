@@ -90,22 +90,27 @@ test('a node that needs a TEA feature tea lacks fails when the run reaches it, w
   assert.is(r.state.seen, 1)
 })
 
-test("10 settings.llm.backend: local without a model: the model call fails naming TEA's bundled model, not 'no model given'", async () => {
+test('10 settings.llm.backend: local is the GGUF model in the process: without a file named, the call fails saying where to name one (issue 30)', async () => {
   const yaml = (model: string) =>
     `name: hw\nsettings:\n  llm:\n    backend: local\n${model}nodes:\n  - name: greet\n    uses: llm.chat\n    with:\n      messages: [{ role: user, content: hi }]\n`
   const { spec, warnings } = loadAgentText(yaml(''), '/tmp/tea.yaml', buildRegistry())
-  assert.match(warnings[0]!.message, "'settings.llm.backend' is a TEA feature")
+  assert.equal(warnings, [], 'backend: local is no longer set aside')
+  assert.is(spec!.settings.llm.provider, 'local')
+  assert.is(spec!.settings.llm.model_dir, '/tmp')
   const llm = createLlmClient({ env: {}, defaults: spec!.settings.llm })
   const r = await startRun(spec!, { store: createMemoryStore(), registry: buildRegistry(), llm }, { runId: 'r1' })
   await llm.close()
-  assert.is(r.error?.code, 'TEA_UNSUPPORTED')
-  assert.match(
-    errorMessage(r.error),
-    "node 'greet' (llm.chat): settings.llm.backend: local (TEA's llama.cpp inside the process, with the GGUF model TEA bundles) is a TEA feature that tea does not provide",
-  )
-  assert.match(String(r.error?.hint), '--model')
+  assert.is(r.error?.code, 'GGUF_NOT_FOUND')
+  assert.match(errorMessage(r.error), "node 'greet' (llm.chat): provider: local names no GGUF model file")
+  assert.match(String(r.error?.hint), 'model_path')
+  const pathed = loadAgentText(yaml('    model_path: models/m.gguf\n    n_threads: 2\n'), '/tmp/a/tea.yaml', buildRegistry()).spec!
+  const llm2 = createLlmClient({ env: {}, defaults: pathed.settings.llm })
+  const r2 = await startRun(pathed, { store: createMemoryStore(), registry: buildRegistry(), llm: llm2 }, { runId: 'r2' })
+  assert.is(r2.error?.code, 'GGUF_NOT_FOUND')
+  assert.match(r2.error!.message, 'the GGUF model /tmp/a/models/m.gguf does not exist', 'model_path is relative to the agent file')
+  assert.is(pathed.settings.llm.threads, 2, "TEA's n_threads is threads")
   const named = loadAgentText(yaml('    model: ollama:qwen2.5:1.5b\n'), '/tmp/tea.yaml', buildRegistry()).spec!
-  assert.is(named.settings.llm.missing_model_note, undefined, 'a model beside it is used, no note')
+  assert.is(named.settings.llm.provider, undefined, 'a model beside it is used')
 })
 
 test("keys TEA's runtime does not read either are warnings and set aside; the nodes run as TEA runs them", async () => {
@@ -159,7 +164,8 @@ test('a file with two YAML documents gets a message for an agent author', () => 
 test('the table answers by path pattern and by action family', () => {
   assert.is(teaKey(['nodes', 3, 'params'])?.feature.status, 'ignored')
   assert.is(teaKey(['nodes', 3, 'language'])?.feature.status, 'supported')
-  assert.is(teaKey(['settings', 'llm', 'backend'])?.feature.status, 'not in tea')
+  assert.is(teaKey(['settings', 'llm', 'deployment'])?.feature.status, 'not in tea')
+  assert.is(teaKey(['settings', 'llm', 'backend'])?.feature.status, 'mapped')
   assert.is(teaAction('ltm.store')?.key, 'ltm.*')
   assert.is(teaAction('reason.dspy.cot')?.key, 'reason.dspy.*')
   assert.is(teaAction('nothing.like.it'), undefined)

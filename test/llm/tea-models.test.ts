@@ -163,7 +163,7 @@ t('10-9 llm.embed against a server that is not there is LLM_UNREACHABLE', async 
   assert.is(r.error?.code, 'LLM_UNREACHABLE')
 })
 
-t("10-9 llm.embed backend: local is TEA's llama.cpp in the process: TEA_UNSUPPORTED naming it", async () => {
+t("10-9 llm.embed backend: local is TEA's llama.cpp in the process: the GGUF model, which must be named (issue 30)", async () => {
   const registry = buildRegistry()
   const { spec } = loadAgentText(
     'name: e\nnodes:\n  - name: a\n    uses: llm.embed\n    with: { model: "ollama:x", text: "t", backend: "{{ state.b }}" }\n',
@@ -173,8 +173,8 @@ t("10-9 llm.embed backend: local is TEA's llama.cpp in the process: TEA_UNSUPPOR
   const llm = createLlmClient({ env: {}, defaults: spec!.settings.llm })
   const r = await startRun(spec!, { store: createMemoryStore(), registry, llm }, { runId: 'r', input: { b: 'local' } })
   await llm.close()
-  assert.is(r.error?.code, 'TEA_UNSUPPORTED')
-  assert.match(String(r.error?.message), 'backend: local (llama.cpp inside the process) is a TEA feature that tea does not provide')
+  assert.is(r.error?.code, 'GGUF_NOT_FOUND')
+  assert.match(String(r.error?.message), 'provider: local names no GGUF model file')
 })
 
 t.run()

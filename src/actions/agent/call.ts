@@ -61,7 +61,7 @@ export function extraSettings(params: Record<string, unknown>, own: readonly str
   const unread: string[] = []
   for (const [k, value] of Object.entries(params)) {
     if (own.includes(k) || value === undefined) continue
-    if ((LLM_SETTING_KEYS as readonly string[]).includes(k) && k !== 'shell_providers' && k !== 'missing_model_note') extra[k] = value
+    if ((LLM_SETTING_KEYS as readonly string[]).includes(k) && k !== 'shell_providers' && k !== 'model_dir') extra[k] = value
     else unread.push(k)
   }
   if (unread.length) {

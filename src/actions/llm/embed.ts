@@ -12,7 +12,9 @@ const params = v.object({
   backend: v.optional(
     v.pipe(
       v.string(),
-      v.description("TEA's backend: `api` and `auto` are what tea does; `local` (llama.cpp in the process) is not in tea."),
+      v.description(
+        "TEA's backend: `local` embeds with the GGUF model in the process (model_path, TEA_MODEL_PATH); `api` and `auto` with the model named.",
+      ),
     ),
   ),
 })
@@ -23,11 +25,6 @@ export const llmEmbed = defineAction({
   description: 'Embeds a text (or a list): returns {embedding, model, dimensions}, and {embeddings} for a list.',
   params,
   async run(p, ctx) {
-    if (p.backend === 'local')
-      throw new TeaError(
-        'TEA_UNSUPPORTED',
-        'llm.embed backend: local (llama.cpp inside the process) is a TEA feature that tea does not provide: tea embeds through Ollama or an OpenAI-compatible server (backend: api)',
-      )
     if (!ctx.llm.embed) throw new TeaError('LLM_BAD_MODEL', 'this model client has no embeddings')
     const list = Array.isArray(p.text) ? p.text : [p.text]
     const base = p.base_url ?? p.api_base
@@ -36,6 +33,8 @@ export const llmEmbed = defineAction({
       signal: ctx.signal,
       ...(p.model !== undefined && { model: p.model }),
       ...(p.provider !== undefined && { provider: p.provider }),
+      // TEA's backend: local is its llama.cpp in the process: tea's GGUF provider.
+      ...(p.backend === 'local' && { provider: 'local' }),
       ...(base !== undefined && { base_url: base }),
       ...(p.timeout !== undefined && { timeout: p.timeout }),
     })

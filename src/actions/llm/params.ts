@@ -70,7 +70,18 @@ export const llmFields = v.object({
       ),
     ),
   ),
-  keep_alive: v.optional(v.pipe(v.union([v.string(), v.number()]), v.description('Ollama: how long the model stays loaded (e.g. `5m`).'))),
+  keep_alive: v.optional(
+    v.pipe(
+      v.union([v.string(), v.number()]),
+      v.description('How long the model stays loaded after the call (e.g. `5m`): Ollama, a GGUF model.'),
+    ),
+  ),
+  seed: v.optional(
+    v.pipe(v.number(), v.integer(), v.description('A fixed sampling seed: the same reply every run (with the same temperature).')),
+  ),
+  model_path: v.optional(
+    v.pipe(v.string(), v.description("TEA's GGUF file for `provider: local`, relative to the agent file (as `model: gguf:<path>`).")),
+  ),
   extra_body: v.optional(
     v.pipe(
       v.record(v.string(), v.unknown()),
