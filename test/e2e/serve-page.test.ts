@@ -75,7 +75,7 @@ skipIf(
         if (!r.url().startsWith(d.url)) external.push(r.url())
       })
       await page.goto(`${d.url}/?token=${token}`) // the page keeps the token in sessionStorage, and leaves the address
-      await page.locator('#runs tr[data-run="live"] .status.running').waitFor()
+      await page.locator('#runs li[data-run="live"] .status.running').waitFor()
       assert.is(page.url(), `${d.url}/`, 'the token is out of the address bar and history')
       assert.equal(await context.cookies(), [], 'no cookie: another port of this host would receive it')
       await page.locator('#timeline li', { hasText: 'wait' }).waitFor()
@@ -92,7 +92,7 @@ skipIf(
       g.open() // the run goes on; the page must follow without a reload
       await page.locator('#state', { hasText: '"done": "yes"' }).waitFor()
       await page.locator('#timeline li.done', { hasText: 'finish' }).waitFor()
-      await page.locator('#runs tr[data-run="live"] .status.completed').waitFor()
+      await page.locator('#runs li[data-run="live"] .status.completed').waitFor()
       const after = await page.screenshot({ path: s.path('completed.png'), fullPage: true })
       assert.not.equal(after, before)
       assert.equal(external, [], 'the page loads nothing from elsewhere')
@@ -218,7 +218,7 @@ skipIf(
         .locator('#dag .level')
         .evaluateAll((cols) => cols.map((c) => [...c.querySelectorAll('span')].map((x) => x.getAttribute('data-subtask'))))
       assert.equal(columns, [['toast'], ['coffee', 'eggs']])
-      assert.match((await page.locator('#dag span[data-subtask="coffee"] small').textContent()) ?? '', /← toast/)
+      assert.match((await page.locator('#dag span[data-subtask="coffee"] small.deps').textContent()) ?? '', /← toast/)
       assert.ok((await page.screenshot({ path: s.path('plan.png') })).length > 1000)
     } finally {
       await context.close()

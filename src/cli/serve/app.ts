@@ -14,7 +14,7 @@ import type { Registry } from '../../actions/registry.ts'
 import { requireAgentLoading } from '../../agent/load.ts'
 import { buildInfo } from '../../core/build-info.ts'
 import { enabledFeatures } from '../../feature-list.ts'
-import { TeaError } from '../../core/errors.ts'
+import { ERROR_CODES, type ErrorCode, TeaError } from '../../core/errors.ts'
 import { sortableId } from '../../core/ids.ts'
 import { toIssues } from '../../core/issues.ts'
 import { isPlainObject } from '../../core/util.ts'
@@ -178,6 +178,7 @@ function resolveAgentsRoot(dir: string): string {
 
 function runView(opts: AppOptions, r: RunRecord): Record<string, unknown> {
   const hint = r.status === 'failed' ? opts.manager.hintOf(r.id) : undefined
+  const about = r.error && Object.hasOwn(ERROR_CODES, r.error.code) ? ERROR_CODES[r.error.code as ErrorCode][1] : undefined
   return {
     run_id: r.id,
     agent: r.agent,
@@ -186,7 +187,7 @@ function runView(opts: AppOptions, r: RunRecord): Record<string, unknown> {
     step: r.step,
     created_at: iso(r.createdAt),
     updated_at: iso(r.updatedAt),
-    ...(r.error && { error: { ...r.error, ...(hint && { hint }) } }),
+    ...(r.error && { error: { ...r.error, ...(hint && { hint }), ...(about && { about }) } }),
   }
 }
 

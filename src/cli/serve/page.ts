@@ -97,7 +97,7 @@ ol{padding-left:1.4em;margin:0}#timeline li{font-size:.9em}
 <header><h1>tea serve</h1><span id="health"></span></header>
 <main>
 <section id="runs-box"><h2>Runs <button type="button" id="new-run">New run</button></h2>
-<form id="start" hidden><h3>Start a run</h3>
+<form id="start" hidden novalidate><h3>Start a run</h3>
 <label><span>Agent</span><select id="agent"></select></label>
 <p id="agent-desc"></p><div id="fields"></div>
 <details id="json-box"><summary>Input as JSON</summary><textarea id="input-json" spellcheck="false" aria-label="input as JSON">{}</textarea></details>
@@ -226,7 +226,7 @@ function addEvent(id,ev){
   var text=ev.type==="log"?ev.node+": "+ev.message:ev.type+(ev.node?" "+ev.node:"")+(ev.status?" "+ev.status:"")+(ev.ms!=null?" "+fmt(ev.ms):"");
   var li=el("li",shortId(id)+" "+text);var list=$("events");list.insertBefore(li,list.firstChild);while(list.children.length>50)list.removeChild(list.lastChild)}
 function showError(err,node){$("error-box").hidden=false;$("err-code").textContent=err.code||"ERROR";
-  $("err-node").textContent=node||err.node?"in node "+(node||err.node):"";$("err-message").textContent=err.message||"";$("err-hint").textContent=err.hint?"hint: "+err.hint:""}
+  $("err-node").textContent=node||err.node?"in node "+(node||err.node):"";$("err-message").textContent=err.message||"";$("err-hint").textContent=err.hint?"hint: "+err.hint:err.about?"what it means: "+err.about:""}
 function loadDetail(){var id=selected;if(!id)return;
   getJson("/api/runs/"+encodeURIComponent(id)).then(function(r){if(id!==selected)return;detail=r;
     $("run-status").textContent="";$("run-status").appendChild(el("span",r.status,"s status "+word(r.status)));
