@@ -263,7 +263,9 @@ skipIf(
       assert.is(await page.locator('#run img, #runs img').count(), 0, 'the message stays text')
       // The failed node red (and named so), the one before it done, the one after not run.
       await page.locator('#graph g[data-node="boom"][data-state="failed"]').waitFor()
-      const fill = await page.locator('#graph g[data-node="boom"] rect').evaluate((r) => getComputedStyle(r).fill)
+      const fill = await page
+        .locator('#graph g[data-node="boom"] rect')
+        .evaluate((r) => (globalThis as any).getComputedStyle(r).fill as string)
       assert.is(fill, 'rgb(243, 165, 165)', 'red')
       assert.match((await page.locator('#graph g[data-node="boom"] text.st').textContent()) ?? '', /^failed/)
       assert.is(await page.locator('#graph g[data-node="fetch"]').getAttribute('data-state'), 'done')
