@@ -43,6 +43,9 @@ const SCALAR_BYTES: Readonly<Record<number, number>> = { 0: 1, 1: 1, 2: 2, 3: 2,
 const STRING = 8
 const ARRAY = 9
 
+/** The highest ggml type number llama.cpp may know (GGML_TYPE_COUNT is 41 in the llama.cpp tea carries). */
+const MAX_GGML_TYPE = 63
+
 /** ggml tensor types: [bytes per block, values per block]; types llama.cpp no longer has are left out. */
 const GGML_TYPES: Readonly<Record<number, readonly [number, number]>> = {
   0: [4, 1], // f32
@@ -126,20 +129,27 @@ function parse(c: Cursor): GgufHeader {
   if (typeof alignment !== 'number' || alignment === 0 || (alignment & (alignment - 1)) !== 0)
     throw invalid(c.path, `general.alignment is ${String(alignment)}, not a power of two`)
   let extent = 0
+  // llama.cpp lays the tensors out one after the other, each padded to the alignment, and refuses any other layout;
+  // so does this, as far as it knows the types' sizes (a type newer than the table ends the check of the layout).
+  let expected: number | undefined = 0
   for (let i = 0; i < tensorCount; i++) {
     const name = c.string(MAX_KEPT_STRING, 'a tensor name')
     const dims = c.u32()
     if (dims === 0 || dims > MAX_DIMS) throw invalid(c.path, `tensor ${name} has ${dims} dimensions`)
-    let values = 1
-    for (let d = 0; d < dims; d++) values *= c.u64('a tensor dimension')
+    const shape: number[] = []
+    for (let d = 0; d < dims; d++) shape.push(c.u64('a tensor dimension'))
+    const values = shape.reduce((a, b) => a * b, 1)
     const type = c.u32()
     const offset = c.u64('a tensor offset')
+    if (type > MAX_GGML_TYPE) throw invalid(c.path, `tensor ${name} has an unknown type ${type}`)
     if (offset % alignment !== 0) throw invalid(c.path, `tensor ${name}'s data is not aligned to ${alignment} bytes`)
+    if (expected !== undefined && offset !== expected) throw invalid(c.path, `tensor ${name}'s data is at ${offset}, expected ${expected}`)
     const block = GGML_TYPES[type]
-    // A type this table lacks (one newer than it) is checked by its offset only.
-    const bytes = block ? Math.ceil(values / block[1]) * block[0] : 0
+    if (block && shape[0]! % block[1] !== 0) throw invalid(c.path, `tensor ${name}'s rows are not whole blocks of its type`)
+    const bytes = block ? (values / block[1]) * block[0] : 0
     if (!Number.isSafeInteger(values) || !Number.isSafeInteger(offset + bytes)) throw invalid(c.path, `tensor ${name} is impossibly large`)
     extent = Math.max(extent, offset + bytes)
+    expected = block && expected !== undefined ? Math.ceil((offset + bytes) / alignment) * alignment : undefined
   }
   const dataOffset = Math.ceil(c.pos / alignment) * alignment
   const dataEnd = dataOffset + extent
@@ -200,7 +210,8 @@ class Cursor {
   /** A count whose items each take at least one byte: more than the bytes left means a damaged file. */
   count(what: string, max: number): number {
     const n = this.u64(what)
-    if (n > max || n > this.size - this.pos) throw invalid(this.path, `its ${what} is ${n}, more than the file can hold`)
+    if (n > max) throw invalid(this.path, `its ${what} is ${n}, more than any model has`)
+    if (n > this.size - this.pos) throw truncated(this.path, this.size, this.pos + n, `its ${what} (${n})`)
     return n
   }
 

@@ -1,0 +1,59 @@
+/**
+ * GGUF files for tests: the tiny random-weight model scripts/tiny-gguf.mjs writes (a real model llama.cpp loads and
+ * runs), made once per test process in a temp dir, and hand-made headers for the bad files a board may hold.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { tempDir } from './temp-dir.ts'
+
+const ROOT = resolve(import.meta.dirname, '../..')
+let dir: string | undefined
+
+/** The tiny chat model (or, with `embedding`, the same marked for mean pooling); written at the first call. */
+export function tinyGguf(embedding = false): string {
+  dir ??= tempDir('tea-gguf-')
+  const file = join(dir, embedding ? 'tiny-embed.gguf' : 'tiny.gguf')
+  if (!existsSync(file)) execFileSync(process.execPath, [join(ROOT, 'scripts/tiny-gguf.mjs'), file, ...(embedding ? ['--embedding'] : [])])
+  return file
+}
+
+/**
+ * A GGUF header with `general.architecture` = `arch` and one f32 tensor of `values` values, its data `dataBytes`
+ * long (default: all of it; less makes a truncated file). A large `values` with the file extended sparsely makes
+ * a model that claims more memory than the machine has without taking the disk.
+ */
+export function ggufWithHeader(path: string, arch: string, values: number, dataBytes = values * 4): string {
+  const parts: Buffer[] = []
+  const u32 = (n: number) => {
+    const b = Buffer.alloc(4)
+    b.writeUInt32LE(n)
+    parts.push(b)
+  }
+  const u64 = (n: number) => {
+    const b = Buffer.alloc(8)
+    b.writeBigUInt64LE(BigInt(n))
+    parts.push(b)
+  }
+  const str = (s: string) => {
+    u64(Buffer.byteLength(s))
+    parts.push(Buffer.from(s))
+  }
+  parts.push(Buffer.from('GGUF'))
+  u32(3)
+  u64(1)
+  u64(1)
+  str('general.architecture')
+  u32(8)
+  str(arch)
+  str('token_embd.weight')
+  u32(1)
+  u64(values)
+  u32(0)
+  u64(0)
+  const head = Buffer.concat(parts)
+  const padded = Math.ceil(head.length / 32) * 32
+  writeFileSync(path, Buffer.concat([head, Buffer.alloc(padded - head.length)]))
+  if (dataBytes > 0) execFileSync('truncate', ['-s', String(padded + dataBytes), path])
+  return path
+}
