@@ -7,6 +7,7 @@ import { formatProblem } from '../agent/problems.ts'
 import { renderGraph } from '../agent/graph.ts'
 import { describeLanguage } from '../agent/run-language.ts'
 import { verifyAgent } from '../agent/verify.ts'
+import { requireAgentPath } from './agent-path.ts'
 import { EXIT } from './exit.ts'
 import type { Io } from './io.ts'
 import { cliLoading } from './lean.ts'
@@ -15,6 +16,7 @@ export async function validateCommand({ args }: { args: { agent: string } }, io:
   const file = args.agent
   // The actions the file names are loaded (src/catalog.ts), as for `tea run`: it checks them the same way.
   const registry = lazyRegistry()
+  requireAgentPath(file, io.cwd)
   const { spec, problems, warnings } = await loadAgentFileLoading(file, registry, cliLoading(file))
   // TEA features tea does not provide: the file is valid, and a run fails at the node that needs one.
   for (const w of warnings) io.err(`warning: ${formatProblem(file, w)}\n`)
@@ -41,6 +43,7 @@ export async function validateCommand({ args }: { args: { agent: string } }, io:
 
 export async function graphCommand(input: { args: { agent: string }; flags: { format: 'mermaid' | 'dot' } }, io: Io): Promise<number> {
   const file = input.args.agent
+  requireAgentPath(file, io.cwd)
   io.out(renderGraph(await requireAgentLoading(file, lazyRegistry(), undefined, cliLoading(file)), input.flags.format))
   return EXIT.ok
 }

@@ -4,6 +4,7 @@ import { isTeaError, TeaError } from '../core/errors.ts'
 import { requireAgentLoading } from '../agent/load.ts'
 import { resumeRun } from '../engine/lifecycle.ts'
 import { lazyRegistry } from '../catalog.ts'
+import { requireAgentPath } from './agent-path.ts'
 import { aofRouterOf } from './aof-router.ts'
 import { dataDirOf } from './data-dir.ts'
 import { readInput } from './input.ts'
@@ -28,8 +29,10 @@ export async function resumeCommand({ args, flags }: { args: { runId: string }; 
       {
         runId,
         edits,
-        load: (path, runLanguages) =>
-          requireAgentLoading(path, registry, undefined, { ...cliLoading(path), ...(runLanguages && { runLanguages }) }),
+        load: (path, runLanguages) => {
+          requireAgentPath(path, io.cwd) // the file the run started from, moved or deleted since
+          return requireAgentLoading(path, registry, undefined, { ...cliLoading(path), ...(runLanguages && { runLanguages }) })
+        },
       },
     ).catch((e: unknown) => {
       if (!isTeaError(e, 'RUN_NOT_FOUND')) throw e

@@ -4,6 +4,7 @@ import { sortableId } from '../core/ids.ts'
 import { requireAgentLoading } from '../agent/load.ts'
 import { startRun } from '../engine/lifecycle.ts'
 import { lazyRegistry } from '../catalog.ts'
+import { requireAgentPath } from './agent-path.ts'
 import { aofRouterOf } from './aof-router.ts'
 import type { StoreFlags } from './aof-store.ts'
 import { dataDirOf } from './data-dir.ts'
@@ -28,6 +29,7 @@ export async function runCommand(
   // Only the action modules the agent names are loaded (src/catalog.ts): a run's start is a quality bar (SPEC §4).
   const registry = lazyRegistry()
   const warn = (w: string): void => io.err(`tea: warning: ${w}\n`)
+  requireAgentPath(args.agent, io.cwd)
   const spec = await requireAgentLoading(args.agent, registry, warn, cliLoading(args.agent))
   const input = readInput(flags.input, flags.set, io.cwd)
   const dataDir = dataDirOf(flags['data-dir'], io)

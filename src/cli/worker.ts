@@ -57,6 +57,7 @@ import type { RunOutcome } from '../engine/run.ts'
 import { lazyRegistry } from '../catalog.ts'
 import type { Store } from '../store/types.ts'
 import { dataDirOf } from './data-dir.ts'
+import { requireAgentPath } from './agent-path.ts'
 import { EXIT } from './exit.ts'
 import type { Io } from './io.ts'
 import { progressPrinter } from './progress.ts'
@@ -110,6 +111,7 @@ export async function workerCommand({ flags }: { flags: WorkerFlags }, io: Io): 
   const agentId = flags['agent-id']
   const registry = lazyRegistry() // the actions the agent names (src/catalog.ts)
   const agentFile = resolve(io.cwd, flags.agent)
+  requireAgentPath(flags.agent, io.cwd)
   const spec = await requireAgentLoading(agentFile, registry, undefined, cliLoading(agentFile))
   const llm = (await modelClient(io, flags))(spec)
   const dataDir = dataDirOf(flags['data-dir'], io)

@@ -100,7 +100,10 @@ export const ERROR_CODES = {
   NATIVE_LOAD_FAILED: ['failure', "lmdb's native addon could not be loaded"],
   CACHE_DIR_UNUSABLE: ['failure', 'the cache dir cannot hold executable files'],
   SERVE_RUNNING: ['failure', 'another tea serve owns the data dir'],
-  AGENT_NOT_FOUND: ['usage', 'no agent file of that name in the agents folder (tea serve)'],
+  AGENT_NOT_FOUND: [
+    'usage',
+    'no agent file at that path (a folder, a missing or unreadable file), or of that name in the agents folder (tea serve)',
+  ],
   PATH_OUTSIDE_AGENTS: ['usage', 'an agent path that leads outside the agents folder (tea serve)'],
   HOST_NOT_ALLOWED: ['usage', 'a request whose Host header names no address tea serve listens on (--allow-host)'],
   ORIGIN_NOT_ALLOWED: ['usage', "a state-changing request from another page's origin (tea serve)"],
