@@ -5,8 +5,9 @@
 //      code cache made by another version or word size crashes (armv7 blobs even encode lengths as 32-bit);
 //   3. lmdb's addon (stripped), the bundle itself (its loader is the main script; it compiles the program the
 //      bundle carries, and worker threads load the bundle) and the files a feature reads at run time (the language
-//      engines', beside the bundle in prolog/ and lua/) as SEA assets; Node 20.11 has no assets, so for it they
-//      travel as text inside a second bundle that becomes the main script;
+//      engines' and llama.cpp's, beside the bundle in prolog/, lua/, python/, llama/) as SEA assets, a feature's
+//      files as one (`<feature>.pack`); Node 20.11 has no assets, so for it they travel as text inside a second
+//      bundle that becomes the main script;
 //   4. the code cache: that same Node (under qemu for ARM: a cache is as particular about its V8 as the blob) runs
 //      the bundle on scripts/build/warm-agent.yaml and writes the program as compiled and the cache of what it
 //      compiled, as the executable's tail (src/sea/loader.ts);
@@ -96,7 +97,7 @@ export async function buildSea(opts) {
       postjectVersion,
       sha(readFileSync(WARM_AGENT(root))),
       seaV8Flags(target),
-      8,
+      9,
     ]),
   )
   const keyFile = join(seaDir, 'key')
@@ -125,9 +126,11 @@ export async function buildSea(opts) {
     tail = codeCache({ root, target, rt, addon, bundle: bundleCopy, work, v8Flags })
     timings.codeCache = Date.now() - t
     const carried = join(work, 'carried.json')
-    const files = { 'lmdb.node': addon, 'tea.cjs': bundleCopy, ...Object.fromEntries(engine) }
-    writeFileSync(carried, JSON.stringify(carriedList(files)))
-    config.assets = { ...files, 'carried.json': carried }
+    const files = { 'lmdb.node': addon, 'tea.cjs': bundleCopy }
+    // A feature's files travel as one asset, `<feature>.pack` (src/sea/sea-api.ts says why: RSS at every start).
+    const { packs, packed } = packFeatures(engine, work)
+    writeFileSync(carried, JSON.stringify({ ...carriedList(files), ...packed }))
+    config.assets = { ...files, ...packs, 'carried.json': carried }
   } else {
     main = join(work, 'main.cjs')
     const t = Date.now()
@@ -240,6 +243,35 @@ function codeCache({ root, target, rt, addon, bundle, work, v8Flags }) {
   }
   if (!existsSync(out)) throw new Error(`Node ${target.node} ran the warm-up but wrote no program and code cache to ${out}`)
   return out
+}
+
+/**
+ * The files of each feature (`[name, file]`, named `<feature>/<file>`) written one after another into
+ * `<work>/<feature>.pack`; returns the packs by asset name and each file's carried entry (hash, size, pack, offset).
+ */
+function packFeatures(engine, work) {
+  const packs = {}
+  const packed = {}
+  const byFeature = new Map()
+  for (const [name, file] of engine) {
+    const feature = name.slice(0, name.indexOf('/'))
+    if (!byFeature.has(feature)) byFeature.set(feature, [])
+    byFeature.get(feature).push([name, file])
+  }
+  for (const [feature, files] of byFeature) {
+    const pack = `${feature}.pack`
+    const out = join(work, pack)
+    writeFileSync(out, '')
+    let offset = 0
+    for (const [name, file] of files) {
+      const bytes = readFileSync(file)
+      appendFileSync(out, bytes)
+      packed[name] = { hash: sha(bytes).slice(0, 16), size: bytes.length, pack, offset }
+      offset += bytes.length
+    }
+    packs[pack] = out
+  }
+  return { packs, packed }
 }
 
 /** The generator must not pick up NODE_OPTIONS or coverage hooks from whatever started the build. */

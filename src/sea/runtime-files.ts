@@ -1,8 +1,9 @@
 /**
  * Files an optional feature reads at run time — a language engine's WebAssembly and loader — found on the main
  * thread and handed to the worker that starts the engine:
- *   1. inside a single executable, as SEA assets `<feature>/<file>` (or, on Node 20.11, as bytes inside the
- *      bundle), written once to the cache dir, because a worker reads files, not the executable's assets;
+ *   1. inside a single executable, in the SEA asset `<feature>.pack` (sea-api.ts, `carriedBytes`), or on Node 20.11
+ *      as bytes inside the bundle, written once to the cache dir, because a worker reads files, not the executable's
+ *      assets;
  *   2. beside a plain bundle, in `<feature>/` (build.mjs copies them there for targets with the feature);
  *   3. from source, in the npm package that ships them.
  * Nothing is downloaded, ever: a build without the files fails with a clear error.
@@ -16,7 +17,7 @@ import { TeaError } from '../core/errors.ts'
 import { cacheDir } from './cache-dir.ts'
 import { EMBEDDED } from './embedded.ts'
 import { materialise, materialised } from './materialise.ts'
-import { carriedFile, seaAsset } from './sea-api.ts'
+import { carriedBytes, carriedFile } from './sea-api.ts'
 
 const found = new Map<string, string[]>()
 
@@ -56,11 +57,11 @@ function bundledPaths(feature: string, names: readonly string[]): string[] | und
     return names.map((f, i) => {
       const earlier = materialised(feature, f, known[i], cacheDir(), folder)
       if (earlier) return earlier
-      const bytes = seaAsset(keys[i]!) ?? embedded(keys[i]!)
+      const bytes = carriedBytes(keys[i]!) ?? embedded(keys[i]!)
       return bytes ? materialise(feature, f, bytes, cacheDir(), folder) : join(cacheDir(), feature, folder, f)
     })
   }
-  const carried = keys.map((k) => seaAsset(k) ?? embedded(k))
+  const carried = keys.map((k) => carriedBytes(k) ?? embedded(k))
   if (carried.every((b) => b !== undefined)) {
     // One folder for all of them: an engine may look for its files beside each other (Pyodide does).
     const hash = createHash('sha256')
