@@ -150,6 +150,11 @@ skipIf(
         'pending',
         'the branch not taken stays uncoloured',
       )
+      assert.is(
+        await page.locator('#graph g[data-node="draft"]').getAttribute('data-state'),
+        'done',
+        'what ran before the pause stays done',
+      )
       assert.match(
         (await page.locator('#graph g[data-node="send"] text.st').textContent()) ?? '',
         /^done/,
@@ -281,6 +286,12 @@ skipIf(
       assert.equal(widths.over, [], 'no element reaches past 390 px')
       assert.ok((await page.screenshot({ path: shot(s, 'serve-phone.png'), fullPage: false })).length > 1000)
       assert.equal(dialogs, [], 'nothing in the error ran')
+      // A notification's link (#run=…) selects its run, not the newest.
+      const linked = await context.newPage()
+      await linked.goto(`${d.url}/#run=${older}`)
+      await linked.locator('#paused-box:not([hidden])').waitFor()
+      assert.is(await linked.locator('#run-id').textContent(), older)
+      assert.is(linked.url(), `${d.url}/`, 'the address is clean again')
     } finally {
       await context.close()
       assert.is(await d.stop(), 0, d.stderr())

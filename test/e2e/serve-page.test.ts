@@ -219,6 +219,8 @@ skipIf(
         .evaluateAll((cols) => cols.map((c) => [...c.querySelectorAll('span')].map((x) => x.getAttribute('data-subtask'))))
       assert.equal(columns, [['toast'], ['coffee', 'eggs']])
       assert.match((await page.locator('#dag span[data-subtask="coffee"] small.deps').textContent()) ?? '', /← toast/)
+      // Each subtask's status and how long it took, rounded (issue 31 item 3).
+      assert.match((await page.locator('#dag span[data-subtask="eggs"] small.meta').textContent()) ?? '', /^completed · \d+ ms$/)
       assert.ok((await page.screenshot({ path: s.path('plan.png') })).length > 1000)
     } finally {
       await context.close()

@@ -123,7 +123,7 @@ ol{padding-left:1.4em;margin:0}#timeline li{font-size:.9em}
 
 const SCRIPT = `"use strict";
 var $=function(id){return document.getElementById(id)};
-var selected=null,stream=null,detail=null,graphs={},nodeState={},runsSeen={},agentsLoaded=false,NS=$("svg").namespaceURI;
+var selected=null,stream=null,detail=null,subtasks={},graphs={},nodeState={},runsSeen={},agentsLoaded=false,NS=$("svg").namespaceURI;
 var params=(function(){var q=new URLSearchParams(location.search),h=new URLSearchParams(location.hash.slice(1));return {token:q.get("token")||h.get("token"),run:h.get("run")||q.get("run")}})();
 // The token: from this page's address into sessionStorage (this origin only, port included), then out of the address.
 var token=(function(){var t=params.token;
@@ -202,15 +202,16 @@ function formInput(){var input=JSON.parse($("input-json").value||"{}");if(!input
   return input}
 
 // --- the selected run ---
-function select(id){
-  selected=id;if(stream)stream.abort();stream=null;nodeState={};detail=null;
-  $("run-id").textContent=id;$("timeline").textContent="";$("dag").textContent="";$("state").textContent="";$("plan-box").hidden=true;
+// keep: the same run again (resumed): what its graph, timeline and plan showed stays, and its new events add to it.
+function select(id,keep){
+  keep=keep&&id===selected;selected=id;if(stream)stream.abort();stream=null;detail=null;
+  if(!keep){nodeState={};subtasks={};$("timeline").textContent="";$("dag").textContent="";$("plan-box").hidden=true}
+  $("run-id").textContent=id;$("state").textContent="";
   $("actions").textContent="";$("error-box").hidden=true;$("paused-box").hidden=true;$("resume-box").hidden=true;$("run-status").textContent="";$("run-meta").textContent="";say("");
   Array.prototype.forEach.call($("runs").children,function(li){li.className=li.dataset.run===id?"sel":""});
-  var subtasks={};
-  stream=follow("/api/runs/"+encodeURIComponent(id)+"/events",function(ev){onEvent(id,ev,subtasks)},function(){stream=null;if(selected===id){loadDetail();refresh()}});
+  stream=follow("/api/runs/"+encodeURIComponent(id)+"/events",function(ev){onEvent(id,ev)},function(){stream=null;if(selected===id){loadDetail();refresh()}});
   loadDetail()}
-function onEvent(id,ev,subtasks){
+function onEvent(id,ev){
   if(id!==selected)return;
   if(ev.type!=="llm_token")addEvent(id,ev);
   if(ev.type==="node_start"){nodeState[ev.node]="running";var li=el("li",ev.node+" \\u2026","running");li.id="n-"+ev.step;$("timeline").appendChild(li)}
@@ -243,7 +244,7 @@ function buttons(r){var box=$("actions");box.textContent="";$("resume-box").hidd
   if(r.status==="running"||r.status==="queued")add("Cancel","stop",function(){return post("/api/runs/"+encodeURIComponent(r.run_id)+"/cancel").then(function(){say("cancelling: the run stops after its current node")})});
   if(r.status==="failed"||r.status==="cancelled"||r.status==="interrupted"){$("resume-box").hidden=false;
     add("Resume","go",function(){var input=JSON.parse($("resume-json").value||"{}");return resume(r.run_id,input)})}}
-function resume(id,input){return post("/api/runs/"+encodeURIComponent(id)+"/resume",{input:input}).then(function(){say("resumed");select(id);refresh()})}
+function resume(id,input){return post("/api/runs/"+encodeURIComponent(id)+"/resume",{input:input}).then(function(){say("resumed");select(id,true);refresh()})}
 // An interrupt: its message, the keys it asks for (prefilled with their values), approve (with edits) or reject.
 function showPaused(p){$("paused-box").hidden=false;$("paused-message").textContent=p.message;$("paused-where").textContent="paused "+p.when+" node "+p.node;
   var box=$("paused-fields");box.textContent="";
