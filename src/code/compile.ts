@@ -86,7 +86,8 @@ export function compileCodeValue(source: string, where?: Where, options: CodeOpt
   // A body that awaits runs as an async function; the others stay plain calls (no promise per call). The loop
   // guard's counter is declared inside that function: captured from outside, it would live in a context slot,
   // which made tight guarded loops ~2x slower.
-  const wrap = (code: string): string => (/\bawait\b/.test(source) ? `return (async () => {\n${code}\n})()` : code)
+  const async = /\bawait\b/.test(source)
+  const wrap = (code: string): string => (async ? `return (async () => {\n${code}\n})()` : code)
   let fn: Function
   let guarded = true
   try {
@@ -96,10 +97,17 @@ export function compileCodeValue(source: string, where?: Where, options: CodeOpt
     try {
       fn = vm.compileFunction(wrap(source), params, { parsingContext: context(), filename })
     } catch (e) {
-      const line = /:(\d+)\n/.exec((e as Error).stack ?? '')?.[1]
-      throw new TeaError('CODE_ERROR', `run: code has a syntax error${line ? ` at line ${line}` : ''}: ${(e as Error).message}`, { where })
+      // The line in the compiled text, less the async wrapper's first line: the body's own line.
+      const at = /:(\d+)\n/.exec((e as Error).stack ?? '')?.[1]
+      const line = at === undefined ? undefined : Number(at) - (async ? 1 : 0)
+      throw new TeaError('CODE_ERROR', `run: code has a syntax error${line ? ` at line ${line}` : ''}: ${(e as Error).message}`, {
+        where,
+        ...(line && { details: { language: 'javascript', line } }),
+      })
     }
   }
+  // Lines the compiled text has above the body's first: the loop guard's counter, the async wrapper.
+  const above = (guarded ? 1 : 0) + (async ? 1 : 0)
   const caller = guarded ? undefined : new vm.Script('__fn(...__args)')
   return async (scope, timeoutMs) => {
     const deadline = Date.now() + timeoutMs
@@ -152,10 +160,43 @@ export function compileCodeValue(source: string, where?: Where, options: CodeOpt
     } catch (e) {
       if (isTeaError(e)) throw e
       if ((e as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw overtime()
-      throw new TeaError('CODE_ERROR', `run: code threw: ${thrown(e)}${pythonHint(e)}`, { cause: e, where })
+      const line = where?.node === undefined ? undefined : bodyLine(e, filename, above, source)
+      const at = line ? ` at line ${line} (\`${excerpt(source, line)}\`)` : ''
+      throw new TeaError('CODE_ERROR', `run: code threw${at}: ${thrown(e)}${pythonHint(e)}`, {
+        cause: e,
+        where,
+        ...(line && { details: { language: 'javascript', line } }),
+      })
     }
     return value
   }
+}
+
+/**
+ * The line of the body where `e` was thrown: the innermost frame of the code's own file in its stack, less the
+ * lines the compiled text has `above` the body. Undefined for a one-line body (the line says nothing), for a value
+ * thrown without a stack, and for an error raised outside the code (the host's functions it called). Only a node's
+ * code says it: a plan subtask's error text goes into the model's replan prompt, and a cassette's key holds it.
+ */
+function bodyLine(e: unknown, filename: string, above: number, source: string): number | undefined {
+  const stack = typeof e === 'object' && e !== null ? (e as Error).stack : undefined
+  if (typeof stack !== 'string' || !source.trim().includes('\n')) return undefined
+  const file = `${filename}:`
+  for (const frame of stack.split('\n')) {
+    if (!/^\s+at /.test(frame)) continue
+    const at = frame.lastIndexOf(file)
+    const m = at < 0 ? null : /^(\d+):\d+/.exec(frame.slice(at + file.length))
+    if (!m) continue
+    const line = Number(m[1]) - above
+    return line >= 1 && line <= source.split('\n').length ? line : undefined
+  }
+  return undefined
+}
+
+/** Line `line` of `source`, trimmed and cut to 60 characters, for the message. */
+function excerpt(source: string, line: number): string {
+  const text = (source.split('\n')[line - 1] ?? '').trim()
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text
 }
 
 /** Python's methods that JavaScript values lack: calling one means the code is Python that happened to parse as JS. */
