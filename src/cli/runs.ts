@@ -6,13 +6,14 @@ import { dataDirOf } from './data-dir.ts'
 import { EXIT } from './exit.ts'
 import type { Io } from './io.ts'
 import { openStore } from './run-output.ts'
+import { runJson } from './serve/run-json.ts'
 
 export async function listCommand({ flags }: { flags: { 'data-dir'?: string; json: boolean } }, io: Io): Promise<number> {
   const store = await openStore(dataDirOf(flags['data-dir'], io))
   try {
     const runs = await runsByCreation(store)
     if (flags.json) {
-      io.out(`${JSON.stringify(runs, null, 2)}\n`)
+      io.out(`${JSON.stringify(runs.map(runJson), null, 2)}\n`)
       return EXIT.ok
     }
     if (!runs.length) {

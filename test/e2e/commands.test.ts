@@ -48,14 +48,14 @@ Cli('tea runs lists runs with status, node and step; --json gives records; prune
   assert.match(list.stdout, /^RUN\s+STATUS\s+AGENT\s+NODE\s+STEP\s+UPDATED/)
   assert.match(list.stdout, /paused\s+interrupted\s+review\s+draft\s+1/)
   const json = JSON.parse((await tea(['runs', '--data-dir', data, '--json'])).stdout)
-  assert.equal(json.map((r: { id: string; status: string }) => `${r.id}:${r.status}`).sort(), [
+  assert.equal(json.map((r: { run_id: string; status: string }) => `${r.run_id}:${r.status}`).sort(), [
     'done-1:completed',
     'done-2:completed',
     'paused:interrupted',
   ])
   const pruned = await tea(['runs', 'prune', '--data-dir', data, '--keep', '1'])
   assert.is(pruned.code, 0, pruned.stderr)
-  const left = JSON.parse((await tea(['runs', '--data-dir', data, '--json'])).stdout).map((r: { id: string }) => r.id)
+  const left = JSON.parse((await tea(['runs', '--data-dir', data, '--json'])).stdout).map((r: { run_id: string }) => r.run_id)
   assert.is(left.length, 1)
   const bad = await tea(['runs', 'prune', '--data-dir', data, '--older-than', 'soon'])
   assert.is(bad.code, 2)

@@ -48,7 +48,7 @@ test('28 serve C: a run in flight at 4 SIGKILLs in a row is failed with RESUME_L
         await d.waitLog(/resuming 1 unfinished run: r1/)
         await g.waiting(attempt)
         const runs = JSON.parse((await tea(['runs', '--data-dir', p.data, '--json'])).stdout)
-        assert.is(runs[0].autoResume.deaths, attempt - 1, 'the attempt is in the store before the node runs')
+        assert.is(runs[0].auto_resume.deaths, attempt - 1, 'the attempt is in the store before the node runs')
       } finally {
         await d.stop('SIGKILL')
       }

@@ -142,7 +142,7 @@ test('tea worker --once: leases the routed task, gives the agent the task and ha
   assert.is(folderOf(s, elsewhere), 'ready', 'a task routed to another agent is left alone')
   const runs = JSON.parse((await tea(['runs', '--json', '--data-dir', s.path('data')])).stdout)
   assert.equal(
-    runs.map((x: { id: string; status: string }) => [x.id, x.status]),
+    runs.map((x: { run_id: string; status: string }) => [x.run_id, x.status]),
     [[`aof-${id}-${aofRunId}`, 'completed']],
   )
 

@@ -23,6 +23,7 @@ import { runsByCreation } from '../../store/prune-runs.ts'
 import { relative, sep } from 'node:path'
 import { agentView, pausedView } from './agent-view.ts'
 import { listAgents, resolveAgent } from './agents.ts'
+import { runJson } from './run-json.ts'
 import { sseFrame } from './event-feed.ts'
 import { OLD_TOKEN_COOKIE, pathParts, readJson, requestToken, sendError, sendJson } from './http-kit.ts'
 import { pageHeaders, statusPage } from './page.ts'
@@ -179,16 +180,8 @@ function resolveAgentsRoot(dir: string): string {
 function runView(opts: AppOptions, r: RunRecord): Record<string, unknown> {
   const hint = r.status === 'failed' ? opts.manager.hintOf(r.id) : undefined
   const about = r.error && Object.hasOwn(ERROR_CODES, r.error.code) ? ERROR_CODES[r.error.code as ErrorCode][1] : undefined
-  return {
-    run_id: r.id,
-    agent: r.agent,
-    status: r.status,
-    node: r.node,
-    step: r.step,
-    created_at: iso(r.createdAt),
-    updated_at: iso(r.updatedAt),
-    ...(r.error && { error: { ...r.error, ...(hint && { hint }), ...(about && { about }) } }),
-  }
+  const view = runJson(r)
+  return r.error ? { ...view, error: { ...r.error, ...(hint && { hint }), ...(about && { about }) } } : view
 }
 
 async function listRuns(opts: AppOptions): Promise<Array<Record<string, unknown>>> {
