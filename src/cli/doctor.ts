@@ -23,6 +23,8 @@ import {
   modelsPulledCheck,
   ollamaModels,
 } from './doctor/checks.ts'
+import { ggufCheck, ggufModels } from './doctor/gguf.ts'
+import { enabledFeatures } from '../feature-list.ts'
 
 export async function doctorCommand(
   { args, flags }: { args: { agents: string[] }; flags: { 'data-dir'?: string; json: boolean } },
@@ -34,11 +36,16 @@ export async function doctorCommand(
   const agents = args.agents.map((file) => agentCheck(file, () => requireAgent(resolve(io.cwd, file), registry)))
   const wanted = [...new Set(agents.flatMap((a) => (a.spec ? ollamaModels(a.spec, io.env) : [])))]
   const baseUrl = agents.map((a) => a.spec?.settings.llm.base_url).find((u) => typeof u === 'string')
-  const server = await askModelServer(resolveOllamaUrl(baseUrl, io.env))
+  const gguf = ggufModels(
+    agents.flatMap((a) => (a.spec ? [a.spec] : [])),
+    io.env,
+  )
+  // Agents that name only GGUF models need no model server: asking for one would only fail.
+  const serverless = gguf.length > 0 && wanted.length === 0
+  const server = serverless ? undefined : await askModelServer(resolveOllamaUrl(baseUrl, io.env))
   const checks: CheckResult[] = [
-    modelServerCheck(server),
-    modelsPulledCheck(server, wanted),
-    memoryCheck(server, wanted),
+    ...(server ? [modelServerCheck(server), modelsPulledCheck(server, wanted), memoryCheck(server, wanted)] : []),
+    ...gguf.map((m) => ggufCheck(m, enabledFeatures())),
     dataDirCheck(dataDir),
     cacheDirCheck(io.env),
     glibcCheck(),
