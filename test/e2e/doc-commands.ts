@@ -35,34 +35,44 @@ export function docSection(file: string, heading: string): string {
   return lines.slice(at + 1, end < 0 ? undefined : end).join('\n')
 }
 
-/** The fenced blocks of `markdown` whose info string is `info` (```sh, or ```sh test), their lines split. */
-export function codeBlocks(markdown: string, info: string): DocLine[][] {
-  const blocks: DocLine[][] = []
-  let current: DocLine[] | undefined
-  let fence = ''
+/** Every fenced block of `markdown`, in order: its info string (```sh test → `sh test`) and its text. */
+export function fencedBlocks(markdown: string): Array<{ info: string; text: string }> {
+  const blocks: Array<{ info: string; text: string }> = []
+  let current: { info: string; lines: string[]; fence: string } | undefined
   for (const raw of markdown.split('\n')) {
     const line = raw.replace(/^ {0,3}/, '')
     if (!current) {
       const open = /^(`{3,})\s*(.*)$/.exec(line)
-      if (open && open[2]!.trim() === info) {
-        current = []
-        fence = open[1]!
-      } else if (open) fence = open[1]! // a block of another language: skipped to its end below
+      if (open) current = { info: open[2]!.trim(), lines: [], fence: open[1]! }
       continue
     }
-    if (line.startsWith(fence) && line.trim() === fence) {
-      blocks.push(current)
+    if (line.trim() === current.fence) {
+      blocks.push({ info: current.info, text: current.lines.join('\n') })
       current = undefined
-      continue
-    }
-    // Continued lines (`\` at the end) are one command.
-    const prev = current[current.length - 1]
-    if (prev?.text.endsWith('\\')) {
-      prev.text = `${prev.text.slice(0, -1)}${line.trim()}`
-      Object.assign(prev, splitComment(prev.text))
-    } else if (line.trim() !== '' && !line.trim().startsWith('#')) current.push({ text: line.trim(), ...splitComment(line.trim()) })
+    } else current.lines.push(raw)
   }
   return blocks
+}
+
+/** The shell lines of a block's text: blank and comment-only lines left out, a line ending in `\` joined to the next. */
+export function shellLines(text: string): DocLine[] {
+  const lines: DocLine[] = []
+  for (const raw of text.split('\n')) {
+    const line = raw.trim()
+    const prev = lines[lines.length - 1]
+    if (prev?.text.endsWith('\\')) {
+      prev.text = `${prev.text.slice(0, -1)}${line}`
+      Object.assign(prev, splitComment(prev.text))
+    } else if (line !== '' && !line.startsWith('#')) lines.push({ text: line, ...splitComment(line) })
+  }
+  return lines
+}
+
+/** The fenced blocks of `markdown` whose info string is `info` (```sh, or ```sh test), as shell lines. */
+export function codeBlocks(markdown: string, info: string): DocLine[][] {
+  return fencedBlocks(markdown)
+    .filter((b) => b.info === info)
+    .map((b) => shellLines(b.text))
 }
 
 /** `cmd 'a # b'   # what it does` → command `cmd 'a # b'`, comment `what it does`: a `#` after a blank, outside quotes. */
