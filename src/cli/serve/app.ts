@@ -3,11 +3,13 @@
  * against what another page can forge (request-guard.ts); every API route needs the token when there is one (the
  * page itself holds no data and is served to anyone the guard lets through: it asks for the token); bodies are
  * JSON, validated with valibot, and every problem is reported at once (400 with `issues`). `/mcp` is the agents as
- * MCP tools (mcp-route.ts), behind the same checks.
+ * MCP tools (mcp-route.ts), and `/metrics` Prometheus' text (metrics.ts), behind the same checks. A run's JSON is
+ * the shape `tea runs --json` prints (run-json.ts).
  */
 
 import { realpathSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { relative, sep } from 'node:path'
 import * as v from 'valibot'
 import { aofContext, listTasks, TASK_STATUSES } from '../../aof/index.ts'
 import type { Registry } from '../../actions/registry.ts'
@@ -20,7 +22,6 @@ import { toIssues } from '../../core/issues.ts'
 import { isPlainObject } from '../../core/util.ts'
 import type { Store, RunRecord } from '../../store/types.ts'
 import { runsByCreation } from '../../store/prune-runs.ts'
-import { relative, sep } from 'node:path'
 import { agentView, pausedView } from './agent-view.ts'
 import { listAgents, resolveAgent } from './agents.ts'
 import { runJson } from './run-json.ts'
