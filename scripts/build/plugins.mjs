@@ -363,7 +363,7 @@ export function llamaPlugin(root, target, buildsWithLlama) {
   const error = [
     `new TeaError('LLM_BAD_MODEL', ${JSON.stringify(
       `this build (${target.name}) cannot run GGUF models: it lacks the 'llama' feature (llama.cpp); the ${builds} builds have it`,
-    )}, { hint: ${JSON.stringify(`use the ${builds} tea executable for gguf: models, or a model server (ollama:<name>)`)} })`,
+    )}, { hint: ${JSON.stringify(`use the ${buildsWithLlama.join(' or ') || 'full'} tea executable for gguf: models, or a model server (ollama:<name>)`)} })`,
   ].join('')
   const stub = (names) =>
     [`import { TeaError } from ${JSON.stringify(errors)}`, ...names.map((n) => `export function ${n}() { throw ${error} }`)].join('\n')
