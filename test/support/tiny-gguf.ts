@@ -3,7 +3,7 @@
  * runs), made once per test process in a temp dir, and hand-made headers for the bad files a board may hold.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, truncateSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { tempDir } from './temp-dir.ts'
 
@@ -54,6 +54,7 @@ export function ggufWithHeader(path: string, arch: string, values: number, dataB
   const head = Buffer.concat(parts)
   const padded = Math.ceil(head.length / 32) * 32
   writeFileSync(path, Buffer.concat([head, Buffer.alloc(padded - head.length)]))
-  if (dataBytes > 0) execFileSync('truncate', ['-s', String(padded + dataBytes), path])
+  // Extending a file with truncate leaves a hole: no disk is taken for the claimed data.
+  if (dataBytes > 0) truncateSync(path, padded + dataBytes)
   return path
 }
