@@ -85,7 +85,11 @@ skipIf(test, curlMissing, "issue 31 item 6: every command of the README's Thirty
       } else if (c === 'tea runs') {
         assert.match(r.stdout, /completed\s+triage\s+file_bug/)
         assert.ok(existsSync(join(clone, '.tea')), 'the runs are checkpointed in ./.tea')
-      } else if (c === 'tea graph examples/triage/agent.yaml') assert.match(r.stdout, /^flowchart TD\n[\s\S]*classify -->\|"result\.parsed\.confidence >= 0\.7 and result\.parsed\.label == 'bug'"\| file_bug/)
+      } else if (c === 'tea graph examples/triage/agent.yaml')
+        assert.match(
+          r.stdout,
+          /^flowchart TD\n[\s\S]*classify -->\|"result\.parsed\.confidence >= 0\.7 and result\.parsed\.label == 'bug'"\| file_bug/,
+        )
       else if (c.startsWith('tea run examples/approval/agent.yaml --run-id water-1')) {
         assert.is(json(r.stdout).proposal.action, 'water bed 3')
         // The pause names the command that goes on, offline too.
