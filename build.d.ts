@@ -14,6 +14,8 @@ declare const __TEA_LLAMA_FILES__: readonly string[] | undefined
 declare const __TEA_TARGET__: string | undefined
 /** The target's enabled feature flags, by name (the same target file as the __FEATURE_*__ flags). */
 declare const __TEA_FEATURES__: readonly string[] | undefined
+/** Which targets have each feature, by feature (targets/*.json): src/feature-list.ts targetsWith. */
+declare const __TEA_FEATURE_TARGETS__: Readonly<Record<string, readonly string[]>> | undefined
 declare const __TEA_VERSION__: string | undefined
 /** The build's hash of the program a bundle carries (src/sea/loader.ts names its code cache by it). */
 declare const __TEA_PROGRAM_HASH__: string | undefined

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { bundle } from './scripts/build/bundle.mjs'
 import { readFeatureList } from './scripts/build/features.mjs'
 import { LLAMA_JS, llamaFiles } from './scripts/build/llama.mjs'
-import { FLAGS, listTargets, loadTarget } from './scripts/build/targets.mjs'
+import { FLAGS, featureTargets, listTargets, loadTarget } from './scripts/build/targets.mjs'
 import { commandExists, stripFor } from './scripts/build/qemu.mjs'
 import { buildCache } from './scripts/fetch-runtimes.mjs'
 
@@ -63,6 +63,8 @@ export async function buildTarget(name, opts = {}) {
   }
   for (const f of FLAGS) define[`__FEATURE_${f.toUpperCase()}__`] = String(target.features[f])
   define.__TEA_FEATURES__ = JSON.stringify(FLAGS.filter((f) => target.features[f]))
+  const withFeature = featureTargets(root)
+  define.__TEA_FEATURE_TARGETS__ = JSON.stringify(withFeature)
   // The llama feature's files (node-llama-cpp's JavaScript and the arch's prebuilt addon), put beside the bundle.
   const llama = target.features.llama ? await llamaFiles(root, target, { strip: llamaStrip(target) }) : undefined
   if (llama) define.__TEA_LLAMA_FILES__ = JSON.stringify([LLAMA_JS, ...Object.keys(llama.files)])
@@ -75,7 +77,7 @@ export async function buildTarget(name, opts = {}) {
     metafile: opts.metafile,
     quiet: opts.quiet,
     target,
-    buildsWithLlama: listTargets(root).filter((t) => loadTarget(root, t).features.llama),
+    buildsWithLlama: withFeature.llama,
   })
   const size = statSync(outfile).size
   copyEngineFiles(target, dirname(outfile))

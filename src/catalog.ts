@@ -10,9 +10,9 @@
 import { BUILTIN_GROUPS } from './actions/catalog.ts'
 import { createLazyRegistry, type Registry } from './actions/registry.ts'
 import type { Action } from './actions/types.ts'
-import { lackingFeature, featureGroups } from './feature-list.ts'
+import { FEATURE_FACTS, featureGroups } from './feature-list.ts'
 
 /** A registry of this build whose groups load on first use (Registry.load), with any `extra` actions. */
 export function lazyRegistry(extra: readonly Action[] = []): Registry {
-  return createLazyRegistry([...BUILTIN_GROUPS, ...featureGroups()], extra, lackingFeature)
+  return createLazyRegistry([...BUILTIN_GROUPS, ...featureGroups()], extra, FEATURE_FACTS)
 }

@@ -14,7 +14,9 @@
  * one of its actions or tasks (`tea run` of a `run:`-only agent evaluates none; bench/RESULTS.md, issue 14).
  */
 
-import type { ActionGroup } from './actions/registry.ts'
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import type { ActionGroup, FeatureFacts } from './actions/registry.ts'
 import type { Action } from './actions/types.ts'
 import type { openNatsStore } from './aof/store/nats/store.ts'
 import type { loadLlama } from './llama/index.ts'
@@ -37,7 +39,10 @@ export interface Feature {
   dispatches?: boolean
   /** The pool task kinds its `taskHandlers` handle, on the pool's workers. */
   tasks?: readonly string[]
-  /** The `run:` language it runs (its `<language>.run` action). */
+  /**
+   * The `run:` language it runs (its `<language>.run` action), in every build: the loader accepts the name even
+   * where the build lacks the feature, and then says which builds have it.
+   */
   language?: string
   /** Files it reads at run time, copied by the build beside the bundle under `<name>/` (src/sea/runtime-files.ts). */
   files?: { package: string; names: readonly string[] }
@@ -48,7 +53,7 @@ export interface Feature {
 }
 
 /**
- * What only the build and the docs read (`files`, `language`, `commands`) is written under this: true in the build's
+ * What only the build and the docs read (`files`, `commands`) is written under this: true in the build's
  * reading of the list and from source, false in a bundle (build.mjs defines `__TEA_TARGET__`), where esbuild then
  * drops it.
  */
@@ -74,8 +79,8 @@ export const FEATURES: readonly Feature[] = [
     name: 'prolog',
     actions: ['prolog'],
     tasks: ['prolog'],
+    language: 'prolog',
     ...(BUILD_ONLY && {
-      language: 'prolog',
       files: { package: 'swipl-wasm/dist/swipl/swipl-web.js', names: ['swipl-web.js', 'swipl-web.wasm', 'swipl-web.data'] },
     }),
     load: typeof __FEATURE_PROLOG__ === 'undefined' || __FEATURE_PROLOG__ ? () => import('./prolog/index.ts') : undefined,
@@ -85,7 +90,8 @@ export const FEATURES: readonly Feature[] = [
     name: 'lua',
     actions: ['lua'],
     tasks: ['lua'],
-    ...(BUILD_ONLY && { language: 'lua', files: { package: 'wasmoon/dist/glue.wasm', names: ['index.cjs', 'glue.wasm'] } }),
+    language: 'lua',
+    ...(BUILD_ONLY && { files: { package: 'wasmoon/dist/glue.wasm', names: ['index.cjs', 'glue.wasm'] } }),
     load: typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__ ? () => import('./lua/index.ts') : undefined,
   },
   {
@@ -93,8 +99,8 @@ export const FEATURES: readonly Feature[] = [
     name: 'python',
     actions: ['python', 'code'],
     tasks: ['python'],
+    language: 'python',
     ...(BUILD_ONLY && {
-      language: 'python',
       files: {
         package: 'pyodide/pyodide.js',
         names: ['pyodide.cjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'],
@@ -120,6 +126,34 @@ export const FEATURES: readonly Feature[] = [
   },
 ]
 
+/** The `run:` languages besides JavaScript, one per feature that runs one, whether this build has it or not. */
+const RUN_LANGUAGES: readonly string[] = FEATURES.flatMap((f) => (f.language ? [f.language] : []))
+
+/**
+ * The release targets (targets/*.json) whose builds have feature `name`, for an error that says which build to use:
+ * the build writes the table into the bundle; from source it is read from the target files.
+ */
+export function targetsWith(name: string): readonly string[] {
+  return (typeof __TEA_FEATURE_TARGETS__ === 'undefined' ? sourceTargets() : __TEA_FEATURE_TARGETS__)[name] ?? []
+}
+
+function sourceTargets(): Record<string, string[]> {
+  // From source only (tests, tsx): this file's own path, by `__filename` under tsx's require hook, else its stack
+  // frame (`import.meta` would make esbuild warn in every CJS build; see src/pool/worker-location.ts).
+  const here =
+    typeof __filename === 'string' && __filename !== '' ? __filename : /(\/[^\s():]*\/feature-list\.ts)/.exec(new Error().stack ?? '')?.[1]
+  if (here === undefined) return {}
+  const dir = join(dirname(here), '..', 'targets')
+  const targets = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => ({
+      name: f.slice(0, -5),
+      features: (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { features: Record<string, boolean> }).features,
+    }))
+  return Object.fromEntries(FEATURES.map((f) => [f.name, targets.filter((t) => t.features[f.name]).map((t) => t.name)]))
+}
+
 /** The features this build has (`tea --version` lists them). */
 export function enabledFeatures(): string[] {
   return FEATURES.filter((f) => f.load).map((f) => f.name)
@@ -130,10 +164,17 @@ export function featureForAction(name: string): string | undefined {
   return withAction(name)?.name
 }
 
-/** The feature that would have action `name`, when this build lacks it (UNKNOWN_ACTION then names it). */
-export function lackingFeature(name: string): string | undefined {
-  const f = withAction(name)
-  return f && !f.load ? f.name : undefined
+/**
+ * What the registries are told of the features (src/actions/registry.ts): the feature that would have action
+ * `name` when this build lacks it, with the builds that have it (UNKNOWN_ACTION, and a `run:` in a language the
+ * build lacks, name them), and the `run:` languages.
+ */
+export const FEATURE_FACTS: FeatureFacts = {
+  lacking(name) {
+    const f = withAction(name)
+    return f && !f.load ? { feature: f.name, builds: targetsWith(f.name) } : undefined
+  },
+  languages: RUN_LANGUAGES,
 }
 
 function withAction(name: string): Feature | undefined {

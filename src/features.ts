@@ -10,11 +10,11 @@ import { builtinActions } from './actions/builtins.ts'
 import { createRegistry, type Registry } from './actions/registry.ts'
 import type { Action } from './actions/types.ts'
 import { requireImport } from './core/require-import.ts'
-import { FEATURES, type FeatureCode, lackingFeature } from './feature-list.ts'
+import { FEATURES, type FeatureCode, FEATURE_FACTS } from './feature-list.ts'
 
 /** The registry of this build: core built-ins, the enabled features' actions, and any `extra` (library use, tests). */
 export function buildRegistry(extra: readonly Action[] = []): Registry {
-  return createRegistry([...builtinActions(), ...featureActions(), ...extra], lackingFeature)
+  return createRegistry([...builtinActions(), ...featureActions(), ...extra], FEATURE_FACTS)
 }
 
 let loaded: readonly Action[] | undefined

@@ -3,13 +3,14 @@
  * declared action namespaces, pool task kinds and language are what its entry module has.
  */
 
+import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { enabledFeatures, FEATURES, featureForAction, featureTaskHandlers, lackingFeature } from '../src/feature-list.ts'
+import { enabledFeatures, FEATURES, featureForAction, featureTaskHandlers, FEATURE_FACTS, targetsWith } from '../src/feature-list.ts'
 // @ts-expect-error plain JavaScript build script without type declarations
 import { readFeatureList } from '../scripts/build/features.mjs'
 // @ts-expect-error plain JavaScript build script without type declarations
-import { FLAGS } from '../scripts/build/targets.mjs'
+import { FLAGS, featureTargets } from '../scripts/build/targets.mjs'
 
 test("each feature's entry has the actions, task handlers and run: language its entry in the list declares", async () => {
   for (const f of FEATURES) {
@@ -31,7 +32,8 @@ test('from source every feature is on; UNKNOWN_ACTION names a feature only when 
   assert.equal(enabledFeatures(), ['planning', 'reasoning', 'prolog', 'lua', 'python', 'fleet', 'llama'])
   assert.is(featureForAction('reflection.loop'), 'reasoning')
   assert.is(featureForAction('json.parse'), undefined)
-  assert.is(lackingFeature('plan.execute'), undefined)
+  assert.is(FEATURE_FACTS.lacking('plan.execute'), undefined)
+  assert.equal(FEATURE_FACTS.languages, ['prolog', 'lua', 'python'])
   assert.equal(Object.keys(featureTaskHandlers()).sort(), ['lua', 'prolog', 'python'])
 })
 
@@ -49,6 +51,12 @@ test("the build reads the same list: one flag per feature, and the engine files 
     read.filter((f) => f.files).map((f) => f.name),
     ['prolog', 'lua', 'python'],
   )
+})
+
+test('34-2 which builds have each feature is read from the target files, from source as the build writes it into a bundle', () => {
+  const built = featureTargets(join(import.meta.dirname, '..')) as Record<string, string[]>
+  for (const f of FEATURES) assert.equal(targetsWith(f.name), built[f.name], f.name)
+  assert.ok(targetsWith('python').includes('linux-x64') && !targetsWith('python').includes('linux-arm64-core'))
 })
 
 test.run()

@@ -39,6 +39,12 @@ export function loadTarget(root, name) {
   return { ...target, name }
 }
 
+/** Which targets have each feature: `{ python: ['linux-arm64', 'linux-x64'], … }` (an error names the builds to use). */
+export function featureTargets(root) {
+  const targets = listTargets(root).map((t) => loadTarget(root, t))
+  return Object.fromEntries(FLAGS.map((f) => [f, targets.filter((t) => t.features[f]).map((t) => t.name)]))
+}
+
 /** Node 20.12 added `node:sea` and SEA assets; older Nodes get the addon as bytes inside the bundle. */
 export function hasSeaAssets(target) {
   const [major, minor] = target.node.split('.').map(Number)

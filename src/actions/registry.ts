@@ -26,6 +26,8 @@ export interface Registry {
   load(names?: Iterable<string>): Promise<void>
   /** The UNKNOWN_ACTION error for `name`, named at `where`: the closest known names, or the feature this build lacks. */
   unknown(name: string, where?: Where): TeaError
+  /** What the registry was told of the optional features (src/feature-list.ts); none for a registry of given actions. */
+  features?: FeatureFacts
 }
 
 /**
@@ -39,11 +41,16 @@ export interface ActionGroup {
   load(): Promise<readonly Action[]>
 }
 
-/** The optional feature this build lacks that would have action `name` (src/feature-list.ts), if any. */
-export type LackingFeature = (name: string) => string | undefined
+/** What a registry knows of the optional features (src/feature-list.ts), whether this build has them or not. */
+export interface FeatureFacts {
+  /** The feature this build lacks that would have action `name`, and the release builds that have it. */
+  lacking(name: string): { feature: string; builds: readonly string[] } | undefined
+  /** The `run:` languages besides JavaScript (each a feature's `<language>.run`). */
+  languages: readonly string[]
+}
 
-export function createRegistry(actions: readonly Action[], lacking?: LackingFeature): Registry {
-  return createLazyRegistry([], actions, lacking)
+export function createRegistry(actions: readonly Action[], features?: FeatureFacts): Registry {
+  return createLazyRegistry([], actions, features)
 }
 
 /**
@@ -51,7 +58,7 @@ export function createRegistry(actions: readonly Action[], lacking?: LackingFeat
  * actions is asked for with `load`. get, require and list see only what is loaded: load before them. A group may
  * hold actions that are among `extra` already (the same objects): they are not added twice.
  */
-export function createLazyRegistry(groups: readonly ActionGroup[], extra: readonly Action[] = [], lacking?: LackingFeature): Registry {
+export function createLazyRegistry(groups: readonly ActionGroup[], extra: readonly Action[] = [], features?: FeatureFacts): Registry {
   const byName = new Map<string, Action>()
   const add = (a: Action): void => {
     const had = byName.get(a.name)
@@ -84,7 +91,7 @@ export function createLazyRegistry(groups: readonly ActionGroup[], extra: readon
       return new TeaError('INTERNAL', `action '${name}' is not loaded: await registry.load() (or load(['${name}'])) before asking for it`, {
         where,
       })
-    return unknownAction(name, byName.keys(), where, lacking)
+    return unknownAction(name, byName.keys(), where, features)
   }
   return {
     get: (name) => byName.get(name),
@@ -107,21 +114,25 @@ export function createLazyRegistry(groups: readonly ActionGroup[], extra: readon
       if (wanted.some((n) => !byName.has(n))) return loadAll()
     },
     unknown,
+    ...(features && { features }),
   }
 }
 
 /**
- * UNKNOWN_ACTION naming the closest actions, or the feature this build lacks that has it (`lacking`); `where` is the
- * place that named it.
+ * UNKNOWN_ACTION naming the closest actions, or the feature this build lacks that has it (`features`); `where` is
+ * the place that named it.
  */
-export function unknownAction(name: string, known: Iterable<string>, where?: Where, lacking?: LackingFeature): TeaError {
+export function unknownAction(name: string, known: Iterable<string>, where?: Where, features?: FeatureFacts): TeaError {
   const names = [...known]
-  const feature = lacking?.(name)
-  if (feature) {
+  const lacking = features?.lacking(name)
+  if (lacking) {
+    const { feature, builds } = lacking
     return new TeaError('UNKNOWN_ACTION', `unknown action '${name}': this build lacks the '${feature}' feature`, {
       where,
-      hint: `use a tea build with the ${feature} feature (e.g. the full linux-x64 or linux-arm64 target)`,
-      details: { action: name, feature },
+      hint: builds.length
+        ? `use a tea build with the ${feature} feature: ${listed(builds, 'or')}`
+        : `no release build has the ${feature} feature`,
+      details: { action: name, feature, builds },
     })
   }
   const near = closest(name, names)
@@ -177,4 +188,9 @@ export function validateParams<P>(action: Action<P>, params: unknown, where?: Wh
     issues: toIssues(result.issues),
     details: { action: action.name },
   })
+}
+
+/** `a, b and c` (or `or`). */
+export function listed(items: readonly string[], and = 'and'): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${and} ${items.at(-1)}`
 }

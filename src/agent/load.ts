@@ -65,7 +65,7 @@ export async function requireAgentLoading(
 /** loadAgentFile for a registry that loads its actions on first use (as requireAgentLoading). */
 export async function loadAgentFileLoading(path: string, registry: Registry, how: Loading = {}): Promise<LoadResult> {
   const around = how.around ?? ((load) => load())
-  const draft = around(() => draftAgent(readAgentFile(path), resolve(path), how))
+  const draft = around(() => draftAgent(readAgentFile(path), resolve(path), registry, how))
   await registry.load(actionsNamed(draft))
   return around(() => loadAgentDraft(draft, registry))
 }
@@ -99,7 +99,7 @@ export interface Loading extends LoadOptions {
 }
 
 export function loadAgentText(text: string, file: string, registry: Registry, options: LoadOptions = {}): LoadResult {
-  return loadAgentDraft(draftAgent(text, file, options), registry)
+  return loadAgentDraft(draftAgent(text, file, registry, options), registry)
 }
 
 /**
@@ -122,7 +122,7 @@ interface AgentDraft {
 }
 
 /** The first passes of loadAgentText; `loadAgentDraft` finishes them. */
-function draftAgent(text: string, file: string, options: LoadOptions = {}): AgentDraft {
+function draftAgent(text: string, file: string, registry: Registry, options: LoadOptions = {}): AgentDraft {
   const hash = sha256Hex(text)
   const parsed = parseAgentYaml(text, hash, options.parseCache) as AgentDraft['parsed']
   const draft = { file, hash, parsed, expanded: [], languages: [] }
@@ -139,7 +139,7 @@ function draftAgent(text: string, file: string, options: LoadOptions = {}): Agen
   const aside = lowerTeaSpellings(parsed.data).map(
     (a): Problem => ({ code: 'TEA_UNSUPPORTED', message: a.message, where: parsed.locate(a.path, true) }),
   )
-  const languages = lowerTeaNodes(parsed.data, options.runLanguages, file)
+  const languages = lowerTeaNodes(parsed.data, registry.features?.languages ?? [], options.runLanguages, file)
   return { ...draft, expanded, languages, aside, ...(backend !== undefined && { backend }) }
 }
 

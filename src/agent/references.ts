@@ -11,7 +11,7 @@ import { buildInfo } from '../core/build-info.ts'
 import { errorMessage, isTeaError } from '../core/errors.ts'
 import type { Where } from '../core/issues.ts'
 import { closest, isPlainObject } from '../core/util.ts'
-import { paramIssues, type Registry } from '../actions/registry.ts'
+import { listed, paramIssues, type Registry } from '../actions/registry.ts'
 import {
   compileCondition,
   compileTemplate,
@@ -29,13 +29,6 @@ import { looksLike } from './run-language.ts'
 import { FORBIDDEN, forbidCode } from './inline-code.ts'
 import { LOWERED_LANGUAGE } from './tea-nodes.ts'
 
-const LANGUAGE_NAMES = { python: 'Python', lua: 'Lua', prolog: 'Prolog' } as const
-/** The release builds with each engine (targets/*.json): armv7 has no Python, the core targets no engine. */
-const BUILDS_WITH: Record<string, string[]> = {
-  python: ['linux-x64', 'linux-arm64'],
-  lua: ['linux-x64', 'linux-arm64', 'linux-armv7'],
-  prolog: ['linux-x64', 'linux-arm64', 'linux-armv7'],
-}
 import { END, START, type CompiledParts } from './types.ts'
 
 type Path = Array<string | number>
@@ -71,6 +64,12 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     else at(path, 'AGENT_INVALID', e instanceof Error ? e.message : String(e))
   }
   const nodes = Array.isArray(data.nodes) ? data.nodes : []
+  // The run: languages: JavaScript and each feature's (lowered onto its `<language>.run` by tea-nodes.ts).
+  const languages = ['javascript', ...(registry.features?.languages ?? [])]
+  const checkLanguage = (path: Path, value: unknown): void => {
+    if (typeof value === 'string' && !languages.includes(value)) at(path, 'AGENT_INVALID', `must be ${listed(languages, 'or')}`)
+  }
+  if (isPlainObject(data.settings)) checkLanguage(['settings', 'run_language'], data.settings.run_language)
   const mcpServers: unknown = isPlainObject(data.settings) && isPlainObject(data.settings.mcp) ? data.settings.mcp.servers : undefined
   const names = new Map<string, number>()
   nodes.forEach((n, i) => {
@@ -106,6 +105,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const label = typeof n.name === 'string' ? n.name : `#${i + 1}`
     const kinds = ['uses', 'action', 'run'].filter((k) => n[k] !== undefined)
     const node = { node: label }
+    checkLanguage([...here, 'language'], n.language)
     // A TEA node kind tea lacks (`type: dynamic_parallel`, `steps:`…) is reported by its key, not as a node with nothing to do.
     const teaKind = (): boolean =>
       (n as Record<symbol, unknown>)[UNSUPPORTED] !== undefined ||
@@ -130,7 +130,7 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
         } catch (e) {
           const like = looksLike(n.run)
           if (like) {
-            const message = `run: code is not JavaScript; it looks like ${LANGUAGE_NAMES[like]} (TEA's runtimes run it as that): add \`language: ${like}\` to the node, or \`settings.run_language: ${like}\` to the file (${errorMessage(e).replace(/^node '[^']*': /, '')})`
+            const message = `run: code is not JavaScript; it looks like ${titled(like)} (TEA's runtimes run it as that): add \`language: ${like}\` to the node, or \`settings.run_language: ${like}\` to the file (${errorMessage(e).replace(/^node '[^']*': /, '')})`
             at([...here, 'run'], 'CODE_ERROR', message, node)
           } else failed([...here, 'run'], 'CODE_ERROR', e)
         }
@@ -141,10 +141,9 @@ export function checkReferences(data: Record<string, unknown>, parsed: Parsed, r
     const action = actionName === undefined ? undefined : registry.get(actionName)
     const language = (n as Record<symbol, unknown>)[LOWERED_LANGUAGE]
     if (actionName !== undefined && !action && typeof language === 'string') {
-      const name = language[0]!.toUpperCase() + language.slice(1)
-      const list = BUILDS_WITH[language] ?? BUILDS_WITH.python!
-      const builds = `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`
-      const message = `run: is ${name}; this build (${buildInfo().target}) lacks the '${language}' feature: the ${builds} builds have it (or port the code to JavaScript)`
+      const builds = registry.features?.lacking(actionName)?.builds ?? []
+      const have = builds.length ? `the ${listed(builds)} builds have it` : 'no release build has it'
+      const message = `run: is ${titled(language)}; this build (${buildInfo().target}) lacks the '${language}' feature: ${have} (or port the code to JavaScript)`
       at(here, 'CODE_ERROR', message, node)
     } else if (actionName !== undefined && !action) {
       const tea = teaAction(actionName)
@@ -487,4 +486,9 @@ function flag(v: unknown): boolean | undefined {
 function conditionText(when: unknown, condition: unknown): string {
   const expr = condition === undefined ? String(when) : String(isPlainObject(condition) ? condition.value : condition)
   return condition !== undefined && flag(when) === false ? `not (${expr})` : expr
+}
+
+/** A language's name as written in prose: `Python` for `python`. */
+function titled(language: string): string {
+  return language[0]!.toUpperCase() + language.slice(1)
 }

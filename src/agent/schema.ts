@@ -37,9 +37,10 @@ export const NodeSchema = v.strictObject({
   run: v.optional(v.string()),
   /**
    * The language of `run:` (and of a `steps:` node's steps). Prolog, Lua and Python nodes are lowered onto their
-   * engine's action when the file loads (tea-nodes.ts), so what is left here says JavaScript, or nothing.
+   * engine's action when the file loads (tea-nodes.ts), so what is left here says JavaScript, or nothing; any other
+   * value is named by the loader (references.ts), which knows the languages of the build's features.
    */
-  language: v.optional(v.picklist(['javascript', 'prolog', 'lua', 'python'], 'must be javascript, prolog, lua or python')),
+  language: v.optional(v.string()),
   goto: v.optional(GotoSchema),
   on_error: v.optional(OnErrorSchema),
   interrupt: v.optional(v.picklist(['before', 'after'])),
@@ -177,7 +178,8 @@ export const SettingsSchema = v.strictObject({
   allow_inline_code: v.optional(v.boolean()),
   /** Default time limit for `run:` code, seconds. */
   run_timeout: v.optional(v.pipe(v.number(), v.gtValue(0, 'must be > 0'))),
-  run_language: v.optional(v.picklist(['javascript', 'python', 'lua', 'prolog'])),
+  /** The language of unmarked `run:` bodies: javascript or a feature's (references.ts checks it). */
+  run_language: v.optional(v.string()),
   /** Most memory one `run:` node's code may take, MiB (docs/security.md); past it the node fails with NODE_MEMORY_LIMIT. */
   run_memory_mb: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(16, 'must be ≥ 16'))),
   parallel: v.optional(ParallelSettingsSchema),

@@ -26,14 +26,20 @@ const CONSUMED = new Set<string>([...MAP_KEYS, 'type', 'action', 'steps', 'fan_i
 
 /**
  * Rewrites, in place, the TEA node kinds of `data.nodes` that tea runs, and returns the language each unmarked
- * `run:` body was given (run-language.ts); `recorded` are the languages a resumed run started with, `file` the
- * agent's path (a `subgraph:` is read from beside it).
+ * `run:` body was given (run-language.ts); `engines` are the `run:` languages besides JavaScript (the registry's
+ * features: src/feature-list.ts), `recorded` the languages a resumed run started with, `file` the agent's path (a
+ * `subgraph:` is read from beside it).
  */
-export function lowerTeaNodes(data: Record<string, unknown>, recorded?: Readonly<Record<string, string>>, file?: string): RunLanguage[] {
+export function lowerTeaNodes(
+  data: Record<string, unknown>,
+  engines: readonly string[],
+  recorded?: Readonly<Record<string, string>>,
+  file?: string,
+): RunLanguage[] {
   if (!Array.isArray(data.nodes)) return []
   const edgeSources = new Set((Array.isArray(data.edges) ? data.edges : []).filter(isPlainObject).map((e) => e.from))
   const pinned = isPlainObject(data.settings) && typeof data.settings.run_language === 'string' ? data.settings.run_language : undefined
-  const chooser = languageChooser(unmarkedBodies(data.nodes), pinned, recorded)
+  const chooser: EngineChooser = { ...languageChooser(unmarkedBodies(data.nodes), pinned, recorded), engines }
   data.nodes = data.nodes.map((n) => {
     if (!isPlainObject(n)) return n
     if (n.type === 'dynamic_parallel' && n.subgraph === undefined && (isPlainObject(n.action) || Array.isArray(n.steps)))
@@ -53,7 +59,7 @@ export function lowerTeaNodes(data: Record<string, unknown>, recorded?: Readonly
     if (n.type === undefined && Array.isArray(n.steps) && n.uses === undefined && n.run === undefined) return steps(n, chooser)
     if ((n.uses ?? n.action) === 'reflection.loop') return reflectionCode(n, chooser)
     const code = runCode(n, chooser, String(n.name))
-    if (code && ENGINE_LANGUAGES.includes(code.language)) return onEngine(n, code.language, code.code)
+    if (code && chooser.engines.includes(code.language)) return onEngine(n, code.language, code.code)
     if (code?.language === 'javascript') return { ...without(n, ['language', 'script']), run: code.code }
     return n
   })
@@ -89,7 +95,7 @@ function marked(code: string): string | undefined {
 function dynamicParallel(
   n: Record<string, unknown>,
   edgeSources: Set<unknown>,
-  chooser: LanguageChooser,
+  chooser: EngineChooser,
   sub?: SubAgent,
 ): Record<string, unknown> {
   const out = unconsumed(n)
@@ -133,7 +139,7 @@ function noneIsEmpty(items: unknown): unknown {
  * A reflection.loop's generator, evaluator and corrector code is chosen like a node's (keyed `node.role`) unless it
  * names its own language; JavaScript, where nothing else decides, is left unsaid.
  */
-function reflectionCode(n: Record<string, unknown>, chooser: LanguageChooser): Record<string, unknown> {
+function reflectionCode(n: Record<string, unknown>, chooser: EngineChooser): Record<string, unknown> {
   if (!isPlainObject(n.with)) return n
   const params: Record<string, unknown> = { ...n.with }
   for (const role of ['generator', 'evaluator', 'corrector']) {
@@ -160,7 +166,7 @@ function whileLoop(n: Record<string, unknown>): Record<string, unknown> {
  */
 function runCode(
   n: Record<string, unknown>,
-  chooser: LanguageChooser,
+  chooser: EngineChooser,
   key: string,
   inherited?: string,
 ): { language: string; code: string } | undefined {
@@ -186,8 +192,10 @@ function runCode(
 /** The node marker the loader reads to name the language when the build lacks its engine. */
 export const LOWERED_LANGUAGE = Symbol('run: language')
 
-/** Languages whose `run:` code becomes `<language>.run` (the prolog and lua features). */
-const ENGINE_LANGUAGES = ['prolog', 'lua', 'python']
+/** The chooser, with the languages whose `run:` code becomes `<language>.run` (each a feature's). */
+interface EngineChooser extends LanguageChooser {
+  engines: readonly string[]
+}
 
 function onEngine(n: Record<string, unknown>, language: string, code: string): Record<string, unknown> {
   // The node's timeout goes to the action, which starts its clock once the engine is ready: starting the engine
@@ -204,7 +212,7 @@ function without(n: Record<string, unknown>, keys: string[]): Record<string, unk
   return out
 }
 
-function steps(n: Record<string, unknown>, chooser: LanguageChooser): Record<string, unknown> {
+function steps(n: Record<string, unknown>, chooser: EngineChooser): Record<string, unknown> {
   // A node's language: is its steps' (TEA): a step in another engine's language becomes that engine's action.
   return {
     ...without(unconsumed(n), ['language']),
@@ -218,31 +226,31 @@ function steps(n: Record<string, unknown>, chooser: LanguageChooser): Record<str
  * A sub-agent's nodes as steps, each in its engine's language: the sub-agent's unmarked bodies are chosen among
  * themselves (it is its own file), and the choices are recorded under `<node>.subgraph.<its node>`.
  */
-function subAgentSteps(node: string, sub: SubAgent, chooser: LanguageChooser): unknown[] {
+function subAgentSteps(node: string, sub: SubAgent, chooser: EngineChooser): unknown[] {
   const prefix = `${node}.subgraph.`
   const recorded = chooser.recorded
     ? Object.fromEntries(Object.entries(chooser.recorded).flatMap(([k, l]) => (k.startsWith(prefix) ? [[k.slice(prefix.length), l]] : [])))
     : undefined
-  const own = languageChooser(unmarkedBodies(sub.nodes), sub.runLanguage, recorded)
+  const own = { ...languageChooser(unmarkedBodies(sub.nodes), sub.runLanguage, recorded), engines: chooser.engines }
   const steps = sub.nodes.map((s) => stepOnEngine(s, own, String(s.name), undefined))
   for (const c of own.choices) chooser.choices.push({ ...c, key: `${prefix}${c.key}` })
   return steps
 }
 
 /** A node's steps, each in its engine's language: the step's, else the node's, else the one chosen for it. */
-function stepsOnEngines(n: Record<string, unknown>, chooser: LanguageChooser): unknown[] {
+function stepsOnEngines(n: Record<string, unknown>, chooser: EngineChooser): unknown[] {
   const language = typeof n.language === 'string' ? n.language : undefined
   return (n.steps as unknown[]).map((s, i) => (isPlainObject(s) ? stepOnEngine(s, chooser, `${String(n.name)}.steps[${i}]`, language) : s))
 }
 
 function stepOnEngine(
   s: Record<string, unknown>,
-  chooser: LanguageChooser,
+  chooser: EngineChooser,
   key: string,
   inherited: string | undefined,
 ): Record<string, unknown> {
   const code = runCode(s, chooser, key, inherited)
-  if (!code || !ENGINE_LANGUAGES.includes(code.language))
+  if (!code || !chooser.engines.includes(code.language))
     return code?.language === 'javascript' ? { ...without(s, ['language', 'script']), run: code.code } : s
   return { ...(typeof s.name === 'string' && { name: s.name }), uses: `${code.language}.run`, with: { code: code.code } }
 }

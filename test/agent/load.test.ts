@@ -70,10 +70,11 @@ test('unknown key suggests the key that was meant', () => {
 })
 
 test('an agent using plan.* in a build without planning says which feature is missing', () => {
-  const lacking = (name: string) => (name.startsWith('plan.') ? 'planning' : undefined)
-  const e = createRegistry([], lacking).unknown('plan.decompose')
+  const lacking = (name: string) => (name.startsWith('plan.') ? { feature: 'planning', builds: ['linux-arm64', 'linux-x64'] } : undefined)
+  const e = createRegistry([], { lacking, languages: [] }).unknown('plan.decompose')
   assert.is(e.code, 'UNKNOWN_ACTION')
   assert.match(e.message, /lacks the 'planning' feature/)
+  assert.is(e.hint, 'use a tea build with the planning feature: linux-arm64 or linux-x64')
 })
 
 test('a node needs exactly one of uses: and run:', () => {

@@ -44,7 +44,7 @@ test("a build without the lua feature names it at load: run: is Lua; this build 
     [
       [
         'CODE_ERROR',
-        "run: is Lua; this build (source) lacks the 'lua' feature: the linux-x64, linux-arm64 and linux-armv7 builds have it (or port the code to JavaScript)",
+        "run: is Lua; this build (source) lacks the 'lua' feature: the linux-arm64, linux-armv7 and linux-x64 builds have it (or port the code to JavaScript)",
         'x',
       ],
     ],

@@ -54,7 +54,7 @@ test("a build without the prolog feature names it at load: CODE_ERROR node 'x': 
     [
       [
         'CODE_ERROR',
-        "run: is Prolog; this build (source) lacks the 'prolog' feature: the linux-x64, linux-arm64 and linux-armv7 builds have it (or port the code to JavaScript)",
+        "run: is Prolog; this build (source) lacks the 'prolog' feature: the linux-arm64, linux-armv7 and linux-x64 builds have it (or port the code to JavaScript)",
         'x',
       ],
     ],

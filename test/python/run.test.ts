@@ -127,7 +127,7 @@ test("CODE_ERROR node 'x': run: is Python; this build lacks the 'python' feature
     [
       [
         'CODE_ERROR',
-        "run: is Python; this build (source) lacks the 'python' feature: the linux-x64 and linux-arm64 builds have it (or port the code to JavaScript)",
+        "run: is Python; this build (source) lacks the 'python' feature: the linux-arm64 and linux-x64 builds have it (or port the code to JavaScript)",
         'x',
       ],
     ],

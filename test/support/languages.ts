@@ -7,6 +7,7 @@
 import { builtinActions } from '../../src/actions/builtins.ts'
 import { createRegistry } from '../../src/actions/registry.ts'
 import { loadAgentText } from '../../src/agent/load.ts'
+import { FEATURE_FACTS, targetsWith } from '../../src/feature-list.ts'
 import type { Problem } from '../../src/agent/problems.ts'
 import { testActions } from '../engine/harness.ts'
 
@@ -56,7 +57,11 @@ export function branchResults(state: Record<string, unknown>): Array<Record<stri
 
 /** The problems of a one-node agent in `language`, loaded by a build without any language engine. */
 export function loadWithoutEngines(language: string, code: string): Problem[] {
-  const core = createRegistry([...builtinActions(), ...testActions()])
+  const lacking = (name: string) => {
+    const feature = FEATURE_FACTS.languages.find((l) => name === `${l}.run`)
+    return feature === undefined ? undefined : { feature, builds: targetsWith(feature) }
+  }
+  const core = createRegistry([...builtinActions(), ...testActions()], { ...FEATURE_FACTS, lacking })
   return loadAgentText(`name: c\nnodes:\n  - name: x\n    language: ${language}\n    run: ${JSON.stringify(code)}\n`, '/tmp/c.yaml', core)
     .problems
 }
