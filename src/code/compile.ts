@@ -86,8 +86,8 @@ export function compileCodeValue(source: string, where?: Where, options: CodeOpt
   // A body that awaits runs as an async function; the others stay plain calls (no promise per call). The loop
   // guard's counter is declared inside that function: captured from outside, it would live in a context slot,
   // which made tight guarded loops ~2x slower.
-  const async = /\bawait\b/.test(source)
-  const wrap = (code: string): string => (async ? `return (async () => {\n${code}\n})()` : code)
+  const awaits = /\bawait\b/.test(source)
+  const wrap = (code: string): string => (awaits ? `return (async () => {\n${code}\n})()` : code)
   let fn: Function
   let guarded = true
   try {
@@ -99,7 +99,7 @@ export function compileCodeValue(source: string, where?: Where, options: CodeOpt
     } catch (e) {
       // The line in the compiled text, less the async wrapper's first line: the body's own line.
       const at = /:(\d+)\n/.exec((e as Error).stack ?? '')?.[1]
-      const line = at === undefined ? undefined : Number(at) - (async ? 1 : 0)
+      const line = at === undefined ? undefined : Number(at) - (awaits ? 1 : 0)
       throw new TeaError('CODE_ERROR', `run: code has a syntax error${line ? ` at line ${line}` : ''}: ${(e as Error).message}`, {
         where,
         ...(line && { details: { language: 'javascript', line } }),
@@ -107,7 +107,7 @@ export function compileCodeValue(source: string, where?: Where, options: CodeOpt
     }
   }
   // Lines the compiled text has above the body's first: the loop guard's counter, the async wrapper.
-  const above = (guarded ? 1 : 0) + (async ? 1 : 0)
+  const above = (guarded ? 1 : 0) + (awaits ? 1 : 0)
   const caller = guarded ? undefined : new vm.Script('__fn(...__args)')
   return async (scope, timeoutMs) => {
     const deadline = Date.now() + timeoutMs
