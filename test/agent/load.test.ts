@@ -77,6 +77,18 @@ test('an agent using plan.* in a build without planning says which feature is mi
   assert.is(e.hint, 'use a tea build with the planning feature: linux-arm64 or linux-x64')
 })
 
+test('34-2 language: and settings.run_language take javascript or a language of the feature list, and name them otherwise', () => {
+  const wrong = load('name: x\nsettings: { run_language: cobol }\nnodes:\n  - name: a\n    language: ruby\n    run: return 1\n').problems
+  assert.equal(
+    wrong.map((p) => [p.code, p.where.line, p.message]),
+    [
+      ['AGENT_INVALID', 2, 'must be javascript, prolog, lua or python'],
+      ['AGENT_INVALID', 5, 'must be javascript, prolog, lua or python'],
+    ],
+  )
+  assert.equal(load('name: x\nnodes:\n  - name: a\n    language: lua\n    run: return 1\n').problems, [])
+})
+
 test('a node needs exactly one of uses: and run:', () => {
   assert.equal(codes('name: x\nnodes:\n  - name: a\n    goto: __end__\n'), ['3:5 AGENT_INVALID'])
   assert.equal(codes('name: x\nnodes:\n  - name: a\n    run: return 1\n    uses: json.parse\n'), ['3:5 AGENT_INVALID'])
