@@ -14,6 +14,7 @@ import { isControlSignal } from '../../src/core/signals.ts'
 import { createLlmClient } from '../../src/llm/client.ts'
 import { loadedGgufModels, unloadIdleGgufModels } from '../../src/llm/gguf/resident.ts'
 import type { LlmClient, LlmSettings } from '../../src/llm/types.ts'
+import { startFakeModelServer } from '../support/fake-model-server.ts'
 import { tempDir } from '../support/temp-dir.ts'
 import { ggufWithHeader, tinyGguf } from '../support/tiny-gguf.ts'
 import { waitFor } from '../support/wait.ts'
@@ -83,6 +84,16 @@ test('30-1 seed: the same seed and temperature give the same reply every time; t
   )
   const greedy = client({ max_tokens: 16, temperature: 0 })
   assert.is((await greedy.call({ messages })).content, (await greedy.call({ messages })).content)
+})
+
+test('30-1 seed is one setting for every provider: Ollama gets it as options.seed, beside the options given', async () => {
+  const server = await startFakeModelServer()
+  server.fallback({ content: 'ok' })
+  await createLlmClient({ env: { OLLAMA_HOST: server.url }, defaults: { model: 'ollama:m', seed: 9, options: { top_k: 5 } } }).call({
+    messages,
+  })
+  assert.equal(server.chatRequests()[0]!.body.options, { top_k: 5, seed: 9 })
+  await server.close()
 })
 
 test('30-1 llm.stream: onToken gets the reply token by token, and the tokens make the reply', async () => {
@@ -159,6 +170,27 @@ test('30-2 scheduler.slots: two calls at once on two sequences of one context', 
   const llm = client({ max_tokens: 10, scheduler: { slots: 2 } })
   const [x, y] = await Promise.all([llm.call({ messages, seed: 1 }), llm.call({ messages, seed: 1 })])
   assert.is(x!.content, y!.content, 'the same seed on either sequence gives the same reply')
+})
+
+test('30-2 scheduler: false: a call beyond the sequences waits for one, and stops waiting when cancelled', async () => {
+  const llm = client({ scheduler: false, temperature: 0 })
+  let tokens = 0
+  const long = llm.call({ messages, max_tokens: 300, onToken: () => void tokens++ })
+  await waitFor(() => tokens > 0, 'the first call to generate')
+  const controller = new AbortController()
+  const waiting = llm.call({ messages, max_tokens: 2, signal: controller.signal })
+  // Twenty tokens later the second call is waiting for the one sequence, not still setting out.
+  const at = tokens
+  await waitFor(() => tokens > at + 20, 'the first call to go on')
+  controller.abort()
+  const e = await waiting.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  assert.ok(isControlSignal(e), String(e))
+  assert.ok((await long).usage.completion_tokens > 2)
+  const next = await llm.call({ messages, max_tokens: 2 })
+  assert.ok(next.usage.completion_tokens >= 1, 'the sequence went back to the pool')
 })
 
 test('30-2 keep_alive: the model is unloaded once it has been idle that long (0: at once)', async () => {

@@ -69,10 +69,11 @@ export async function leaseChat(path: string, options: GgufOptions, signal?: Abo
       slots.catch(() => r.chats.delete(key))
     }
     const s = await slots
-    const sequence = s.free.pop() ?? (await new Promise<LlamaContextSequence>((resolve) => s.waiting.push(resolve)))
+    const llama = await loadLlama()
+    const sequence = s.free.pop() ?? (await nextFree(s, signal))
     let released = false
     return {
-      llama: await loadLlama(),
+      llama,
       model: r.model,
       info: r.info,
       sequence,
@@ -181,6 +182,27 @@ async function makeChat(r: Resident, contextSize: number, threads: number, slots
   const free: LlamaContextSequence[] = []
   for (let i = 0; i < slots; i++) free.push(context.getSequence())
   return { context, free: free.reverse(), waiting: [] }
+}
+
+/**
+ * Waits for a sequence another call gives back. The call scheduler lets no more calls through than there are
+ * sequences, so this waits only when the agent switched the scheduler off; a call that is cancelled meanwhile
+ * stops waiting.
+ */
+function nextFree(s: ChatSlots, signal: AbortSignal | undefined): Promise<LlamaContextSequence> {
+  return new Promise((resolve, reject) => {
+    const take = (sequence: LlamaContextSequence): void => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve(sequence)
+    }
+    const onAbort = (): void => {
+      s.waiting.splice(s.waiting.indexOf(take), 1)
+      reject(signal?.reason)
+    }
+    if (signal?.aborted) return reject(signal.reason)
+    signal?.addEventListener('abort', onAbort, { once: true })
+    s.waiting.push(take)
+  })
 }
 
 /** A call let go of the model: once none holds it, it stays for its keep_alive, then is unloaded. */
