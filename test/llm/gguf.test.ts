@@ -72,6 +72,15 @@ test('30-1 a reply the grammar could not close within max_tokens is LLM_BAD_RESP
   assert.type(e.details?.content, 'string')
 })
 
+test('30-1 a reply the grammar allowed but the schema does not (a keyword no grammar holds) is LLM_BAD_RESPONSE naming the failure', async () => {
+  // `not` is beyond a grammar: every reply of this shape fails it, so the check after sampling must catch it.
+  const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], not: { required: ['ok'] } }
+  const e = await failure(client({ max_tokens: 20 }).call({ messages, format: schema, seed: 1 }))
+  assert.is(e.code, 'LLM_BAD_RESPONSE')
+  assert.match(e.message, 'replied with JSON that does not match the requested schema')
+  assert.ok(JSON.parse(String(e.details?.content)).ok !== undefined, 'the reply itself is whole JSON of the shape')
+})
+
 test('30-1 seed: the same seed and temperature give the same reply every time; temperature 0 too', async () => {
   const llm = client({ max_tokens: 24, temperature: 0.9 })
   const a = await llm.call({ messages, seed: 42 })

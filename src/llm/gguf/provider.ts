@@ -136,7 +136,7 @@ async function generate(
     const calls = res.functionCalls?.map((c): ToolCall => ({ name: c.functionName, arguments: isPlainObject(c.params) ? c.params : {} }))
     const content = res.response
     if (calls?.length) return { content, usage, toolCalls: calls }
-    if (format !== undefined) checkStructured(content, format, grammar, res.metadata.stopReason, request.model, usage.completion_tokens)
+    if (format !== undefined) await checkStructured(content, format, res.metadata.stopReason, request.model, usage.completion_tokens)
     return { content, usage }
   } catch (e) {
     if (tooLarge) throw tooLarge
@@ -231,45 +231,63 @@ async function grammarFor(llama: Llama, format: 'json' | JsonSchema): Promise<Ll
   }
 }
 
-/** The grammar kept the reply JSON-shaped; whether it is whole and matches the schema is checked here. */
-function checkStructured(
+/**
+ * The grammar kept the reply JSON-shaped; whether it is whole and matches the schema is checked here, with a full
+ * JSON Schema validator (@cfworker/json-schema, loaded at the first structured GGUF reply): a grammar cannot hold
+ * every keyword (`pattern`, `minimum`…), and a string's length in characters is not its length in tokens.
+ */
+async function checkStructured(
   content: string,
   format: 'json' | JsonSchema,
-  grammar: LlamaGrammar | undefined,
   stopReason: string,
   path: string,
   tokens: number,
-): void {
+): Promise<void> {
   const model = `gguf:${path}`
   const raw = content.length > RAW_REPLY_LIMIT ? `${content.slice(0, RAW_REPLY_LIMIT)}…` : content
   const details = { model, attempts: 1, content }
-  if (stopReason === 'maxTokens') {
-    try {
-      JSON.parse(content)
-    } catch {
-      throw new TeaError(
-        'LLM_BAD_RESPONSE',
-        `${model} was cut off by max_tokens after ${tokens} tokens, before its JSON reply was complete: ${JSON.stringify(raw)}`,
-        {
-          details,
-          hint: 'raise max_tokens, or give the schema shorter fields (enums, booleans, maxLength on strings)',
-        },
-      )
-    }
-  }
-  if (format === 'json' || !grammar || !('parse' in grammar)) return
+  let value: unknown
   try {
-    ;(grammar as LlamaGrammar & { parse(text: string): unknown }).parse(content)
-  } catch (e) {
-    throw new TeaError(
-      'LLM_BAD_RESPONSE',
-      `${model} replied with JSON that does not match the requested schema (${errorMessage(e)}): ${JSON.stringify(raw)}`,
-      {
-        details,
-        hint: 'lower the temperature, raise max_tokens, or constrain the schema further (enums, maxLength)',
-      },
-    )
+    value = JSON.parse(content)
+  } catch {
+    const why =
+      stopReason === 'maxTokens'
+        ? `was cut off by max_tokens after ${tokens} tokens, before its JSON reply was complete`
+        : 'replied with JSON that does not parse'
+    throw new TeaError('LLM_BAD_RESPONSE', `${model} ${why}: ${JSON.stringify(raw)}`, {
+      details,
+      hint: 'raise max_tokens, or give the schema shorter fields (enums, booleans, maxLength on strings)',
+    })
   }
+  if (format === 'json') return
+  const problems = await schemaProblems(format, value)
+  if (problems.length === 0) return
+  throw new TeaError(
+    'LLM_BAD_RESPONSE',
+    `${model} replied with JSON that does not match the requested schema (${problems.join('; ')}): ${JSON.stringify(raw)}`,
+    {
+      details,
+      hint: 'lower the temperature, raise max_tokens, or constrain the schema further (enums, maxLength)',
+    },
+  )
+}
+
+/** What is wrong with `value` under `schema`, at most three leaf errors with their paths; [] when it matches (or the schema cannot be used). */
+async function schemaProblems(schema: JsonSchema, value: unknown): Promise<string[]> {
+  const { Validator } = await import('@cfworker/json-schema')
+  let result: ReturnType<InstanceType<typeof Validator>['validate']>
+  try {
+    result = new Validator(schema as ConstructorParameters<typeof Validator>[0], '2020-12', false).validate(value)
+  } catch {
+    return [] // a schema the validator cannot read was still enforced by the grammar as far as it goes
+  }
+  if (result.valid) return []
+  const containers = ['properties', 'items', 'allOf', 'anyOf', '$ref', 'prefixItems']
+  const leaves = result.errors.filter((e) => !containers.includes(e.keyword))
+  return (leaves.length ? leaves : result.errors).slice(0, 3).map((e) => {
+    const at = e.instanceLocation.replace(/^#\/?/, '').split('/').filter(Boolean).join('.')
+    return `${at || 'the reply'}: ${e.error}`
+  })
 }
 
 function overflow(path: string, tokens: number, contextSize: number): TeaError {
