@@ -202,6 +202,19 @@ test('30-2 scheduler: false: a call beyond the sequences waits for one, and stop
   assert.ok(next.usage.completion_tokens >= 1, 'the sequence went back to the pool')
 })
 
+test('30-2 scheduler.max_loaded: loading another GGUF model unloads the idle one (1, the default), or keeps both (2)', async () => {
+  await unloadIdleGgufModels()
+  const other = `gguf:${tinyGguf(true)}`
+  await client({ max_tokens: 2 }).call({ messages })
+  await client({ max_tokens: 2, model: other }).call({ messages })
+  assert.equal(loadedGgufModels(), [tinyGguf(true)], 'one model in memory')
+  const two = { max_tokens: 2, scheduler: { max_loaded: 2 } }
+  await Promise.all([client(two).call({ messages }), client({ ...two, model: other }).call({ messages })])
+  assert.equal(loadedGgufModels().sort(), [tinyGguf(), tinyGguf(true)].sort())
+  await unloadIdleGgufModels()
+  assert.equal(loadedGgufModels(), [])
+})
+
 test('30-2 keep_alive: the model is unloaded once it has been idle that long (0: at once)', async () => {
   await client({ max_tokens: 2, keep_alive: '150ms' }).call({ messages })
   assert.ok(loadedGgufModels().includes(tinyGguf()), 'loaded right after the call')

@@ -131,6 +131,8 @@ async function generate(
         request.onToken?.(chunk)
       },
     } as LLamaChatGenerateResponseOptions<ChatModelFunctions>
+    // Cancelled while the model was loading: the listener above came too late to hear it.
+    if (attempt.signal.aborted) throw attempt.signal.reason
     const res = await llamaChat.generateResponse(history, generateOptions)
     const usage = { prompt_tokens: promptTokens, completion_tokens: lease.sequence.tokenMeter.usedOutputTokens - outputBefore }
     const calls = res.functionCalls?.map((c): ToolCall => ({ name: c.functionName, arguments: isPlainObject(c.params) ? c.params : {} }))

@@ -54,6 +54,8 @@ export interface EmbedLease {
 }
 
 const residents = new Map<string, Promise<Resident>>()
+/** The models loaded and not being unloaded, in the order they were loaded. */
+const ready = new Map<string, Resident>()
 
 /** A sequence of `path`'s chat context, loading the model and making the context first when needed. */
 export async function leaseChat(path: string, options: GgufOptions, signal?: AbortSignal): Promise<ChatLease> {
@@ -143,8 +145,8 @@ async function hold(path: string, options: GgufOptions, signal?: AbortSignal): P
     await r.unloading
     return hold(path, options, signal)
   }
-  await makeRoom(options.maxLoaded - 1)
-  pending = load(path, options, signal)
+  // Set before anything is awaited: a second call for the same file meanwhile waits for this load.
+  pending = makeRoom(path, options.maxLoaded - 1).then(() => load(path, options, signal))
   residents.set(path, pending)
   pending.catch(() => residents.delete(path))
   const r = await pending
@@ -169,7 +171,9 @@ async function load(path: string, options: GgufOptions, signal?: AbortSignal): P
   } catch (e) {
     throw loadFailed(path, e)
   }
-  return { path, info, model, chats: new Map(), embedders: new Map(), busy: 0, keepAliveMs: DEFAULT_KEEP_ALIVE_MS }
+  const r: Resident = { path, info, model, chats: new Map(), embedders: new Map(), busy: 0, keepAliveMs: DEFAULT_KEEP_ALIVE_MS }
+  ready.set(path, r)
+  return r
 }
 
 async function makeChat(r: Resident, contextSize: number, threads: number, slots: number): Promise<ChatSlots> {
@@ -224,6 +228,7 @@ async function unload(r: Resident): Promise<void> {
   if (r.timer) clearTimeout(r.timer)
   r.unloading = (async () => {
     residents.delete(r.path)
+    ready.delete(r.path)
     for (const c of r.chats.values()) await c.then((s) => s.context.dispose()).catch(() => {})
     for (const c of r.embedders.values()) await c.then((e) => e.dispose()).catch(() => {})
     await r.model.dispose().catch(() => {})
@@ -231,16 +236,14 @@ async function unload(r: Resident): Promise<void> {
   return r.unloading
 }
 
-/** Unloads idle models, least recently loaded first, until at most `keep` others remain. */
-async function makeRoom(keep: number): Promise<void> {
-  const loaded: Resident[] = []
-  for (const p of residents.values()) {
-    const r = await p.catch(() => undefined)
-    if (r) loaded.push(r)
-  }
-  for (const r of loaded) {
-    if (loaded.filter((x) => !x.unloading).length <= Math.max(0, keep)) break
-    if (r.busy === 0) await unload(r)
+/**
+ * Unloads idle models other than `path`, least recently loaded first, until at most `keep` others remain. Only
+ * models already loaded count: waiting for one still loading could wait for this very load.
+ */
+async function makeRoom(path: string, keep: number): Promise<void> {
+  for (const r of [...ready.values()]) {
+    if ([...ready.keys()].filter((p) => p !== path).length <= Math.max(0, keep)) return
+    if (r.path !== path && r.busy === 0) await unload(r)
   }
 }
 
