@@ -20,6 +20,7 @@
 import { parseJson } from '../core/json.ts'
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { basename } from 'node:path'
 import { TeaError, errorMessage } from '../core/errors.ts'
 import { isPlainObject } from '../core/util.ts'
 import { parseModelSpec } from './model-spec.ts'
@@ -59,13 +60,19 @@ export function cassetteKey(
   return createHash('sha256').update(canonical).digest('hex')
 }
 
-/** `ollama:qwen2.5:1.5b` → `qwen2.5:1.5b`; a hand-written name without a known provider stays as it is. */
+/**
+ * `ollama:qwen2.5:1.5b` → `qwen2.5:1.5b`; a hand-written name without a known provider stays as it is. A GGUF
+ * model is its file's name (`gguf:/home/pi/agents/m.gguf` → `m.gguf`): the folder differs between the board
+ * that recorded and the machine that replays.
+ */
 export function bareModel(model: string): string {
+  let bare: string
   try {
-    return parseModelSpec(model).model
+    bare = parseModelSpec(model).model
   } catch {
-    return model
+    bare = model
   }
+  return /\.gguf$/i.test(bare) ? basename(bare) : bare
 }
 
 export function readCassette(path: string): LoadedEntry[] {

@@ -88,7 +88,7 @@ function miss(path: string, request: ProviderRequest, byKey: Map<string, LoadedE
   const lastUser = [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? ''
   const excerpt = lastUser.length > 200 ? `${lastUser.slice(0, 200)}…` : lastUser
   let sameModel = 0
-  for (const list of byKey.values()) for (const l of list) if (bareModel(l.entry.request.model) === request.model) sameModel++
+  for (const list of byKey.values()) for (const l of list) if (bareModel(l.entry.request.model) === bareModel(request.model)) sameModel++
   return new TeaError(
     'CASSETTE_MISS',
     `no recorded exchange in ${path} matches model ${request.model} with last user message ${JSON.stringify(excerpt)}` +

@@ -308,6 +308,19 @@ test('30-1 tools are offered through the template (their documentation goes into
   for (const c of r.tool_calls ?? []) assert.is(c.name, 'lookup')
 })
 
+test('30-1 a GGUF run recorded on one machine replays on another: cassettes name the model by its file, not its folder', async () => {
+  const dir = tempDir('tea-gguf-cassette-')
+  const cassette = join(dir, 'run.jsonl')
+  const recorder = createLlmClient({ env: {}, record: cassette, defaults: { model, threads: 1, max_tokens: 6, seed: 4 } })
+  const recorded = await recorder.call({ messages })
+  await recorder.close()
+  const replayer = createLlmClient({ env: {}, replay: cassette, defaults: { model: 'gguf:/somewhere/else/tiny.gguf' } })
+  const replayed = await replayer.call({ messages })
+  assert.is(replayed.content, recorded.content)
+  const miss = await failure(createLlmClient({ env: {}, replay: cassette, defaults: { model: 'gguf:/x/other.gguf' } }).call({ messages }))
+  assert.is(miss.code, 'CASSETTE_MISS')
+})
+
 test('30-1 chat_format: a wrong one is INVALID_PARAMS naming those tea knows; chatml is taken', async () => {
   const e = await failure(client({ chat_format: 'klingon' }).call({ messages }))
   assert.is(e.code, 'INVALID_PARAMS')
