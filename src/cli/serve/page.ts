@@ -160,7 +160,8 @@ function refresh(){
   getJson("/api/runs").then(function(runs){
     runs.sort(function(a,b){return Date.parse(b.created_at)-Date.parse(a.created_at)});
     var body=$("runs");body.textContent="";
-    runs.forEach(function(r){
+    // The newest 200 (a board keeps every run until tea runs prune): a phone need not draw a thousand rows.
+    runs.slice(0,200).forEach(function(r){
       var li=el("li");li.dataset.run=r.run_id;if(r.run_id===selected)li.className="sel";
       li.appendChild(el("span",r.status,"s status "+word(r.status)));
       var id=el("span",shortId(r.run_id),"id");id.title=r.run_id;li.appendChild(id);
@@ -170,6 +171,7 @@ function refresh(){
       li.onclick=function(){select(r.run_id)};body.appendChild(li);
       if(r.run_id===selected&&runsSeen[r.run_id]&&runsSeen[r.run_id]!==r.status)loadDetail();
       runsSeen[r.run_id]=r.status});
+    if(runs.length>200)body.appendChild(el("li",(runs.length-200)+" older runs not shown (tea runs lists them)","meta"));
     if(!selected){var want=params.run&&runs.some(function(r){return r.run_id===params.run})?params.run:runs[0]&&runs[0].run_id;if(want)select(want)}
   }).catch(function(){});
   getJson("/api/tasks").then(function(b){
@@ -182,7 +184,7 @@ function refresh(){
 // --- the start form: a field per state_schema key, typed; the JSON editor for anything else ---
 function openStart(){$("start").hidden=false;if(!agentsLoaded){agentsLoaded=true;getJson("/api/agents").then(function(list){
   var s=$("agent");s.textContent="";list.forEach(function(a){var o=el("option",a.name);o.value=a.file;s.appendChild(o)});if(list.length)loadAgent(list[0].file);else $("start-msg").textContent="no agents in the agents folder"})
-  .catch(function(e){$("start-msg").textContent=e.message})}}
+  .catch(function(e){agentsLoaded=false;$("start-msg").textContent=e.message})}}
 function agentGraph(file){return graphs[file]||(graphs[file]=getJson("/api/agents/"+encodeURIComponent(file)).catch(function(e){delete graphs[file];throw e}))}
 function loadAgent(file){$("fields").textContent="";$("agent-desc").textContent="";$("start-msg").textContent="";
   agentGraph(file).then(function(a){
