@@ -25,6 +25,7 @@ import { createMemoryStore } from '../../src/store/memory-store.ts'
 import { parseDocument } from 'yaml'
 import * as assert from 'uvu/assert'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
+import { tinyGguf } from '../support/tiny-gguf.ts'
 import { tempDir } from '../support/temp-dir.ts'
 
 /** TEA's agent files beside this repository (../shared/tea-corpus), or where TEA_CORPUS says. */
@@ -173,8 +174,16 @@ async function countFile(
     }
     if (!loaded.spec) return { ...base, outcome: 'invalid', code: loaded.problems[0]?.code, message: loaded.problems[0]?.message }
     const signal = AbortSignal.timeout(runTimeoutMs)
-    // Both kinds of model server are the fake one: TEA's OpenAI agents name their key as ${OPENAI_API_KEY}.
-    const env = { ...USER_ENV, OLLAMA_HOST: url, OPENAI_BASE_URL: url, PATH: `${bin}:${process.env.PATH ?? ''}` }
+    // Both kinds of model server are the fake one: TEA's OpenAI agents name their key as ${OPENAI_API_KEY}. TEA's
+    // in-process model (backend: local, provider: local) is the tiny GGUF model the tests use, where a board would
+    // have its own file in TEA_MODEL_PATH (TEA's variable for it).
+    const env = {
+      ...USER_ENV,
+      OLLAMA_HOST: url,
+      OPENAI_BASE_URL: url,
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+      TEA_MODEL_PATH: tinyGguf(),
+    }
     const llm = createLlmClient({ env, defaults: loaded.spec.settings.llm })
     try {
       const r = await startRun(loaded.spec, { store: createMemoryStore(), registry, llm, signal }, { runId: 'corpus', input: entry.input })
