@@ -79,8 +79,19 @@ nodes:
     run: "return { last: true }"
 `
 
+const CONFIRM = `name: confirm
+nodes:
+  - name: measure
+    run: "return { litres: 12 }"
+  - name: water
+    description: Open the valve for the measured litres?
+    run: "return { watered: state.approved ? state.litres : 0 }"
+    interrupt: before
+`
+
 function agents(s: ReturnType<typeof scratch>): string {
   mkdirSync(s.path('agents'))
+  writeFileSync(s.path('agents/confirm.yaml'), CONFIRM)
   writeFileSync(s.path('agents/review.yaml'), REVIEW)
   writeFileSync(s.path('agents/broken.yaml'), BROKEN)
   writeFileSync(s.path('agents/slow.yaml'), SLOW)
@@ -198,6 +209,41 @@ skipIf(t, NO_BROWSER, '31 item 2: reject resumes the run with approved: false, a
     s.cleanup()
   }
 })
+
+skipIf(
+  t,
+  NO_BROWSER,
+  '31 items 2, 3: paused before a node: it is waiting (blue, and says so), the keys it reads are asked, Approve runs it',
+  async () => {
+    const s = scratch()
+    const d = await startServe(['--data-dir', s.path('data'), '--agents', agents(s)])
+    const context = await (await browser()).newContext({ viewport: { width: 390, height: 844 } })
+    try {
+      assert.is((await d.json('POST', '/api/runs', { agent: 'confirm', run_id: 'c1' })).status, 201)
+      const page = await context.newPage()
+      await page.goto(d.url)
+      await page.locator('#paused-box:not([hidden])').waitFor()
+      assert.is(await page.locator('#paused-message').textContent(), 'Open the valve for the measured litres?')
+      assert.is(await page.locator('#paused-where').textContent(), 'paused before node water')
+      assert.is(await page.locator('#paused-fields textarea[data-key="litres"]').inputValue(), '12', 'a number is edited as JSON')
+      await page.locator('#graph g[data-node="water"][data-state="waiting"]').waitFor()
+      assert.match((await page.locator('#graph g[data-node="water"] text.st').textContent()) ?? '', /^waiting/)
+      const fill = await page
+        .locator('#graph g[data-node="water"] rect')
+        .evaluate((r) => (globalThis as any).getComputedStyle(r).fill as string)
+      assert.is(fill, 'rgb(207, 224, 255)', 'blue')
+      await page.locator('#paused-fields textarea[data-key="litres"]').fill('8')
+      await page.getByRole('button', { name: 'Approve' }).click()
+      await page.locator('#run-status .status.completed').waitFor()
+      assert.is((await d.json('GET', '/api/runs/c1')).body.state.watered, 8)
+      await page.locator('#graph g[data-node="water"][data-state="done"]').waitFor()
+    } finally {
+      await context.close()
+      assert.is(await d.stop(), 0, d.stderr())
+      s.cleanup()
+    }
+  },
+)
 
 skipIf(t, NO_BROWSER, '31 item 1: Cancel stops a running run; Resume takes it on to the end', async () => {
   const s = scratch()

@@ -168,7 +168,7 @@ function refresh(){
       li.appendChild(el("span",r.agent,"agent"));
       li.appendChild(el("span",(r.node?r.node+" \\u00b7 ":"")+fmt(runMs(r)),"meta"));
       if(r.error){var e=el("span",r.error.code+": "+r.error.message,"err");li.appendChild(e)}
-      li.onclick=function(){select(r.run_id)};body.appendChild(li);
+      li.tabIndex=0;li.onclick=function(){select(r.run_id)};li.onkeydown=function(e){if(e.key==="Enter"||e.key===" "){e.preventDefault();select(r.run_id)}};body.appendChild(li);
       if(r.run_id===selected&&runsSeen[r.run_id]&&runsSeen[r.run_id]!==r.status)loadDetail();
       runsSeen[r.run_id]=r.status});
     if(runs.length>200)body.appendChild(el("li",(runs.length-200)+" older runs not shown (tea runs lists them)","meta"));
