@@ -330,6 +330,7 @@ skipIf(
       })()`)) as { scroll: number; over: string[] }
       assert.ok(widths.scroll <= 390, `scrollWidth ${widths.scroll}`)
       assert.equal(widths.over, [], 'no element reaches past 390 px')
+      await page.locator('#run').evaluate((e) => e.scrollIntoView()) // the run, its error and its graph in the picture
       assert.ok((await page.screenshot({ path: shot(s, 'serve-phone.png'), fullPage: false })).length > 1000)
       assert.equal(dialogs, [], 'nothing in the error ran')
       // A notification's link (#run=…) selects its run, not the newest.

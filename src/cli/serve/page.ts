@@ -123,7 +123,7 @@ ol{padding-left:1.4em;margin:0}#timeline li{font-size:.9em}
 
 const SCRIPT = `"use strict";
 var $=function(id){return document.getElementById(id)};
-var selected=null,stream=null,detail=null,subtasks={},graphs={},nodeState={},runsSeen={},agentsLoaded=false,NS=$("svg").namespaceURI;
+var selected=null,stream=null,detail=null,subtasks={},graphs={},nodeState={},nodeMs={},runsSeen={},agentsLoaded=false,NS=$("svg").namespaceURI;
 var params=(function(){var q=new URLSearchParams(location.search),h=new URLSearchParams(location.hash.slice(1));return {token:q.get("token")||h.get("token"),run:h.get("run")||q.get("run")}})();
 // The token: from this page's address into sessionStorage (this origin only, port included), then out of the address.
 var token=(function(){var t=params.token;
@@ -207,7 +207,7 @@ function formInput(){var input=JSON.parse($("input-json").value||"{}");if(!input
 // keep: the same run again (resumed): what its graph, timeline and plan showed stays, and its new events add to it.
 function select(id,keep){
   keep=keep&&id===selected;selected=id;if(stream)stream.abort();stream=null;detail=null;
-  if(!keep){nodeState={};subtasks={};$("timeline").textContent="";$("dag").textContent="";$("plan-box").hidden=true}
+  if(!keep){nodeState={};nodeMs={};subtasks={};$("timeline").textContent="";$("dag").textContent="";$("plan-box").hidden=true}
   $("run-id").textContent=id;$("state").textContent="";
   $("actions").textContent="";$("error-box").hidden=true;$("paused-box").hidden=true;$("resume-box").hidden=true;$("run-status").textContent="";$("run-meta").textContent="";say("");
   Array.prototype.forEach.call($("runs").children,function(li){li.className=li.dataset.run===id?"sel":""});
@@ -217,7 +217,7 @@ function onEvent(id,ev){
   if(id!==selected)return;
   if(ev.type!=="llm_token")addEvent(id,ev);
   if(ev.type==="node_start"){nodeState[ev.node]="running";var li=el("li",ev.node+" \\u2026","running");li.id="n-"+ev.step;$("timeline").appendChild(li)}
-  else if(ev.type==="node_end"){if(nodeState[ev.node]!=="failed")nodeState[ev.node]="done";var n=$("n-"+ev.step)||$("timeline").appendChild(el("li"));n.textContent=ev.node+" \\u00b7 "+fmt(ev.ms);n.className="done";
+  else if(ev.type==="node_end"){if(nodeState[ev.node]!=="failed")nodeState[ev.node]="done";nodeMs[ev.node]=(nodeMs[ev.node]||0)+ev.ms;var n=$("n-"+ev.step)||$("timeline").appendChild(el("li"));n.textContent=ev.node+" \\u00b7 "+fmt(ev.ms);n.className="done";
     var plan=ev.update&&ev.update.plan;if(plan&&Array.isArray(plan.subtasks))drawPlan(subtasks,plan)}
   else if(ev.type==="subtask")subtaskEvent(subtasks,ev);
   else if(ev.type==="log"){$("timeline").appendChild(el("li",ev.node+": "+ev.message,"log"))}
@@ -273,7 +273,8 @@ function drawGraph(g){var s=$("svg");s.textContent="";s.setAttribute("viewBox","
     if(n.kind==="node"){var st=svg("text",{x:n.x+8,y:n.y+32,"class":"st"});st.textContent=n.uses||"";grp.appendChild(st);grp._uses=n.uses||""}
     s.appendChild(grp)})}
 function paintGraph(){Array.prototype.forEach.call($("svg").querySelectorAll("g.node"),function(g){var st=nodeState[g.dataset.node]||"";
-  g.setAttribute("class","node "+st);g.dataset.state=st||"pending";var label=g.querySelector("text.st");if(label)label.textContent=st?st+(g._uses?" \\u00b7 "+g._uses:""):g._uses})}
+  g.setAttribute("class","node "+st);g.dataset.state=st||"pending";var label=g.querySelector("text.st");var ms=nodeMs[g.dataset.node];
+  if(label)label.textContent=st?st+(ms!=null?" \\u00b7 "+fmt(ms):g._uses?" \\u00b7 "+g._uses:""):g._uses})}
 
 // --- the plan: one column per dependency depth, each subtask with its status and duration ---
 function drawPlan(subtasks,plan){$("plan-box").hidden=false;
