@@ -6,8 +6,9 @@
 //   3. lmdb's addon (stripped), the bundle itself (its loader is the main script; it compiles the program the
 //      bundle carries, and worker threads load the bundle) and the files a feature reads at run time (the language
 //      engines' and llama.cpp's, beside the bundle in prolog/, lua/, python/, llama/) as SEA assets, a feature's
-//      files as one (`<feature>.pack`); Node 20.11 has no assets, so for it they travel as text inside a second
-//      bundle that becomes the main script;
+//      files as one (`<feature>.pack`); Node 20.11 has no assets, so for it lmdb's addon and the bundle travel as
+//      text inside a second bundle that becomes the main script, and the features' files are appended to the
+//      executable, after everything else;
 //   4. the code cache: that same Node (under qemu for ARM: a cache is as particular about its V8 as the blob) runs
 //      the bundle on scripts/build/warm-agent.yaml and writes the program as compiled and the cache of what it
 //      compiled, as the executable's tail (src/sea/loader.ts);
@@ -97,7 +98,7 @@ export async function buildSea(opts) {
       postjectVersion,
       sha(readFileSync(WARM_AGENT(root))),
       seaV8Flags(target),
-      9,
+      10,
     ]),
   )
   const keyFile = join(seaDir, 'key')
@@ -118,6 +119,7 @@ export async function buildSea(opts) {
   const v8Flags = seaV8Flags(target)
   if (v8Flags.length) config.execArgv = v8Flags
   let tail
+  let appended
   if (assets) {
     // The loader is a few kilobytes, and Node makes the main script's cache without execArgv's flags: under these
     // it was rejected, with a warning, on every start. The program has its own cache (codeCache below).
@@ -134,12 +136,16 @@ export async function buildSea(opts) {
   } else {
     main = join(work, 'main.cjs')
     const t = Date.now()
-    const files = Object.fromEntries(engine.map(([name, file]) => [name, readFileSync(file).toString('base64')]))
-    const carried = carriedList({ 'lmdb.node': addon, 'tea.cjs': bundleCopy, ...Object.fromEntries(engine) })
+    // A feature's files go after the executable's own bytes (appended after injection, below), read from there by
+    // their distance from the end (src/sea/sea-api.ts, EXECUTABLE_PACK): inside the main script, as base64, every
+    // start would create and scan them.
+    const payload = executablePack(engine, work)
+    const carried = { ...carriedList({ 'lmdb.node': addon, 'tea.cjs': bundleCopy }), ...payload.packed }
     await opts.buildEmbeddedMain(
-      { lmdbNode: readFileSync(addon).toString('base64'), workerBundle: bundleText.toString('utf8'), files, carried },
+      { lmdbNode: readFileSync(addon).toString('base64'), workerBundle: bundleText.toString('utf8'), files: {}, carried },
       main,
     )
+    appended = payload.file
     timings.embedBundle = Date.now() - t
   }
   config.main = main
@@ -162,6 +168,7 @@ export async function buildSea(opts) {
   run(process.execPath, [postject, tmp, 'NODE_SEA_BLOB', config.output, '--sentinel-fuse', SEA_FUSE], { env: cleanEnv() })
   // The program and its code cache go after everything else, where the loader reads them (src/sea/loader.ts, readTail).
   if (tail) appendFileSync(tmp, readFileSync(tail))
+  if (appended) appendFileSync(tmp, readFileSync(appended))
   renameSync(tmp, out)
   writeFileSync(`${keyFile}.${process.pid}`, key)
   renameSync(`${keyFile}.${process.pid}`, keyFile)
@@ -273,6 +280,31 @@ function packFeatures(engine, work) {
   }
   return { packs, packed }
 }
+
+/**
+ * For Node 20.11 (no SEA assets): the files of every feature one after another in `<work>/executable.pack`, which
+ * the build appends to the executable last; each file's carried entry says how far before the executable's end it
+ * starts (`offset`, counted back from the end: the injected size is not known when the main script is built).
+ */
+function executablePack(engine, work) {
+  const file = join(work, 'executable.pack')
+  writeFileSync(file, '')
+  const starts = []
+  let size = 0
+  for (const [name, path] of engine) {
+    const bytes = readFileSync(path)
+    appendFileSync(file, bytes)
+    starts.push([name, bytes, size])
+    size += bytes.length
+  }
+  const packed = {}
+  for (const [name, bytes, start] of starts)
+    packed[name] = { hash: sha(bytes).slice(0, 16), size: bytes.length, pack: EXECUTABLE_PACK, offset: size - start }
+  return { file, packed }
+}
+
+/** The `pack` of a file appended to the executable itself (src/sea/sea-api.ts reads it). */
+const EXECUTABLE_PACK = '<executable>'
 
 /** The generator must not pick up NODE_OPTIONS or coverage hooks from whatever started the build. */
 export function cleanEnv(extra = {}) {

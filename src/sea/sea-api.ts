@@ -2,6 +2,7 @@
  * Access to `node:sea` without importing it statically: Node 20.11 (armv7) has no such module, and a static
  * import would fail the whole bundle at load there.
  */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { builtin } from '../core/builtin.ts'
 import { EMBEDDED } from './embedded.ts'
 
@@ -35,6 +36,28 @@ export function seaAsset(key: string, sea: SeaApi | undefined = seaApi()): Uint8
   }
 }
 
+/** `size` bytes of `file` starting `back` bytes before its end, or undefined when the file is shorter. */
+function fromEnd(file: string, back: number, size: number): Uint8Array | undefined {
+  let fd: number | undefined
+  try {
+    fd = openSync(file, 'r')
+    const start = fstatSync(fd).size - back
+    if (start < 0 || size > back) return undefined
+    const bytes = Buffer.allocUnsafe(size)
+    let read = 0
+    while (read < size) {
+      const n = readSync(fd, bytes, read, size - read, start + read)
+      if (n === 0) return undefined
+      read += n
+    }
+    return bytes
+  } catch {
+    return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
 /** A file the executable carries, as the build recorded it: the first 16 hex digits of its SHA-256, and its size. */
 export interface CarriedFile {
   hash: string
@@ -48,9 +71,16 @@ export interface CarriedFile {
   offset?: number
 }
 
+/**
+ * The `pack` of files appended to the executable itself, after its SEA blob (Node 20.11, which has no assets:
+ * scripts/build/sea-build.mjs); their `offset` counts back from the end of the file.
+ */
+export const EXECUTABLE_PACK = '<executable>'
+
 /** A carried file's bytes, in place where Node allows (read-only): from its feature's pack, or its own asset. */
-export function carriedBytes(key: string, sea: SeaApi | undefined = seaApi()): Uint8Array | undefined {
+export function carriedBytes(key: string, sea: SeaApi | undefined = seaApi(), executable = process.execPath): Uint8Array | undefined {
   const known = carriedFile(key, sea)
+  if (known?.pack === EXECUTABLE_PACK && known.offset !== undefined) return fromEnd(executable, known.offset, known.size)
   if (sea && known?.pack !== undefined && known.offset !== undefined) {
     try {
       const pack = sea.getRawAsset ? sea.getRawAsset(known.pack) : sea.getAsset(known.pack)

@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { isTeaError } from '../../src/core/errors.ts'
@@ -17,6 +18,10 @@ const carried = {
   'llama/b.so': { hash: '0', size: 6, pack: 'llama.pack', offset: 4 },
   'llama/past-end.so': { hash: '0', size: 6, pack: 'llama.pack', offset: 8 },
   'lmdb.node': { hash: '0', size: 3 },
+  // Appended to the executable (Node 20.11): counted back from its end.
+  'lua/glue.wasm': { hash: '0', size: 5, pack: '<executable>', offset: 9 },
+  'lua/index.cjs': { hash: '0', size: 4, pack: '<executable>', offset: 4 },
+  'lua/too-far.cjs': { hash: '0', size: 4, pack: '<executable>', offset: 4000 },
 }
 const assets: Record<string, ArrayBuffer> = {
   'llama.pack': pack.buffer.slice(pack.byteOffset, pack.byteOffset + pack.length),
@@ -47,6 +52,15 @@ test("issue 30 item 3: a packed file is read in place from its feature's pack, b
   assert.is(carriedBytes('llama/absent.so', sea), undefined)
   // A file carried as an asset of its own still reads as before.
   assert.equal([...carriedBytes('lmdb.node', sea)!], [1, 2, 3])
+})
+
+test("issue 30 item 3: on Node 20.11 a feature's files are read from the end of the executable, by their distance from it", () => {
+  const exe = join(tmp, 'tea-armv7')
+  writeFileSync(exe, Buffer.concat([Buffer.alloc(100, 0x7f), Buffer.from('GLUE!'), Buffer.from('init')]))
+  assert.is(Buffer.from(carriedBytes('lua/glue.wasm', undefined, exe)!).toString(), 'GLUE!')
+  assert.is(Buffer.from(carriedBytes('lua/index.cjs', undefined, exe)!).toString(), 'init')
+  assert.is(carriedBytes('lua/too-far.cjs', undefined, exe), undefined)
+  assert.is(carriedBytes('lua/glue.wasm', undefined, join(tmp, 'absent')), undefined)
 })
 
 test('issue 30 item 3: from source (no build carried llama/) llamaModule is a coded error, not a crash', () => {
