@@ -81,6 +81,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
   // The MQTT client is loaded only for a config that names a broker.
   const mqttModule = config?.mqtt ? await import('./serve/mqtt-triggers.ts') : undefined
   schedulesModule?.checkSchedules(config!.schedules) // a bad expression is a start-up error, before anything is taken
+  const notify = config?.notify && notifySettings(config.notify, config.dir) // its token file read now, likewise
   // A cassette that cannot be read or parsed is a start-up error too, not every run's.
   if (replay) (await import('../llm/cassette.ts')).readCassette(replay)
   const lock = takeServeLock(dataDir, listenText)
@@ -114,7 +115,7 @@ export async function serveCommand({ flags }: { flags: ServeFlags }, io: Io): Pr
     ...(config?.mqtt && mqttModule && { sections: { mqtt: mqttModule.brokerForAgents(config.mqtt, config.dir) } }),
     onEnded: (runId, agent, status) => mqtt?.ended(runId, agent, status),
     ...(replay && { replay }),
-    ...(config?.notify && { notify: notifySettings(config.notify, config.dir) }),
+    ...(notify && { notify }),
   })
   // Made once the port is known (a listener on port 0 learns it from the kernel); no request arrives before.
   let guard: ((req: IncomingMessage) => void) | undefined

@@ -124,10 +124,11 @@ test('31 item 2: a webhook that hangs or fails is a log line after its timeout; 
   }
 })
 
-test('31 item 2: a notify entry that is not a URL, or gives token and token_file, stops the start (exit 2)', async () => {
+test('31 item 2: a notify entry that is not a URL, gives token and token_file, or names a token file that is not there stops the start (exit 2)', async () => {
   for (const [entry, says] of [
     ['{ url: "ftp://x/y" }', 'must be an http:// or https:// URL'],
     ['{ url: "http://127.0.0.1:9/t", token: a, token_file: ./ntfy-token }', 'give token or token_file, not both'],
+    ['{ url: "http://127.0.0.1:9/t", token_file: ./missing-token }', 'cannot read notify.token_file'],
   ] as const) {
     const s = setup(entry)
     const d = await startServe(['--data-dir', s.path('data'), '--config', s.path('serve.yaml')]).catch((e: Error) => e.message)
