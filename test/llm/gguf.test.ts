@@ -9,7 +9,11 @@ import { copyFileSync, mkdirSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { loadAgentText } from '../../src/agent/load.ts'
 import { isTeaError, type TeaError } from '../../src/core/errors.ts'
+import { startRun } from '../../src/engine/lifecycle.ts'
+import { buildRegistry } from '../../src/features.ts'
+import { createMemoryStore } from '../../src/store/memory-store.ts'
 import { isControlSignal } from '../../src/core/signals.ts'
 import { createLlmClient } from '../../src/llm/client.ts'
 import { loadedGgufModels, unloadIdleGgufModels } from '../../src/llm/gguf/resident.ts'
@@ -173,6 +177,27 @@ test('30-2 one model in memory, shared by every client (every run) in the proces
   const replies = await Promise.all([a.call({ messages }), b.call({ messages }), a.call({ messages })])
   assert.is(replies.length, 3)
   assert.equal(loadedGgufModels(), [tinyGguf()])
+})
+
+test('30-2 runs of two agents at once in one process (as tea serve runs them) share the one loaded model', async () => {
+  await unloadIdleGgufModels()
+  const dir = tempDir('tea-gguf-runs-')
+  copyFileSync(tinyGguf(), join(dir, 'm.gguf'))
+  const agent = (name: string) =>
+    `name: ${name}\nsettings:\n  llm: { model: gguf:m.gguf, threads: 1, max_tokens: 4 }\nnodes:\n  - name: a\n    uses: llm.call\n    with: { prompt: "${name}" }\n    output: { said: "{{ result.content }}" }\n  - name: b\n    uses: llm.call\n    with: { prompt: again }\n`
+  const registry = buildRegistry()
+  const runs = ['one', 'two'].map((name) => {
+    const { spec } = loadAgentText(agent(name), join(dir, `${name}.yaml`), registry)
+    const llm = createLlmClient({ env: {}, defaults: spec!.settings.llm })
+    return startRun(spec!, { store: createMemoryStore(), registry, llm }, { runId: name })
+  })
+  const results = await Promise.all(runs)
+  assert.equal(
+    results.map((r) => r.status),
+    ['completed', 'completed'],
+  )
+  assert.equal(loadedGgufModels(), [join(dir, 'm.gguf')], 'one model in memory for both runs')
+  await unloadIdleGgufModels()
 })
 
 test('30-2 scheduler.slots: two calls at once on two sequences of one context', async () => {
