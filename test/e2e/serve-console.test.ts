@@ -89,8 +89,17 @@ nodes:
     interrupt: before
 `
 
+/** A plan in the state that is not what plan.* writes: the page must draw what it can and nothing else. */
+const ODD_PLAN = `name: oddplan
+nodes:
+  - name: make
+    run: |
+      return { plan: { subtasks: [null, 7, 'text', { id: '__proto__', status: 'completed' }, { id: 'b', dependencies: 'nope', status: 'x" onmouseover="alert(1)' }, { id: 'c', dependencies: ['b', 5] }] } }
+`
+
 function agents(s: ReturnType<typeof scratch>): string {
   mkdirSync(s.path('agents'))
+  writeFileSync(s.path('agents/oddplan.yaml'), ODD_PLAN)
   writeFileSync(s.path('agents/confirm.yaml'), CONFIRM)
   writeFileSync(s.path('agents/review.yaml'), REVIEW)
   writeFileSync(s.path('agents/broken.yaml'), BROKEN)
@@ -237,6 +246,39 @@ skipIf(
       await page.locator('#run-status .status.completed').waitFor()
       assert.is((await d.json('GET', '/api/runs/c1')).body.state.watered, 8)
       await page.locator('#graph g[data-node="water"][data-state="done"]').waitFor()
+    } finally {
+      await context.close()
+      assert.is(await d.stop(), 0, d.stderr())
+      s.cleanup()
+    }
+  },
+)
+
+skipIf(
+  t,
+  NO_BROWSER,
+  '31 item 3: a plan in the state that is not a plan draws what it can: no error, no markup, __proto__ is a name',
+  async () => {
+    const s = scratch()
+    const d = await startServe(['--data-dir', s.path('data'), '--agents', agents(s)])
+    const context = await (await browser()).newContext({ viewport: { width: 390, height: 844 } })
+    try {
+      assert.is((await d.json('POST', '/api/runs', { agent: 'oddplan', run_id: 'odd' })).status, 201)
+      await d.waitLog(/run odd completed/)
+      const page = await context.newPage()
+      const problems: string[] = []
+      page.on('pageerror', (e) => problems.push(e.message))
+      await page.goto(d.url)
+      await page.locator('#run-status .status.completed').waitFor()
+      await page.locator('#dag span[data-subtask="c"]').waitFor()
+      assert.equal(await page.locator('#dag span').evaluateAll((xs) => xs.map((x) => [x.getAttribute('data-subtask'), x.className])), [
+        ['__proto__', 'subtask completed'],
+        ['b', 'subtask xonmouseoveralert'],
+        ['c', 'subtask pending'],
+      ])
+      assert.match((await page.locator('#dag span[data-subtask="c"] small.deps').textContent()) ?? '', '← b')
+      assert.equal(problems, [])
+      assert.is(await page.locator('#msg.bad').count(), 0)
     } finally {
       await context.close()
       assert.is(await d.stop(), 0, d.stderr())

@@ -123,7 +123,9 @@ ol{padding-left:1.4em;margin:0}#timeline li{font-size:.9em}
 
 const SCRIPT = `"use strict";
 var $=function(id){return document.getElementById(id)};
-var selected=null,stream=null,detail=null,subtasks={},graphs={},nodeState={},nodeMs={},runsSeen={},agentsLoaded=false,NS=$("svg").namespaceURI;
+// Maps keyed by names from runs (node names, subtask ids): no prototype, so "__proto__" is a name like any other.
+function map(){return Object.create(null)}
+var selected=null,stream=null,detail=null,subtasks=map(),graphs=map(),nodeState=map(),nodeMs=map(),runsSeen=map(),agentsLoaded=false,NS=$("svg").namespaceURI;
 var params=(function(){var q=new URLSearchParams(location.search),h=new URLSearchParams(location.hash.slice(1));return {token:q.get("token")||h.get("token"),run:h.get("run")||q.get("run")}})();
 // The token: from this page's address into sessionStorage (this origin only, port included), then out of the address.
 var token=(function(){var t=params.token;
@@ -207,7 +209,7 @@ function formInput(){var input=JSON.parse($("input-json").value||"{}");if(!input
 // keep: the same run again (resumed): what its graph, timeline and plan showed stays, and its new events add to it.
 function select(id,keep){
   keep=keep&&id===selected;selected=id;if(stream)stream.abort();stream=null;detail=null;
-  if(!keep){nodeState={};nodeMs={};subtasks={};$("timeline").textContent="";$("dag").textContent="";$("plan-box").hidden=true}
+  if(!keep){nodeState=map();nodeMs=map();subtasks=map();$("timeline").textContent="";$("dag").textContent="";$("plan-box").hidden=true}
   $("run-id").textContent=id;$("state").textContent="";
   $("actions").textContent="";$("error-box").hidden=true;$("paused-box").hidden=true;$("resume-box").hidden=true;$("run-status").textContent="";$("run-meta").textContent="";say("");
   Array.prototype.forEach.call($("runs").children,function(li){li.className=li.dataset.run===id?"sel":""});
@@ -238,6 +240,8 @@ function loadDetail(){var id=selected;if(!id)return;
     if(r.status==="interrupted"&&r.paused){nodeState[r.paused.node]=r.paused.when==="before"?"waiting":"done";showPaused(r.paused)}else $("paused-box").hidden=true;
     if(r.status==="completed")$("state").textContent=JSON.stringify(r.state,null,2);
     else if(r.status!=="queued"&&!$("state").textContent)$("state").textContent=JSON.stringify(r.state,null,2);
+    // A plan in the state (a run this serve did not run, or a late look): its subtasks as the state last had them.
+    var plan=r.state&&r.state.plan;if(plan&&Array.isArray(plan.subtasks))drawPlan(subtasks,plan);
     buttons(r);
     if(r.agent_file)agentGraph(r.agent_file).then(function(a){if(id===selected){drawGraph(a.graph);paintGraph()}},function(){$("svg").textContent=""});
     else $("svg").textContent=""}).catch(function(e){say(e.message,true)})}
@@ -277,11 +281,13 @@ function paintGraph(){Array.prototype.forEach.call($("svg").querySelectorAll("g.
   if(label)label.textContent=st?st+(ms!=null?" \\u00b7 "+fmt(ms):g._uses?" \\u00b7 "+g._uses:""):g._uses})}
 
 // --- the plan: one column per dependency depth, each subtask with its status and duration ---
-function drawPlan(subtasks,plan){$("plan-box").hidden=false;
-  var depth={},byId={};plan.subtasks.forEach(function(t){byId[t.id]=t});
+function drawPlan(subtasks,plan){
+  var depth=map(),byId=map(),list=plan.subtasks.filter(function(t){return t&&typeof t.id==="string"}).slice(0,500);
+  function deps(t){return Array.isArray(t.dependencies)?t.dependencies.filter(function(x){return typeof x==="string"}):[]}
+  list.forEach(function(t){byId[t.id]=t});
   function d(id,seen){if(depth[id]!=null)return depth[id];if(seen[id]||!byId[id])return 0;seen[id]=1;
-    var deps=byId[id].dependencies||[];return depth[id]=deps.length?1+Math.max.apply(null,deps.map(function(x){return d(x,seen)})):0}
-  plan.subtasks.forEach(function(t){var c=chip(subtasks,t.id,d(t.id,{}),t.dependencies||[]);if(t.status&&!c._status)setChip(c,t.status)})}
+    var ds=deps(byId[id]);return depth[id]=ds.length?1+Math.max.apply(null,ds.map(function(x){return d(x,seen)})):0}
+  list.forEach(function(t){var c=chip(subtasks,t.id,d(t.id,map()),deps(t));if(typeof t.status==="string"&&!c._status)setChip(c,t.status)})}
 function chip(subtasks,id,level,deps){var s=subtasks[id];if(s)return s;$("plan-box").hidden=false;
   var dag=$("dag");while(dag.children.length<=level)dag.appendChild(el("div",null,"level"));
   s=subtasks[id]=el("span",id,"subtask pending");s.dataset.subtask=id;
