@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path'
 import type { ActionGroup, FeatureFacts } from './actions/registry.ts'
 import type { Action } from './actions/types.ts'
 import type { openNatsStore } from './aof/store/nats/store.ts'
-import type { loadLlama } from './llama/index.ts'
+import type { ggufReport, loadLlama } from './llama/index.ts'
 import type { TaskHandler } from './pool/protocol.ts'
 
 /** What a feature's entry module exports (each part it has). */
@@ -29,6 +29,8 @@ export interface FeatureCode {
   openNatsStore?: typeof openNatsStore
   /** The llama feature's: node-llama-cpp's `Llama`, the addon loaded once per process (src/llm/gguf/addon.ts). */
   loadLlama?: typeof loadLlama
+  /** The llama feature's: what `tea doctor` says of a GGUF model file (src/llm/gguf/report.ts). */
+  ggufReport?: typeof ggufReport
 }
 
 export interface Feature {

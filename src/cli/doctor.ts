@@ -24,7 +24,7 @@ import {
   ollamaModels,
 } from './doctor/checks.ts'
 import { ggufCheck, ggufModels } from './doctor/gguf.ts'
-import { enabledFeatures } from '../feature-list.ts'
+import { feature } from '../feature-list.ts'
 
 export async function doctorCommand(
   { args, flags }: { args: { agents: string[] }; flags: { 'data-dir'?: string; json: boolean } },
@@ -43,9 +43,10 @@ export async function doctorCommand(
   // Agents that name only GGUF models need no model server: asking for one would only fail.
   const serverless = gguf.length > 0 && wanted.length === 0
   const server = serverless ? undefined : await askModelServer(resolveOllamaUrl(baseUrl, io.env))
+  const llama = gguf.length ? await feature('llama')?.load?.() : undefined
   const checks: CheckResult[] = [
     ...(server ? [modelServerCheck(server), modelsPulledCheck(server, wanted), memoryCheck(server, wanted)] : []),
-    ...gguf.map((m) => ggufCheck(m, enabledFeatures())),
+    ...gguf.map((m) => ggufCheck(m, llama?.ggufReport)),
     dataDirCheck(dataDir),
     cacheDirCheck(io.env),
     glibcCheck(),

@@ -2,14 +2,14 @@
  * `tea doctor`'s check of each GGUF model an agent names (settings.llm.model or a node's `gguf:<path>`, TEA's
  * `provider: local` / `backend: local` with `model_path` or TEA_MODEL_PATH): the file exists and is a whole GGUF,
  * its architecture is one this build's llama.cpp runs, and the memory it needs fits in what is free. It reads the
- * file's header only (src/llm/gguf/model-file.ts), as the provider does before loading: llama.cpp is not loaded.
+ * file's header only (src/llm/gguf/report.ts, reached through the llama feature's entry: a build without llama.cpp
+ * carries none of it and says so), as the provider does before loading: llama.cpp itself is not loaded.
  */
 
 import { basename } from 'node:path'
 import type { AgentSpec } from '../../agent/types.ts'
 import { errorMessage, isTeaError } from '../../core/errors.ts'
-import { contextSizeFor } from '../../llm/gguf/defaults.ts'
-import { freeMemory, inspectGguf, memoryNeeded, mib } from '../../llm/gguf/model-file.ts'
+import type { ggufReport } from '../../llm/gguf/report.ts'
 import { ggufPath } from '../../llm/gguf/path.ts'
 import { resolveModel } from '../../llm/model-spec.ts'
 import type { CheckResult } from './checks.ts'
@@ -52,8 +52,11 @@ export function ggufModels(specs: AgentSpec[], env: NodeJS.ProcessEnv): NamedGgu
   return [...found.values()]
 }
 
-/** One GGUF model: a whole GGUF file of an architecture llama.cpp runs, needing no more memory than is free. */
-export function ggufCheck(model: NamedGguf, features: readonly string[], free = freeMemory()): CheckResult {
+/**
+ * One GGUF model: a whole GGUF file of an architecture llama.cpp runs, needing no more memory than is free.
+ * `report` is the llama feature's (undefined in a build without it).
+ */
+export function ggufCheck(model: NamedGguf, report: typeof ggufReport | undefined): CheckResult {
   const name = `gguf ${basename(model.path)}`
   if (model.error)
     return {
@@ -62,33 +65,12 @@ export function ggufCheck(model: NamedGguf, features: readonly string[], free = 
       detail: `${model.path}: ${errorMessage(model.error)}`,
       ...(isTeaError(model.error) && model.error.hint ? { fix: model.error.hint } : {}),
     }
-  if (!features.includes('llama'))
+  if (!report)
     return {
       name,
       ok: false,
       detail: `${model.path}: this build cannot run GGUF models (it lacks the llama feature)`,
-      fix: 'use the linux-x64 or linux-arm64 tea executable, or serve the model with Ollama (ollama:<name>)',
+      fix: 'use a tea executable whose tea --version lists llama, or serve the model with Ollama (ollama:<name>)',
     }
-  try {
-    const info = inspectGguf(model.path)
-    const contextSize = contextSizeFor(info, model.contextSize)
-    const needed = memoryNeeded(info, contextSize, model.slots)
-    const size = `${info.header.architecture}, ${mib(info.header.fileSize)} MiB file`
-    const memory = `needs ~${mib(needed)} MiB with a ${contextSize}-token context, ${mib(free)} MiB free`
-    if (needed > free)
-      return {
-        name,
-        ok: false,
-        detail: `${model.path} (${size}) ${memory}`,
-        fix: "use a smaller model or quantisation (0.5-1.5 B at Q4 on a 2-4 GB board), lower settings.llm.n_ctx, stop other programs, or raise the service's MemoryMax",
-      }
-    return { name, ok: true, detail: `${model.path} (${size}) ${memory}` }
-  } catch (e) {
-    return {
-      name,
-      ok: false,
-      detail: isTeaError(e) ? `${e.code}: ${errorMessage(e)}` : String(e),
-      ...(isTeaError(e) && e.hint ? { fix: e.hint } : {}),
-    }
-  }
+  return { name, ...report(model.path, model.contextSize, model.slots) }
 }
