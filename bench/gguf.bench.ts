@@ -7,7 +7,8 @@
  *   first reply: medians of `--runs` processes, and the process's peak RSS after a 200-token reply.
  * - tokens/s: a 200-token greedy reply (temperature 0: the tiny model never ends its turn), by thread count.
  * - per-call overhead: one-token replies through the same LlmClient, in-process (gguf:) and over Ollama's API to
- *   the fake model server (ollama:), 50 calls each after a warm-up: the median per call.
+ *   the fake model server (ollama:), 50 calls each after a warm-up: the median per call; and the same 20-node agent
+ *   run through the engine on each (memory store, in-process), its wall time per call.
  * - start-up of a `tea run` that uses no GGUF model (a one-node `run:` agent): the bundle when it is built
  *   (dist/linux-x64/tea.cjs), and from source; node-llama-cpp is not imported by such a run (checked).
  *
@@ -105,11 +106,34 @@ async function main(): Promise<void> {
   }
   const inProcess = await timeCalls(createLlmClient({ env: {}, defaults: { model: `gguf:${model}`, threads: 1, temperature: 0 } }))
   const overHttp = await timeCalls(createLlmClient({ env: { OLLAMA_HOST: server.url }, defaults: { model: 'ollama:tiny' } }))
+  // The same agent (20 llm.call nodes, one token each) run through the engine, in-process: its wall time per call.
+  const { loadAgentText } = await import('../src/agent/load.ts')
+  const { lazyRegistry } = await import('../src/catalog.ts')
+  const { startRun } = await import('../src/engine/lifecycle.ts')
+  const { createMemoryStore } = await import('../src/store/memory-store.ts')
+  const registry = lazyRegistry()
+  await registry.load()
+  const agentText = (m: string) =>
+    `name: calls\nsettings:\n  llm: { model: "${m}", threads: 1, temperature: 0, max_tokens: 1 }\nnodes:\n${Array.from({ length: 20 }, (_, i) => `  - name: n${i}\n    uses: llm.call\n    with: { prompt: "Say something." }\n`).join('')}`
+  const perCallInRun = async (m: string, env: NodeJS.ProcessEnv): Promise<number> => {
+    const { spec } = loadAgentText(agentText(m), join(dir, 'calls.yaml'), registry)
+    const times: number[] = []
+    for (let i = 0; i < RUNS + 1; i++) {
+      const llm = createLlmClient({ env, defaults: spec!.settings.llm })
+      const t = performance.now()
+      const r = await startRun(spec!, { store: createMemoryStore(), registry, llm }, { runId: `r${i}` })
+      if (r.status !== 'completed') throw new Error(JSON.stringify(r.error))
+      if (i > 0) times.push((performance.now() - t) / 20)
+    }
+    return median(times)
+  }
+  const runGguf = await perCallInRun(`gguf:${model}`, {})
+  const runOllama = await perCallInRun('ollama:tiny', { OLLAMA_HOST: server.url })
   await server.close()
-  console.log('| model | per call |')
-  console.log('|---|---|')
-  console.log(`| gguf: in the process (prompt cached, 1 token computed) | ${inProcess.toFixed(2)} ms |`)
-  console.log(`| ollama: the fake server over HTTP (no compute) | ${overHttp.toFixed(2)} ms |`)
+  console.log('| model | per call, client alone | per call, in a 20-node run |')
+  console.log('|---|---|---|')
+  console.log(`| gguf: in the process (prompt cached, 1 token computed) | ${inProcess.toFixed(2)} ms | ${runGguf.toFixed(2)} ms |`)
+  console.log(`| ollama: the fake server over HTTP (no compute) | ${overHttp.toFixed(2)} ms | ${runOllama.toFixed(2)} ms |`)
 
   console.log(`\n### Start-up of a tea run that uses no GGUF model (a one-node run: agent, ${RUNS * 2} runs, median)\n`)
   writeFileSync(join(dir, 'plain.yaml'), 'name: plain\nnodes:\n  - name: a\n    run: "return { ok: true }"\n')
