@@ -19,6 +19,17 @@ import { ggufWithHeader, tinyGguf } from '../support/tiny-gguf.ts'
 
 const dir = tempDir('tea-gguf-header-')
 
+const u32 = (n: number) => {
+  const b = Buffer.alloc(4)
+  b.writeUInt32LE(n)
+  return b
+}
+const u64 = (n: number) => {
+  const b = Buffer.alloc(8)
+  b.writeBigUInt64LE(BigInt(n))
+  return b
+}
+
 function thrown(f: () => unknown): TeaError {
   try {
     f()
@@ -40,6 +51,15 @@ test('30-4 the tiny model reads whole: its architecture, metadata, tensors, and 
   assert.match(String(h.metadata.get('tokenizer.chat_template')), '<|im_start|>')
   assert.is(h.dataEnd, h.fileSize)
   assert.is(h.dataOffset % 32, 0)
+})
+
+test('30-4 a GGUF without tensor data (a vocabulary-only file, as llama.cpp ships for its tests) ends with its header, unpadded', () => {
+  const kv = Buffer.concat([u64(20), Buffer.from('general.architecture'), u32(8), u64(5), Buffer.from('llama')])
+  const file = join(dir, 'vocab-only.gguf')
+  writeFileSync(file, Buffer.concat([Buffer.from('GGUF'), u32(3), u64(0), u64(1), kv]))
+  const h = readGgufHeader(file)
+  assert.is(h.tensorCount, 0)
+  assert.is(h.dataEnd, h.fileSize, 'not cut short for want of padding')
 })
 
 test('30-4 a missing file is GGUF_NOT_FOUND naming the path, with how to copy one there', () => {

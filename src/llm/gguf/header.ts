@@ -152,7 +152,8 @@ function parse(c: Cursor): GgufHeader {
     expected = block && expected !== undefined ? Math.ceil((offset + bytes) / alignment) * alignment : undefined
   }
   const dataOffset = Math.ceil(c.pos / alignment) * alignment
-  const dataEnd = dataOffset + extent
+  // A file without tensor data (a vocabulary-only GGUF) ends with its header, unpadded.
+  const dataEnd = extent === 0 ? c.pos : dataOffset + extent
   if (dataEnd > c.size) throw truncated(c.path, c.size, dataEnd, 'its tensors')
   return { version, architecture, metadata, tensorCount, dataOffset, dataEnd, fileSize: c.size }
 }
@@ -295,7 +296,7 @@ function notGguf(path: string, size: number): TeaError {
 }
 
 function truncated(path: string, size: number, needed: number, what: string): TeaError {
-  return new TeaError('GGUF_TRUNCATED', `the GGUF model ${path} is cut short: it is ${size} bytes, and ${what} needs ${needed}`, {
+  return new TeaError('GGUF_TRUNCATED', `the GGUF model ${path} is cut short: it is ${size} bytes; ${needed} are needed for ${what}`, {
     details: { path, size, needed },
     hint: 'the copy did not finish: copy the model file again and compare its size (or sha256) with the original',
   })
