@@ -143,7 +143,8 @@ test(`${REPLIES.toLocaleString('en')} generated replies: a well-formed value or 
     }
   }
   // The generator reaches both outcomes for every reader (a fuzzer that only ever fails proves little).
-  for (const [name, o] of Object.entries(outcomes)) assert.ok(o.read > REPLIES / 100 && o.refused > REPLIES / 100, `${name}: ${JSON.stringify(o)}`)
+  for (const [name, o] of Object.entries(outcomes))
+    assert.ok(o.read > REPLIES / 100 && o.refused > REPLIES / 100, `${name}: ${JSON.stringify(o)}`)
 })
 
 test('round trip: a generated chain of thought wrapped in prose or fences reads back as written', () => {
