@@ -4,6 +4,8 @@
 # (bookworm) userland, and the cross binutils used to strip each target's Node binary before injection.
 # nats-server (2.9, JetStream included) is for the fleet tests (docs/fleet.md), which start a real server;
 # openssl makes the throwaway CA and certificates of the NATS TLS test.
+# g++-arm-linux-gnueabihf, cmake and ninja-build compile armv7's llama.cpp from the source node-llama-cpp ships
+# (scripts/build/llama-source.mjs: its npm armv7 package carries AArch64 files), once per build cache.
 # Idempotent and quiet: does nothing when every package is already installed.
 set -eu
 
@@ -11,6 +13,7 @@ PKGS="qemu-user-static
 libc6-arm64-cross libstdc++6-arm64-cross libgcc-s1-arm64-cross
 libc6-armhf-cross libstdc++6-armhf-cross libgcc-s1-armhf-cross libatomic1-armhf-cross
 binutils binutils-aarch64-linux-gnu binutils-arm-linux-gnueabihf
+g++-arm-linux-gnueabihf cmake ninja-build
 xz-utils
 nats-server
 openssl"
