@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, mkdirSync, openSync, readFileSync, readSync, closeSync, readdirSync, renameSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
+import { builtFromSource, llamaFromSource } from './llama-source.mjs'
 import { applyPatches } from './patch.mjs'
 
 /** The `@node-llama-cpp/*` package with the CPU build for each of our arches (node's `process.arch`). */
@@ -43,10 +44,10 @@ export function prebuiltDir(root, arch) {
 /**
  * The prebuilt files of `arch`: every `.so`, the addon and the build metadata. Each ELF file is checked to be built
  * for `arch`: a package that carries another arch's binaries (every `@node-llama-cpp/linux-armv7l` on npm so far
- * does: x86-64 up to 3.18, AArch64 since 3.20) would load nowhere, so the build stops instead.
+ * does: x86-64 up to 3.18, AArch64 since 3.20) would load nowhere, so the build stops instead. `dir` names
+ * another folder of such files (armv7's, compiled from source), checked the same way.
  */
-export function prebuiltFiles(root, arch) {
-  const dir = prebuiltDir(root, arch)
+export function prebuiltFiles(root, arch, dir = prebuiltDir(root, arch)) {
   const names = readdirSync(dir)
     .filter((f) => f.endsWith('.so') || f.endsWith('.node') || f === '_nlcBuildMetadata.json')
     .sort()
@@ -267,7 +268,9 @@ function strippedCopy(file, arch, cacheDir, stripTool) {
  * arch's strip tool and a cache folder). Throws when the target's prebuilt package is missing or of another arch.
  */
 export async function llamaFiles(root, target, { strip } = {}) {
-  const prebuilt = prebuiltFiles(root, target.arch)
+  // armv7's package carries AArch64 files: its files are compiled from node-llama-cpp's source (llama-source.mjs).
+  const source = builtFromSource(target.arch) ? await llamaFromSource(root, target.arch) : undefined
+  const prebuilt = prebuiltFiles(root, target.arch, source)
   const js = await llamaJs(root)
   const files = {}
   for (const [name, file] of Object.entries(prebuilt))
