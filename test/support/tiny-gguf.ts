@@ -3,7 +3,7 @@
  * runs), made once per test process in a temp dir, and hand-made headers for the bad files a board may hold.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, truncateSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { tempDir } from './temp-dir.ts'
 
@@ -57,4 +57,19 @@ export function ggufWithHeader(path: string, arch: string, values: number, dataB
   // Extending a file with truncate leaves a hole: no disk is taken for the claimed data.
   if (dataBytes > 0) truncateSync(path, padded + dataBytes)
   return path
+}
+
+/** A copy of the GGUF `from` with the uint32 metadata value of `key` set to `value`, written to `to`. */
+export function withMetadata(from: string, to: string, key: string, value: number): string {
+  const b = readFileSync(from)
+  const k = Buffer.from(key)
+  // The key as GGUF writes it: its uint64 length before it, the uint32 type (4) after it, then the value.
+  for (let i = b.indexOf(k); i !== -1; i = b.indexOf(k, i + 1)) {
+    if (i >= 8 && b.readBigUInt64LE(i - 8) === BigInt(k.length) && b.readUInt32LE(i + k.length) === 4) {
+      b.writeUInt32LE(value, i + k.length + 4)
+      writeFileSync(to, b)
+      return to
+    }
+  }
+  throw new Error(`${from} has no uint32 metadata ${key}`)
 }

@@ -43,6 +43,9 @@ const SCALAR_BYTES: Readonly<Record<number, number>> = { 0: 1, 1: 1, 2: 2, 3: 2,
 const STRING = 8
 const ARRAY = 9
 
+/** ggml's TENSOR_ALIGNMENT: where a memory-mapped tensor's data may start. */
+const LLAMA_ALIGNMENT = 32
+
 /** The highest ggml type number llama.cpp may know (GGML_TYPE_COUNT is 41 in the llama.cpp tea carries). */
 const MAX_GGML_TYPE = 63
 
@@ -132,6 +135,7 @@ function parse(c: Cursor): GgufHeader {
   // llama.cpp lays the tensors out one after the other, each padded to the alignment, and refuses any other layout;
   // so does this, as far as it knows the types' sizes (a type newer than the table ends the check of the layout).
   let expected: number | undefined = 0
+  const offsets: number[] = []
   for (let i = 0; i < tensorCount; i++) {
     const name = c.string(MAX_KEPT_STRING, 'a tensor name')
     const dims = c.u32()
@@ -149,9 +153,13 @@ function parse(c: Cursor): GgufHeader {
     const bytes = block ? (values / block[1]) * block[0] : 0
     if (!Number.isSafeInteger(values) || !Number.isSafeInteger(offset + bytes)) throw invalid(c.path, `tensor ${name} is impossibly large`)
     extent = Math.max(extent, offset + bytes)
+    offsets.push(offset)
     expected = block && expected !== undefined ? Math.ceil((offset + bytes) / alignment) * alignment : undefined
   }
   const dataOffset = Math.ceil(c.pos / alignment) * alignment
+  // llama.cpp maps the file and asserts (aborting the process) that every tensor's data is 32-byte aligned in it.
+  if (offsets.some((o) => (dataOffset + o) % LLAMA_ALIGNMENT !== 0))
+    throw invalid(c.path, `its tensors' data is not ${LLAMA_ALIGNMENT}-byte aligned in the file (general.alignment ${alignment})`)
   // A file without tensor data (a vocabulary-only GGUF) ends with its header, unpadded.
   const dataEnd = extent === 0 ? c.pos : dataOffset + extent
   if (dataEnd > c.size) throw truncated(c.path, c.size, dataEnd, 'its tensors')

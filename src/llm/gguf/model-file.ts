@@ -34,8 +34,69 @@ export function inspectGguf(path: string): GgufModelInfo {
         hint: 'use a model of an architecture llama.cpp runs (llama, qwen2, qwen3, gemma3, phi3, …); a newer tea may run this one',
       },
     )
-  const trainContext = metaNumber(header, `${header.architecture}.context_length`)
-  return { path, header, trainContext }
+  checkShape(path, header)
+  const context = metaNumber(header, `${header.architecture}.context_length`)
+  return { path, header, trainContext: context !== undefined && context > 0 ? context : undefined }
+}
+
+/**
+ * Dense transformer architectures, whose layers all have attention heads and a feed-forward: a 0 among those
+ * sizes makes llama.cpp abort the process (a division by zero, an assertion) instead of refusing the file. Other
+ * architectures (recurrent, hybrid, mixture-of-experts) may write 0 or per-layer lists there, and are left to
+ * llama.cpp.
+ */
+const DENSE = new Set([
+  'llama',
+  'qwen2',
+  'qwen3',
+  'gemma',
+  'gemma2',
+  'gemma3',
+  'phi2',
+  'phi3',
+  'starcoder2',
+  'gpt2',
+  'stablelm',
+  'olmo',
+  'olmo2',
+  'granite',
+  'smollm3',
+  'internlm2',
+  'command-r',
+  'mistral3',
+  'baichuan',
+  'falcon',
+  'bloom',
+  'mpt',
+  'gptneox',
+  'exaone',
+])
+
+/** Sizes no model has, which llama.cpp would not survive: GGUF_INVALID before it sees them. */
+function checkShape(path: string, h: GgufHeader): void {
+  const arch = h.architecture
+  const sizes = DENSE.has(arch)
+    ? ['block_count', 'embedding_length', 'feed_forward_length', 'attention.head_count', 'attention.head_count_kv']
+    : ['block_count', 'embedding_length']
+  for (const key of sizes) {
+    const v = metaNumber(h, `${arch}.${key}`)
+    if (v !== undefined && (v < 1 || !Number.isInteger(v)))
+      throw new TeaError('GGUF_INVALID', `the GGUF model ${path} is damaged: its ${arch}.${key} is ${v}`, {
+        details: { path, key: `${arch}.${key}`, value: v },
+        hint: 'copy the model file again, or get the model again from where it came from',
+      })
+  }
+  const heads = metaNumber(h, `${arch}.attention.head_count`)
+  const kvHeads = metaNumber(h, `${arch}.attention.head_count_kv`)
+  if (DENSE.has(arch) && heads !== undefined && kvHeads !== undefined && heads % kvHeads !== 0)
+    throw new TeaError(
+      'GGUF_INVALID',
+      `the GGUF model ${path} is damaged: ${heads} attention heads do not share ${kvHeads} key-value heads`,
+      {
+        details: { path },
+        hint: 'copy the model file again, or get the model again from where it came from',
+      },
+    )
 }
 
 /** Bytes the model needs in memory with a context of `contextSize` tokens for each of `sequences` calls at once. */
