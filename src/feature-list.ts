@@ -120,8 +120,8 @@ export const FEATURES: readonly Feature[] = [
   {
     // GGUF models run in the tea process by llama.cpp: node-llama-cpp and the prebuilt CPU addon of the target's
     // arch, carried by the build in llama/ (scripts/build/llama.mjs, src/sea/llama-runtime.ts), which the GGUF
-    // provider (src/llm/gguf/) loads at the first `gguf:` model. Off for armv7: every @node-llama-cpp/linux-armv7l
-    // on npm carries another arch's binaries (x86-64 up to 3.18, AArch64 since), which no armv7 board can load.
+    // provider (src/llm/gguf/) loads at the first `gguf:` model. armv7's is compiled from node-llama-cpp's source
+    // (scripts/build/llama-source.mjs): every @node-llama-cpp/linux-armv7l on npm carries another arch's binaries.
     name: 'llama',
     ...(BUILD_ONLY && { commands: ["model: gguf:<file> (and TEA's provider: local with model_path)"] }),
     load: typeof __FEATURE_LLAMA__ === 'undefined' || __FEATURE_LLAMA__ ? () => import('./llama/index.ts') : undefined,
