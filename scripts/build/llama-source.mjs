@@ -148,7 +148,11 @@ export async function llamaFromSource(root, arch, { log = (line) => console.erro
     mkdirSync(src)
     for (const part of ['CMakeLists.txt', 'addon', 'cmake', 'profiles', 'toolchains'])
       cpSync(join(nlc.dir, 'llama', part), join(src, part), { recursive: true })
-    await run('git', ['clone', '--quiet', join(nlc.dir, 'llama', 'gitRelease.bundle'), join(src, 'llama.cpp')], { logFile })
+    await run(
+      'git',
+      ['-c', 'advice.detachedHead=false', 'clone', '--quiet', join(nlc.dir, 'llama', 'gitRelease.bundle'), join(src, 'llama.cpp')],
+      { logFile },
+    )
     applyPatches(join(nlc.dir, 'llama', 'patches'), join(src, 'llama.cpp'), logFile)
     const generator = commandExists('ninja') ? ['-G', 'Ninja'] : []
     const build = join(work, 'build')
