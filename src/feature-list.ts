@@ -14,9 +14,8 @@
  * one of its actions or tasks (`tea run` of a `run:`-only agent evaluates none; bench/RESULTS.md, issue 14).
  */
 
-import { readdirSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
 import type { ActionGroup, FeatureFacts } from './actions/registry.ts'
+import { sourceTargets } from './feature-targets.ts'
 import type { Action } from './actions/types.ts'
 import type { openNatsStore } from './aof/store/nats/store.ts'
 import type { ggufReport, loadLlama } from './llama/index.ts'
@@ -54,13 +53,12 @@ export interface Feature {
   load?: () => Promise<FeatureCode>
 }
 
-/**
- * What only the build and the docs read (`files`, `commands`) is written under this: true in the build's
- * reading of the list and from source, false in a bundle (build.mjs defines `__TEA_TARGET__`), where esbuild then
- * drops it.
+/*
+ * What only the build and the docs read (`files`, `commands`) is written under `typeof __TEA_TARGET__ ===
+ * 'undefined'`: true in the build's reading of the list and from source, false in a bundle (build.mjs defines
+ * `__TEA_TARGET__`), where esbuild folds it and drops the part. The condition is written out at each use: a const
+ * holding it is not inlined by esbuild here, which left the engines' file names in the core bundle.
  */
-const BUILD_ONLY = typeof __TEA_TARGET__ === 'undefined'
-
 export const FEATURES: readonly Feature[] = [
   {
     // plan.*: an LLM splits a goal into a DAG of subtasks run on the pool
@@ -82,7 +80,7 @@ export const FEATURES: readonly Feature[] = [
     actions: ['prolog'],
     tasks: ['prolog'],
     language: 'prolog',
-    ...(BUILD_ONLY && {
+    ...(typeof __TEA_TARGET__ === 'undefined' && {
       files: { package: 'swipl-wasm/dist/swipl/swipl-web.js', names: ['swipl-web.js', 'swipl-web.wasm', 'swipl-web.data'] },
     }),
     load: typeof __FEATURE_PROLOG__ === 'undefined' || __FEATURE_PROLOG__ ? () => import('./prolog/index.ts') : undefined,
@@ -93,7 +91,7 @@ export const FEATURES: readonly Feature[] = [
     actions: ['lua'],
     tasks: ['lua'],
     language: 'lua',
-    ...(BUILD_ONLY && { files: { package: 'wasmoon/dist/glue.wasm', names: ['index.cjs', 'glue.wasm'] } }),
+    ...(typeof __TEA_TARGET__ === 'undefined' && { files: { package: 'wasmoon/dist/glue.wasm', names: ['index.cjs', 'glue.wasm'] } }),
     load: typeof __FEATURE_LUA__ === 'undefined' || __FEATURE_LUA__ ? () => import('./lua/index.ts') : undefined,
   },
   {
@@ -102,7 +100,7 @@ export const FEATURES: readonly Feature[] = [
     actions: ['python', 'code'],
     tasks: ['python'],
     language: 'python',
-    ...(BUILD_ONLY && {
+    ...(typeof __TEA_TARGET__ === 'undefined' && {
       files: {
         package: 'pyodide/pyodide.js',
         names: ['pyodide.cjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'],
@@ -114,7 +112,7 @@ export const FEATURES: readonly Feature[] = [
     // The NATS JetStream task store and its client (docs/fleet.md). Its entry is the store's module; the fleet's
     // roles (worker, scheduler, router) are the AOF protocol's and run on the folder store in every build.
     name: 'fleet',
-    ...(BUILD_ONLY && { commands: ['--nats on tea aof … and tea worker', 'tea aof route'] }),
+    ...(typeof __TEA_TARGET__ === 'undefined' && { commands: ['--nats on tea aof … and tea worker', 'tea aof route'] }),
     load: typeof __FEATURE_FLEET__ === 'undefined' || __FEATURE_FLEET__ ? () => import('./aof/store/nats/store.ts') : undefined,
   },
   {
@@ -123,37 +121,17 @@ export const FEATURES: readonly Feature[] = [
     // provider (src/llm/gguf/) loads at the first `gguf:` model. armv7's is compiled from node-llama-cpp's source
     // (scripts/build/llama-source.mjs): every @node-llama-cpp/linux-armv7l on npm carries another arch's binaries.
     name: 'llama',
-    ...(BUILD_ONLY && { commands: ["model: gguf:<file> (and TEA's provider: local with model_path)"] }),
+    ...(typeof __TEA_TARGET__ === 'undefined' && { commands: ["model: gguf:<file> (and TEA's provider: local with model_path)"] }),
     load: typeof __FEATURE_LLAMA__ === 'undefined' || __FEATURE_LLAMA__ ? () => import('./llama/index.ts') : undefined,
   },
 ]
-
-/** The `run:` languages besides JavaScript, one per feature that runs one, whether this build has it or not. */
-const RUN_LANGUAGES: readonly string[] = FEATURES.flatMap((f) => (f.language ? [f.language] : []))
 
 /**
  * The release targets (targets/*.json) whose builds have feature `name`, for an error that says which build to use:
  * the build writes the table into the bundle; from source it is read from the target files.
  */
 export function targetsWith(name: string): readonly string[] {
-  return (typeof __TEA_FEATURE_TARGETS__ === 'undefined' ? sourceTargets() : __TEA_FEATURE_TARGETS__)[name] ?? []
-}
-
-function sourceTargets(): Record<string, string[]> {
-  // From source only (tests, tsx): this file's own path, by `__filename` under tsx's require hook, else its stack
-  // frame (`import.meta` would make esbuild warn in every CJS build; see src/pool/worker-location.ts).
-  const here =
-    typeof __filename === 'string' && __filename !== '' ? __filename : /(\/[^\s():]*\/feature-list\.ts)/.exec(new Error().stack ?? '')?.[1]
-  if (here === undefined) return {}
-  const dir = join(dirname(here), '..', 'targets')
-  const targets = readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => ({
-      name: f.slice(0, -5),
-      features: (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { features: Record<string, boolean> }).features,
-    }))
-  return Object.fromEntries(FEATURES.map((f) => [f.name, targets.filter((t) => t.features[f.name]).map((t) => t.name)]))
+  return (typeof __TEA_FEATURE_TARGETS__ === 'undefined' ? sourceTargets(FEATURES) : __TEA_FEATURE_TARGETS__)[name] ?? []
 }
 
 /** The features this build has (`tea --version` lists them). */
@@ -176,7 +154,8 @@ export const FEATURE_FACTS: FeatureFacts = {
     const f = withAction(name)
     return f && !f.load ? { feature: f.name, builds: targetsWith(f.name) } : undefined
   },
-  languages: RUN_LANGUAGES,
+  /** The `run:` languages besides JavaScript, one per feature that runs one, whether this build has it or not. */
+  languages: FEATURES.flatMap((f) => (f.language ? [f.language] : [])),
 }
 
 function withAction(name: string): Feature | undefined {
