@@ -20,6 +20,7 @@
  */
 
 import { cancelled } from '../core/signals.ts'
+import { monotonicMs } from '../core/util.ts'
 
 export interface ServerLimits {
   /** Calls the server works on at once; Infinity for no limit. */
@@ -196,9 +197,9 @@ export function createCallScheduler(): CallScheduler {
   return {
     async run(call, send) {
       const q = queueFor(call.server, call.limits)
-      const t0 = performance.now()
+      const t0 = monotonicMs()
       await q.admit(call.model, call.signal)
-      for (const listener of waitListeners) listener(performance.now() - t0, call.model)
+      for (const listener of waitListeners) listener(monotonicMs() - t0, call.model)
       try {
         return await send()
       } finally {

@@ -12,6 +12,7 @@
  * bounded (past `MAX_SERIES`, new label sets are counted under `_other`).
  */
 
+import { monotonicMs } from '../../core/util.ts'
 import type { AgentSpec } from '../../agent/types.ts'
 import type { RunEvent } from '../../core/events.ts'
 import type { CallScheduler } from '../../llm/call-scheduler.ts'
@@ -143,14 +144,14 @@ export class ServeMetrics {
       const client = make(spec)
       return {
         call: async (request) => {
-          const t0 = performance.now()
+          const t0 = monotonicMs()
           try {
             const r = await client.call(request)
-            this.modelSeconds.observe({ model: r.model, outcome: 'ok' }, (performance.now() - t0) / 1000)
+            this.modelSeconds.observe({ model: r.model, outcome: 'ok' }, (monotonicMs() - t0) / 1000)
             return r
           } catch (e) {
             const model = typeof request.model === 'string' ? request.model : (spec.settings.llm?.model ?? 'unknown')
-            this.modelSeconds.observe({ model: String(model), outcome: 'error' }, (performance.now() - t0) / 1000)
+            this.modelSeconds.observe({ model: String(model), outcome: 'error' }, (monotonicMs() - t0) / 1000)
             throw e
           }
         },
