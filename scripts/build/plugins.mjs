@@ -359,11 +359,13 @@ export function llamaPlugin(root, target, buildsWithLlama) {
   const errors = join(root, 'src', 'core', 'errors.ts')
   const provider = join(root, GGUF_PROVIDER)
   const on = target.features.llama === true
-  const builds = buildsWithLlama.length ? buildsWithLlama.join(' and ') : 'no'
+  const listed = (and) =>
+    `${buildsWithLlama.slice(0, -1).join(', ')}${buildsWithLlama.length > 1 ? ` ${and} ` : ''}${buildsWithLlama.at(-1) ?? ''}`
+  const builds = buildsWithLlama.length ? listed('and') : 'no'
   const error = [
     `new TeaError('LLM_BAD_MODEL', ${JSON.stringify(
       `this build (${target.name}) cannot run GGUF models: it lacks the 'llama' feature (llama.cpp); the ${builds} builds have it`,
-    )}, { hint: ${JSON.stringify(`use the ${buildsWithLlama.join(' or ') || 'full'} tea executable for gguf: models, or a model server (ollama:<name>)`)} })`,
+    )}, { hint: ${JSON.stringify(`use the ${listed('or') || 'full'} tea executable for gguf: models, or a model server (ollama:<name>)`)} })`,
   ].join('')
   const stub = (names) =>
     [`import { TeaError } from ${JSON.stringify(errors)}`, ...names.map((n) => `export function ${n}() { throw ${error} }`)].join('\n')
