@@ -152,7 +152,7 @@ Cli('tea actions --json lists every action with a JSON Schema of its params', as
 Cli('tea version and --version show version, target and features', async () => {
   const r = await tea(['--version'])
   assert.is(r.code, 0)
-  assert.match(r.stdout, /^tea \d+\.\d+\.\d+ \(linux-x64; features: planning, reasoning, prolog, lua, python, fleet; node v/)
+  assert.match(r.stdout, /^tea \d+\.\d+\.\d+ \(linux-x64; features: planning, reasoning, prolog, lua, python, fleet, llama; node v/)
 })
 
 Cli('unknown commands and options are usage errors with exit 2', async () => {
