@@ -1,13 +1,14 @@
 /**
  * Issue 30 item 5: llama.cpp aborts the whole process (an assertion, a division by zero) on some files whose
  * header is sound but whose sizes no model has — found by fuzzing the tiny model's metadata: a block count, a
- * feed-forward size or a head count of 0, tensor data not 32-byte aligned. tea refuses those before llama.cpp sees
- * them. The files are loaded one after another in a child process, so that an abort shows as its signal instead
+ * feed-forward size or a head count of 0 (or missing), tensor data not 32-byte aligned, a tensor dimension of 0, a
+ * token written twice, a sentencepiece vocabulary without its 256 byte tokens. tea refuses those before llama.cpp
+ * sees them. The files are loaded one after another in a child process, so that an abort shows as its signal instead
  * of taking the test runner down.
  */
 import { spawnSync } from 'node:child_process'
 import { join, resolve } from 'node:path'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { tempDir } from '../support/temp-dir.ts'
@@ -26,6 +27,25 @@ test('30-5 files llama.cpp would abort on are GGUF_INVALID, and the process live
     ['align1', 'general.alignment', 1, 'not 32-byte aligned'],
   ]
   for (const [name, key, value] of cases) withMetadata(tinyGguf(), join(dir, `${name}.gguf`), key, value)
+  // Byte patches of the same length: a token written twice, a byte token missing, a key missing, a dimension of 0.
+  const tiny = readFileSync(tinyGguf())
+  const patch = (name: string, find: string, edit: (b: Buffer, at: number) => void): void => {
+    const b = Buffer.from(tiny)
+    const at = b.indexOf(find)
+    assert.ok(at > 0, find)
+    edit(b, at)
+    writeFileSync(join(dir, `${name}.gguf`), b)
+  }
+  patch('twice', '<0xBC>', (b, at) => b.write('<0xBB>', at))
+  patch('nobyte', '<0xBC>', (b, at) => b.write('<0xbc>', at))
+  patch('noff', 'llama.feed_forward_length', (b, at) => b.write('llama.feed_forward_lengtX', at))
+  patch('dim0', 'output_norm.weight', (b, at) => b.writeBigUInt64LE(0n, at + 'output_norm.weight'.length + 4))
+  cases.push(
+    ['twice', '', 0, 'its vocabulary holds the token "<0xBB>" twice'],
+    ['nobyte', '', 0, 'has 255 of the 256 byte tokens'],
+    ['noff', '', 0, 'it lacks llama.feed_forward_length'],
+    ['dim0', '', 0, 'tensor output_norm.weight has a dimension of 0'],
+  )
   const script = join(dir, 'load.mts')
   writeFileSync(
     script,

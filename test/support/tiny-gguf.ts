@@ -19,7 +19,7 @@ export function tinyGguf(embedding = false): string {
 }
 
 /**
- * A GGUF header with `general.architecture` = `arch` and one f32 tensor of `values` values, its data `dataBytes`
+ * A GGUF header with `general.architecture` = `arch`, a one-layer model's sizes, and one f32 tensor of `values` values, its data `dataBytes`
  * long (default: all of it; less makes a truncated file). A large `values` with the file extended sparsely makes
  * a model that claims more memory than the machine has without taking the disk.
  */
@@ -39,13 +39,20 @@ export function ggufWithHeader(path: string, arch: string, values: number, dataB
     u64(Buffer.byteLength(s))
     parts.push(Buffer.from(s))
   }
+  // The sizes a dense model always gives (src/llm/gguf/model-file.ts refuses one without them).
+  const sizes = ['block_count', 'embedding_length', 'feed_forward_length', 'attention.head_count']
   parts.push(Buffer.from('GGUF'))
   u32(3)
   u64(1)
-  u64(1)
+  u64(1 + sizes.length)
   str('general.architecture')
   u32(8)
   str(arch)
+  for (const key of sizes) {
+    str(`${arch}.${key}`)
+    u32(4)
+    u32(key === 'block_count' || key === 'attention.head_count' ? 1 : 64)
+  }
   str('token_embd.weight')
   u32(1)
   u64(values)

@@ -23,6 +23,8 @@ export interface GgufHeader {
   /** Scalar metadata by key (numbers, booleans, strings up to 4 KiB); arrays as their length. */
   metadata: Map<string, string | number | boolean | bigint | { arrayLength: number }>
   tensorCount: number
+  /** What llama.cpp assumes of `tokenizer.ggml.tokens`: no token twice; the byte tokens `<0x00>`…`<0xFF>` present. */
+  vocabulary: { duplicate?: string; byteTokens: number }
   /** Where the tensor data starts, bytes from the start of the file. */
   dataOffset: number
   /** Where the last tensor's data ends: the least size the file must have. */
@@ -121,10 +123,11 @@ function parse(c: Cursor): GgufHeader {
   const tensorCount = c.count('tensor count', MAX_TENSORS)
   const kvCount = c.count('metadata count', MAX_HEADER_BYTES / 16)
   const metadata: GgufHeader['metadata'] = new Map()
+  const vocabulary: GgufHeader['vocabulary'] = { byteTokens: 0 }
   for (let i = 0; i < kvCount; i++) {
     const key = c.string(MAX_KEPT_STRING, 'a metadata key')
     const type = c.u32()
-    metadata.set(key, c.value(type, key))
+    metadata.set(key, key === 'tokenizer.ggml.tokens' && type === ARRAY ? c.tokens(vocabulary) : c.value(type, key))
   }
   const architecture = metadata.get('general.architecture')
   if (typeof architecture !== 'string') throw invalid(c.path, 'it has no general.architecture')
@@ -142,6 +145,7 @@ function parse(c: Cursor): GgufHeader {
     if (dims === 0 || dims > MAX_DIMS) throw invalid(c.path, `tensor ${name} has ${dims} dimensions`)
     const shape: number[] = []
     for (let d = 0; d < dims; d++) shape.push(c.u64('a tensor dimension'))
+    if (shape.includes(0)) throw invalid(c.path, `tensor ${name} has a dimension of 0`)
     const values = shape.reduce((a, b) => a * b, 1)
     const type = c.u32()
     const offset = c.u64('a tensor offset')
@@ -163,7 +167,7 @@ function parse(c: Cursor): GgufHeader {
   // A file without tensor data (a vocabulary-only GGUF) ends with its header, unpadded.
   const dataEnd = extent === 0 ? c.pos : dataOffset + extent
   if (dataEnd > c.size) throw truncated(c.path, c.size, dataEnd, 'its tensors')
-  return { version, architecture, metadata, tensorCount, dataOffset, dataEnd, fileSize: c.size }
+  return { version, architecture, metadata, tensorCount, vocabulary, dataOffset, dataEnd, fileSize: c.size }
 }
 
 /** A bounded, buffered reader over the file: every read is checked against the file's size first. */
@@ -239,6 +243,23 @@ class Cursor {
   skip(n: number, what: string): void {
     if (this.pos + n > this.size) throw truncated(this.path, this.size, this.pos + n, what)
     this.pos += n
+  }
+
+  /** The vocabulary: its length, and (read token by token) a token written twice and how many byte tokens it has. */
+  tokens(vocabulary: GgufHeader['vocabulary']): { arrayLength: number } {
+    const what = 'metadata tokenizer.ggml.tokens'
+    const itemType = this.u32(what)
+    if (itemType !== STRING) throw invalid(this.path, `${what} is not an array of strings`)
+    const n = this.u64(what)
+    if (n * 8 > this.size - this.pos) throw truncated(this.path, this.size, this.pos + n * 8, what)
+    const seen = new Set<string>()
+    for (let i = 0; i < n; i++) {
+      const token = this.string(MAX_KEPT_STRING, what)
+      if (seen.has(token) && token !== '') vocabulary.duplicate ??= token
+      seen.add(token)
+      if (/^<0x[0-9A-F]{2}>$/.test(token)) vocabulary.byteTokens++
+    }
+    return { arrayLength: n }
   }
 
   value(type: number, key: string): string | number | boolean | bigint | { arrayLength: number } {

@@ -75,11 +75,25 @@ const DENSE = new Set([
 /** Sizes no model has, which llama.cpp would not survive: GGUF_INVALID before it sees them. */
 function checkShape(path: string, h: GgufHeader): void {
   const arch = h.architecture
+  const damaged = (why: string): TeaError =>
+    new TeaError('GGUF_INVALID', `the GGUF model ${path} is damaged: ${why}`, {
+      details: { path },
+      hint: 'copy the model file again, or get the model again from where it came from',
+    })
+  // llama.cpp asserts (aborting the process) that no token is written twice, and a sentencepiece vocabulary
+  // ('llama') needs every byte token to spell what it has no token for; every real vocabulary has both.
+  if (h.vocabulary.duplicate !== undefined)
+    throw damaged(`its vocabulary holds the token ${JSON.stringify(h.vocabulary.duplicate.slice(0, 40))} twice`)
+  if (h.metadata.get('tokenizer.ggml.model') === 'llama' && h.metadata.has('tokenizer.ggml.tokens') && h.vocabulary.byteTokens !== 256)
+    throw damaged(`its sentencepiece vocabulary has ${h.vocabulary.byteTokens} of the 256 byte tokens`)
   const sizes = DENSE.has(arch)
     ? ['block_count', 'embedding_length', 'feed_forward_length', 'attention.head_count', 'attention.head_count_kv']
     : ['block_count', 'embedding_length']
   for (const key of sizes) {
     const v = metaNumber(h, `${arch}.${key}`)
+    // A dense model always says its feed-forward size and heads; llama.cpp takes a missing one as 0, and aborts.
+    if (v === undefined && DENSE.has(arch) && (key === 'feed_forward_length' || key === 'attention.head_count'))
+      throw damaged(`it lacks ${arch}.${key}`)
     if (v !== undefined && (v < 1 || !Number.isInteger(v)))
       throw new TeaError('GGUF_INVALID', `the GGUF model ${path} is damaged: its ${arch}.${key} is ${v}`, {
         details: { path, key: `${arch}.${key}`, value: v },
