@@ -72,6 +72,12 @@ const DENSE = new Set([
   'exaone',
 ])
 
+/**
+ * The architectures whose every converted file writes its feed-forward size and head count (llama.cpp's converter
+ * always has): one without them is damaged. Older architectures' files from older converters may lack them.
+ */
+const ALWAYS_SIZED = new Set(['llama', 'qwen2', 'qwen3', 'gemma', 'gemma2', 'gemma3', 'phi3', 'mistral3', 'granite', 'smollm3'])
+
 /** Sizes no model has, which llama.cpp would not survive: GGUF_INVALID before it sees them. */
 function checkShape(path: string, h: GgufHeader): void {
   const arch = h.architecture
@@ -92,7 +98,7 @@ function checkShape(path: string, h: GgufHeader): void {
   for (const key of sizes) {
     const v = metaNumber(h, `${arch}.${key}`)
     // A dense model always says its feed-forward size and heads; llama.cpp takes a missing one as 0, and aborts.
-    if (v === undefined && DENSE.has(arch) && (key === 'feed_forward_length' || key === 'attention.head_count'))
+    if (v === undefined && ALWAYS_SIZED.has(arch) && (key === 'feed_forward_length' || key === 'attention.head_count'))
       throw damaged(`it lacks ${arch}.${key}`)
     if (v !== undefined && (v < 1 || !Number.isInteger(v)))
       throw new TeaError('GGUF_INVALID', `the GGUF model ${path} is damaged: its ${arch}.${key} is ${v}`, {
