@@ -21,9 +21,7 @@ const args = process.argv.slice(2)
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback)
 const runs = Number(opt('--runs', 3))
 const tokens = Number(opt('--tokens', 48))
-const names = opt('--targets', '')
-  ? opt('--targets').split(',')
-  : listTargets(root).filter((n) => loadTarget(root, n).features.llama)
+const names = opt('--targets', '') ? opt('--targets').split(',') : listTargets(root).filter((n) => loadTarget(root, n).features.llama)
 
 const PROBE = `
 const t0 = performance.now()
@@ -62,7 +60,9 @@ try {
   const probe = join(dir, 'probe.cjs')
   writeFileSync(probe, PROBE)
   const load = loadavg()
-  console.log(`#### llama.cpp per target (tiny model, ${tokens} tokens, 1 thread; ${runs} runs, medians; load average ${load.map((l) => l.toFixed(2)).join(' ')})\n`)
+  console.log(
+    `#### llama.cpp per target (tiny model, ${tokens} tokens, 1 thread; ${runs} runs, medians; load average ${load.map((l) => l.toFixed(2)).join(' ')})\n`,
+  )
   console.log('| target | how | require llama.cjs ms | addon (getLlama) ms | model load ms | context ms | tokens/s |')
   console.log('|---|---|---|---|---|---|---|')
   for (const name of names) {

@@ -43,7 +43,10 @@ test('--version, -V and version are answered by the loader alone, with the build
   for (const arg of ['--version', '-V', 'version']) {
     const r = await tea([arg], { env: env(join(tmp, 'v-cache')) })
     assert.is(r.code, 0, r.stderr)
-    assert.is(r.stdout, `tea 0.1.0 (linux-x64; features: planning, reasoning, prolog, lua, python, fleet, llama; node ${process.version})\n`)
+    assert.is(
+      r.stdout,
+      `tea 0.1.0 (linux-x64; features: planning, reasoning, prolog, lua, python, fleet, llama; node ${process.version})\n`,
+    )
     assert.is(r.stderr, '', 'the program was loaded')
   }
   assert.not.ok(existsSync(join(tmp, 'v-cache')), '--version wrote to the cache dir')
