@@ -28,7 +28,16 @@ test('the pool works from a single CJS bundle: workers re-enter the bundle, time
       root,
       entry,
       outfile,
-      define: { __TEA_TARGET__: '"pool-test"', __TEA_VERSION__: '"0"', __FEATURE_PLANNING__: 'true', __FEATURE_REASONING__: 'true' },
+      define: {
+        __TEA_TARGET__: '"pool-test"',
+        __TEA_VERSION__: '"0"',
+        __FEATURE_PLANNING__: 'true',
+        __FEATURE_REASONING__: 'true',
+        __FEATURE_LLAMA__: 'false',
+      },
+      // Without llama.cpp, as a build of a target without the flag: node-llama-cpp and the GGUF provider are the
+      // build's stand-ins (scripts/build/plugins.mjs llamaPlugin), not node_modules' ESM.
+      target: { name: 'pool-test', features: { llama: false } },
     })
     const stdout = execFileSync(process.execPath, [outfile], {
       cwd: dir,
