@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert'
 // @ts-expect-error plain JavaScript build script without type declarations
 import { missingTools } from '../../scripts/build/qemu.mjs'
 import { skipIf } from '../support/skip.ts'
+import { ggufWithHeader } from '../support/tiny-gguf.ts'
 import { tempDir } from '../support/temp-dir.ts'
 import { ensureSea, ROOT, runExe, SEA_REQUIRE_WARNING, targets, type RunResult } from './sea-harness.ts'
 
@@ -159,6 +160,8 @@ for (const target of runnable) {
       text: join(ctx.dir, 'notes.gguf'),
       cut: join(ctx.dir, 'cut.gguf'),
       arch: join(ctx.dir, 'alien.gguf'),
+      // 16 Gi float32 values (64 GiB) on a sparse file: the header claims more than any board has free.
+      huge: ggufWithHeader(join(ctx.dir, 'huge.gguf'), 'llama', 16 * 1024 ** 3),
     }
     writeFileSync(files.text!, 'this is not a model\n'.repeat(100))
     writeFileSync(files.cut!, bytes.subarray(0, Math.floor(bytes.length / 2)))
@@ -174,6 +177,7 @@ for (const target of runnable) {
       text: 'GGUF_NOT_GGUF',
       cut: 'GGUF_TRUNCATED',
       arch: 'GGUF_UNSUPPORTED_ARCH',
+      huge: 'GGUF_TOO_LARGE',
     }
     for (const [kind, path] of Object.entries(files)) {
       const file = join(ctx.dir, `bad-${kind}.yaml`)
@@ -186,6 +190,14 @@ for (const target of runnable) {
       assert.not.match(r.stderr, /\n\s+at /, `${kind}: a stack trace`)
       noWarnings(r, kind)
     }
+    // A prompt longer than the context: coded, with both sizes, not cut short in silence.
+    const long = join(ctx.dir, 'bad-overflow.yaml')
+    writeFileSync(long, agent(ctx.model).replace('prompt: hi', `prompt: "${'word '.repeat(600)}"`))
+    const r = await run(long, 'bad-overflow')
+    assert.is(r.code, 1, r.stderr)
+    assert.match(r.stderr, '[LLM_CONTEXT_OVERFLOW]')
+    assert.match(r.stderr, /the prompt is \d+ tokens, and the context of the GGUF model .* holds 512/)
+    assert.not.match(r.stderr, /\n\s+at /, 'overflow: a stack trace')
   })
 
   t.run()
