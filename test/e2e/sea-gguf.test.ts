@@ -178,26 +178,37 @@ for (const target of runnable) {
       cut: 'GGUF_TRUNCATED',
       arch: 'GGUF_UNSUPPORTED_ARCH',
       huge: 'GGUF_TOO_LARGE',
+      overflow: 'LLM_CONTEXT_OVERFLOW',
     }
-    for (const [kind, path] of Object.entries(files)) {
-      const file = join(ctx.dir, `bad-${kind}.yaml`)
-      writeFileSync(file, agent(path))
-      const r = await run(file, `bad-${kind}`)
-      assert.is(r.signal, null, `${kind}: killed by ${r.signal}`)
-      assert.is(r.code, 1, `${kind}: ${r.stderr}`)
-      assert.match(r.stderr, `[${want[kind]}]`, `${kind}: ${r.stderr}`)
-      assert.match(r.stderr, path, `${kind}: the message names the file`)
-      assert.not.match(r.stderr, /\n\s+at /, `${kind}: a stack trace`)
-      noWarnings(r, kind)
-    }
-    // A prompt longer than the context: coded, with both sizes, not cut short in silence.
-    const long = join(ctx.dir, 'bad-overflow.yaml')
-    writeFileSync(long, agent(ctx.model).replace('prompt: hi', `prompt: "${'word '.repeat(600)}"`))
-    const r = await run(long, 'bad-overflow')
-    assert.is(r.code, 1, r.stderr)
-    assert.match(r.stderr, '[LLM_CONTEXT_OVERFLOW]')
-    assert.match(r.stderr, /the prompt is \d+ tokens, and the context of the GGUF model .* holds 512/)
-    assert.not.match(r.stderr, /\n\s+at /, 'overflow: a stack trace')
+    // One run meets them all (a launch under qemu takes seconds): a node per bad file, each under on_error: continue,
+    // and a run: node after it that keeps the error it left in __error__; the last asks the good model with a
+    // prompt longer than its context.
+    const nodes = [...Object.entries(files), ['overflow', ctx.model] as const].flatMap(([kind, path]) => [
+      `  - name: ask_${kind}`,
+      '    uses: llm.call',
+      `    with: { model: "gguf:${path}", prompt: "${kind === 'overflow' ? 'word '.repeat(600) : 'hi'}" }`,
+      '    on_error: { mode: continue }',
+      `  - name: keep_${kind}`,
+      `    run: "return { errors: { ...state.errors, ${kind}: state.__error__ }, __error__: null }"`,
+    ])
+    const all = join(ctx.dir, 'bad-all.yaml')
+    writeFileSync(all, [agent(ctx.model).split('\nnodes:\n')[0], 'initial_state: { errors: {} }', 'nodes:', ...nodes, ''].join('\n'))
+    const r = await run(all, 'bad-all')
+    assert.is(r.signal, null, `killed by ${r.signal}: ${r.stderr}`)
+    assert.is(r.code, 0, r.stderr)
+    noWarnings(r, 'bad files')
+    const errors = JSON.parse(r.stdout).errors as Record<string, { code: string; message: string }>
+    assert.equal(Object.fromEntries(Object.entries(errors).map(([k, e]) => [k, e?.code])), want)
+    for (const [kind, path] of Object.entries(files)) assert.match(errors[kind]!.message, path, `${kind}: the message names the file`)
+    assert.match(errors.overflow!.message, /the prompt is \d+ tokens, and the context of the GGUF model .* holds 512/)
+    // And as the CLI says it when a run stops at one: the code and the file on stderr, exit 1, no stack.
+    const one = join(ctx.dir, 'bad-cut.yaml')
+    writeFileSync(one, agent(files.cut!))
+    const failed = await run(one, 'bad-cut')
+    assert.is(failed.code, 1, failed.stderr)
+    assert.match(failed.stderr, '[GGUF_TRUNCATED]')
+    assert.match(failed.stderr, files.cut!)
+    assert.not.match(failed.stderr, /\n\s+at /, 'a stack trace')
   })
 
   t.run()
