@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ggufWithHeader, tinyGguf } from '../support/tiny-gguf.ts'
-import { collect, scratch, type Result } from './cli.ts'
+import { BUNDLE, collect, scratch, type Result } from './cli.ts'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 
@@ -18,7 +18,7 @@ function doctor(args: string[]): Promise<Result> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries({ ...process.env, TEA_DATA_DIR: undefined, OLLAMA_HOST: 'http://127.0.0.1:9' }))
     if (v !== undefined) env[k] = v
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/bin.ts'), 'doctor', ...args], {
+  const child = spawn(process.execPath, [BUNDLE, 'doctor', ...args], {
     cwd: ROOT,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],

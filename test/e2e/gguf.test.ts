@@ -11,23 +11,26 @@ import { join, resolve } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { tinyGguf } from '../support/tiny-gguf.ts'
-import { collect, scratch, type Result } from './cli.ts'
+import { BUNDLE, collect, scratch, type Result } from './cli.ts'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 
-/** `tea` from source (tsx), with its own data dir and no model server. */
-function spawnSource(args: string[]): ChildProcess {
+/**
+ * `tea` as built (the x64 bundle with llama.cpp beside it, as npm test builds it: the in-process tests in
+ * test/llm/gguf.test.ts run the provider from source), with its own data dir and no model server.
+ */
+function spawnTea(args: string[]): ChildProcess {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries({ ...process.env, TEA_DATA_DIR: undefined, OLLAMA_HOST: 'http://127.0.0.1:9' }))
     if (v !== undefined) env[k] = v
-  return spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/bin.ts'), ...args], {
+  return spawn(process.execPath, [BUNDLE, ...args], {
     cwd: ROOT,
     env,
     stdio: ['pipe', 'pipe', 'pipe'],
   })
 }
 
-const tea = (args: string[]): Promise<Result> => collect(spawnSource(args), { timeoutMs: 60_000 })
+const tea = (args: string[]): Promise<Result> => collect(spawnTea(args), { timeoutMs: 60_000 })
 
 const AGENT = `name: tiny
 settings:
@@ -108,7 +111,7 @@ nodes:
 
 /** Runs `args` with --stream and sends `signal` at the `count`th token of node `talk`. */
 async function interruptAt(args: string[], signal: NodeJS.Signals, count: number): Promise<Result & { tokens: number }> {
-  const child = spawnSource([...args, '--stream'])
+  const child = spawnTea([...args, '--stream'])
   let tokens = 0
   let buffer = ''
   child.stdout!.on('data', (d: Buffer) => {
