@@ -21,9 +21,9 @@ import { main } from '../../../src/cli/main.ts'
 import { type NatsServer, natsServerMissing, startNatsServer } from '../../support/nats-server.ts'
 import { skipIf } from '../../support/skip.ts'
 import { tempDir } from '../../support/temp-dir.ts'
+import { BUNDLE } from '../../e2e/cli.ts'
 
 const ROOT = join(__dirname, '..', '..', '..')
-const BIN = join(ROOT, 'src', 'cli', 'bin.ts')
 const missing = natsServerMissing()
 let server: NatsServer | undefined
 const dir = tempDir('tea-route-service-')
@@ -41,8 +41,8 @@ interface Proc {
 }
 
 function router(project: string, args: string[]): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', BIN, 'aof', 'route', '--nats', server!.url, ...args], {
-    // The repository, where `--import tsx` resolves.
+  // The built bundle (npm test builds it first), as a user runs tea: a start from source costs a second of tsx.
+  const child = spawn(process.execPath, [BUNDLE, 'aof', 'route', '--nats', server!.url, ...args], {
     cwd: ROOT,
     env: { ...process.env, TEA_NATS_PROJECT: project, TEA_NATS_URL: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
