@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { bundle } from './scripts/build/bundle.mjs'
 import { readFeatureList } from './scripts/build/features.mjs'
 import { LLAMA_JS, llamaFiles } from './scripts/build/llama.mjs'
+import { builtFromSource, llamaSourceReady } from './scripts/build/llama-source.mjs'
 import { FLAGS, featureTargets, listTargets, loadTarget } from './scripts/build/targets.mjs'
 import { commandExists, stripFor } from './scripts/build/qemu.mjs'
 import { buildCache } from './scripts/fetch-runtimes.mjs'
@@ -151,13 +152,24 @@ export function parseArgs(args) {
     } else if (a.startsWith('--target=')) names.push(a.slice('--target='.length))
     else throw new Error(`unknown argument '${a}' (usage: node build.mjs [--target NAME]... [--all] [--quiet])`)
   }
-  return { names: all || names.length === 0 ? listTargets(root) : names, quiet }
+  return { names: all || names.length === 0 ? listTargets(root) : names, quiet, every: names.length === 0 && !all }
 }
 
 async function main() {
-  const { names, quiet } = parseArgs(process.argv.slice(2))
+  const { names, quiet, every } = parseArgs(process.argv.slice(2))
   for (const name of names) loadTarget(root, name)
-  for (const name of names) await buildTarget(name, { quiet })
+  for (const name of names) {
+    // `npm run build` of every target does not start armv7's llama.cpp compile (12-22 minutes, once) unasked: that
+    // target waits for `node scripts/build/llama-source.mjs`, `--target linux-armv7` or `--all`.
+    const target = loadTarget(root, name)
+    if (every && target.features.llama && builtFromSource(target.arch) && !llamaSourceReady(root, target.arch)) {
+      console.error(
+        `build: ${name} left out: its llama.cpp is compiled from source once (12-22 minutes on two cores, needs Debian's cross compiler): node scripts/build/llama-source.mjs, then npm run build again (or node build.mjs --target ${name})`,
+      )
+      continue
+    }
+    await buildTarget(name, { quiet })
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -117,6 +117,25 @@ function missing(spec, which = commandExists) {
  * node-llama-cpp's source, building them first when the cache has none for this version, compiler and options.
  */
 export async function llamaFromSource(root, arch, { log = (line) => console.error(line) } = {}) {
+  const { spec, nlc, options, out } = sourceBuild(root, arch)
+  if (existsSync(join(out, '_nlcBuildMetadata.json'))) return out
+  return compile(root, spec, nlc, options, out, log)
+}
+
+/**
+ * Whether `arch`'s llama.cpp compiled from source is in the build cache already (false when the compiler it needs is
+ * missing): `npm run build` of every target leaves a board whose compile has not been done yet to an explicit build.
+ */
+export function llamaSourceReady(root, arch) {
+  try {
+    return existsSync(join(sourceBuild(root, arch).out, '_nlcBuildMetadata.json'))
+  } catch {
+    return false
+  }
+}
+
+/** What a source build of `arch` is: its spec, node-llama-cpp's, the cmake options and the cache folder it goes to. */
+function sourceBuild(root, arch) {
   const spec = FROM_SOURCE[arch]
   if (!spec) throw new Error(`llama: no source build is set up for arch ${arch}`)
   const nlc = nodeLlamaCpp(root)
@@ -132,10 +151,11 @@ export async function llamaFromSource(root, arch, { log = (line) => console.erro
     .update(JSON.stringify({ nlc: nlc.version, tag: nlc.tag, compiler, toolchain, options: { ...options, CMAKE_JS_INC: '' } }))
     .digest('hex')
     .slice(0, 12)
-  const cacheRoot = join(buildCache(), 'llama-source')
-  const out = join(cacheRoot, `${spec.name}-${nlc.version}-${key}`)
-  if (existsSync(join(out, '_nlcBuildMetadata.json'))) return out
+  return { spec, nlc, options, out: join(buildCache(), 'llama-source', `${spec.name}-${nlc.version}-${key}`) }
+}
 
+async function compile(root, spec, nlc, options, out, log) {
+  const cacheRoot = dirname(out)
   mkdirSync(cacheRoot, { recursive: true })
   const work = mkdtempSync(join(cacheRoot, '.build-'))
   const started = Date.now()
