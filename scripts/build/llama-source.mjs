@@ -119,7 +119,7 @@ function missing(spec, which = commandExists) {
 export async function llamaFromSource(root, arch, { log = (line) => console.error(line) } = {}) {
   const { spec, nlc, options, out } = sourceBuild(root, arch)
   if (existsSync(join(out, '_nlcBuildMetadata.json'))) return out
-  return compile(root, spec, nlc, options, out, log)
+  return compile(root, arch, spec, nlc, options, out, log)
 }
 
 /**
@@ -154,7 +154,7 @@ function sourceBuild(root, arch) {
   return { spec, nlc, options, out: join(buildCache(), 'llama-source', `${spec.name}-${nlc.version}-${key}`) }
 }
 
-async function compile(root, spec, nlc, options, out, log) {
+async function compile(root, arch, spec, nlc, options, out, log) {
   const cacheRoot = dirname(out)
   mkdirSync(cacheRoot, { recursive: true })
   const work = mkdtempSync(join(cacheRoot, '.build-'))
