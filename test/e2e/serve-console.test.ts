@@ -10,27 +10,17 @@
  * the pictures docs/serve.md shows.
  */
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { skipIf } from '../support/skip.ts'
 import { ROOT, scratch } from './cli.ts'
 import { startGate, startServe } from './serve-harness.ts'
+import { CHROMIUM, NO_BROWSER, sharedBrowser } from '../support/browser.ts'
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
-const NO_BROWSER = CHROMIUM ? false : 'no chromium at /usr/bin/chromium (bash .ci/install-browser.sh installs it)'
 const t = suite('the console')
-
-/** One browser for the file (a launch costs seconds on a loaded machine); closed after the last test. */
-let browserP: Promise<import('playwright-core').Browser> | undefined
-function browser(): Promise<import('playwright-core').Browser> {
-  browserP ??= import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] }))
-  return browserP
-}
-t.after(async () => {
-  if (browserP) await (await browserP).close()
-})
+const browser = sharedBrowser(t.after)
 
 const REVIEW = `name: review
 description: drafts a note, waits for a person, then sends or drops it

@@ -5,25 +5,16 @@
  * what the page shows, opens the gate and waits for the page to show the run completed, with screenshots.
  */
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { skipIf } from '../support/skip.ts'
 import { scratch, tea } from './cli.ts'
 import { startGate, startServe } from './serve-harness.ts'
+import { CHROMIUM, sharedBrowser } from '../support/browser.ts'
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p))
 const t = suite('the status page')
-
-/** One browser for the suite (a launch costs seconds on a loaded machine); closed after the last test. */
-let browserP: Promise<import('playwright-core').Browser> | undefined
-function browser(): Promise<import('playwright-core').Browser> {
-  browserP ??= import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] }))
-  return browserP
-}
-t.after(async () => {
-  if (browserP) await (await browserP).close()
-})
+const browser = sharedBrowser(t.after)
 
 const AGENT = `name: steps
 settings: { http: { allow: ["127.0.0.1"] } } # the test's gate is on loopback, which http.* refuses by default
