@@ -17,6 +17,7 @@ import { createRequire } from 'node:module'
 import { dirname, join, relative } from 'node:path'
 import { builtFromSource, llamaFromSource } from './llama-source.mjs'
 import { applyPatches } from './patch.mjs'
+import { STANDALONE } from './plugins.mjs'
 
 /** The `@node-llama-cpp/*` package with the CPU build for each of our arches (node's `process.arch`). */
 export const LLAMA_PREBUILT = { x64: 'linux-x64', arm64: 'linux-arm64', arm: 'linux-armv7l' }
@@ -179,17 +180,10 @@ export async function llamaJs(root, names = importedNames(root)) {
   const at = (p) => new RegExp(`${join(dist, p).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`)
   const exported = names.length ? names : ['getLlama']
   const out = await build({
+    ...STANDALONE,
     stdin: { contents: `export { ${exported.join(', ')} } from 'node-llama-cpp'`, resolveDir: root, loader: 'js' },
-    bundle: true,
-    write: false,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    minify: true,
-    legalComments: 'none',
     charset: 'ascii',
     metafile: true,
-    logLevel: 'silent',
     // config.js and a few others turn their own URL into paths they never use here (build folders, templates).
     define: { 'import.meta.url': '__tea_llama_url' },
     banner: { js: 'var __tea_llama_url=require("url").pathToFileURL(__filename).href;' },

@@ -187,7 +187,7 @@ export async function slimPlugin(root) {
 }
 
 /** A script of its own, in memory: what tinypool's worker entry and side modules are built as. */
-const STANDALONE = {
+export const STANDALONE = {
   bundle: true,
   write: false,
   platform: 'node',
