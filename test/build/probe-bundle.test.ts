@@ -5,6 +5,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { buildProbe } from './fixtures/build-probe.ts'
 import { tempDir } from '../support/temp-dir.ts'
+import { cleanEnv } from '../e2e/sea-harness.ts'
 
 // The probe opens lmdb (compression on, a 12 KB value, 1000 keys) and runs 4 tasks on a 2-thread tinypool pool
 // whose workers load the bundle itself and open the same database.
@@ -16,11 +17,7 @@ test.before(async () => {
   probe = await buildProbe(join(tmp, 'build'))
 })
 
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, TEA_CACHE_DIR: join(tmp, 'cache'), ...extra }
-  for (const k of Object.keys(env)) if (k.startsWith('NODE_') || k === 'TEA_LMDB_NATIVE') delete env[k]
-  return env
-}
+const probeEnv = () => cleanEnv({ TEA_CACHE_DIR: join(tmp, 'cache') })
 
 test("the patched bundle has no import.meta, one msgpackr, and no file reads of lmdb's dictionary", () => {
   const text = readFileSync(probe.file, 'utf8')
@@ -44,7 +41,7 @@ test("the patched bundle has no import.meta, one msgpackr, and no file reads of 
 
 test('run from the checkout: lmdb in the main thread and in pool workers that load the bundle itself', () => {
   const db = join(tmp, 'db1')
-  const r = spawnSync(process.execPath, [probe.file, db], { encoding: 'utf8', env: cleanEnv(), timeout: 60_000 })
+  const r = spawnSync(process.execPath, [probe.file, db], { encoding: 'utf8', env: probeEnv(), timeout: 60_000 })
   assert.is(r.status, 0, r.stderr)
   const out = JSON.parse(r.stdout)
   assert.is(out.range, 1000)
@@ -63,13 +60,13 @@ test('copied out of the checkout: a clear error without the addon, and it works 
   mkdirSync(away)
   const file = join(away, 'probe.cjs')
   copyFileSync(probe.file, file)
-  const missing = spawnSync(process.execPath, [file, join(away, 'db')], { cwd: away, encoding: 'utf8', env: cleanEnv(), timeout: 60_000 })
+  const missing = spawnSync(process.execPath, [file, join(away, 'db')], { cwd: away, encoding: 'utf8', env: probeEnv(), timeout: 60_000 })
   assert.is.not(missing.status, 0)
   assert.match(missing.stderr, "lmdb's native addon was not found")
   assert.match(missing.stderr, 'TEA_LMDB_NATIVE')
   const prebuild = join(resolve('node_modules/@lmdb/lmdb-linux-x64'), 'node.napi.glibc.node')
   copyFileSync(prebuild, join(away, 'lmdb.node'))
-  const ok = spawnSync(process.execPath, [file, join(away, 'db')], { cwd: away, encoding: 'utf8', env: cleanEnv(), timeout: 60_000 })
+  const ok = spawnSync(process.execPath, [file, join(away, 'db')], { cwd: away, encoding: 'utf8', env: probeEnv(), timeout: 60_000 })
   assert.is(ok.status, 0, ok.stderr)
   assert.is(JSON.parse(ok.stdout).lmdbNative, join(away, 'lmdb.node'))
 })

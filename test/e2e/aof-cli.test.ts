@@ -5,19 +5,17 @@
 
 import { spawnSync } from 'node:child_process'
 import { existsSync, rmSync } from 'node:fs'
-import { resolve } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { tempDir } from '../support/temp-dir.ts'
-
-const BUNDLE = resolve(import.meta.dirname, '../../dist/linux-x64/tea.cjs')
+import { BUNDLE, bundleEnv } from './cli.ts'
 
 function tea(args: string[], input = '', env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [BUNDLE, 'aof', ...args], {
     input,
     encoding: 'utf8',
     timeout: 30_000,
-    env: { ...process.env, TEA_DATA_DIR: '', ...env },
+    env: bundleEnv({ TEA_DATA_DIR: '', ...env }),
   })
   return { code: r.status, out: r.stdout, err: r.stderr }
 }

@@ -12,8 +12,7 @@ import * as assert from 'uvu/assert'
 import { natsServerForFile, natsServerMissing } from '../support/nats-server.ts'
 import { skipIf } from '../support/skip.ts'
 import { tempDir } from '../support/temp-dir.ts'
-
-const BUNDLE = resolve(import.meta.dirname, '../../dist/linux-x64/tea.cjs')
+import { BUNDLE, bundleEnv } from './cli.ts'
 
 function tea(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
   return aof(['task', ...args], env)
@@ -21,7 +20,7 @@ function tea(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 
 function aof(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((done) => {
-    const c = spawn(process.execPath, [BUNDLE, 'aof', ...args], { env: { ...process.env, TEA_DATA_DIR: '', ...env } })
+    const c = spawn(process.execPath, [BUNDLE, 'aof', ...args], { env: bundleEnv({ TEA_DATA_DIR: '', ...env }) })
     let out = ''
     let err = ''
     c.stdout.on('data', (b) => (out += b))

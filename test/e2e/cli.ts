@@ -30,12 +30,27 @@ export function requireBundle(): void {
   if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run 'node build.mjs --target linux-x64' (npm test does)`)
 }
 
+/**
+ * The environment the built bundle runs with here: the test's own, with no data dir, a model server that is not
+ * there, no coverage, and then `extra` (a key set to undefined is left out). Coverage is left out because c8
+ * counts src/ alone: a process running dist/ would write ~0.7 MB of coverage for c8 to throw away, and would
+ * start without its code cache (src/sea/code-cache.ts turns it off under coverage), as no user's tea does.
+ */
+export function bundleEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {}
+  // Empty, not absent: child_process copies the parent's NODE_V8_COVERAGE into an env that lacks the key.
+  const all = { ...process.env, TEA_DATA_DIR: undefined, OLLAMA_HOST: 'http://127.0.0.1:9', NODE_V8_COVERAGE: '', ...extra }
+  for (const [k, v] of Object.entries(all)) if (v !== undefined) env[k] = v
+  return env
+}
+
 export function spawnTea(args: string[], options: TeaOptions = {}): ChildProcess {
   requireBundle()
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries({ ...process.env, TEA_DATA_DIR: undefined, OLLAMA_HOST: 'http://127.0.0.1:9', ...options.env }))
-    if (v !== undefined) env[k] = v
-  return spawn(process.execPath, [BUNDLE, ...args], { cwd: options.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] })
+  return spawn(process.execPath, [BUNDLE, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: bundleEnv(options.env),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
 }
 
 export function tea(args: string[], options: TeaOptions = {}): Promise<Result> {

@@ -21,7 +21,7 @@ import * as assert from 'uvu/assert'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
 import { commandMissing, skipIf } from '../support/skip.ts'
 import { tempDir } from '../support/temp-dir.ts'
-import { BUNDLE, ROOT } from './cli.ts'
+import { BUNDLE, bundleEnv, ROOT } from './cli.ts'
 import { codeBlocks, type DocLine, docSection, type LineResult, promised, Shell, squeeze } from './doc-commands.ts'
 
 const curlMissing = commandMissing('curl', ['--version'], 'apt-get install curl')
@@ -62,7 +62,7 @@ skipIf(test, curlMissing, "issue 31 item 6: every command of the README's Thirty
   const [offline, withOllama] = codeBlocks(docSection(join(ROOT, 'README.md'), 'Thirty seconds'), 'sh')
   assert.ok(offline && withOllama, 'the section has two shell blocks: offline, and with Ollama')
   const clone = freshClone()
-  const shell = new Shell(clone, { ...process.env, TEA_DATA_DIR: undefined, OLLAMA_HOST: 'http://127.0.0.1:9', OPENAI_BASE_URL: undefined })
+  const shell = new Shell(clone, bundleEnv({ OPENAI_BASE_URL: undefined }))
   const model = await startFakeModelServer({ models: ['qwen2.5:1.5b'] })
   let port: number | undefined
   let taskId = ''
@@ -161,7 +161,7 @@ test("issue 31 item 6: examples/README.md's commands run as written (react-tools
   const blocks = codeBlocks(docSection(join(ROOT, 'examples/README.md'), 'Examples'), 'sh')
   assert.is(blocks.length, 2)
   const clone = freshClone()
-  const shell = new Shell(clone, { ...process.env, TEA_DATA_DIR: undefined, OLLAMA_HOST: 'http://127.0.0.1:9' })
+  const shell = new Shell(clone, bundleEnv())
   try {
     await shell.run(`alias tea="node ${BUNDLE}"`)
     for (const line of blocks.flat()) {

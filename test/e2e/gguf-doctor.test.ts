@@ -10,17 +10,14 @@ import { join, resolve } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { ggufWithHeader, tinyGguf } from '../support/tiny-gguf.ts'
-import { BUNDLE, collect, scratch, type Result } from './cli.ts'
+import { BUNDLE, bundleEnv, collect, scratch, type Result } from './cli.ts'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 
 function doctor(args: string[]): Promise<Result> {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries({ ...process.env, TEA_DATA_DIR: undefined, OLLAMA_HOST: 'http://127.0.0.1:9' }))
-    if (v !== undefined) env[k] = v
   const child = spawn(process.execPath, [BUNDLE, 'doctor', ...args], {
     cwd: ROOT,
-    env,
+    env: bundleEnv(),
     stdio: ['pipe', 'pipe', 'pipe'],
   })
   return collect(child, { timeoutMs: 60_000 })

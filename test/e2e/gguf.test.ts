@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { tinyGguf } from '../support/tiny-gguf.ts'
-import { BUNDLE, collect, scratch, type Result } from './cli.ts'
+import { BUNDLE, bundleEnv, collect, scratch, type Result } from './cli.ts'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 
@@ -20,12 +20,9 @@ const ROOT = resolve(import.meta.dirname, '../..')
  * test/llm/gguf.test.ts run the provider from source), with its own data dir and no model server.
  */
 function spawnTea(args: string[]): ChildProcess {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries({ ...process.env, TEA_DATA_DIR: undefined, OLLAMA_HOST: 'http://127.0.0.1:9' }))
-    if (v !== undefined) env[k] = v
   return spawn(process.execPath, [BUNDLE, ...args], {
     cwd: ROOT,
-    env,
+    env: bundleEnv(),
     stdio: ['pipe', 'pipe', 'pipe'],
   })
 }

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startFakeModelServer, type FakeModelServer } from '../support/fake-model-server.ts'
-import { BUNDLE, scratch, tea } from './cli.ts'
+import { BUNDLE, bundleEnv, scratch, tea } from './cli.ts'
 
 const Run = suite('tea run (end to end)')
 let server: FakeModelServer
@@ -238,7 +238,7 @@ Run('a run whose output is still queued when it ends (a slow reader, a non-block
   const s = scratch({ 'big.yaml': 'name: big\nnodes:\n  - name: a\n    run: "return { big: \'x\'.repeat(1 << 20) }"\n' })
   const nonBlocking = 'my $f = fcntl(STDOUT, F_GETFL, 0); fcntl(STDOUT, F_SETFL, $f | O_NONBLOCK) or die $!; exec @ARGV'
   const argv = ['-MFcntl', '-e', nonBlocking, '--', process.execPath, BUNDLE, 'run', s.path('big.yaml'), '-q', '--data-dir', s.path('data')]
-  const child = spawn('perl', argv, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn('perl', argv, { env: bundleEnv(), stdio: ['ignore', 'pipe', 'pipe'] })
   child.stdout.pause()
   const chunks: Buffer[] = []
   let stderr = ''

@@ -59,7 +59,11 @@ export interface RunOptions {
   onStderr?: (text: string, stop: () => void) => void
 }
 
-/** A clean environment: nothing from the test runner (coverage hooks, NODE_OPTIONS, tsx) reaches tea. */
+/**
+ * A clean environment: nothing from the test runner (coverage hooks, NODE_OPTIONS, tsx) reaches tea. Coverage is
+ * turned off with an empty NODE_V8_COVERAGE, not left out: child_process copies the parent's into an env without
+ * the key, and the executable (under qemu too) would then write coverage c8 throws away and start without caches.
+ */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries({ ...process.env, ...extra })) {
@@ -75,6 +79,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
     env[k] = v
   }
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v
+  env.NODE_V8_COVERAGE = ''
   return env
 }
 

@@ -16,7 +16,7 @@ import * as assert from 'uvu/assert'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
 import { commandMissing, skipIf } from '../support/skip.ts'
 import { tempDir } from '../support/temp-dir.ts'
-import { BUNDLE, ROOT } from './cli.ts'
+import { BUNDLE, bundleEnv, ROOT } from './cli.ts'
 import { type DocLine, fencedBlocks, promised, Shell, shellLines, squeeze } from './doc-commands.ts'
 
 const TUTORIAL = join(ROOT, 'docs/tutorial.md')
@@ -45,7 +45,7 @@ skipIf(
       repeat: true,
       content: { minutes: 6, reason: '12 % is far below the 30 % a bed needs.' },
     })
-    const shell = new Shell(home, { ...process.env, TEA_DATA_DIR: undefined, OLLAMA_HOST: model.url, OPENAI_BASE_URL: undefined })
+    const shell = new Shell(home, bundleEnv({ OLLAMA_HOST: model.url, OPENAI_BASE_URL: undefined }))
     const ran: string[] = []
     let port: number | undefined
     let file = ''

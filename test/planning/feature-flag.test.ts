@@ -11,7 +11,7 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { ROOT } from '../e2e/cli.ts'
+import { bundleEnv, ROOT } from '../e2e/cli.ts'
 import { startFakeModelServer } from '../support/fake-model-server.ts'
 import { tempDir } from '../support/temp-dir.ts'
 
@@ -31,7 +31,7 @@ function run(bundle: string, args: string[], cwd: string) {
     cwd,
     encoding: 'utf8',
     timeout: 30_000,
-    env: { ...process.env, TEA_DATA_DIR: path.join(cwd, 'data') },
+    env: bundleEnv({ OLLAMA_HOST: process.env.OLLAMA_HOST, TEA_DATA_DIR: path.join(cwd, 'data') }),
   })
   return { code: r.status, out: r.stdout, err: r.stderr }
 }
@@ -48,7 +48,10 @@ const REASONING_MARKERS = [
 /** Like run, without blocking this process (the fake model server lives in it). */
 function runAsync(bundle: string, args: string[], cwd: string, env: Record<string, string>) {
   return new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-    const child = spawn(process.execPath, [bundle, ...args], { cwd, env: { ...process.env, TEA_DATA_DIR: path.join(cwd, 'data'), ...env } })
+    const child = spawn(process.execPath, [bundle, ...args], {
+      cwd,
+      env: bundleEnv({ OLLAMA_HOST: process.env.OLLAMA_HOST, TEA_DATA_DIR: path.join(cwd, 'data'), ...env }),
+    })
     let out = ''
     let err = ''
     child.stdout.on('data', (d) => (out += d))

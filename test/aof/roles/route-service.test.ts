@@ -21,7 +21,7 @@ import { main } from '../../../src/cli/main.ts'
 import { type NatsServer, natsServerMissing, startNatsServer } from '../../support/nats-server.ts'
 import { skipIf } from '../../support/skip.ts'
 import { tempDir } from '../../support/temp-dir.ts'
-import { BUNDLE } from '../../e2e/cli.ts'
+import { BUNDLE, bundleEnv } from '../../e2e/cli.ts'
 
 const ROOT = join(__dirname, '..', '..', '..')
 const missing = natsServerMissing()
@@ -44,7 +44,7 @@ function router(project: string, args: string[]): Proc {
   // The built bundle (npm test builds it first), as a user runs tea: a start from source costs a second of tsx.
   const child = spawn(process.execPath, [BUNDLE, 'aof', 'route', '--nats', server!.url, ...args], {
     cwd: ROOT,
-    env: { ...process.env, TEA_NATS_PROJECT: project, TEA_NATS_URL: '' },
+    env: bundleEnv({ TEA_NATS_PROJECT: project, TEA_NATS_URL: '' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const lines: Array<Record<string, unknown>> = []
