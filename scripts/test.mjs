@@ -3,14 +3,17 @@
 // when test/e2e/sea.test.ts is selected, each target's single executable); then every uvu test file under c8.
 // The checks and the build are independent and run side by side; each prints its output as one block when it ends.
 //
-// Each test file runs in its own process (as uvu's own suite does): a file that loads a second copy of a native
-// addon, leaves a handle open or crashes cannot take the others down with it. Files run concurrently, at most
-// TEA_TEST_JOBS at a time (default 4: on 2 cores most files spend their time waiting on subprocesses, servers,
-// qemu and timers; on 2 cores busy with other work, test/aof took 182 s one at a time and 84-98 s at 2, 4 or 6).
-// TEA_TEST_JOBS=1 runs them one after another. The slowest files start first: each file's last duration is kept in
-// node_modules/.cache/tea-test-times.json; a file never timed here is placed by its folder (SLOW below). Each
-// file's output is printed as one block when it ends, never interleaved with another's. test/e2e/sea.test.ts runs
-// once per target (TEA_SEA_TARGET), each a process of its own: a target under qemu takes minutes.
+// A file that runs built artefacts or many processes, starts a language engine or worker threads, or loads
+// node-llama-cpp runs in a process of its own (OWN below): one that leaves a handle open or crashes cannot take
+// the others down with it. The other files, unit tests in process, share a process with files of their folder,
+// in batches (`batches`): a process costs ~0.45 CPU-seconds to start under tsx and c8, most of a unit file's
+// time. Processes run concurrently, at most TEA_TEST_JOBS at a time (default 4: on 2 cores most files spend their
+// time waiting on subprocesses, servers, qemu and timers; on 2 cores busy with other work, test/aof took 182 s one
+// at a time and 84-98 s at 2, 4 or 6). TEA_TEST_JOBS=1 runs them one after another; TEA_TEST_ALONE=1 gives every
+// file its own process. The slowest start first: each process's last duration is kept in
+// node_modules/.cache/tea-test-times.json; one never timed here is placed by its folder (SLOW below). Each
+// process's output is printed as one block when it ends, never interleaved with another's. test/e2e/sea.test.ts
+// runs once per target (TEA_SEA_TARGET), each a process of its own: a target under qemu takes minutes.
 //
 // Built artefacts are built once, before any test file starts, and shared: the files only read them
 // (TEA_TEST_ARTEFACTS=built tells test/e2e/sea-harness.ts not to rebuild an executable). A file never builds into
@@ -27,7 +30,9 @@
 //   npm test -- engine                        only test files whose path contains "engine"
 //   node scripts/test.mjs --suites engine     those files alone: no checks, no coverage (builds the executables
 //                                             first when sea.test.ts is among them, not the bundle)
-//   TEA_TEST_JOBS=1 npm test                  one file at a time
+//   TEA_TEST_JOBS=1 npm test                  one process at a time
+//   TEA_TEST_ALONE=1 npm test                 every file in a process of its own
+//   TEA_TEST_CPU=1 npm test                   also the CPU-seconds each file used (itself and its children), and a ranking
 //   TEA_TEST_FILE_TIMEOUT_MS=…                a file still running after this is killed and counted as failed
 import { spawn } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -42,6 +47,12 @@ const bin = (name) => join(root, 'node_modules', '.bin', name)
 const FILE_TIMEOUT_MS = Number(process.env.TEA_TEST_FILE_TIMEOUT_MS ?? 20 * 60_000)
 const JOBS = Math.max(1, Number(process.env.TEA_TEST_JOBS) || 4)
 const TIMES = join(root, 'node_modules', '.cache', 'tea-test-times.json')
+const CPU = process.env.TEA_TEST_CPU === '1'
+// What every test file's process is given. The tea processes the files start (the bundle, the executables) keep
+// their code caches here, not in the user's ~/.cache/tea; a file that tests the cache sets its own TEA_CACHE_DIR.
+const FILE_ENV = { TEA_CACHE_DIR: process.env.TEA_CACHE_DIR ?? join(root, 'node_modules', '.cache', 'tea-test-cache') }
+// The two lines bash's `times` prints (the shell's, then its children's user and system time), at a file's end.
+const TIMES_LINES = /\d+m[\d.]+s \d+m[\d.]+s\n(\d+)m([\d.]+)s (\d+)m([\d.]+)s\n$/
 // Where a file never timed on this machine starts: seconds it is guessed to take, by path (first match). From a
 // serial run on 2 cores: the executables under qemu take minutes, the corpus and the end-to-end files tens of
 // seconds, the language engines several; most unit files under a second.
@@ -56,6 +67,18 @@ const SLOW = [
   [/^(aof\/store|cli|pool|planning|build|reasoning)\//, 5],
   [/./, 1],
 ]
+
+// Which files run in a process of their own; the rest share one with other files of their folder (`batches`).
+// Starting Node, tsx and c8's coverage hooks costs a file ~0.45 CPU-seconds on the 2-core machine, most of a unit
+// file's time: core/'s 11 files took 5 CPU-seconds one process each and 1.3 in one. A file keeps its own process
+// when it runs a built artefact or many processes (e2e, sea, build, scripts, compat, soak, support: their time is
+// their own), starts a language engine's WebAssembly or Pyodide's interpreter (python, prolog, lua: hundreds of MB
+// each), starts a pool of worker threads (pool) or loads node-llama-cpp's addon (llm/gguf*). The files at the top of
+// test/ have no folder to share.
+const OWN = [/^(e2e|sea|build|scripts|compat|soak|python|prolog|lua|pool|support)\//, /^llm\/gguf/, /^[^/]+\.test\.ts$/]
+const BATCH_MS = 20_000
+// TEA_TEST_ALONE=1 runs every file in a process of its own: to tell whether a failure comes from a file's batch.
+const ALONE = process.env.TEA_TEST_ALONE === '1'
 
 const mode = process.argv[2]
 if (mode === '--suites') await runSuites(process.argv[3] ?? '')
@@ -145,6 +168,27 @@ function guess(name, times) {
   return times[name] ?? SLOW.find(([re]) => re.test(name))[1] * 1000
 }
 
+/**
+ * The files of one folder of test/ that share processes, in batches of at most BATCH_MS of guessed time (so that
+ * a batch is no longer than the files that run alone, and the two cores stay busy to the end). A batch is named
+ * by its folder and first file, which is where its time is kept.
+ */
+function batches(folder, list, times) {
+  const out = []
+  for (const item of list) {
+    const last = out.at(-1)
+    if (last && last.ms + guess(item.name, times) <= BATCH_MS) {
+      last.files.push(item.file)
+      last.ms += guess(item.name, times)
+    } else out.push({ files: [item.file], first: item.name, ms: guess(item.name, times) })
+  }
+  return out.map((b) =>
+    b.files.length === 1
+      ? { files: b.files, name: b.first }
+      : { files: b.files, name: `${folder}/ ${b.files.length} files from ${b.first.slice(folder.length + 1)}` },
+  )
+}
+
 async function runSuites(filter) {
   const files = selected(filter)
   if (process.env.TEA_TEST_ARTEFACTS !== 'built' && files.some(needsSea)) {
@@ -158,13 +202,18 @@ async function runSuites(filter) {
   // A file that runs the executables (sea.test.ts) runs once per target, each in its own process
   // (TEA_SEA_TARGET): one target under qemu takes minutes, and the four side by side finish far sooner.
   const { listTargets } = await import('./build/targets.mjs')
-  const queue = files
-    .flatMap((file) => {
-      const name = relative(join(root, 'test'), file)
-      if (!needsSea(file)) return [{ file, name }]
-      return listTargets(root).map((target) => ({ file, name: `${name} ${target}`, env: { TEA_SEA_TARGET: target } }))
-    })
-    .sort((a, b) => guess(b.name, times) - guess(a.name, times))
+  const alone = []
+  const shared = new Map()
+  for (const file of files) {
+    const name = relative(join(root, 'test'), file)
+    if (needsSea(file))
+      for (const target of listTargets(root)) alone.push({ files: [file], name: `${name} ${target}`, env: { TEA_SEA_TARGET: target } })
+    else if (ALONE || OWN.some((re) => re.test(name))) alone.push({ files: [file], name })
+    else shared.set(name.split('/')[0], [...(shared.get(name.split('/')[0]) ?? []), { file, name }])
+  }
+  const queue = [...alone, ...[...shared].flatMap(([folder, list]) => batches(folder, list, times))].sort(
+    (a, b) => guess(b.name, times) - guess(a.name, times),
+  )
   let passed = 0
   let failed = 0
   let skipped = 0
@@ -172,21 +221,29 @@ async function runSuites(filter) {
   const broken = []
   const skips = []
   const started = Date.now()
-  const runOne = async ({ file, name, env }) => {
+  const cpu = {}
+  const runOne = async ({ files, name, env }) => {
+    // uvu runs the files under a folder whose paths, relative to it, match a pattern.
+    const dir = files.length === 1 ? dirname(files[0]) : join(root, 'test')
+    const pattern = `^(${files.map((f) => escape(relative(dir, f))).join('|')})$`
     const r = await run(
-      process.execPath,
-      [
+      ...cpuTimed(process.execPath, [
         join(root, 'node_modules/uvu/bin.js'),
         '-r',
         'tsx',
         '-r',
         join(root, 'test/support/uvu-details.ts'),
-        dirname(file),
-        `^${escape(file.slice(dirname(file).length + 1))}$`,
-      ],
+        dir,
+        pattern,
+      ]),
       name,
       env,
     )
+    const used = cpuSeconds(r)
+    if (used !== undefined) {
+      cpu[name] = used
+      r.all = r.all.replace(TIMES_LINES, '')
+    }
     const plain = r.out.replace(/\x1b\[[0-9;]*m/g, '')
     const num = (label) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(plain)?.[1] ?? NaN)
     const total = num('Total')
@@ -194,17 +251,23 @@ async function runSuites(filter) {
     const skip = num('Skipped') || 0
     for (const m of plain.matchAll(/^SKIP (.+)$/gm)) skips.push(`test/${name}: ${m[1]}`)
     const empty = Number.isNaN(total) || total + skip === 0
-    let tail = ''
-    if (empty || r.code !== 0 || ok !== total) {
+    // uvu prints each file's name, then its count "(passed / total)". A file that never calls test.run() shows its
+    // name alone (in a batch, uvu runs its tests under the next file's name): that is counted as a failure.
+    const silent = Number.isNaN(total)
+      ? []
+      : files.map((f) => relative(dir, f)).filter((f) => !new RegExp(`^${escape(f)}\\n[^\\n]*\\(\\d+ / \\d+\\)$`, 'm').test(plain))
+    let tail = silent.map((f) => `\n${f}: ran no test of its own (no test.run()?)\n`).join('')
+    if (empty || silent.length || r.code !== 0 || ok !== total) {
       broken.push(name)
-      failed += empty ? 1 : Math.max(1, total - ok)
+      failed += empty ? 1 : Math.max(1, total - ok, silent.length)
       if (Number.isNaN(total)) tail = `\n${name}: no summary (exit ${r.code ?? r.signal}): the file did not run to the end\n`
     }
     passed += Number.isNaN(ok) ? 0 : ok
     skipped += skip
     times[name] = r.ms
     done++
-    process.stdout.write(`${r.all}${tail}  ${name} (${secs(r.ms)}; ${done}/${queue.length})\n`)
+    const cpuNote = used === undefined ? '' : `, ${used.toFixed(1)} CPU-s`
+    process.stdout.write(`${r.all}${tail}  ${name} (${secs(r.ms)}${cpuNote}; ${done}/${queue.length})\n`)
   }
   const next = { i: 0 }
   await Promise.all(
@@ -217,6 +280,14 @@ async function runSuites(filter) {
     writeFileSync(TIMES, `${JSON.stringify({ ...readTimes(), ...times }, null, 1)}\n`)
   } catch {
     // Only the order of the next run depends on it.
+  }
+  if (CPU) {
+    const total = Object.values(cpu).reduce((a, b) => a + b, 0)
+    const top = Object.entries(cpu)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 25)
+    console.log(`\nCPU-seconds (user + sys, the file and the children it waited for): ${total.toFixed(0)} in all; the most:`)
+    for (const [n, s] of top) console.log(`  ${s.toFixed(1).padStart(6)}  test/${n}`)
   }
   if (broken.length) console.log(`\nfailing files:\n${broken.map((b) => `  test/${b}`).join('\n')}`)
   console.log(`\n${files.length} files (${queue.length} processes) in ${secs(Date.now() - started)}, ${JOBS} at a time`)
@@ -238,7 +309,7 @@ async function runSuites(filter) {
 function run(cmd, args, name, env) {
   return new Promise((done) => {
     const t0 = Date.now()
-    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
+    const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(name && FILE_ENV), ...env } })
     let out = ''
     let all = ''
     const timer =
@@ -262,6 +333,21 @@ function run(cmd, args, name, env) {
       done({ code, signal, out, all, ms: Date.now() - t0 })
     })
   })
+}
+
+/**
+ * With TEA_TEST_CPU=1, a file runs under bash, whose `times` then prints the CPU time of the file's process and of
+ * every child it waited for (servers, tea processes, qemu) on its last line: where the suite's CPU goes.
+ */
+function cpuTimed(cmd, args) {
+  return CPU ? ['bash', ['-c', '"$@"; s=$?; times >&2; exit $s', 'bash', cmd, ...args]] : [cmd, args]
+}
+
+/** The CPU-seconds bash's `times` printed last (children's user and system time), or undefined. */
+function cpuSeconds(r) {
+  if (!CPU) return undefined
+  const m = TIMES_LINES.exec(r.all)
+  return m ? Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]) : undefined
 }
 
 function secs(ms) {

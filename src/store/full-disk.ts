@@ -63,18 +63,18 @@ function sizeOf(path: string): { size: number; blocks: number } | undefined {
   }
 }
 
-let quieted = false
+const quieted = new WeakSet<Pick<Console, 'error'>>()
 
 /**
- * Drops lmdb's own print of a failed commit (see the top of this file). lmdb's errors are the only ones whose
- * `code` is a number (LMDB's status: 5 for EIO, -30792 for MDB_MAP_FULL); Node's have string codes and tea's are
- * TeaErrors, so every other console.error still prints.
+ * Drops lmdb's own print of a failed commit (see the top of this file) from `target`'s error (the process's
+ * console; once each). lmdb's errors are the only ones whose `code` is a number (LMDB's status: 5 for EIO, -30792
+ * for MDB_MAP_FULL); Node's have string codes and tea's are TeaErrors, so every other console.error still prints.
  */
-export function quietLmdbCommitErrors(): void {
-  if (quieted) return
-  quieted = true
-  const print = console.error
-  console.error = (...args: unknown[]): void => {
+export function quietLmdbCommitErrors(target: Pick<Console, 'error'> = console): void {
+  if (quieted.has(target)) return
+  quieted.add(target)
+  const print = target.error.bind(target)
+  target.error = (...args: unknown[]): void => {
     if (args.length === 1 && isLmdbStatusError(args[0])) return
     print(...args)
   }

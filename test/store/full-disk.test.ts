@@ -10,24 +10,20 @@ import { quietLmdbCommitErrors } from '../../src/store/full-disk.ts'
 
 test("28-11 lmdb's print of a failed commit (an Error with a numeric status code) is dropped; other errors still print", () => {
   const printed: unknown[][] = []
-  const original = console.error
-  console.error = (...args: unknown[]) => void printed.push(args)
-  try {
-    quietLmdbCommitErrors()
-    const eio = Object.assign(new Error('Input/output error'), { code: 5 })
-    const mapFull = Object.assign(new Error('MDB_MAP_FULL: Environment mapsize limit reached'), { code: -30792 })
-    const nodeError = Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
-    const tea = new TeaError('STORE_FULL', 'full')
-    console.error(eio)
-    console.error(mapFull)
-    console.error(nodeError)
-    console.error(tea)
-    console.error('In aftercommit callback', eio)
-    console.error('plain text')
-    assert.equal(printed, [[nodeError], [tea], ['In aftercommit callback', eio], ['plain text']])
-  } finally {
-    console.error = original
-  }
+  const target = { error: (...args: unknown[]) => void printed.push(args) }
+  quietLmdbCommitErrors(target)
+  quietLmdbCommitErrors(target) // once: a second store opened in the process does not wrap it again
+  const eio = Object.assign(new Error('Input/output error'), { code: 5 })
+  const mapFull = Object.assign(new Error('MDB_MAP_FULL: Environment mapsize limit reached'), { code: -30792 })
+  const nodeError = Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
+  const tea = new TeaError('STORE_FULL', 'full')
+  target.error(eio)
+  target.error(mapFull)
+  target.error(nodeError)
+  target.error(tea)
+  target.error('In aftercommit callback', eio)
+  target.error('plain text')
+  assert.equal(printed, [[nodeError], [tea], ['In aftercommit callback', eio], ['plain text']])
 })
 
 test.run()
