@@ -404,8 +404,8 @@ test("32 mqtt: the broker's second copy of a message (DUP, same packet id) after
       broker.publish(6, 'home/hall/motion', '{"n": 2}')
       await broker.acked(6)
       const done = await settled(second, 3)
-      const ns = await Promise.all(done.map(async (r) => (await second.json('GET', `/api/runs/${r.run_id}`)).body.state.n))
-      assert.equal(ns.sort(), [1, 1, 2])
+      const bodies = await Promise.all(done.map(async (r) => (await second.json('GET', `/api/runs/${r.run_id}`)).body))
+      assert.equal(bodies.map((b) => b.state?.n).sort(), [1, 1, 2], JSON.stringify(bodies, null, 1))
     } finally {
       assert.is(await second.stop(), 0)
     }
