@@ -70,13 +70,13 @@ const SLOW = [
 
 // Which files run in a process of their own; the rest share one with other files of their folder (`batches`).
 // Starting Node, tsx and c8's coverage hooks costs a file ~0.45 CPU-seconds on the 2-core machine, most of a unit
-// file's time: core/'s 11 files took 5 CPU-seconds one process each and 1.3 in one. A file keeps its own process
-// when it runs a built artefact or many processes (e2e, sea, build, scripts, compat, soak, support: their time is
-// their own), starts a language engine's WebAssembly or Pyodide's interpreter (python, prolog, lua: hundreds of MB
-// each), starts a pool of worker threads (pool) or loads node-llama-cpp's addon (llm/gguf*). The files at the top of
-// test/ have no folder to share.
-const OWN = [/^(e2e|sea|build|scripts|compat|soak|python|prolog|lua|pool|support)\//, /^llm\/gguf/, /^[^/]+\.test\.ts$/]
-const BATCH_MS = 20_000
+// file's time: core/'s 11 files took 5 CPU-seconds one process each and 1.3 in one; prolog/'s 4, 19 and 11. A file
+// keeps its own process when it runs a built artefact or many processes (e2e, sea, build, scripts, compat, soak,
+// support: their time is their own), starts a pool of worker threads (pool) or loads node-llama-cpp's addon
+// (llm/gguf*). The files at the top of test/ have no folder to share. A batch's guessed time is capped, which also
+// caps its memory: python/'s 9 files in one process peaked at 1.3 GB (Pyodide's interpreters), one alone at 0.43.
+const OWN = [/^(e2e|sea|build|scripts|compat|soak|support|pool)\//, /^llm\/gguf/, /^[^/]+\.test\.ts$/]
+const BATCH_MS = 30_000
 // TEA_TEST_ALONE=1 runs every file in a process of its own: to tell whether a failure comes from a file's batch.
 const ALONE = process.env.TEA_TEST_ALONE === '1'
 
