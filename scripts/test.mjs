@@ -7,9 +7,10 @@
 // node-llama-cpp runs in a process of its own (OWN below): one that leaves a handle open or crashes cannot take
 // the others down with it. The other files, unit tests in process, share a process with files of their folder,
 // in batches (`batches`): a process costs ~0.45 CPU-seconds to start under tsx and c8, most of a unit file's
-// time. Processes run concurrently, at most TEA_TEST_JOBS at a time (default 4: on 2 cores most files spend their
-// time waiting on subprocesses, servers, qemu and timers; on 2 cores busy with other work, test/aof took 182 s one
-// at a time and 84-98 s at 2, 4 or 6). TEA_TEST_JOBS=1 runs them one after another; TEA_TEST_ALONE=1 gives every
+// time. Processes run concurrently, at most TEA_TEST_JOBS at a time (default 3. On 2 cores many files wait on
+// subprocesses, servers and timers, so 2 left a core idle: the whole suite took 9 m 08 s. With the unit files in
+// batches, each process is busier, and 4 made them contend: 8 m 22 s against 7 m 33 s at 3, the same tree on the
+// same machine; bench/RESULTS.md). TEA_TEST_JOBS=1 runs them one after another; TEA_TEST_ALONE=1 gives every
 // file its own process. The slowest start first: each process's last duration is kept in
 // node_modules/.cache/tea-test-times.json; one never timed here is placed by its folder (SLOW below). Each
 // process's output is printed as one block when it ends, never interleaved with another's. test/e2e/sea.test.ts
@@ -45,7 +46,7 @@ const bin = (name) => join(root, 'node_modules', '.bin', name)
 // A file that has not exited after this long is killed and counted as failed (a handle left open keeps a process
 // alive after its tests have passed; that must fail loudly, not hang CI).
 const FILE_TIMEOUT_MS = Number(process.env.TEA_TEST_FILE_TIMEOUT_MS ?? 20 * 60_000)
-const JOBS = Math.max(1, Number(process.env.TEA_TEST_JOBS) || 4)
+const JOBS = Math.max(1, Number(process.env.TEA_TEST_JOBS) || 3)
 const TIMES = join(root, 'node_modules', '.cache', 'tea-test-times.json')
 const CPU = process.env.TEA_TEST_CPU === '1'
 // What every test file's process is given. The tea processes the files start (the bundle, the executables) keep
