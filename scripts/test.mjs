@@ -177,11 +177,12 @@ function guess(name, times) {
 function batches(folder, list, times) {
   const out = []
   for (const item of list) {
+    const ms = guess(item.name, times)
     const last = out.at(-1)
-    if (last && last.ms + guess(item.name, times) <= BATCH_MS) {
+    if (last && last.ms + ms <= BATCH_MS) {
       last.files.push(item.file)
-      last.ms += guess(item.name, times)
-    } else out.push({ files: [item.file], first: item.name, ms: guess(item.name, times) })
+      last.ms += ms
+    } else out.push({ files: [item.file], first: item.name, ms })
   }
   return out.map((b) =>
     b.files.length === 1
@@ -210,7 +211,11 @@ async function runSuites(filter) {
     if (needsSea(file))
       for (const target of listTargets(root)) alone.push({ files: [file], name: `${name} ${target}`, env: { TEA_SEA_TARGET: target } })
     else if (ALONE || OWN.some((re) => re.test(name))) alone.push({ files: [file], name })
-    else shared.set(name.split('/')[0], [...(shared.get(name.split('/')[0]) ?? []), { file, name }])
+    else {
+      const folder = name.split('/')[0]
+      if (!shared.has(folder)) shared.set(folder, [])
+      shared.get(folder).push({ file, name })
+    }
   }
   const queue = [...alone, ...[...shared].flatMap(([folder, list]) => batches(folder, list, times))].sort(
     (a, b) => guess(b.name, times) - guess(a.name, times),

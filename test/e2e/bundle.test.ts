@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert'
 // @ts-expect-error plain JavaScript build script without type declarations
 import { buildTarget } from '../../build.mjs'
 import { tempDir } from '../support/temp-dir.ts'
+import { bundleEnv } from './cli.ts'
 
 // Build-time feature flags really remove code: the core target (planning, reasoning, prolog, lua and python off) is built next to the
 // full arm64 target and compared by the modules esbuild put in, by distinctive strings, and by size.
@@ -141,7 +142,7 @@ test('each bundle reports its own target and features, with any Node on the host
     ['linux-arm64', built.full!, 'planning, reasoning, prolog, lua, python, fleet, llama'],
     ['linux-arm64-core', built.core!, 'none'],
   ] as const) {
-    const r = spawnSync(process.execPath, [b.file, '--version'], { encoding: 'utf8', timeout: 30_000 })
+    const r = spawnSync(process.execPath, [b.file, '--version'], { encoding: 'utf8', timeout: 30_000, env: bundleEnv() })
     assert.is(r.status, 0, r.stderr)
     assert.match(r.stdout, `(${name}; features: ${features};`)
   }
@@ -155,7 +156,7 @@ test('a bundle copied away from node_modules still answers --version: lmdb loads
     cwd: tmp,
     encoding: 'utf8',
     timeout: 30_000,
-    env: { PATH: process.env.PATH ?? '', HOME: away },
+    env: { PATH: process.env.PATH ?? '', HOME: away, NODE_V8_COVERAGE: '' }, // empty: bundleEnv in cli.ts says why
   })
   assert.is(r.status, 0, r.stderr)
   assert.match(r.stdout, '(linux-arm64-core; features: none;')

@@ -31,7 +31,7 @@ function run(bundle: string, args: string[], cwd: string) {
     cwd,
     encoding: 'utf8',
     timeout: 30_000,
-    env: bundleEnv({ OLLAMA_HOST: process.env.OLLAMA_HOST, TEA_DATA_DIR: path.join(cwd, 'data') }),
+    env: bundleEnv({ TEA_DATA_DIR: path.join(cwd, 'data') }),
   })
   return { code: r.status, out: r.stdout, err: r.stderr }
 }
@@ -50,7 +50,7 @@ function runAsync(bundle: string, args: string[], cwd: string, env: Record<strin
   return new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
     const child = spawn(process.execPath, [bundle, ...args], {
       cwd,
-      env: bundleEnv({ OLLAMA_HOST: process.env.OLLAMA_HOST, TEA_DATA_DIR: path.join(cwd, 'data'), ...env }),
+      env: bundleEnv({ TEA_DATA_DIR: path.join(cwd, 'data'), ...env }),
     })
     let out = ''
     let err = ''

@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { tempDir } from '../support/temp-dir.ts'
+import { bundleEnv } from '../e2e/cli.ts'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
@@ -43,7 +44,7 @@ test('the pool works from a single CJS bundle: workers re-enter the bundle, time
       cwd: dir,
       encoding: 'utf8',
       timeout: 30_000,
-      env: { ...process.env, TEA_CACHE_DIR: dir },
+      env: bundleEnv({ TEA_CACHE_DIR: dir }),
     })
     const out = JSON.parse(stdout.trim().split('\n').at(-1)!)
     assert.equal(out.code, [2, 11, 1, { counter: 2 }])
